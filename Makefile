@@ -1,0 +1,111 @@
+# stackfold - see README.md.  `make` builds bin/stackfold; `make flame` and
+# `make test` are the two commands a newcomer needs (both install missing
+# Debian packages through scripts/install-deps).
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+CC       ?= cc
+SANITIZE ?=
+V        ?= 0
+PREFIX   ?= /usr/local
+
+ifeq ($(SANITIZE),1)
+B        := .output-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+B        := .output
+SANFLAGS :=
+endif
+
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -Isymbolizer -Icollapse -I$(B)/gen
+LDLIBS   := -ldw -lelf -lz -lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+BIN      := bin/stackfold$(if $(filter 1,$(SANITIZE)),-san,)
+PROTO    := $(wildcard collapse/*.proto)
+GEN_C    := $(patsubst collapse/%.proto,$(B)/gen/%.pb-c.c,$(PROTO))
+GEN_H    := $(GEN_C:.c=.h)
+LIB_SRC  := $(filter-out collapse/main.c,$(wildcard collapse/*.c symbolizer/*.c))
+LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
+MAIN_OBJ := $(B)/collapse/main.o
+DEPS     := $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+
+.PHONY: all deps test flame bench bench-overhead fuzz labs install clean check-headers demo
+all: $(BIN)
+
+$(BIN): $(MAIN_OBJ) $(B)/libstackfold.a
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/libstackfold.a: $(LIB_OBJ)
+	@echo "  AR    $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: collapse/%.proto
+	@mkdir -p $(@D)
+	@echo "  PROTO $<"
+	$(Q)protoc-c --proto_path=collapse --c_out=$(B)/gen $<
+
+$(B)/gen/%.pb-c.o: $(B)/gen/%.pb-c.c
+	$(Q)$(CC) -std=gnu11 $(CFLAGS) $(SANFLAGS) -I$(B)/gen -c -o $@ $<
+
+$(B)/%.o: %.c $(GEN_H)
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(DEPS)
+
+# Every header compiles on its own.
+check-headers:
+	@for h in collapse/*.h symbolizer/*.h; do \
+	  echo "#include \"$$(basename $$h)\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; \
+	done; echo "headers ok"
+
+deps:
+	@scripts/install-deps
+
+demo: bin/demo
+bin/demo: tests/demo/demo.c
+	@mkdir -p bin
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $<
+
+PID     ?=
+SECONDS ?= 10
+HZ      ?= 99
+
+flame:
+	@scripts/install-deps
+	@$(MAKE) --no-print-directory all demo
+	@scripts/profile $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(B),$(B),flame) $(if $(PID),,-- bin/demo)
+
+test:
+	@scripts/install-deps --test
+	@$(MAKE) --no-print-directory all demo
+	@STACKFOLD=$(CURDIR)/$(BIN) SANITIZE=$(SANITIZE) tests/run
+
+bench:
+	@scripts/install-deps --test
+	@$(MAKE) --no-print-directory all demo
+	@bench/run
+
+bench-overhead:
+	@scripts/install-deps
+	@$(MAKE) --no-print-directory all demo
+	@bench/overhead
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/stackfold/bt $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/stackfold
+	install -m 644 bt/*.bt $(DESTDIR)$(PREFIX)/share/stackfold/bt/
+	if [ -d man ]; then install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+
+clean:
+	rm -rf .output .output-san bin tests/.build

@@ -1,0 +1,82 @@
+/*
+ * fold.h - the folded view of a profile: FlameGraph's `a;b;c COUNT` lines.
+ *
+ * fold_build() expands every sample into display frames, root first:
+ *   [comm or comm-pid];user frames...;kernel frames..._[k]
+ * each location contributing its line chain outermost first, inline frames
+ * suffixed "_[i]" (as FlameGraph does), JIT frames "_[j]", unsymbolized
+ * locations their fallback text (module+0xOFF, [unknown]).  Equal stacks are
+ * merged and the lines sorted bytewise, so the same profile gives the same
+ * bytes.  ';' inside a frame name is replaced by ':' and newlines, NULs and
+ * other control bytes by '?', so every line re-parses to the same frames.
+ *
+ * Writers that render stacks (folded, top, svg) read a struct fold; pprof
+ * reads the profile itself.
+ */
+#ifndef SF_FOLD_H
+#define SF_FOLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "profile.h"
+
+enum fold_flags {
+	FOLD_PID = 1 << 0,	/* first frame "comm-PID" instead of "comm" */
+	FOLD_NO_COMM = 1 << 1,	/* no process frame at all */
+	FOLD_TID = 1 << 2,	/* add a "comm-TID" thread frame */
+	FOLD_LINES = 1 << 3,	/* append ":file:line" to frames with lines */
+	FOLD_KEEP_OFFSETS = 1 << 4,	/* (kept for input that has +0x offsets) */
+	FOLD_USER_ONLY = 1 << 5,	/* drop kernel frames */
+	FOLD_KERNEL_ONLY = 1 << 6,	/* drop user frames */
+	FOLD_DELIMIT = 1 << 7,	/* "-" frame between user and kernel */
+};
+
+struct fold_line {
+	const char *stack;	/* "a;b;c", NUL-terminated, owned by fold */
+	uint32_t len;
+	uint64_t count;
+	uint64_t count2;	/* second column (differential), else 0 */
+	uint64_t seq;		/* first-seen order of the stack in the input,
+				 * for --flamechart */
+};
+
+struct fold {
+	struct fold_line *lines;	/* sorted by stack, unique */
+	size_t n, cap;
+	uint64_t total;		/* sum of count */
+	uint64_t total2;
+	bool has_second;	/* lines carry count2 (differential) */
+	/* private */
+	struct strtab strs;
+};
+
+/* Build from a profile.  0 or -ENOMEM. */
+int fold_build(struct fold *f, const struct profile *p, unsigned flags);
+/* Init an empty fold that fold_add() fills, then fold_finish() sorts and
+ * merges (used for folded-text inputs and the differential join). */
+int fold_init(struct fold *f);
+int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
+	     uint64_t count2);
+int fold_finish(struct fold *f);
+void fold_release(struct fold *f);
+
+/* Differential: lines of `before` and `after` joined by stack, count =
+ * after's, count2 = before's (difffolded.pl's columns reversed: widths
+ * come from after). */
+int fold_diff(struct fold *out, const struct fold *before,
+	      const struct fold *after);
+
+/* Iterate the ';'-separated frames of a stack. */
+static inline const char *fold_next_frame(const char *s, const char *end,
+					  size_t *len)
+{
+	const char *e = s;
+	while (e < end && *e != ';')
+		e++;
+	*len = (size_t)(e - s);
+	return e;
+}
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * profile.h - the in-memory profile every input is parsed into and every
+ * writer reads.
+ *
+ * Model (close to pprof's, so the pprof writer is a plain walk):
+ *   mapping  - a mapped file (or the kernel) with memory range and build-id
+ *   function - name (demangled), system_name (raw), filename, start_line
+ *   location - one unique address in one mapping, with its line chain
+ *              (inline frames innermost first, the real function last);
+ *              a location with no lines is an unsymbolized frame that still
+ *              carries its mapping and address
+ *   sample   - one unique (pid, tid, comm, thread, stack) with a count;
+ *              stacks are location ids, leaf first (pprof order)
+ * All ids are dense, start at 1 (0 means "none"), and are assigned in
+ * first-seen order, so the same input gives the same ids.
+ *
+ * Memory grows with unique stacks, locations and strings, never with the
+ * number of samples read.  All strings live in p->strs (id 0 is "").
+ *
+ * Nothing here prints or exits.  Functions return 0 / an id, or a negative
+ * errno (only -ENOMEM in practice).
+ */
+#ifndef SF_PROFILE_H
+#define SF_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct pf_mapping {
+	uint64_t start, limit, offset;
+	uint32_t filename, build_id;	/* string ids */
+	bool is_kernel;
+	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+};
+
+struct pf_function {
+	uint32_t name, system_name, filename;	/* string ids */
+	uint32_t start_line;
+};
+
+struct pf_line {
+	uint32_t function;	/* function id */
+	uint32_t line;		/* 0 when unknown */
+};
+
+enum pf_loc_kind {
+	PF_LOC_USER = 0,
+	PF_LOC_KERNEL,		/* shown with _[k] */
+	PF_LOC_JIT,		/* shown with _[j] */
+	PF_LOC_MARK,		/* a synthetic frame such as "-" or
+				 * "[missed user stack]" */
+};
+
+struct pf_location {
+	uint32_t mapping;	/* 0: none (folded input, synthetic) */
+	uint64_t address;	/* as the process saw it, 0 if unknown */
+	uint32_t line_start;	/* index into p->lines */
+	uint32_t nlines;	/* innermost first; 0 = unsymbolized */
+	uint32_t unknown_name;	/* string id of the fallback text shown when
+				 * nlines == 0 (module+0xOFF, [unknown]) */
+	uint8_t kind;		/* enum pf_loc_kind */
+};
+
+struct pf_sample {
+	uint32_t pid, tid;	/* 0 when unknown */
+	uint32_t comm;		/* string id: process name (0 when none) */
+	uint32_t thread_name;	/* string id: thread's comm (0 when none) */
+	uint32_t stack_start;	/* index into p->stack_ids */
+	uint32_t depth;		/* number of locations, leaf first */
+	uint64_t count;
+};
+
+/* What was read and what was lost; every sample read is in exactly one of
+ * the samples' counts or one of these drop counters. */
+struct pf_counters {
+	uint64_t samples;	/* sum of all pf_sample.count */
+	uint64_t lost_events;	/* bpftrace "Lost N events" */
+	uint64_t map_dropped;	/* samples the BPF map had no room for */
+	uint64_t stackid_errors;	/* "failed to look up stack id" */
+	uint64_t unparsable_lines;
+	uint64_t incomplete_records;	/* truncated final record */
+	uint64_t unsymbolized_frames;	/* frames shown as module+off/unknown */
+	uint64_t truncated_stacks;	/* depth hit the stack limit */
+};
+
+struct pf_meta {
+	uint64_t hz;		/* 0 when unknown */
+	uint64_t time_nanos;	/* capture start, 0 when unknown */
+	uint64_t duration_nanos;
+	uint32_t bpftrace_version, kernel_release, hostname, cmdline;
+				/* string ids, 0 when unknown */
+};
+
+struct profile {
+	struct strtab strs;
+	struct pf_mapping *mappings;	/* [0] unused */
+	size_t nmappings, mappings_cap;
+	struct pf_function *functions;	/* [0] unused */
+	size_t nfunctions, functions_cap;
+	struct pf_location *locations;	/* [0] unused */
+	size_t nlocations, locations_cap;
+	struct pf_line *lines;
+	size_t nlines, lines_cap;
+	uint32_t *stack_ids;
+	size_t nstack_ids, stack_ids_cap;
+	struct pf_sample *samples;	/* [0] unused */
+	size_t nsamples, samples_cap;
+	struct pf_counters counters;
+	struct pf_meta meta;
+	/* private hash indexes */
+	uint32_t *fn_slots, *loc_slots, *map_slots, *sample_slots;
+	size_t fn_nslots, loc_nslots, map_nslots, sample_nslots;
+};
+
+int profile_init(struct profile *p);	/* 0 or -ENOMEM */
+void profile_release(struct profile *p);
+
+/* Interning: each returns the existing id for an equal entry, else a new
+ * one (> 0), or a negative errno. */
+int64_t profile_mapping(struct profile *p, const struct pf_mapping *m);
+int64_t profile_function(struct profile *p, const struct pf_function *f);
+/* A location is identified by (mapping, address, kind, unknown_name) when
+ * it has an address, else by (kind, its lines).  lines[] is copied. */
+int64_t profile_location(struct profile *p, const struct pf_location *key,
+			 const struct pf_line *lines, uint32_t nlines);
+/* Shortcut: a location that is just one function name (folded input,
+ * pre-symbolized bpftrace text).  Interns name and function. */
+int64_t profile_named_location(struct profile *p, const char *name,
+			       size_t len, enum pf_loc_kind kind);
+
+/* Add count samples of one stack (locs leaf first).  Merges with an equal
+ * (pid, tid, comm, thread_name, stack).  0 or negative errno. */
+int profile_add_sample(struct profile *p, uint32_t pid, uint32_t tid,
+		       uint32_t comm, uint32_t thread_name,
+		       const uint32_t *locs, uint32_t depth, uint64_t count);
+
+static inline const char *profile_str(const struct profile *p, uint32_t id)
+{
+	return strtab_get(&p->strs, id);
+}
+static inline const uint32_t *profile_stack(const struct profile *p,
+					    const struct pf_sample *s)
+{
+	return p->stack_ids + s->stack_start;
+}
+
+#endif

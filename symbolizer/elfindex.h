@@ -1,0 +1,75 @@
+/*
+ * elfindex.h - per-file symbol index (internal to symbolizer/).
+ *
+ * An elf_index answers "which function (and inline chain, file:line) holds
+ * this address in the file's own ELF address space".  It is built from the
+ * file's .symtab/.dynsym (libelf) and, when present, DWARF (libdw), looking
+ * for debug info wherever it lives (build-id debug dirs, .gnu_debuglink,
+ * .gnu_debugdata, debuginfod).  The built index is persisted in the cache
+ * directory as one file per build-id (fallback key: dev, inode, size, mtime)
+ * and loaded back with one mmap.
+ *
+ * Ownership: the index owns its strings; results point into it and stay
+ * valid until elfidx_free().  The caller keeps ownership of fd.
+ */
+#ifndef SF_ELFINDEX_H
+#define SF_ELFINDEX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "symbolizer.h"
+#include "util.h"
+
+struct elf_index;
+
+struct elfidx_opts {
+	const char *cache_dir;	/* NULL: no persistent cache */
+	bool no_demangle;
+	bool no_dwarf;
+	uint64_t cache_max_bytes;
+	/* session warning sink (may be NULL): called with one-line messages */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+};
+
+/*
+ * Open the index for the ELF file readable through fd (not consumed; the
+ * index may dup it).  path is for messages and debuglink lookup (the
+ * directory of the original file).  Returns NULL with err filled when the
+ * file is not a usable ELF at all.
+ */
+struct elf_index *elfidx_open(int fd, const char *path,
+			      const struct elfidx_opts *opts,
+			      struct sf_err *err);
+void elfidx_free(struct elf_index *idx);	/* NULL is fine */
+
+/* Lowercase hex build-id, "" if the file has none. */
+const char *elfidx_build_id(const struct elf_index *idx);
+
+/* Translate a file offset (maps offset + (abs - start)) into the ELF
+ * virtual address space using the PT_LOAD headers.  false if no segment
+ * covers it. */
+bool elfidx_file_offset_to_vaddr(const struct elf_index *idx, uint64_t off,
+				 uint64_t *vaddr);
+
+/* What the index can provide (for pprof's has_* flags). */
+struct elfidx_caps {
+	bool has_symbols, has_filenames, has_line_numbers, has_inline_frames;
+};
+void elfidx_caps(const struct elf_index *idx, struct elfidx_caps *caps);
+
+/*
+ * Look up vaddr (already adjusted by the caller for return addresses).
+ * Fills res->frames/nframes/reason (SYM_OK, SYM_NOT_FOUND, SYM_NO_SYMBOLS);
+ * leaves res->module and res->module_addr alone.  Symbols without a size
+ * match only their exact address: never a far-away name.
+ */
+void elfidx_lookup(const struct elf_index *idx, uint64_t vaddr,
+		   struct sym_result *res);
+
+/* Read only the build-id of an open ELF file into hex (size >= 41).
+ * Returns 0, or -ENOENT when there is none, -EINVAL when not ELF. */
+int elf_read_build_id(int fd, char *hex, size_t hexsize);
+
+#endif

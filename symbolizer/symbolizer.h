@@ -1,0 +1,146 @@
+/*
+ * symbolizer.h - turn sampled addresses into function names.
+ *
+ * A struct sym_session owns every cache: process memory-map snapshots, the
+ * files they map (pinned open so they stay reachable after the process exits
+ * or the file is deleted), per-file ELF indexes (persisted on disk keyed by
+ * build-id) and kallsyms.  It is shaped like libdwfl: processes are reported
+ * from a *saved* /proc/PID/maps, so symbolization works after they exit.
+ *
+ * Address kinds are named in the function: _user takes an absolute address in
+ * a process, _kernel a kernel address, _elf an address in a file's own ELF
+ * address space (what `addr2line -e FILE` takes).
+ *
+ * Errors: a whole call that cannot run returns a negative errno and fills
+ * *err.  An address that cannot be named is not an error: the call returns 0
+ * with result->nframes == 0 and result->reason saying why; the caller prints
+ * it as `module+0xOFFSET` or `[unknown]`.
+ *
+ * Nothing in symbolizer/ prints or exits.  Warnings worth telling the user
+ * once (a corrupt cache entry rebuilt, kptr_restrict on, a debuglink with a
+ * bad CRC) are queued and drained with sym_session_next_warning().
+ *
+ * Strings in results are owned by the session and live until
+ * sym_session_free().
+ */
+#ifndef SF_SYMBOLIZER_H
+#define SF_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+struct sym_session;
+
+struct sym_opts {
+	const char *cache_dir;	/* NULL: $STACKFOLD_CACHE_DIR, else
+				 * $XDG_CACHE_HOME/stackfold, else
+				 * ~/.cache/stackfold */
+	bool no_cache;		/* never read or write the on-disk index */
+	bool no_demangle;	/* keep raw (mangled) names */
+	bool no_dwarf;		/* .symtab/.dynsym only: no inline, no lines */
+	uint64_t cache_max_bytes;	/* 0: default cap (256 MiB) */
+};
+
+/* NULL on failure (err filled).  opts may be NULL for defaults. */
+struct sym_session *sym_session_new(const struct sym_opts *opts,
+				    struct sf_err *err);
+void sym_session_free(struct sym_session *s);	/* NULL is fine */
+
+/*
+ * Processes.
+ *
+ * sym_process_snapshot() reads /proc/PID/maps now, keeps the executable
+ * mappings, opens each mapped file once (through /proc/PID/map_files/, else
+ * /proc/PID/root/PATH) and keeps it open until the session is freed, and
+ * records its build-id.  Call it at the process's first sample.
+ * Returns 0, -ESRCH when the process is gone, other -errno.
+ * Snapshotting a pid twice replaces the first snapshot (pid reuse).
+ */
+int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err);
+
+/*
+ * sym_process_load_maps() reports a process from saved text (as written by
+ * sym_process_write_maps(), which is /proc/PID/maps lines, executable ones
+ * only, followed by `#bid START BUILDID` lines).  Files are opened lazily by
+ * path (through /proc/PID/root when the pid is alive) and used only if their
+ * build-id matches the recorded one.  Malformed lines are skipped and
+ * counted in sym_stats.bad_maps_lines.  Returns 0 or -ENOMEM.
+ */
+int sym_process_load_maps(struct sym_session *s, int pid, const char *text,
+			  size_t len, struct sf_err *err);
+
+/* Write pid's snapshot in the format sym_process_load_maps() reads.
+ * Returns 0, -ENOENT if pid has no snapshot, -EIO on write error. */
+int sym_process_write_maps(struct sym_session *s, int pid, FILE *out);
+
+/* Describes the mapped file an address resolved into (one per mapping).
+ * Stable pointer: the same mapping always gives the same sym_module. */
+struct sym_module {
+	uint64_t start, limit, offset;	/* memory range, file offset */
+	const char *path;	/* file name as mapped, "[vdso]", "[kernel]" */
+	const char *build_id;	/* lowercase hex, "" when unknown */
+	bool is_kernel;
+	bool is_main;		/* the process's executable */
+	bool has_functions, has_filenames, has_line_numbers,
+		has_inline_frames;	/* what symbolization really provided */
+};
+
+struct sym_frame {
+	const char *name;	/* demangled (unless no_demangle) */
+	const char *system_name;	/* as in the symbol table */
+	const char *file;	/* source file, NULL when unknown */
+	uint32_t line;		/* 0 when unknown */
+	uint32_t start_line;	/* function's first line, 0 when unknown */
+};
+
+enum sym_reason {
+	SYM_OK = 0,
+	SYM_UNMAPPED,		/* no mapping covers the address */
+	SYM_NO_PROCESS,		/* pid was never snapshotted or loaded */
+	SYM_NO_FILE,		/* mapping's file could not be opened/verified */
+	SYM_NO_SYMBOLS,		/* file has no symbol table at all */
+	SYM_NOT_FOUND,		/* in a file with symbols, but no symbol covers it */
+	SYM_ANON,		/* anonymous executable memory ([anon], JIT) */
+	SYM_KPTR_RESTRICTED,	/* kallsyms addresses hidden */
+};
+const char *sym_reason_str(enum sym_reason r);
+
+#define SYM_MAX_INLINE 32
+struct sym_result {
+	enum sym_reason reason;
+	/* Inline chain, innermost first; frames[nframes-1] is the real
+	 * (non-inlined) function.  0 frames when not resolved. */
+	unsigned nframes;
+	struct sym_frame frames[SYM_MAX_INLINE];
+	const struct sym_module *module;	/* NULL when SYM_UNMAPPED */
+	uint64_t module_addr;	/* address in the file's ELF space, for
+				 * module+0xOFFSET (file offset for [vdso]) */
+};
+
+/*
+ * Lookups.  is_return: the address is a return address (every frame but the
+ * leaf); it is looked up at address-1 so the call site, not the next line,
+ * is named.  Returns 0 (see result->reason) or a negative errno.
+ */
+int sym_lookup_user(struct sym_session *s, int pid, uint64_t abs_addr,
+		    bool is_return, struct sym_result *res);
+int sym_lookup_kernel(struct sym_session *s, uint64_t addr, bool is_return,
+		      struct sym_result *res);
+int sym_lookup_elf(struct sym_session *s, const char *path, uint64_t elf_addr,
+		   struct sym_result *res);
+
+struct sym_stats {
+	uint64_t lookups, unresolved;
+	uint64_t index_cache_hits, index_builds, index_corrupt;
+	uint64_t processes, files_pinned, files_mismatched;
+	uint64_t bad_maps_lines;
+};
+void sym_session_stats(const struct sym_session *s, struct sym_stats *out);
+
+/* Next queued warning, or NULL.  The string is valid until the next call. */
+const char *sym_session_next_warning(struct sym_session *s);
+
+#endif

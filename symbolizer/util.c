@@ -1,0 +1,183 @@
+/* util.c - see util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sf_err_set(struct sf_err *err, int code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code > 0 ? -code : code;
+}
+
+uint64_t sf_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+int sf_grow(void **buf, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	void *nb = realloc(*buf, ncap * size);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+#define STRTAB_CHUNK (64 * 1024)
+
+int strtab_init(struct strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nslots = 1024;
+	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	if (!t->slots)
+		return -ENOMEM;
+	return strtab_intern(t, "", 0) < 0 ? -ENOMEM : 0;
+}
+
+void strtab_release(struct strtab *t)
+{
+	for (size_t i = 0; i < t->nchunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
+	free(t->strs);
+	free(t->lens);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+static char *strtab_store(struct strtab *t, const char *s, size_t len)
+{
+	if (!t->nchunks || t->chunk_used + len + 1 > t->chunk_size) {
+		size_t sz = len + 1 > STRTAB_CHUNK ? len + 1 : STRTAB_CHUNK;
+		if (sf_grow((void **)&t->chunks, &t->chunkcap, t->nchunks + 1,
+			    sizeof(*t->chunks)))
+			return NULL;
+		char *c = malloc(sz);
+		if (!c)
+			return NULL;
+		t->chunks[t->nchunks++] = c;
+		t->chunk_size = sz;
+		t->chunk_used = 0;
+	}
+	char *dst = t->chunks[t->nchunks - 1] + t->chunk_used;
+	memcpy(dst, s, len);
+	dst[len] = 0;
+	t->chunk_used += len + 1;
+	return dst;
+}
+
+static int strtab_rehash(struct strtab *t)
+{
+	size_t ns = t->nslots * 2;
+	uint32_t *slots = calloc(ns, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t id = 0; id < t->n; id++) {
+		size_t i = sf_hash_bytes(t->strs[id], t->lens[id], 0) & (ns - 1);
+		while (slots[i])
+			i = (i + 1) & (ns - 1);
+		slots[i] = (uint32_t)id + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = ns;
+	return 0;
+}
+
+int64_t strtab_intern(struct strtab *t, const char *s, size_t len)
+{
+	size_t mask = t->nslots - 1;
+	size_t i = sf_hash_bytes(s, len, 0) & mask;
+	for (; t->slots[i]; i = (i + 1) & mask) {
+		uint32_t id = t->slots[i] - 1;
+		if (t->lens[id] == len && memcmp(t->strs[id], s, len) == 0)
+			return id;
+	}
+	if (sf_grow((void **)&t->strs, &t->cap, t->n + 1, sizeof(*t->strs)) ||
+	    sf_grow((void **)&t->lens, &t->lcap, t->n + 1, sizeof(*t->lens)))
+		return -ENOMEM;
+	char *copy = strtab_store(t, s, len);
+	if (!copy)
+		return -ENOMEM;
+	uint32_t id = (uint32_t)t->n++;
+	t->strs[id] = copy;
+	t->lens[id] = (uint32_t)len;
+	t->slots[i] = id + 1;
+	if (t->n * 2 > t->nslots && strtab_rehash(t))
+		return -ENOMEM;
+	return id;
+}
+
+int64_t strtab_intern_cstr(struct strtab *t, const char *s)
+{
+	return strtab_intern(t, s, strlen(s));
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool sf_parse_hex(const char *s, size_t len, uint64_t *out)
+{
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		len -= 2;
+	}
+	if (len == 0 || len > 16)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < len; i++) {
+		int d = hexval((unsigned char)s[i]);
+		if (d < 0)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}
+
+bool sf_parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	if (len == 0)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}

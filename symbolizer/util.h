@@ -1,0 +1,77 @@
+/*
+ * util.h - small shared primitives: error buffer, hashing, string interning,
+ * growable arrays.  Used by both symbolizer/ and collapse/.
+ *
+ * Nothing here prints or exits.  Allocation failure is reported to the caller
+ * (NULL or -ENOMEM); callers turn it into a message.
+ */
+#ifndef SF_UTIL_H
+#define SF_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/* Library error channel: a whole call that fails returns a negative errno
+ * and, when err is not NULL, leaves a one-line lowercase message in it. */
+#define SF_ERRLEN 512
+struct sf_err {
+	char msg[SF_ERRLEN];
+};
+/* printf-style fill of err (NULL is fine); returns -code so callers can
+ * write `return sf_err_set(err, EINVAL, "bad '%s'", x);`. */
+int sf_err_set(struct sf_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* 64-bit FNV-1a over bytes, and a mixer for integers. */
+uint64_t sf_hash_bytes(const void *p, size_t n, uint64_t seed);
+static inline uint64_t sf_hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Grow *buf (element size `size`) so it holds at least `need` elements.
+ * Returns 0, or -ENOMEM leaving *buf and *cap untouched. */
+int sf_grow(void **buf, size_t *cap, size_t need, size_t size);
+
+/*
+ * struct strtab - interned byte strings, identified by dense ids from 0.
+ * Id 0 is always the empty string (pprof's string_table[0] == "").
+ * Strings may hold any bytes but NUL; the table owns its copies and they
+ * stay valid (and at the same address) until strtab_release().
+ */
+struct strtab {
+	char **strs;	/* id -> NUL-terminated string */
+	uint32_t *lens;
+	size_t n, cap, lcap;
+	uint32_t *slots;	/* open addressing: id+1, 0 = empty */
+	size_t nslots;
+	/* arena chunks that hold the string bytes */
+	char **chunks;
+	size_t nchunks, chunkcap, chunk_used, chunk_size;
+};
+int strtab_init(struct strtab *t);	/* 0 or -ENOMEM */
+void strtab_release(struct strtab *t);
+/* Intern s[0..len); returns id >= 0 or -ENOMEM. */
+int64_t strtab_intern(struct strtab *t, const char *s, size_t len);
+int64_t strtab_intern_cstr(struct strtab *t, const char *s);
+static inline const char *strtab_get(const struct strtab *t, uint32_t id)
+{
+	return t->strs[id];
+}
+static inline uint32_t strtab_len(const struct strtab *t, uint32_t id)
+{
+	return t->lens[id];
+}
+
+/* Parse hex (optional 0x) into *out; returns false on junk, empty or > 64 bits. */
+bool sf_parse_hex(const char *s, size_t len, uint64_t *out);
+/* Parse an unsigned decimal; false on junk, empty or overflow. */
+bool sf_parse_u64(const char *s, size_t len, uint64_t *out);
+
+#endif

@@ -1,0 +1,62 @@
+# tests/lib.sh - sourced by every tests/t*.sh.
+#
+# Each check prints one line: "PASS: name", "FAIL: name" (plus details on
+# the following lines, indented) or "SKIP: name (reason)".  tests/run counts
+# them.  A live test that cannot run where it must (CI, root with bpftrace)
+# FAILs; it never turns into a pass.
+# shellcheck shell=bash
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export TOP
+STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
+export STACKFOLD
+T=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-test.XXXXXX")
+export T
+trap 'rm -rf "$T"' EXIT
+
+pass() { echo "PASS: $1"; }
+fail() {
+	echo "FAIL: $1"
+	shift
+	[ $# -gt 0 ] && printf '    %s\n' "$@"
+	return 0
+}
+skip() { echo "SKIP: $1 ($2)"; }
+
+# check NAME CMD...: PASS when CMD exits 0, else FAIL with its output.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "command: $*" "$(printf '%s\n' "$out" | tail -n 15)"
+	fi
+}
+
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected: $2" "actual:   $3"; fi
+}
+
+# check_diff NAME EXPECTED_FILE ACTUAL_FILE
+check_diff() {
+	local d
+	if d=$(diff -u "$2" "$3" 2>&1); then pass "$1"; else fail "$1" "$(printf '%s\n' "$d" | head -n 30)"; fi
+}
+
+# Live tests need root and bpftrace.  Outside CI a missing prerequisite
+# skips; in CI (CI=true) it fails, because CI must run them.
+live_prereq() {
+	local why=""
+	[ "$(id -u)" = 0 ] || why="not root"
+	command -v bpftrace >/dev/null 2>&1 || why="bpftrace not installed"
+	if [ -n "$why" ]; then
+		if [ "${CI:-}" = true ]; then fail "$1" "live test cannot run in CI: $why"; else skip "$1" "$why"; fi
+		return 1
+	fi
+	return 0
+}
+
+# sum of the counts of a folded file
+folded_total() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
