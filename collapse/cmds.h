@@ -1,0 +1,25 @@
+/*
+ * cmds.h - subcommand front-ends of bin/stackfold, one file each
+ * (cmd_<name>.c), dispatched by main.c like git's builtins.  A front-end
+ * parses its own arguments, may print to stdout/stderr, and returns the
+ * process exit status (see EXIT_* below); it never calls exit().
+ */
+#ifndef SF_CMDS_H
+#define SF_CMDS_H
+
+/* Documented exit codes, shared by every subcommand and the scripts. */
+enum {
+	EXIT_OK = 0,
+	EXIT_USAGE = 1,		/* bad option or argument */
+	EXIT_BADINPUT = 2,	/* input unreadable, malformed, or no samples */
+	EXIT_ENV = 3,		/* environment: not root, bpftrace missing/old,
+				 * pid not found */
+	EXIT_IO = 4,		/* an output could not be written */
+	EXIT_INTERRUPTED = 130,	/* aborted by a second SIGINT */
+};
+
+int cmd_report(int argc, char **argv);	  /* default: post-process input */
+int cmd_record(int argc, char **argv);	  /* run bpftrace, then report */
+int cmd_symbolize(int argc, char **argv); /* MODULE ADDRESS lines */
+
+#endif
