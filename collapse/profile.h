@@ -33,6 +33,9 @@ struct pf_mapping {
 	uint32_t filename, build_id;	/* string ids */
 	bool is_kernel;
 	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;
+	bool is_main;		/* the process's executable (pprof writes it as
+				 * mapping[0]); not part of the mapping's
+				 * identity */
 };
 
 struct pf_function {
