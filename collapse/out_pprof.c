@@ -1,0 +1,886 @@
+/*
+ * out_pprof.c - the pprof writer: struct profile -> gzipped profile.proto
+ * (perftools.profiles.Profile, schema in collapse/profile.proto).
+ *
+ * Why protobuf-c: the encoding is done by a maintained library generated
+ * from the schema (protoc-c), not by hand-rolled varint code, so field
+ * numbers, wire types and packing of repeated scalars come from one place
+ * and stay right.  zlib does the gzip framing.
+ *
+ * What is written (pprof's CPU-profile convention, see peers.md section 8):
+ *   sample_type = [samples/count, cpu/nanoseconds], period_type =
+ *   cpu/nanoseconds, period = 1e9/hz (hz 99 when unknown), value[1] =
+ *   count * period; time_nanos, duration_nanos from the capture metadata;
+ *   one Mapping per mapping that samples use (the executable first), one
+ *   Location per location used, one Function per function used; labels
+ *   pid, tid (num) and comm, thread_name (str) when known; two comments:
+ *   the loss counters and the capture metadata.
+ * Ids are renumbered densely in first-use order of the samples, so the same
+ * profile gives the same bytes; the gzip header carries mtime 0 and a fixed
+ * OS byte.  Strings that are not valid UTF-8 get each bad byte replaced by
+ * U+FFFD: proto3 `string` fields must be UTF-8 or strict readers (protoc,
+ * the C++ and Python runtimes) refuse the whole profile.
+ *
+ * An unsymbolized location (no lines) keeps its mapping and address and
+ * gets no Line, so pprof can symbolize it later; one that has only a
+ * fallback text and no address (synthetic marks, "[unknown]") gets a
+ * Function named by that text, so the frame is not lost.
+ */
+#include "out.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+
+#define PP_DEFAULT_HZ 99
+#define PP_KERNEL_NAME "[kernel.kallsyms]"
+#define PP_NO_MAP UINT32_MAX	/* maps[] entry: the synthetic kernel mapping */
+
+/* An output function: a profile function, or a synthetic one named by a
+ * location's fallback text (fn == 0). */
+struct pp_fn {
+	uint32_t fn;		/* profile function id, 0 = synthetic */
+	uint32_t name;		/* synthetic: profile string id */
+};
+
+struct pp_ctx {
+	const struct profile *p;
+	struct strtab st;	/* output string table, "" at 0 */
+	uint32_t *strmap;	/* profile string id -> output id (0: none yet) */
+	uint32_t *locmap;	/* profile location id -> output id */
+	uint32_t *fnmap;	/* profile function id -> output id */
+	uint32_t *synfn;	/* profile string id -> synthetic output fn id */
+	uint32_t *mapmap;	/* profile mapping id -> output id */
+	uint64_t *mapweight;	/* profile mapping id -> samples using it */
+	uint32_t *maplast;	/* profile mapping id -> last sample counted */
+	bool *mapguess;		/* basename matches the sample's comm */
+	uint32_t *locs;		/* output location order: profile ids */
+	struct pp_fn *fns;	/* output function order */
+	uint32_t *maps;		/* output mapping order: profile ids */
+	size_t nlocs, nfns, nmaps, nlines, nlabels, ndepth, nsamples;
+	size_t fns_cap;
+	bool kmap_used;
+	bool kmap_has_functions;
+	char *tmp;		/* UTF-8 repair buffer */
+	size_t tmpcap;
+};
+
+/* ---- strings ---------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (strict: no overlongs, no
+ * surrogates, <= U+10FFFF), or 0 when the byte at s starts none. */
+static size_t utf8_seq(const unsigned char *s, size_t left)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (left < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* Intern s[0..len) into the output table, repairing bad UTF-8. */
+static int64_t pp_intern(struct pp_ctx *c, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0, k;
+
+	while (i < len && (k = utf8_seq(u + i, len - i)))
+		i += k;
+	if (i == len)
+		return strtab_intern(&c->st, s, len);
+	if (sf_grow((void **)&c->tmp, &c->tmpcap, len * 3 + 1, 1))
+		return -ENOMEM;
+	memcpy(c->tmp, s, i);
+	o = i;
+	while (i < len) {
+		k = utf8_seq(u + i, len - i);
+		if (k) {
+			memcpy(c->tmp + o, s + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(c->tmp + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	return strtab_intern(&c->st, c->tmp, o);
+}
+
+static int64_t pp_cstr(struct pp_ctx *c, const char *s)
+{
+	return pp_intern(c, s, strlen(s));
+}
+
+/* Output index of profile string id, interned on first use. */
+static int64_t pp_pstr(struct pp_ctx *c, uint32_t id)
+{
+	if (id == 0 || c->strmap[id])
+		return c->strmap[id];
+	int64_t o = pp_intern(c, profile_str(c->p, id),
+			      strtab_len(&c->p->strs, id));
+	if (o > 0)
+		c->strmap[id] = (uint32_t)o;
+	return o;
+}
+
+/* ---- pass 1: what the samples use, in first-use order ---------------- */
+
+static bool loc_is_synthetic(const struct pf_location *l)
+{
+	return l->nlines == 0 && l->unknown_name &&
+	       (l->kind == PF_LOC_MARK || (!l->address && !l->mapping));
+}
+
+static bool loc_on_kernel_map(const struct pf_location *l)
+{
+	return l->mapping == 0 && l->kind == PF_LOC_KERNEL &&
+	       !loc_is_synthetic(l);
+}
+
+static int use_fn(struct pp_ctx *c, uint32_t fn, uint32_t name)
+{
+	uint32_t *slot = fn ? &c->fnmap[fn] : &c->synfn[name];
+
+	if (*slot)
+		return 0;
+	if (sf_grow((void **)&c->fns, &c->fns_cap, c->nfns + 1,
+		    sizeof(*c->fns)))
+		return -ENOMEM;
+	c->fns[c->nfns++] = (struct pp_fn){ .fn = fn, .name = name };
+	*slot = (uint32_t)c->nfns;
+	return 0;
+}
+
+static void use_map(struct pp_ctx *c, uint32_t m)
+{
+	if (c->mapmap[m])
+		return;
+	c->maps[c->nmaps++] = m;
+	c->mapmap[m] = 1;	/* seen; real ids assigned by order_maps() */
+}
+
+static int use_loc(struct pp_ctx *c, uint32_t id)
+{
+	const struct profile *p = c->p;
+	const struct pf_location *l = &p->locations[id];
+
+	if (c->locmap[id])
+		return 0;
+	c->locs[c->nlocs++] = id;
+	c->locmap[id] = (uint32_t)c->nlocs;
+	if (l->mapping)
+		use_map(c, l->mapping);
+	else if (loc_on_kernel_map(l) && !c->kmap_used) {
+		c->kmap_used = true;
+		c->maps[c->nmaps++] = PP_NO_MAP;
+	}
+	if (loc_on_kernel_map(l) && l->nlines)
+		c->kmap_has_functions = true;
+	if (loc_is_synthetic(l)) {
+		c->nlines++;
+		return use_fn(c, 0, l->unknown_name);
+	}
+	for (uint32_t i = 0; i < l->nlines; i++) {
+		int rc = use_fn(c, p->lines[l->line_start + i].function, 0);
+		if (rc)
+			return rc;
+	}
+	c->nlines += l->nlines;
+	return 0;
+}
+
+/* Does the basename of mapping m's file start with the sample's comm (a
+ * comm is the executable's name cut to 15 bytes)? */
+static bool map_matches_comm(const struct pp_ctx *c, uint32_t m,
+			     const struct pf_sample *s)
+{
+	const struct pf_mapping *pm = &c->p->mappings[m];
+	if (!s->comm || !pm->filename || pm->is_kernel)
+		return false;
+	const char *f = profile_str(c->p, pm->filename);
+	const char *b = strrchr(f, '/');
+	const char *comm = profile_str(c->p, s->comm);
+	b = b ? b + 1 : f;
+	return strncmp(b, comm, strlen(comm)) == 0;
+}
+
+/* Weigh the mappings a sample touches, once per sample. */
+static void weigh_sample(struct pp_ctx *c, uint32_t sid)
+{
+	const struct profile *p = c->p;
+	const struct pf_sample *s = &p->samples[sid];
+	const uint32_t *st = profile_stack(p, s);
+
+	for (uint32_t i = 0; i < s->depth; i++) {
+		uint32_t m = p->locations[st[i]].mapping;
+		if (!m || c->maplast[m] == sid)
+			continue;
+		c->maplast[m] = sid;
+		c->mapweight[m] += s->count;
+		if (!c->mapguess[m] && map_matches_comm(c, m, s))
+			c->mapguess[m] = true;
+	}
+}
+
+static int collect(struct pp_ctx *c)
+{
+	const struct profile *p = c->p;
+
+	for (uint32_t sid = 1; sid < p->nsamples; sid++) {
+		const struct pf_sample *s = &p->samples[sid];
+		const uint32_t *st = profile_stack(p, s);
+		if (!s->count)
+			continue;
+		c->nsamples++;
+		c->ndepth += s->depth;
+		c->nlabels += !!s->pid + !!s->tid + !!s->comm + !!s->thread_name;
+		for (uint32_t i = 0; i < s->depth; i++) {
+			int rc = use_loc(c, st[i]);
+			if (rc)
+				return rc;
+		}
+		weigh_sample(c, sid);
+	}
+	return 0;
+}
+
+/* Index in maps[] of the main binary: the most-sampled mapping flagged
+ * is_main, else the most-sampled one named like a sampled comm, else the
+ * first used; -1 when none.  Ties go to the first used. */
+static long pick_main(const struct pp_ctx *c)
+{
+	long best = -1;
+
+	for (int pass = 0; pass < 2 && best < 0; pass++) {
+		uint64_t bw = 0;
+		for (size_t i = 0; i < c->nmaps; i++) {
+			uint32_t m = c->maps[i];
+			if (m == PP_NO_MAP)
+				continue;
+			bool ok = pass == 0 ? c->p->mappings[m].is_main
+					    : c->mapguess[m];
+			if (ok && (best < 0 || c->mapweight[m] > bw)) {
+				best = (long)i;
+				bw = c->mapweight[m];
+			}
+		}
+	}
+	return best;
+}
+
+/* Move the main binary to the front and assign output mapping ids. */
+static void order_maps(struct pp_ctx *c)
+{
+	long mi = pick_main(c);
+
+	if (mi > 0) {
+		uint32_t m = c->maps[mi];
+		memmove(c->maps + 1, c->maps, (size_t)mi * sizeof(*c->maps));
+		c->maps[0] = m;
+	}
+	for (size_t i = 0; i < c->nmaps; i++)
+		if (c->maps[i] != PP_NO_MAP)
+			c->mapmap[c->maps[i]] = (uint32_t)(i + 1);
+}
+
+static uint32_t kmap_id(const struct pp_ctx *c)
+{
+	for (size_t i = 0; i < c->nmaps; i++)
+		if (c->maps[i] == PP_NO_MAP)
+			return (uint32_t)(i + 1);
+	return 0;
+}
+
+/* ---- pass 2: the protobuf-c message ----------------------------------- */
+
+/* Every array the message points into; freed together. */
+struct pp_msg {
+	Perftools__Profiles__Profile prof;
+	Perftools__Profiles__ValueType vt[3];	/* samples, cpu, period */
+	Perftools__Profiles__ValueType *vtp[2];
+	Perftools__Profiles__Sample *samples, **samplep;
+	uint64_t *locids;
+	int64_t *values;
+	Perftools__Profiles__Label *labels, **labelp;
+	Perftools__Profiles__Location *locs, **locp;
+	Perftools__Profiles__Line *lines, **linep;
+	Perftools__Profiles__Function *fns, **fnp;
+	Perftools__Profiles__Mapping *maps, **mapp;
+	int64_t comments[2];
+	char **strs;
+};
+
+static void msg_release(struct pp_msg *m)
+{
+	free(m->samples);
+	free(m->samplep);
+	free(m->locids);
+	free(m->values);
+	free(m->labels);
+	free(m->labelp);
+	free(m->locs);
+	free(m->locp);
+	free(m->lines);
+	free(m->linep);
+	free(m->fns);
+	free(m->fnp);
+	free(m->maps);
+	free(m->mapp);
+	free(m->strs);
+}
+
+/* calloc that never returns NULL for n == 0 on success. */
+static void *pp_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static int msg_alloc(struct pp_msg *m, const struct pp_ctx *c)
+{
+	m->samples = pp_calloc(c->nsamples, sizeof(*m->samples));
+	m->samplep = pp_calloc(c->nsamples, sizeof(*m->samplep));
+	m->locids = pp_calloc(c->ndepth, sizeof(*m->locids));
+	m->values = pp_calloc(c->nsamples * 2, sizeof(*m->values));
+	m->labels = pp_calloc(c->nlabels, sizeof(*m->labels));
+	m->labelp = pp_calloc(c->nlabels, sizeof(*m->labelp));
+	m->locs = pp_calloc(c->nlocs, sizeof(*m->locs));
+	m->locp = pp_calloc(c->nlocs, sizeof(*m->locp));
+	m->lines = pp_calloc(c->nlines, sizeof(*m->lines));
+	m->linep = pp_calloc(c->nlines, sizeof(*m->linep));
+	m->fns = pp_calloc(c->nfns, sizeof(*m->fns));
+	m->fnp = pp_calloc(c->nfns, sizeof(*m->fnp));
+	m->maps = pp_calloc(c->nmaps, sizeof(*m->maps));
+	m->mapp = pp_calloc(c->nmaps, sizeof(*m->mapp));
+	if (!m->samples || !m->samplep || !m->locids || !m->values ||
+	    !m->labels || !m->labelp || !m->locs || !m->locp || !m->lines ||
+	    !m->linep || !m->fns || !m->fnp || !m->maps || !m->mapp)
+		return -ENOMEM;
+	return 0;
+}
+
+static int64_t sat_mul(uint64_t a, uint64_t b)
+{
+	if (b && a > (uint64_t)INT64_MAX / b)
+		return INT64_MAX;
+	return (int64_t)(a * b);
+}
+
+/* Keys are interned on first use so an unused key costs nothing. */
+static int add_label(struct pp_ctx *c, Perftools__Profiles__Label *lb,
+		     const char *key, int64_t num, uint32_t pstr)
+{
+	static const Perftools__Profiles__Label init =
+		PERFTOOLS__PROFILES__LABEL__INIT;
+	int64_t k = pp_cstr(c, key), s = pstr ? pp_pstr(c, pstr) : 0;
+
+	if (k < 0 || s < 0)
+		return -ENOMEM;
+	*lb = init;
+	lb->key = k;
+	lb->str = s;
+	lb->num = pstr ? 0 : num;
+	return 0;
+}
+
+static int build_labels(struct pp_ctx *c, const struct pf_sample *s,
+			Perftools__Profiles__Label *lb, size_t *n)
+{
+	int rc = 0;
+	size_t k = 0;
+
+	if (s->pid)
+		rc |= add_label(c, &lb[k++], "pid", s->pid, 0);
+	if (s->tid)
+		rc |= add_label(c, &lb[k++], "tid", s->tid, 0);
+	if (s->comm)
+		rc |= add_label(c, &lb[k++], "comm", 0, s->comm);
+	if (s->thread_name)
+		rc |= add_label(c, &lb[k++], "thread_name", 0, s->thread_name);
+	*n = k;
+	return rc ? -ENOMEM : 0;
+}
+
+static int build_samples(struct pp_ctx *c, struct pp_msg *m, uint64_t period)
+{
+	static const Perftools__Profiles__Sample init =
+		PERFTOOLS__PROFILES__SAMPLE__INIT;
+	const struct profile *p = c->p;
+	size_t ns = 0, nd = 0, nl = 0;
+
+	for (uint32_t sid = 1; sid < p->nsamples; sid++) {
+		const struct pf_sample *s = &p->samples[sid];
+		const uint32_t *st = profile_stack(p, s);
+		Perftools__Profiles__Sample *o = &m->samples[ns];
+		size_t k;
+		if (!s->count)
+			continue;
+		*o = init;
+		o->n_location_id = s->depth;
+		o->location_id = m->locids + nd;
+		for (uint32_t i = 0; i < s->depth; i++)
+			m->locids[nd++] = c->locmap[st[i]];
+		o->n_value = 2;
+		o->value = m->values + 2 * ns;
+		o->value[0] = sat_mul(s->count, 1);
+		o->value[1] = sat_mul(s->count, period);
+		if (build_labels(c, s, m->labels + nl, &k))
+			return -ENOMEM;
+		o->n_label = k;
+		o->label = m->labelp + nl;
+		for (size_t i = 0; i < k; i++, nl++)
+			m->labelp[nl] = &m->labels[nl];
+		m->samplep[ns++] = o;
+	}
+	m->prof.n_sample = ns;
+	m->prof.sample = m->samplep;
+	return 0;
+}
+
+static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
+			 uint32_t pm)
+{
+	static const Perftools__Profiles__Mapping init =
+		PERFTOOLS__PROFILES__MAPPING__INIT;
+	const struct pf_mapping *m = &c->p->mappings[pm];
+	int64_t fname, bid;
+
+	*o = init;
+	if (pm == PP_NO_MAP) {
+		fname = pp_cstr(c, PP_KERNEL_NAME);
+		o->has_functions = c->kmap_has_functions;
+		bid = 0;
+	} else {
+		if (!m->filename && m->is_kernel)
+			fname = pp_cstr(c, PP_KERNEL_NAME);
+		else
+			fname = pp_pstr(c, m->filename);
+		bid = pp_pstr(c, m->build_id);
+		o->memory_start = m->start;
+		o->memory_limit = m->limit;
+		o->file_offset = m->offset;
+		o->has_functions = m->has_functions;
+		o->has_filenames = m->has_filenames;
+		o->has_line_numbers = m->has_line_numbers;
+		o->has_inline_frames = m->has_inline_frames;
+	}
+	if (fname < 0 || bid < 0)
+		return -ENOMEM;
+	o->filename = fname;
+	o->build_id = bid;
+	return 0;
+}
+
+static int build_mappings(struct pp_ctx *c, struct pp_msg *m)
+{
+	for (size_t i = 0; i < c->nmaps; i++) {
+		if (build_mapping(c, &m->maps[i], c->maps[i]))
+			return -ENOMEM;
+		m->maps[i].id = i + 1;
+		m->mapp[i] = &m->maps[i];
+	}
+	m->prof.n_mapping = c->nmaps;
+	m->prof.mapping = m->mapp;
+	return 0;
+}
+
+static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
+			   uint32_t kmap, size_t *nl)
+{
+	static const Perftools__Profiles__Location init =
+		PERFTOOLS__PROFILES__LOCATION__INIT;
+	static const Perftools__Profiles__Line linit =
+		PERFTOOLS__PROFILES__LINE__INIT;
+	const struct profile *p = c->p;
+	const struct pf_location *l = &p->locations[c->locs[i]];
+	Perftools__Profiles__Location *o = &m->locs[i];
+
+	*o = init;
+	o->id = i + 1;
+	o->mapping_id = l->mapping ? c->mapmap[l->mapping]
+				   : loc_on_kernel_map(l) ? kmap : 0;
+	o->address = l->address;
+	o->line = m->linep + *nl;
+	if (loc_is_synthetic(l)) {
+		m->lines[*nl] = linit;
+		m->lines[*nl].function_id = c->synfn[l->unknown_name];
+		m->linep[*nl] = &m->lines[*nl];
+		(*nl)++;
+		o->n_line = 1;
+		return;
+	}
+	for (uint32_t k = 0; k < l->nlines; k++, (*nl)++) {
+		const struct pf_line *pl = &p->lines[l->line_start + k];
+		m->lines[*nl] = linit;
+		m->lines[*nl].function_id = c->fnmap[pl->function];
+		m->lines[*nl].line = pl->line;
+		m->linep[*nl] = &m->lines[*nl];
+	}
+	o->n_line = l->nlines;
+}
+
+static void build_locations(struct pp_ctx *c, struct pp_msg *m)
+{
+	uint32_t kmap = kmap_id(c);
+	size_t nl = 0;
+
+	for (size_t i = 0; i < c->nlocs; i++) {
+		build_location(c, m, i, kmap, &nl);
+		m->locp[i] = &m->locs[i];
+	}
+	m->prof.n_location = c->nlocs;
+	m->prof.location = m->locp;
+}
+
+static int build_function(struct pp_ctx *c, Perftools__Profiles__Function *o,
+			  const struct pp_fn *f)
+{
+	static const Perftools__Profiles__Function init =
+		PERFTOOLS__PROFILES__FUNCTION__INIT;
+	const struct pf_function *pf = &c->p->functions[f->fn];
+	int64_t name, sys = 0, file = 0;
+
+	*o = init;
+	if (!f->fn) {
+		name = pp_pstr(c, f->name);
+	} else {
+		name = pp_pstr(c, pf->name);
+		sys = pp_pstr(c, pf->system_name ? pf->system_name : pf->name);
+		file = pp_pstr(c, pf->filename);
+		o->start_line = pf->start_line;
+	}
+	if (name < 0 || sys < 0 || file < 0)
+		return -ENOMEM;
+	o->name = name;
+	o->system_name = f->fn ? sys : name;
+	o->filename = file;
+	return 0;
+}
+
+static int build_functions(struct pp_ctx *c, struct pp_msg *m)
+{
+	for (size_t i = 0; i < c->nfns; i++) {
+		if (build_function(c, &m->fns[i], &c->fns[i]))
+			return -ENOMEM;
+		m->fns[i].id = i + 1;
+		m->fnp[i] = &m->fns[i];
+	}
+	m->prof.n_function = c->nfns;
+	m->prof.function = m->fnp;
+	return 0;
+}
+
+/* Append " key=value" for a known profile string. */
+static void meta_part(const struct profile *p, char *buf, size_t cap,
+		      const char *key, uint32_t id)
+{
+	size_t n = strlen(buf);
+	if (id && n < cap)
+		snprintf(buf + n, cap - n, "%s%s=%s", n ? " " : "", key,
+			 profile_str(p, id));
+}
+
+static int build_comments(struct pp_ctx *c, struct pp_msg *m)
+{
+	const struct pf_counters *k = &c->p->counters;
+	const struct pf_meta *mt = &c->p->meta;
+	char buf[4096];
+	int64_t id;
+
+	snprintf(buf, sizeof(buf),
+		 "samples=%llu lost_events=%llu map_dropped=%llu "
+		 "stackid_errors=%llu unparsable_lines=%llu "
+		 "incomplete_records=%llu unsymbolized_frames=%llu "
+		 "truncated_stacks=%llu",
+		 (unsigned long long)k->samples,
+		 (unsigned long long)k->lost_events,
+		 (unsigned long long)k->map_dropped,
+		 (unsigned long long)k->stackid_errors,
+		 (unsigned long long)k->unparsable_lines,
+		 (unsigned long long)k->incomplete_records,
+		 (unsigned long long)k->unsymbolized_frames,
+		 (unsigned long long)k->truncated_stacks);
+	if ((id = pp_cstr(c, buf)) < 0)
+		return -ENOMEM;
+	m->comments[m->prof.n_comment++] = id;
+	buf[0] = '\0';
+	meta_part(c->p, buf, sizeof(buf), "bpftrace", mt->bpftrace_version);
+	meta_part(c->p, buf, sizeof(buf), "kernel", mt->kernel_release);
+	meta_part(c->p, buf, sizeof(buf), "host", mt->hostname);
+	meta_part(c->p, buf, sizeof(buf), "cmdline", mt->cmdline);
+	if (buf[0]) {
+		if ((id = pp_cstr(c, buf)) < 0)
+			return -ENOMEM;
+		m->comments[m->prof.n_comment++] = id;
+	}
+	m->prof.comment = m->comments;
+	return 0;
+}
+
+static int build_header(struct pp_ctx *c, struct pp_msg *m, uint64_t period)
+{
+	static const Perftools__Profiles__ValueType vinit =
+		PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	int64_t samples = pp_cstr(c, "samples"), count = pp_cstr(c, "count");
+	int64_t cpu = pp_cstr(c, "cpu"), ns = pp_cstr(c, "nanoseconds");
+
+	if (samples < 0 || count < 0 || cpu < 0 || ns < 0)
+		return -ENOMEM;
+	for (int i = 0; i < 3; i++)
+		m->vt[i] = vinit;
+	m->vt[0].type = samples;
+	m->vt[0].unit = count;
+	m->vt[1].type = m->vt[2].type = cpu;
+	m->vt[1].unit = m->vt[2].unit = ns;
+	m->vtp[0] = &m->vt[0];
+	m->vtp[1] = &m->vt[1];
+	m->prof.n_sample_type = 2;
+	m->prof.sample_type = m->vtp;
+	m->prof.period_type = &m->vt[2];
+	m->prof.period = (int64_t)period;
+	m->prof.time_nanos = (int64_t)c->p->meta.time_nanos;
+	m->prof.duration_nanos = (int64_t)c->p->meta.duration_nanos;
+	return 0;
+}
+
+static int build_msg(struct pp_ctx *c, struct pp_msg *m)
+{
+	static const Perftools__Profiles__Profile init =
+		PERFTOOLS__PROFILES__PROFILE__INIT;
+	uint64_t hz = c->p->meta.hz ? c->p->meta.hz : PP_DEFAULT_HZ;
+	uint64_t period = 1000000000ULL / hz;
+
+	m->prof = init;
+	if (msg_alloc(m, c) || build_header(c, m, period) ||
+	    build_samples(c, m, period) || build_mappings(c, m) ||
+	    build_functions(c, m) || build_comments(c, m))
+		return -ENOMEM;
+	build_locations(c, m);
+	/* The string table is complete only now. */
+	m->strs = pp_calloc(c->st.n, sizeof(*m->strs));
+	if (!m->strs)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->st.n; i++)
+		m->strs[i] = c->st.strs[i];
+	m->prof.n_string_table = c->st.n;
+	m->prof.string_table = m->strs;
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static int write_raw(FILE *out, const uint8_t *buf, size_t len,
+		     struct sf_err *err)
+{
+	if (len && fwrite(buf, 1, len, out) != len)
+		return sf_err_set(err, EIO, "pprof: write error");
+	return 0;
+}
+
+/* gzip (deflate, windowBits 31) with a fixed header: mtime 0, OS 255. */
+static int write_gzip(FILE *out, const uint8_t *buf, size_t len,
+		      struct sf_err *err)
+{
+	z_stream zs;
+	gz_header hdr;
+	unsigned char chunk[65536];
+	int zrc, rc = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.os = 255;
+	zrc = deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 31, 8,
+			   Z_DEFAULT_STRATEGY);
+	if (zrc != Z_OK)
+		return sf_err_set(err, ENOMEM, "pprof: deflateInit2: %s",
+				  zError(zrc));
+	deflateSetHeader(&zs, &hdr);
+	zs.next_in = (Bytef *)buf;
+	zs.avail_in = (uInt)len;	/* packed size < 4 GiB, checked by caller */
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zrc = deflate(&zs, Z_FINISH);
+		if (zrc == Z_STREAM_ERROR) {
+			rc = sf_err_set(err, EIO, "pprof: deflate failed");
+			break;
+		}
+		rc = write_raw(out, chunk, sizeof(chunk) - zs.avail_out, err);
+	} while (!rc && zrc != Z_STREAM_END);
+	deflateEnd(&zs);
+	return rc;
+}
+
+static int pack_and_write(FILE *out, const struct pp_msg *m, bool gzip,
+			  struct sf_err *err)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(&m->prof);
+	uint8_t *buf;
+	int rc;
+
+	if (len >= UINT32_MAX)
+		return sf_err_set(err, EFBIG, "pprof: profile too large (%zu bytes)",
+				  len);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return sf_err_set(err, ENOMEM, "pprof: out of memory");
+	perftools__profiles__profile__pack(&m->prof, buf);
+	rc = gzip ? write_gzip(out, buf, len, err)
+		  : write_raw(out, buf, len, err);
+	free(buf);
+	if (!rc && fflush(out))
+		rc = sf_err_set(err, EIO, "pprof: write error");
+	return rc;
+}
+
+/* ---- folded-only input -------------------------------------------------- */
+
+/* A profile of named locations from a fold (root-first frames), for input
+ * that came without a profile. */
+static int profile_from_fold(struct profile *p, const struct fold *f)
+{
+	uint32_t *locs = NULL;
+	size_t cap = 0;
+	int rc = profile_init(p);
+
+	for (size_t i = 0; !rc && i < f->n; i++) {
+		const char *s = f->lines[i].stack, *end = s + f->lines[i].len;
+		size_t n = 0, len;
+		while (!rc && s <= end) {
+			const char *e = fold_next_frame(s, end, &len);
+			int64_t id = profile_named_location(p, s, len,
+							    PF_LOC_USER);
+			if (id < 0 || sf_grow((void **)&locs, &cap, n + 1,
+					      sizeof(*locs)))
+				rc = -ENOMEM;
+			else
+				locs[n++] = (uint32_t)id;
+			s = e + 1;
+		}
+		for (size_t a = 0; !rc && n && a < n / 2; a++) {
+			uint32_t t = locs[a];
+			locs[a] = locs[n - 1 - a];
+			locs[n - 1 - a] = t;
+		}
+		if (!rc)
+			rc = profile_add_sample(p, 0, 0, 0, 0, locs,
+						(uint32_t)n, f->lines[i].count);
+	}
+	if (!rc)
+		p->counters.samples = f->total;
+	free(locs);
+	return rc;
+}
+
+/* ---- entry ---------------------------------------------------------------- */
+
+static int ctx_init(struct pp_ctx *c, const struct profile *p)
+{
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	if (strtab_init(&c->st))
+		return -ENOMEM;
+	c->strmap = pp_calloc(p->strs.n, sizeof(*c->strmap));
+	c->synfn = pp_calloc(p->strs.n, sizeof(*c->synfn));
+	c->locmap = pp_calloc(p->nlocations, sizeof(*c->locmap));
+	c->locs = pp_calloc(p->nlocations, sizeof(*c->locs));
+	c->fnmap = pp_calloc(p->nfunctions, sizeof(*c->fnmap));
+	c->mapmap = pp_calloc(p->nmappings, sizeof(*c->mapmap));
+	c->mapweight = pp_calloc(p->nmappings, sizeof(*c->mapweight));
+	c->maplast = pp_calloc(p->nmappings, sizeof(*c->maplast));
+	c->mapguess = pp_calloc(p->nmappings, sizeof(*c->mapguess));
+	c->maps = pp_calloc(p->nmappings + 1, sizeof(*c->maps));
+	if (!c->strmap || !c->synfn || !c->locmap || !c->locs || !c->fnmap ||
+	    !c->mapmap || !c->mapweight || !c->maplast || !c->mapguess ||
+	    !c->maps)
+		return -ENOMEM;
+	return 0;
+}
+
+static void ctx_release(struct pp_ctx *c)
+{
+	strtab_release(&c->st);
+	free(c->strmap);
+	free(c->synfn);
+	free(c->locmap);
+	free(c->locs);
+	free(c->fnmap);
+	free(c->fns);
+	free(c->mapmap);
+	free(c->mapweight);
+	free(c->maplast);
+	free(c->mapguess);
+	free(c->maps);
+	free(c->tmp);
+}
+
+static int write_profile(FILE *out, const struct profile *p, bool gzip,
+			 struct sf_err *err)
+{
+	struct pp_ctx c;
+	struct pp_msg m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	rc = ctx_init(&c, p);
+	if (!rc)
+		rc = collect(&c);
+	if (!rc) {
+		order_maps(&c);
+		rc = build_msg(&c, &m);
+	}
+	if (rc)
+		rc = sf_err_set(err, ENOMEM, "pprof: out of memory");
+	else
+		rc = pack_and_write(out, &m, gzip, err);
+	msg_release(&m);
+	ctx_release(&c);
+	return rc;
+}
+
+int out_pprof_write(FILE *out, const struct out_input *in,
+		    const struct out_opts *opts, struct sf_err *err)
+{
+	bool gzip = !(opts && opts->pprof_no_gzip);
+	struct profile tmp;
+	int rc;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (in->prof)
+		return write_profile(out, in->prof, gzip, err);
+	if (!in->fold)
+		return sf_err_set(err, EINVAL, "pprof: no profile to write");
+	rc = profile_from_fold(&tmp, in->fold);
+	if (rc)
+		rc = sf_err_set(err, ENOMEM, "pprof: out of memory");
+	else
+		rc = write_profile(out, &tmp, gzip, err);
+	profile_release(&tmp);
+	return rc;
+}
