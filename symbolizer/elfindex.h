@@ -68,6 +68,14 @@ void elfidx_caps(const struct elf_index *idx, struct elfidx_caps *caps);
 void elfidx_lookup(const struct elf_index *idx, uint64_t vaddr,
 		   struct sym_result *res);
 
+/* true when idx was loaded from the on-disk cache (the ELF file's symbols
+ * and DWARF were not parsed).  false for NULL. */
+bool elfidx_from_cache(const struct elf_index *idx);
+
+/* DWARF line-table discriminator of the row holding vaddr (what addr2line
+ * prints as "(discriminator N)" after the innermost line), 0 if none. */
+uint32_t elfidx_discriminator(const struct elf_index *idx, uint64_t vaddr);
+
 /* Read only the build-id of an open ELF file into hex (size >= 41).
  * Returns 0, or -ENOENT when there is none, -EINVAL when not ELF. */
 int elf_read_build_id(int fd, char *hex, size_t hexsize);

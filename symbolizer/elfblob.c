@@ -1,0 +1,291 @@
+/*
+ * elfblob.c - the index blob: building it (struct idx_builder), freezing it
+ * into flat bytes, and validating flat bytes back into a struct elf_index.
+ * See elfidx_priv.h for the layout.
+ */
+#include "elfidx_priv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+int idxb_init(struct idx_builder *b)
+{
+	memset(b, 0, sizeof(*b));
+	return strtab_init(&b->strs);
+}
+
+void idxb_release(struct idx_builder *b)
+{
+	strtab_release(&b->strs);
+	free(b->phdrs);
+	free(b->syms);
+	free(b->lines);
+	free(b->segs);
+	free(b->nodes);
+	memset(b, 0, sizeof(*b));
+}
+
+int64_t idxb_str(struct idx_builder *b, const char *s)
+{
+	return strtab_intern_cstr(&b->strs, s ? s : "");
+}
+
+int idxb_name(struct idx_builder *b, const char *raw, uint32_t *name,
+	      uint32_t *sysname)
+{
+	int64_t sys = idxb_str(b, raw);
+	if (sys < 0)
+		return -ENOMEM;
+	*sysname = *name = (uint32_t)sys;
+	if (!b->demangle)
+		return 0;
+	char *dm = sf_demangle(raw);
+	if (!dm)
+		return 0;
+	int64_t id = idxb_str(b, dm);
+	free(dm);
+	if (id < 0)
+		return -ENOMEM;
+	*name = (uint32_t)id;
+	return 0;
+}
+
+void idxb_warn(const struct idx_builder *b, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!b->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	b->warn(b->warn_ctx, msg);
+}
+
+uint32_t idx_body_crc(const unsigned char *blob, size_t len)
+{
+	size_t off = sizeof(struct idx_hdr);
+	uLong crc = crc32(0L, Z_NULL, 0);
+
+	/* zlib's crc32 takes uInt lengths: feed it in 1 GiB pieces. */
+	while (off < len) {
+		size_t n = len - off > (1u << 30) ? (1u << 30) : len - off;
+		crc = crc32(crc, blob + off, (uInt)n);
+		off += n;
+	}
+	return (uint32_t)crc;
+}
+
+static const size_t sect_elsz[IDX_NSECT] = {
+	[IDX_PHDRS] = sizeof(struct idx_phdr),
+	[IDX_SYMS] = sizeof(struct idx_sym),
+	[IDX_STRS] = 1,
+	[IDX_LINES] = sizeof(struct idx_line),
+	[IDX_SEGS] = sizeof(struct idx_seg),
+	[IDX_NODES] = sizeof(struct idx_node),
+};
+
+static size_t align8(size_t x)
+{
+	return (x + 7) & ~(size_t)7;
+}
+
+/* Byte offset of every interned string in the STRS section. */
+static uint32_t *strs_offsets(const struct strtab *t, size_t *total)
+{
+	uint32_t *off = malloc((t->n ? t->n : 1) * sizeof(*off));
+	size_t pos = 0;
+
+	if (!off)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		off[i] = (uint32_t)pos;
+		pos += t->lens[i] + 1;
+	}
+	*total = pos;
+	return off;
+}
+
+static void freeze_copy(struct idx_builder *b, unsigned char *blob,
+			const struct idx_hdr *h, const uint32_t *so)
+{
+	struct idx_sym *sy = (void *)(blob + h->sect_off[IDX_SYMS]);
+	struct idx_line *li = (void *)(blob + h->sect_off[IDX_LINES]);
+	struct idx_node *no = (void *)(blob + h->sect_off[IDX_NODES]);
+	char *st = (char *)blob + h->sect_off[IDX_STRS];
+
+	memcpy(blob + h->sect_off[IDX_PHDRS], b->phdrs,
+	       b->nphdrs * sizeof(*b->phdrs));
+	memcpy(blob + h->sect_off[IDX_SEGS], b->segs,
+	       b->nsegs * sizeof(*b->segs));
+	for (size_t i = 0; i < b->nsyms; i++) {
+		sy[i] = b->syms[i];
+		sy[i].name = so[sy[i].name];
+		sy[i].sysname = so[sy[i].sysname];
+	}
+	for (size_t i = 0; i < b->nlines; i++) {
+		li[i] = b->lines[i];
+		li[i].file = so[li[i].file];
+	}
+	for (size_t i = 0; i < b->nnodes; i++) {
+		no[i] = b->nodes[i];
+		no[i].name = so[no[i].name];
+		no[i].sysname = so[no[i].sysname];
+		no[i].call_file = so[no[i].call_file];
+	}
+	for (size_t i = 0; i < b->strs.n; i++)
+		memcpy(st + so[i], b->strs.strs[i], b->strs.lens[i] + 1);
+}
+
+int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
+		size_t *len)
+{
+	size_t nstr = 0, pos = align8(sizeof(struct idx_hdr));
+	uint32_t *so = strs_offsets(&b->strs, &nstr);
+	struct idx_hdr h;
+
+	if (!so)
+		return -ENOMEM;
+	if (nstr > UINT32_MAX - 1) {
+		free(so);
+		return -E2BIG;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, IDX_MAGIC, 8);
+	h.version = IDX_VERSION;
+	h.flags = b->flags;
+	h.nsect = IDX_NSECT;
+	snprintf(h.key, sizeof(h.key), "%s", key);
+	snprintf(h.build_id, sizeof(h.build_id), "%s", b->build_id);
+	h.sect_count[IDX_PHDRS] = b->nphdrs;
+	h.sect_count[IDX_SYMS] = b->nsyms;
+	h.sect_count[IDX_STRS] = nstr;
+	h.sect_count[IDX_LINES] = b->nlines;
+	h.sect_count[IDX_SEGS] = b->nsegs;
+	h.sect_count[IDX_NODES] = b->nnodes;
+	for (int s = 0; s < IDX_NSECT; s++) {
+		h.sect_off[s] = pos;
+		pos = align8(pos + h.sect_count[s] * sect_elsz[s]);
+	}
+	h.total_len = pos;
+	unsigned char *out = calloc(1, pos);
+	if (!out) {
+		free(so);
+		return -ENOMEM;
+	}
+	freeze_copy(b, out, &h, so);
+	free(so);
+	memcpy(out, &h, sizeof(h));
+	((struct idx_hdr *)out)->crc = idx_body_crc(out, pos);
+	*blob = out;
+	*len = pos;
+	return 0;
+}
+
+/* --- validation --- */
+
+static int bad(struct sf_err *err, const char *what)
+{
+	return sf_err_set(err, EINVAL, "corrupt index: %s", what);
+}
+
+static int check_header(const unsigned char *blob, size_t len,
+			const char *key, struct sf_err *err)
+{
+	const struct idx_hdr *h = (const void *)blob;
+
+	if (len < sizeof(*h))
+		return bad(err, "shorter than its header");
+	if (memcmp(h->magic, IDX_MAGIC, 8))
+		return bad(err, "bad magic");
+	if (h->version != IDX_VERSION)
+		return bad(err, "other format version");
+	if (h->total_len != len)
+		return bad(err, "length mismatch (truncated?)");
+	if (h->nsect != IDX_NSECT || h->key[sizeof(h->key) - 1] ||
+	    h->build_id[sizeof(h->build_id) - 1])
+		return bad(err, "bad header fields");
+	if (key && strcmp(h->key, key))
+		return bad(err, "key mismatch");
+	if (idx_body_crc(blob, len) != h->crc)
+		return bad(err, "checksum mismatch");
+	for (int s = 0; s < IDX_NSECT; s++) {
+		uint64_t off = h->sect_off[s], n = h->sect_count[s];
+		if (off % 8 || off < sizeof(*h) || off > len ||
+		    n > (len - off) / sect_elsz[s])
+			return bad(err, "section out of bounds");
+	}
+	return 0;
+}
+
+static bool str_ok(const struct elf_index *x, uint32_t off)
+{
+	return off < x->nstrs;
+}
+
+static int check_refs(const struct elf_index *x, struct sf_err *err)
+{
+	if (!x->nstrs || x->strs[0] || x->strs[x->nstrs - 1])
+		return bad(err, "string table");
+	for (size_t i = 0; i < x->nsyms; i++) {
+		if (!str_ok(x, x->syms[i].name) ||
+		    !str_ok(x, x->syms[i].sysname) ||
+		    (i && x->syms[i].lo <= x->syms[i - 1].lo))
+			return bad(err, "symbol table");
+	}
+	for (size_t i = 0; i < x->nlines; i++) {
+		if (!str_ok(x, x->lines[i].file) ||
+		    (i && x->lines[i].addr < x->lines[i - 1].addr))
+			return bad(err, "line table");
+	}
+	for (size_t i = 0; i < x->nnodes; i++) {
+		const struct idx_node *n = &x->nodes[i];
+		if (!str_ok(x, n->name) || !str_ok(x, n->sysname) ||
+		    !str_ok(x, n->call_file) ||
+		    (n->parent != IDX_NONE && n->parent >= i))
+			return bad(err, "scope table");
+	}
+	for (size_t i = 0; i < x->nsegs; i++) {
+		if ((x->segs[i].node != IDX_NONE &&
+		     x->segs[i].node >= x->nnodes) ||
+		    (i && x->segs[i].lo <= x->segs[i - 1].lo))
+			return bad(err, "range table");
+	}
+	return 0;
+}
+
+int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,
+	       const char *key, struct sf_err *err)
+{
+	int rc = check_header(blob, len, key, err);
+	if (rc)
+		return rc;
+
+	const struct idx_hdr *h = (const void *)blob;
+	struct elf_index x = *idx;
+	x.blob = blob;
+	x.len = len;
+	x.hdr = h;
+	x.phdrs = (const void *)(blob + h->sect_off[IDX_PHDRS]);
+	x.syms = (const void *)(blob + h->sect_off[IDX_SYMS]);
+	x.strs = (const char *)blob + h->sect_off[IDX_STRS];
+	x.lines = (const void *)(blob + h->sect_off[IDX_LINES]);
+	x.segs = (const void *)(blob + h->sect_off[IDX_SEGS]);
+	x.nodes = (const void *)(blob + h->sect_off[IDX_NODES]);
+	x.nphdrs = h->sect_count[IDX_PHDRS];
+	x.nsyms = h->sect_count[IDX_SYMS];
+	x.nstrs = h->sect_count[IDX_STRS];
+	x.nlines = h->sect_count[IDX_LINES];
+	x.nsegs = h->sect_count[IDX_SEGS];
+	x.nnodes = h->sect_count[IDX_NODES];
+	rc = check_refs(&x, err);
+	if (rc)
+		return rc;
+	*idx = x;
+	return 0;
+}

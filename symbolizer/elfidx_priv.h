@@ -1,0 +1,174 @@
+/*
+ * elfidx_priv.h - internals shared by elfindex.c, idxcache.c, dwarf.c,
+ * debuglink.c and demangle.c.  Not for use outside symbolizer/elf*.
+ *
+ * An index is one flat, position-independent blob (struct idx_hdr followed
+ * by its sections).  The same bytes are built in memory from the ELF file and
+ * written to / read from the on-disk cache, so a warm open is one read plus a
+ * validation pass.  All integers are host-endian; the cache is a local cache,
+ * never shared between machines (the header records the layout version).
+ *
+ * String references are byte offsets into the STRS section; offset 0 is the
+ * empty string, which also means "unknown".
+ */
+#ifndef SF_ELFIDX_PRIV_H
+#define SF_ELFIDX_PRIV_H
+
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elfindex.h"
+#include "util.h"
+
+#define IDX_MAGIC "SFELFIDX"
+#define IDX_VERSION 3u
+#define IDX_NONE UINT32_MAX
+
+enum idx_sect {
+	IDX_PHDRS,	/* struct idx_phdr, PT_LOAD segments in file order */
+	IDX_SYMS,	/* struct idx_sym, sorted by lo, one per address */
+	IDX_STRS,	/* NUL-terminated strings, [0] == '\0' */
+	IDX_LINES,	/* struct idx_line, sorted by addr */
+	IDX_SEGS,	/* struct idx_seg, sorted, non-overlapping */
+	IDX_NODES,	/* struct idx_node, parents before children */
+	IDX_NSECT
+};
+
+enum idx_flags {
+	IDX_HAS_SYMBOLS = 1 << 0,
+	IDX_HAS_FILES = 1 << 1,
+	IDX_HAS_LINES = 1 << 2,
+	IDX_HAS_INLINE = 1 << 3,
+	IDX_DWARF_TRIED = 1 << 4,	/* built with DWARF enabled */
+	IDX_DEMANGLED = 1 << 5,		/* names demangled at build */
+};
+
+struct idx_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t flags;		/* enum idx_flags */
+	uint64_t total_len;	/* header + body, bytes */
+	uint32_t crc;		/* zlib crc32 over bytes [sizeof hdr, total_len) */
+	uint32_t nsect;		/* IDX_NSECT */
+	char key[96];		/* cache key the blob was built for */
+	char build_id[48];	/* lowercase hex, "" if none */
+	uint64_t sect_off[IDX_NSECT];	/* from blob start, 8-aligned */
+	uint64_t sect_count[IDX_NSECT];	/* elements (bytes for STRS) */
+};
+
+struct idx_phdr {
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+/* A function symbol; size 0 matches only lo itself. */
+struct idx_sym {
+	uint64_t lo, size;
+	uint32_t name;		/* demangled (== sysname when not mangled) */
+	uint32_t sysname;	/* as in the symbol table */
+};
+
+/* One line-table row; it covers [addr, next row's addr).  file == 0 and
+ * line == 0 marks an end of sequence (a gap). */
+struct idx_line {
+	uint64_t addr;
+	uint32_t file, line;
+	uint32_t disc, pad;
+};
+
+/* [lo, next seg's lo) is covered by DWARF scope node (IDX_NONE: none). */
+struct idx_seg {
+	uint64_t lo;
+	uint32_t node, pad;
+};
+
+/* A subprogram (parent == IDX_NONE) or an inlined instance inside parent,
+ * called from call_file:call_line of the parent. */
+struct idx_node {
+	uint32_t name, sysname;
+	uint32_t call_file, call_line;
+	uint32_t parent;
+	uint32_t decl_line;	/* function's first line, 0 if unknown */
+};
+
+/* The opened index: a validated blob plus typed views into it. */
+struct elf_index {
+	unsigned char *blob;	/* malloc'd, owned */
+	size_t len;
+	const struct idx_hdr *hdr;
+	const struct idx_phdr *phdrs;
+	const struct idx_sym *syms;
+	const char *strs;
+	const struct idx_line *lines;
+	const struct idx_seg *segs;
+	const struct idx_node *nodes;
+	size_t nphdrs, nsyms, nstrs, nlines, nsegs, nnodes;
+	bool from_cache;
+	bool no_demangle;
+};
+
+/*
+ * struct idx_builder - collects an index before it is frozen into a blob.
+ * Strings are interned in a util strtab; ids are turned into byte offsets
+ * when the blob is written.
+ */
+struct idx_builder {
+	struct strtab strs;
+	struct idx_phdr *phdrs;
+	size_t nphdrs, phcap;
+	struct idx_sym *syms;	/* name/sysname are strtab ids until frozen */
+	size_t nsyms, symcap;
+	struct idx_line *lines;
+	size_t nlines, linecap;
+	struct idx_seg *segs;
+	size_t nsegs, segcap;
+	struct idx_node *nodes;
+	size_t nnodes, nodecap;
+	uint32_t flags;
+	char build_id[48];
+	bool demangle;
+	/* warning sink, copied from the opts */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+};
+
+int idxb_init(struct idx_builder *b);
+void idxb_release(struct idx_builder *b);
+/* Intern a string; returns the id, or -ENOMEM. */
+int64_t idxb_str(struct idx_builder *b, const char *s);
+/* Intern a symbol name and its demangled form (b->demangle); 0 or -ENOMEM. */
+int idxb_name(struct idx_builder *b, const char *raw, uint32_t *name,
+	      uint32_t *sysname);
+/* Warn through the sink, printf-style. */
+void idxb_warn(const struct idx_builder *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Freeze into a malloc'd blob (*blob, *len) under cache key `key`. */
+int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
+		size_t *len);
+
+/*
+ * Validate a blob (magic, version, length, checksum, every section and
+ * every string/node reference) and fill idx's views.  Takes ownership of
+ * blob on success.  Returns 0 or -EINVAL with why in err.
+ */
+int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,
+	       const char *key, struct sf_err *err);
+
+/* demangle.c: malloc'd demangled C++/Rust name, or NULL if not mangled
+ * (or the demangler is unavailable). */
+char *sf_demangle(const char *name);
+
+/* elfsyms.c: function symbols of elf (and of extra, e.g. the
+ * .gnu_debugdata symtab, when not NULL) into b->syms, sorted and
+ * alias-reduced; want_dynsym false reads .symtab only.  0 or -ENOMEM. */
+int elfsyms_collect(struct idx_builder *b, Elf *elf, Elf *extra,
+		    bool want_dynsym);
+/* PT_LOAD headers of elf into b->phdrs.  0 or -ENOMEM. */
+int elfsyms_phdrs(struct idx_builder *b, Elf *elf);
+/* true when elf has a non-empty .symtab */
+bool elfsyms_has_symtab(Elf *elf);
+
+/* crc32 of the on-disk/blob body, as stored in idx_hdr.crc. */
+uint32_t idx_body_crc(const unsigned char *blob, size_t len);
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * elfindex.c - see elfindex.h.  Opening (cache, else build from the ELF
+ * file and its debug info) and lookups over the flat index blob.
+ */
+#include "elfidx_priv.h"
+
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void hex_encode(const unsigned char *p, size_t n, char *hex,
+		       size_t hexsize)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 2 < hexsize; i++) {
+		hex[o++] = digits[p[i] >> 4];
+		hex[o++] = digits[p[i] & 15];
+	}
+	hex[o] = '\0';
+}
+
+/* Build-id of an open Elf into hex; 0 or -ENOENT. */
+static int build_id_hex(Elf *elf, char *hex, size_t hexsize)
+{
+	const void *id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+
+	hex[0] = '\0';
+	if (n <= 0 || !id)
+		return -ENOENT;
+	/* Build-ids are 16 or 20 bytes; keep at most what fits (<= 32). */
+	hex_encode(id, (size_t)n > 32 ? 32 : (size_t)n, hex, hexsize);
+	return 0;
+}
+
+static Elf *elf_open_fd(int fd)
+{
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return NULL;
+	}
+	return elf;
+}
+
+int elf_read_build_id(int fd, char *hex, size_t hexsize)
+{
+	if (hexsize < 41)
+		return -EINVAL;
+	hex[0] = '\0';
+	Elf *elf = elf_open_fd(fd);
+	if (!elf)
+		return -EINVAL;
+	int rc = build_id_hex(elf, hex, hexsize);
+	elf_end(elf);
+	return rc;
+}
+
+const char *elfidx_build_id(const struct elf_index *idx)
+{
+	return idx ? idx->hdr->build_id : "";
+}
+
+bool elfidx_from_cache(const struct elf_index *idx)
+{
+	return idx && idx->from_cache;
+}
+
+bool elfidx_file_offset_to_vaddr(const struct elf_index *idx, uint64_t off,
+				 uint64_t *vaddr)
+{
+	if (!idx)
+		return false;
+	for (size_t i = 0; i < idx->nphdrs; i++) {
+		const struct idx_phdr *p = &idx->phdrs[i];
+		if (off >= p->offset && off - p->offset < p->filesz) {
+			*vaddr = p->vaddr + (off - p->offset);
+			return true;
+		}
+	}
+	/* A mapping starts page-aligned, so its first bytes may lie below
+	 * p_offset (e.g. the ELF header before the first segment). */
+	for (size_t i = 0; i < idx->nphdrs; i++) {
+		const struct idx_phdr *p = &idx->phdrs[i];
+		uint64_t pstart = p->offset & ~(uint64_t)0xfff;
+		if (off >= pstart && off < p->offset &&
+		    p->vaddr >= p->offset - off) {
+			*vaddr = p->vaddr - (p->offset - off);
+			return true;
+		}
+	}
+	return false;
+}
+
+void elfidx_caps(const struct elf_index *idx, struct elfidx_caps *caps)
+{
+	uint32_t f = idx ? idx->hdr->flags : 0;
+
+	caps->has_symbols = f & IDX_HAS_SYMBOLS;
+	caps->has_filenames = f & IDX_HAS_FILES;
+	caps->has_line_numbers = f & IDX_HAS_LINES;
+	caps->has_inline_frames = f & IDX_HAS_INLINE;
+}
+
+/* --- lookup --- */
+
+/* Last symbol covering vaddr; a few overlapping predecessors are tried so
+ * a sizeless label inside a sized function does not hide it. */
+static const struct idx_sym *find_sym(const struct elf_index *x, uint64_t a)
+{
+	size_t lo = 0, hi = x->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->syms[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, tries = 0; i > 0 && tries < 16; i--, tries++) {
+		const struct idx_sym *s = &x->syms[i - 1];
+		if (s->size ? a - s->lo < s->size : a == s->lo)
+			return s;
+	}
+	return NULL;
+}
+
+/* Index of the last element with key <= a, or SIZE_MAX. */
+#define LAST_LE(arr, n, field, a)                                      \
+	({                                                             \
+		size_t lo_ = 0, hi_ = (n);                             \
+		while (lo_ < hi_) {                                    \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;           \
+			if ((arr)[mid_].field <= (a))                  \
+				lo_ = mid_ + 1;                        \
+			else                                           \
+				hi_ = mid_;                            \
+		}                                                      \
+		lo_ ? lo_ - 1 : SIZE_MAX;                              \
+	})
+
+static const struct idx_line *find_line(const struct elf_index *x,
+					uint64_t a)
+{
+	size_t i = LAST_LE(x->lines, x->nlines, addr, a);
+	if (i == SIZE_MAX || (!x->lines[i].file && !x->lines[i].line))
+		return NULL;
+	return &x->lines[i];
+}
+
+static uint32_t find_node(const struct elf_index *x, uint64_t a)
+{
+	size_t i = LAST_LE(x->segs, x->nsegs, lo, a);
+	return i == SIZE_MAX ? IDX_NONE : x->segs[i].node;
+}
+
+static const char *str_or_null(const struct elf_index *x, uint32_t off)
+{
+	return off ? x->strs + off : NULL;
+}
+
+static void set_name(const struct elf_index *x, struct sym_frame *f,
+		     uint32_t name, uint32_t sysname)
+{
+	f->system_name = x->strs + sysname;
+	f->name = x->strs + (x->no_demangle ? sysname : name);
+}
+
+/* Frames from the DWARF scope chain starting at node n. */
+static void fill_inline(const struct elf_index *x, uint32_t n,
+			const struct idx_sym *sym, struct sym_result *res)
+{
+	unsigned k = 0;
+
+	while (n != IDX_NONE && k < SYM_MAX_INLINE) {
+		const struct idx_node *nd = &x->nodes[n];
+		struct sym_frame *f = &res->frames[k++];
+		set_name(x, f, nd->name, nd->sysname);
+		f->start_line = nd->decl_line;
+		if (nd->parent != IDX_NONE && k < SYM_MAX_INLINE) {
+			res->frames[k].file = str_or_null(x, nd->call_file);
+			res->frames[k].line = nd->call_line;
+		}
+		n = nd->parent;
+	}
+	/* The real function is named as the symbol table names it (what
+	 * addr2line does), when the symbol table has it. */
+	if (sym && n == IDX_NONE && k)
+		set_name(x, &res->frames[k - 1], sym->name, sym->sysname);
+	res->nframes = k;
+}
+
+void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
+		   struct sym_result *res)
+{
+	res->nframes = 0;
+	memset(res->frames, 0, sizeof(res->frames));
+	if (!x || (!x->nsyms && !x->nsegs)) {
+		res->reason = SYM_NO_SYMBOLS;
+		return;
+	}
+	const struct idx_sym *sym = find_sym(x, vaddr);
+	uint32_t node = find_node(x, vaddr);
+	if (!sym && node == IDX_NONE) {
+		res->reason = SYM_NOT_FOUND;
+		return;
+	}
+	res->reason = SYM_OK;
+	if (node != IDX_NONE) {
+		fill_inline(x, node, sym, res);
+	} else {
+		set_name(x, &res->frames[0], sym->name, sym->sysname);
+		res->nframes = 1;
+	}
+	const struct idx_line *l = find_line(x, vaddr);
+	res->frames[0].file = l ? str_or_null(x, l->file) : NULL;
+	res->frames[0].line = l ? l->line : 0;
+}
+
+uint32_t elfidx_discriminator(const struct elf_index *x, uint64_t vaddr)
+{
+	const struct idx_line *l = x ? find_line(x, vaddr) : NULL;
+	return l ? l->disc : 0;
+}
+
+/* --- open --- */
+
+void elfidx_free(struct elf_index *idx)
+{
+	if (!idx)
+		return;
+	free(idx->blob);
+	free(idx);
+}
+
+static int cache_key(int fd, const char *build_id, bool no_dwarf, char *key,
+		     size_t size)
+{
+	struct stat st;
+
+	if (*build_id) {
+		snprintf(key, size, "b-%s%s", build_id, no_dwarf ? "-s" : "");
+		return 0;
+	}
+	if (fstat(fd, &st))
+		return -errno;
+	snprintf(key, size, "f-%llx-%llx-%llx-%llx.%09ld%s",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		 (unsigned long long)st.st_size,
+		 (unsigned long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		 no_dwarf ? "-s" : "");
+	return 0;
+}
+
+static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
+		 const struct elfidx_opts *o)
+{
+	int rc = elfsyms_phdrs(b, elf);
+	if (!rc)
+		rc = elfsyms_collect(b, elf, NULL, true);
+	(void)fd;
+	(void)path;
+	(void)o;
+	return rc;
+}
+
+static struct elf_index *open_built(Elf *elf, int fd, const char *path,
+				    const struct elfidx_opts *o,
+				    const char *key, const char *bid,
+				    struct sf_err *err)
+{
+	struct idx_builder b;
+	unsigned char *blob = NULL;
+	size_t len = 0;
+	struct elf_index *idx = calloc(1, sizeof(*idx));
+
+	if (!idx || idxb_init(&b)) {
+		free(idx);
+		sf_err_set(err, ENOMEM, "out of memory indexing '%s'", path);
+		return NULL;
+	}
+	b.demangle = true;
+	b.warn = o->warn;
+	b.warn_ctx = o->warn_ctx;
+	snprintf(b.build_id, sizeof(b.build_id), "%s", bid);
+	int rc = build(&b, elf, fd, path, o);
+	if (!rc)
+		rc = idxb_freeze(&b, key, &blob, &len);
+	idxb_release(&b);
+	if (!rc)
+		rc = idx_attach(idx, blob, len, key, err);
+	if (rc) {
+		free(blob);
+		free(idx);
+		sf_err_set(err, -rc, "cannot index '%s': %s", path,
+			   strerror(-rc));
+		return NULL;
+	}
+	return idx;
+}
+
+struct elf_index *elfidx_open(int fd, const char *path,
+			      const struct elfidx_opts *opts,
+			      struct sf_err *err)
+{
+	static const struct elfidx_opts defaults;
+	const struct elfidx_opts *o = opts ? opts : &defaults;
+	char bid[48], key[96];
+
+	if (!path)
+		path = "?";
+	Elf *elf = elf_open_fd(fd);
+	if (!elf) {
+		sf_err_set(err, EINVAL, "cannot read '%s': not an ELF file",
+			   path);
+		return NULL;
+	}
+	build_id_hex(elf, bid, sizeof(bid));
+	if (cache_key(fd, bid, o->no_dwarf, key, sizeof(key))) {
+		elf_end(elf);
+		sf_err_set(err, EIO, "cannot stat '%s'", path);
+		return NULL;
+	}
+	struct elf_index *idx = open_built(elf, fd, path, o, key, bid, err);
+	elf_end(elf);
+	if (idx)
+		idx->no_demangle = o->no_demangle;
+	return idx;
+}
