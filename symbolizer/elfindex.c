@@ -3,9 +3,11 @@
  * file and its debug info) and lookups over the flat index blob.
  */
 #include "elfidx_priv.h"
+#include "idxcache.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,12 +309,61 @@ static struct elf_index *open_built(Elf *elf, int fd, const char *path,
 	return idx;
 }
 
+static void warn(const struct elfidx_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(const struct elfidx_opts *o, const char *fmt, ...)
+{
+	char msg[SF_ERRLEN + 64];
+	va_list ap;
+
+	if (!o->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->warn(o->warn_ctx, msg);
+}
+
+/* A cached index for key, or NULL (a corrupt entry is deleted and
+ * reported once through o->warn, so the caller rebuilds it). */
+static struct elf_index *open_cached(const struct elfidx_opts *o,
+				     const char *key)
+{
+	struct elf_index *idx = calloc(1, sizeof(*idx));
+	struct sf_err e = { "" };
+
+	if (!idx)
+		return NULL;
+	int rc = idxcache_load(o->cache_dir, key, idx, &e);
+	if (!rc) {
+		idx->from_cache = true;
+		return idx;
+	}
+	if (rc == -EINVAL)
+		warn(o, "%s; rebuilt", e.msg);
+	else if (rc != -ENOENT)
+		warn(o, "%s; index cache not used", e.msg);
+	free(idx);
+	return NULL;
+}
+
+static void store_cached(const struct elfidx_opts *o, const char *key,
+			 const struct elf_index *idx)
+{
+	struct sf_err e = { "" };
+
+	if (idxcache_store(o->cache_dir, key, idx->blob, idx->len,
+			   o->cache_max_bytes, &e))
+		warn(o, "%s; index not cached", e.msg);
+}
+
 struct elf_index *elfidx_open(int fd, const char *path,
 			      const struct elfidx_opts *opts,
 			      struct sf_err *err)
 {
 	static const struct elfidx_opts defaults;
 	const struct elfidx_opts *o = opts ? opts : &defaults;
+	struct elf_index *idx = NULL;
 	char bid[48], key[96];
 
 	if (!path)
@@ -329,7 +380,13 @@ struct elf_index *elfidx_open(int fd, const char *path,
 		sf_err_set(err, EIO, "cannot stat '%s'", path);
 		return NULL;
 	}
-	struct elf_index *idx = open_built(elf, fd, path, o, key, bid, err);
+	if (o->cache_dir)
+		idx = open_cached(o, key);
+	if (!idx) {
+		idx = open_built(elf, fd, path, o, key, bid, err);
+		if (idx && o->cache_dir)
+			store_cached(o, key, idx);
+	}
 	elf_end(elf);
 	if (idx)
 		idx->no_demangle = o->no_demangle;

@@ -1,0 +1,252 @@
+/*
+ * idxcache.c - see idxcache.h.
+ */
+#include "idxcache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* An entry bigger than this is not ours (or is garbage): don't read it. */
+#define IDXCACHE_MAX_ENTRY (4ull << 30)
+/* Temp files older than this belong to a writer that died. */
+#define IDXCACHE_STALE_TMP_S 3600
+
+static int entry_path(char *buf, size_t size, const char *dir,
+		      const char *key)
+{
+	int n = snprintf(buf, size, "%s/%s.idx", dir, key);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int idxcache_mkdir(const char *dir)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int read_all(int fd, unsigned char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = pread(fd, buf + off, len - off, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EINVAL;	/* shrank under us */
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
+		  struct sf_err *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int rc = entry_path(path, sizeof(path), dir, key);
+
+	if (rc)
+		return sf_err_set(err, -rc, "cache path too long");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT :
+		       sf_err_set(err, errno, "cannot open '%s': %s", path,
+				  strerror(errno));
+	if (fstat(fd, &st)) {
+		rc = sf_err_set(err, errno, "cannot stat '%s'", path);
+		close(fd);
+		return rc;
+	}
+	if (st.st_size < (off_t)sizeof(struct idx_hdr) ||
+	    (uint64_t)st.st_size > IDXCACHE_MAX_ENTRY) {
+		close(fd);
+		unlink(path);
+		return sf_err_set(err, EINVAL, "cache entry '%s': bad size %lld",
+				  path, (long long)st.st_size);
+	}
+	size_t len = (size_t)st.st_size;
+	unsigned char *blob = malloc(len);
+	if (!blob) {
+		close(fd);
+		return sf_err_set(err, ENOMEM, "out of memory reading '%s'",
+				  path);
+	}
+	rc = read_all(fd, blob, len);
+	if (!rc) {
+		struct sf_err why;
+		rc = idx_attach(idx, blob, len, key, &why);
+		if (rc)
+			sf_err_set(err, EINVAL, "cache entry '%s': %s", path,
+				   why.msg);
+	} else if (rc == -EINVAL) {
+		sf_err_set(err, EINVAL, "cache entry '%s': truncated", path);
+	} else {
+		sf_err_set(err, -rc, "cannot read '%s'", path);
+	}
+	if (rc == 0)
+		futimens(fd, NULL);	/* LRU: mark as used */
+	close(fd);
+	if (rc) {
+		free(blob);
+		if (rc == -EINVAL)
+			unlink(path);
+	}
+	return rc;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+struct centry {
+	char name[NAME_MAX + 1];
+	off_t size;
+	struct timespec mtime;
+};
+
+static int centry_cmp(const void *pa, const void *pb)
+{
+	const struct centry *a = pa, *b = pb;
+	if (a->mtime.tv_sec != b->mtime.tv_sec)
+		return a->mtime.tv_sec < b->mtime.tv_sec ? -1 : 1;
+	if (a->mtime.tv_nsec != b->mtime.tv_nsec)
+		return a->mtime.tv_nsec < b->mtime.tv_nsec ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* Entries of dir (and stale temp files removed on the way). */
+static int scan(int dfd, struct centry **out, size_t *nout, uint64_t *total)
+{
+	DIR *d = fdopendir(dup(dfd));
+	struct dirent *de;
+	size_t cap = 0;
+	time_t now = time(NULL);
+
+	if (!d)
+		return -errno;
+	*out = NULL;
+	*nout = 0;
+	*total = 0;
+	while ((de = readdir(d))) {
+		struct stat st;
+		bool tmp = !strncmp(de->d_name, ".", 1) &&
+			   strstr(de->d_name, ".tmp.");
+		if ((!tmp && !has_suffix(de->d_name, ".idx")) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (tmp) {
+			if (now - st.st_mtime > IDXCACHE_STALE_TMP_S)
+				unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
+		if (sf_grow((void **)out, &cap, *nout + 1, sizeof(**out)))
+			break;
+		struct centry *e = &(*out)[(*nout)++];
+		snprintf(e->name, sizeof(e->name), "%s", de->d_name);
+		e->size = st.st_size;
+		e->mtime = st.st_mtim;
+		*total += (uint64_t)st.st_size;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Delete least-recently-used entries (never `keep`) until under max. */
+static void evict(const char *dir, const char *keep, uint64_t max)
+{
+	struct centry *v = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return;
+	if (!scan(dfd, &v, &n, &total) && total > max) {
+		qsort(v, n, sizeof(*v), centry_cmp);
+		for (size_t i = 0; i < n && total > max; i++) {
+			if (!strcmp(v[i].name, keep))
+				continue;
+			if (!unlinkat(dfd, v[i].name, 0))
+				total -= (uint64_t)v[i].size;
+		}
+	}
+	free(v);
+	close(dfd);
+}
+
+int idxcache_store(const char *dir, const char *key,
+		   const unsigned char *blob, size_t len, uint64_t max_bytes,
+		   struct sf_err *err)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int rc = idxcache_mkdir(dir);
+
+	if (rc)
+		return sf_err_set(err, -rc, "cannot create cache dir '%s': %s",
+				  dir, strerror(-rc));
+	if (entry_path(path, sizeof(path), dir, key) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.XXXXXX", dir, key) >=
+		    (int)sizeof(tmp))
+		return sf_err_set(err, ENAMETOOLONG, "cache path too long");
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return sf_err_set(err, errno, "cannot create '%s': %s", tmp,
+				  strerror(errno));
+	rc = write_all(fd, blob, len);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return sf_err_set(err, -rc, "cannot write cache entry '%s': %s",
+				  path, strerror(-rc));
+	}
+	char name[NAME_MAX + 1];
+	snprintf(name, sizeof(name), "%s.idx", key);
+	evict(dir, name, max_bytes ? max_bytes : IDXCACHE_DEFAULT_MAX);
+	return 0;
+}
