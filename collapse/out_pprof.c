@@ -62,6 +62,10 @@ struct pp_ctx {
 	uint32_t *maps;		/* output mapping order: profile ids */
 	size_t nlocs, nfns, nmaps, nlines, nlabels, ndepth, nsamples;
 	size_t fns_cap;
+	uint32_t kpm;		/* profile mapping for kernel locations without
+				 * one: the first kernel mapping, or PP_NO_MAP
+				 * for a synthetic [kernel.kallsyms] */
+	uint32_t kout;		/* its output id, once ordered */
 	bool kmap_used;
 	bool kmap_has_functions;
 	char *tmp;		/* UTF-8 repair buffer */
@@ -197,6 +201,8 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 	c->locmap[id] = (uint32_t)c->nlocs;
 	if (l->mapping)
 		use_map(c, l->mapping);
+	else if (loc_on_kernel_map(l) && c->kpm != PP_NO_MAP)
+		use_map(c, c->kpm);
 	else if (loc_on_kernel_map(l) && !c->kmap_used) {
 		c->kmap_used = true;
 		c->maps[c->nmaps++] = PP_NO_MAP;
@@ -305,17 +311,14 @@ static void order_maps(struct pp_ctx *c)
 		memmove(c->maps + 1, c->maps, (size_t)mi * sizeof(*c->maps));
 		c->maps[0] = m;
 	}
-	for (size_t i = 0; i < c->nmaps; i++)
-		if (c->maps[i] != PP_NO_MAP)
-			c->mapmap[c->maps[i]] = (uint32_t)(i + 1);
-}
-
-static uint32_t kmap_id(const struct pp_ctx *c)
-{
-	for (size_t i = 0; i < c->nmaps; i++)
+	for (size_t i = 0; i < c->nmaps; i++) {
 		if (c->maps[i] == PP_NO_MAP)
-			return (uint32_t)(i + 1);
-	return 0;
+			c->kout = (uint32_t)(i + 1);
+		else
+			c->mapmap[c->maps[i]] = (uint32_t)(i + 1);
+	}
+	if (c->kpm != PP_NO_MAP)
+		c->kout = c->mapmap[c->kpm];
 }
 
 /* ---- pass 2: the protobuf-c message ----------------------------------- */
@@ -511,7 +514,7 @@ static int build_mappings(struct pp_ctx *c, struct pp_msg *m)
 }
 
 static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
-			   uint32_t kmap, size_t *nl)
+			   size_t *nl)
 {
 	static const Perftools__Profiles__Location init =
 		PERFTOOLS__PROFILES__LOCATION__INIT;
@@ -524,7 +527,7 @@ static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
 	*o = init;
 	o->id = i + 1;
 	o->mapping_id = l->mapping ? c->mapmap[l->mapping]
-				   : loc_on_kernel_map(l) ? kmap : 0;
+				   : loc_on_kernel_map(l) ? c->kout : 0;
 	o->address = l->address;
 	o->line = m->linep + *nl;
 	if (loc_is_synthetic(l)) {
@@ -547,11 +550,10 @@ static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
 
 static void build_locations(struct pp_ctx *c, struct pp_msg *m)
 {
-	uint32_t kmap = kmap_id(c);
 	size_t nl = 0;
 
 	for (size_t i = 0; i < c->nlocs; i++) {
-		build_location(c, m, i, kmap, &nl);
+		build_location(c, m, i, &nl);
 		m->locp[i] = &m->locs[i];
 	}
 	m->prof.n_location = c->nlocs;
@@ -816,6 +818,10 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 	c->maplast = pp_calloc(p->nmappings, sizeof(*c->maplast));
 	c->mapguess = pp_calloc(p->nmappings, sizeof(*c->mapguess));
 	c->maps = pp_calloc(p->nmappings + 1, sizeof(*c->maps));
+	c->kpm = PP_NO_MAP;
+	for (uint32_t m = (uint32_t)p->nmappings; m-- > 1;)
+		if (p->mappings[m].is_kernel)
+			c->kpm = m;
 	if (!c->strmap || !c->synfn || !c->locmap || !c->locs || !c->fnmap ||
 	    !c->mapmap || !c->mapweight || !c->maplast || !c->mapguess ||
 	    !c->maps)
