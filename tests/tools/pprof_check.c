@@ -81,7 +81,7 @@ static int gunzip(const uint8_t *in, size_t inlen, uint8_t **out,
 	z_stream zs;
 	size_t cap = inlen * 4 + 1024, n = 0;
 	uint8_t *b = malloc(cap);
-	int rc;
+	int rc = Z_MEM_ERROR;
 
 	memset(&zs, 0, sizeof(zs));
 	if (!b || inflateInit2(&zs, 31) != Z_OK) {
@@ -101,7 +101,7 @@ static int gunzip(const uint8_t *in, size_t inlen, uint8_t **out,
 		zs.avail_out = (uInt)(cap - n);
 		rc = inflate(&zs, Z_NO_FLUSH);
 		n = cap - zs.avail_out;
-	} while (rc == Z_OK || rc == Z_BUF_ERROR);
+	} while (rc == Z_OK || (rc == Z_BUF_ERROR && n == cap));
 	inflateEnd(&zs);
 	if (rc != Z_STREAM_END || zs.avail_in != 0) {
 		free(b);
@@ -252,6 +252,8 @@ static bool check_value_type(const Perftools__Profiles__ValueType *vt,
 
 static bool check_header(const Profile *pr, bool need_time)
 {
+	if (pr->n_sample && pr->n_sample_type == 0)
+		FAIL("samples present but no sample_type");
 	for (size_t i = 0; i < pr->n_sample_type; i++)
 		if (!check_value_type(pr->sample_type[i], "sample_type", i))
 			return false;
@@ -267,8 +269,6 @@ static bool check_header(const Profile *pr, bool need_time)
 	    !str_ok(pr->default_sample_type, "default_sample_type", 0) ||
 	    !str_ok(pr->doc_url, "doc_url", 0))
 		return false;
-	if (pr->n_sample && pr->n_sample_type == 0)
-		FAIL("samples present but no sample_type");
 	if (pr->n_sample && need_time && pr->time_nanos <= 0)
 		FAIL("time_nanos is %lld (profile has samples)",
 		     (long long)pr->time_nanos);
@@ -451,20 +451,23 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (flen >= 2 && file[0] == 0x1f && file[1] == 0x8b) {
-		if (gunzip(file, flen, &pb, &pblen)) {
+		int zrc = gunzip(file, flen, &pb, &pblen);
+		free(file);
+		if (zrc) {
 			printf("violation: corrupt gzip stream\n");
 			return 1;
 		}
-		free(file);
 	} else if (raw_ok) {
 		pb = file;
 		pblen = flen;
 	} else {
+		free(file);
 		printf("violation: not gzipped (no 1f 8b magic)\n");
 		return 1;
 	}
 	Profile *pr = perftools__profiles__profile__unpack(NULL, pblen, pb);
 	if (!pr) {
+		free(pb);
 		printf("violation: protobuf decode failed\n");
 		return 1;
 	}

@@ -83,7 +83,6 @@ static void sample(struct profile *p, uint32_t pid, uint32_t tid,
 {
 	uint32_t c = comm ? S(p, comm) : 0;
 	CHECK(profile_add_sample(p, pid, tid, c, c, locs, n, count));
-	p->counters.samples += count;
 }
 
 /* Two processes; the executable is not the leaf's mapping. */

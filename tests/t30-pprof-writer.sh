@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# t30-pprof-writer: out_pprof_write() on profiles built through the
+# profile.h API (tests/tools/pprof_gen.c), checked by the strict validator,
+# go tool pprof and protoc --decode.  Covers what text inputs cannot easily
+# produce: build-ids, the executable as mapping[0], unsymbolized addresses,
+# synthetic marks, inline chains, bad UTF-8, zero samples, huge counts.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"
+
+pprof_tools_build || exit 0
+
+# --- the validator itself must catch violations (raw protobuf bytes) ----
+bad() {	# NAME EXPECTED-SUBSTRING PRINTF-BYTES
+	local out
+	printf "$3" >"$T/bad.pb"
+	if out=$("$PPROF_CHECK" --raw "$T/bad.pb" 2>&1); then
+		fail "validator rejects $1" "accepted: $out"
+	else
+		case $out in *"$2"*) pass "validator rejects $1" ;;
+		*) fail "validator rejects $1" "expected '$2'" "got: $out" ;; esac
+	fi
+}
+bad "string_table[0] != \"\"" 'string_table[0]' '\x32\x01x'
+bad "invalid UTF-8" 'not valid UTF-8' '\x32\x00\x32\x01\xff'
+bad "samples without sample_type" 'no sample_type' '\x32\x00\x12\x00\x48\x01\x5a\x00'
+bad "duplicate time_nanos" 'time_nanos appears 2' '\x32\x00\x48\x01\x48\x02\x5a\x00'
+bad "missing period_type" 'period_type not set' '\x32\x00'
+bad "location id 0" 'has id 0' '\x32\x00\x5a\x00\x22\x02\x18\x01'
+bad "dangling location_id" 'location_id 5 does not exist' \
+	'\x32\x00\x5a\x00\x0a\x00\x48\x01\x12\x05\x0a\x01\x05\x10\x01'
+bad "dangling mapping_id" 'mapping_id 3 does not exist' '\x32\x00\x5a\x00\x22\x04\x08\x01\x10\x03'
+bad "string index out of range" 'out of range' '\x32\x00\x5a\x02\x08\x07'
+bad "wrong value count" '2 values for 1 sample types' \
+	'\x32\x00\x5a\x00\x0a\x00\x48\x01\x12\x04\x12\x02\x01\x01'
+printf 'not a profile' >"$T/plain"
+if "$PPROF_CHECK" "$T/plain" >/dev/null; then fail "validator rejects ungzipped"; else pass "validator rejects ungzipped"; fi
+
+# --- generated profiles ---------------------------------------------------
+declare -A want=([mixed]=30 [main]=30 [kernel]=9 [empty]=0
+		 [bigcount]=4611686018427387904 [nullprof]=6)
+for s in mixed main kernel empty bigcount nullprof; do
+	f=$T/$s.pb.gz
+	if ! "$PPROF_GEN" "$s" >"$f" 2>"$T/$s.err"; then
+		fail "gen $s" "$(cat "$T/$s.err")"
+		continue
+	fi
+	notime=
+	[ "$s" = nullprof ] && notime=--no-time
+	check_eq "validator ok: $s" "ok samples=$(case $s in mixed|main) echo 7 ;; empty) echo 0 ;; nullprof) echo 3 ;; *) echo 1 ;; esac) total=${want[$s]}" \
+		"$("$PPROF_CHECK" $notime "$f" 2>&1)"
+	if gopprof -raw -symbolize=none "$f" >"$T/$s.raw" 2>"$T/$s.goerr"; then
+		check_eq "go pprof -raw total: $s" "${want[$s]}" "$(raw_total "$T/$s.raw")"
+	else
+		fail "go pprof -raw accepts $s" "$(tail -5 "$T/$s.goerr")"
+	fi
+	check "go pprof -top accepts $s" gopprof -top "$f"
+	if pb_decode "$f" >"$T/$s.txt" 2>"$T/$s.perr"; then
+		check_eq "protoc string_table[0]: $s" 'string_table: ""' \
+			"$(grep -m1 '^string_table' "$T/$s.txt")"
+	else
+		fail "protoc --decode accepts $s" "$(head -3 "$T/$s.perr")"
+	fi
+done
+
+raw=$T/mixed.raw
+check_eq "mapping[0] is the executable (found by comm)" \
+	"1: 0x400000/0x500000/0x0 /usr/bin/demo 0123456789abcdef [FN][FL][LN][IN]" \
+	"$(grep -m1 '^1: ' "$raw")"
+check_eq "mapping[0] is the executable (is_main)" \
+	"1: 0x400000/0x500000/0x0 /usr/bin/demo 0123456789abcdef [FN][FL][LN][IN]" \
+	"$(grep -m1 '^1: ' "$T/main.raw")"
+check "build-ids visible in -raw" grep -q 'libc.so.6 aabbccdd00112233' "$raw"
+check_eq "mappings used, each once" 3 "$(sed -n '/^Mappings/,$p' "$raw" | grep -c '^[0-9]*: ')"
+check_eq "period = 1e9/hz" "Period: 20408163" "$(grep '^Period:' "$raw")"
+check_eq "value[1] = count * period" "5  102040815: 1 2 3 " \
+	"$(grep -m1 -E '^ +5 +[0-9]+:' "$raw" | sed 's/^ *//')"
+check "labels pid/tid" grep -q 'pid:\[42\] tid:\[43\]' "$raw"
+check "labels comm/thread_name" grep -q 'comm:\[demo\] thread_name:\[demo\]' "$raw"
+check "no labels when unknown" awk '/^ +1 +[0-9]+: 11 $/ { getline; if ($0 ~ /:\[/) exit 1; f = 1 } END { exit !f }' "$raw"
+check "comment: loss counters" grep -q '^Comment: samples=30 lost_events=3 map_dropped=0 stackid_errors=0 unparsable_lines=0 incomplete_records=0 unsymbolized_frames=2' "$raw"
+check "comment: capture metadata" grep -q '^Comment: bpftrace=v0.17.0 kernel=6.1.0-test host=host1 cmdline=stackfold record -- demo' "$raw"
+check "unsymbolized address keeps mapping, no line" grep -qE '^ +[0-9]+: 0x7f0000099000 M=2 *$' "$raw"
+check "kernel address without mapping gets the kernel mapping" grep -qE '^ +[0-9]+: 0xffffffff81999000 M=3 *$' "$raw"
+check "synthetic mark kept as a function" grep -qE '^ +[0-9]+: 0x0 \[missed user stack\]' "$raw"
+check "inline chain innermost first" grep -A1 -E '^ +[0-9]+: 0x401000 M=1 inner_inlined demo.c:20' "$raw"
+check "system_name kept" grep -q 'memcpy memcpy.S:20 s=10(__memcpy_avx_unaligned)' "$raw"
+check "name with ';' and spaces intact" grep -q 'std::vec<\[T; 4\]> odd name' "$raw"
+check "bad UTF-8 repaired to U+FFFD" grep -q $'bad\xef\xbf\xbd\xef\xbf\xbdutf8\xef\xbf\xbd' "$raw"
+check "duration and time" grep -q '^Duration: 2s' "$raw"
+check_eq "kernel-only: one synthetic [kernel.kallsyms] mapping" \
+	"1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]" "$(sed -n '/^Mappings/,$p' "$T/kernel.raw" | grep '^[0-9]*: ')"
+check_eq "kernel-only: every location on it" 3 "$(grep -cE '^ +[0-9]+: 0x[0-9a-f]+ M=1' "$T/kernel.raw")"
+check_eq "folded-only: no mappings (protoc)" 0 "$(grep -c -E '^(mapping \{|  mapping_id:)' "$T/nullprof.txt")"
+check "folded-only: leaf first (sample 'a;b;c' -> 1 2 3, 1 is c)" \
+	bash -c "grep -qE '^ +1 +[0-9]+: 1 2 3 \$' '$T/nullprof.raw' && grep -qE '^ +1: 0x0 (M=1 )?c :0' '$T/nullprof.raw'"
+check_eq "bigcount: value[1] saturates" 9223372036854775807 \
+	"$(awk '/^Samples:/{s=1;next} s && /^ *[0-9]+ +[0-9]+:/{print $2; exit}' "$T/bigcount.raw" | tr -d :)"
+
+# --- bytes ------------------------------------------------------------------
+"$PPROF_GEN" mixed >"$T/mixed2.pb.gz"
+check "deterministic: same profile, same bytes" cmp "$T/mixed.pb.gz" "$T/mixed2.pb.gz"
+check_eq "gzip header: deflate, mtime 0, OS 255" "1f 8b 08 00 00 00 00 00 02 ff" \
+	"$(od -An -tx1 -N10 "$T/mixed.pb.gz" | sed 's/^ *//')"
+"$PPROF_GEN" --raw mixed >"$T/mixed.pb"
+gzip -dc "$T/mixed.pb.gz" >"$T/mixed.gunzipped"
+check "pprof_no_gzip: raw protobuf, same message" cmp "$T/mixed.pb" "$T/mixed.gunzipped"
+check "pprof_no_gzip: validator --raw ok" "$PPROF_CHECK" --raw "$T/mixed.pb"
+check "pprof_no_gzip: go pprof accepts raw" gopprof -raw "$T/mixed.pb"

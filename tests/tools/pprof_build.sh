@@ -1,0 +1,68 @@
+# tests/tools/pprof_build.sh - sourced by tests/t30-pprof*.sh after lib.sh.
+# Builds the pprof test tools into $T against the current build (.output,
+# or .output-san with SANITIZE=1), and sets up go tool pprof offline:
+#   $PPROF_CHECK  validator (tests/tools/pprof_check.c)
+#   $PPROF_GEN    profile generator (tests/tools/pprof_gen.c)
+#   gopprof ARGS  go tool pprof with HOME/GOCACHE/GOPATH in $T
+#   pb_decode F   gunzip F and print protoc --decode's text form
+# PPROF_LIB overrides the library linked into pprof_gen.
+# pprof_tools_build returns 1 (after a FAIL line) when something is missing.
+# shellcheck shell=bash
+
+PPROF_CHECK=$T/pprof_check
+PPROF_GEN=$T/pprof_gen
+PPROF_LDLIBS="-ldw -lelf -lz -lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread"
+
+pprof_tools_build() {
+	local b=.output san="" gen out
+	if [ "${SANITIZE:-}" = 1 ]; then
+		b=.output-san
+		san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+	fi
+	gen=$TOP/$b/gen
+	if [ ! -f "$gen/profile.pb-c.c" ]; then
+		gen=$T/gen
+		mkdir -p "$gen"
+		protoc-c --proto_path="$TOP/collapse" --c_out="$gen" \
+			"$TOP/collapse/profile.proto" || { fail "pprof tools: protoc-c"; return 1; }
+	fi
+	# shellcheck disable=SC2086
+	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror -I"$gen" \
+		-o "$PPROF_CHECK" "$TOP/tests/tools/pprof_check.c" \
+		"$gen/profile.pb-c.c" -lprotobuf-c -lz 2>&1); then
+		fail "pprof tools: build pprof_check" "$out"
+		return 1
+	fi
+	local lib=${PPROF_LIB:-$TOP/$b/libstackfold.a}
+	if [ ! -f "$lib" ]; then
+		fail "pprof tools: $lib missing (run make first)"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
+		-Wno-unused-parameter -D_GNU_SOURCE -I"$TOP/collapse" \
+		-I"$TOP/symbolizer" -I"$gen" -o "$PPROF_GEN" \
+		"$TOP/tests/tools/pprof_gen.c" "$lib" \
+		$PPROF_LDLIBS 2>&1); then
+		fail "pprof tools: build pprof_gen" "$out"
+		return 1
+	fi
+	mkdir -p "$T/home" "$T/gocache" "$T/gopath"
+	return 0
+}
+
+gopprof() {
+	HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS=-mod=mod \
+		PPROF_BINARY_PATH=$T/nobinaries go tool pprof "$@"
+}
+
+pb_decode() {
+	gzip -dc "$1" | protoc --decode perftools.profiles.Profile \
+		--proto_path="$TOP/collapse" "$TOP/collapse/profile.proto"
+}
+
+# Sum of value[0] over the Samples section of `go tool pprof -raw`.
+raw_total() {
+	awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+	     s && /^ *[0-9]+ +[0-9]+:/ { t += $1 } END { printf "%.0f\n", t }' "$1"
+}
