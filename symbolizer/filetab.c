@@ -1,0 +1,374 @@
+/* filetab.c - pinned mapped files and their indexes, see filetab.h. */
+#include "filetab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+#define FILETAB_MAX_PINNED 4096
+#define FILETAB_FD_RESERVE 16	/* fds left for everything else */
+
+static void warnf(struct filetab *ft, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warnf(struct filetab *ft, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	if (!ft->opts || !ft->opts->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ft->opts->warn(ft->opts->warn_ctx, msg);
+}
+
+static size_t default_max_pinned(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return FILETAB_MAX_PINNED;
+	size_t cur = (size_t)rl.rlim_cur;
+	size_t n = cur > 2 * FILETAB_FD_RESERVE ? cur / 2 : 4;
+	return n < FILETAB_MAX_PINNED ? n : FILETAB_MAX_PINNED;
+}
+
+int filetab_init(struct filetab *ft, size_t max_pinned,
+		 const struct elfidx_opts *opts, struct sym_stats *stats)
+{
+	memset(ft, 0, sizeof(*ft));
+	ft->max_pinned = max_pinned ? max_pinned : default_max_pinned();
+	ft->opts = opts;
+	ft->stats = stats;
+	ft->nhash = 64;
+	ft->hash = calloc(ft->nhash, sizeof(*ft->hash));
+	if (!ft->hash)
+		return -ENOMEM;
+	return strtab_init(&ft->paths);
+}
+
+void filetab_release(struct filetab *ft)
+{
+	for (size_t i = 0; i < ft->n; i++) {
+		struct sym_file *f = ft->v[i];
+		if (f->fd >= 0)
+			close(f->fd);
+		elfidx_free(f->idx);
+		free(f);
+	}
+	free(ft->v);
+	free(ft->hash);
+	strtab_release(&ft->paths);
+	memset(ft, 0, sizeof(*ft));
+}
+
+/* ---- LRU of pinned fds ---- */
+
+static void lru_unlink(struct filetab *ft, struct sym_file *f)
+{
+	if (f->lru_prev)
+		f->lru_prev->lru_next = f->lru_next;
+	else if (ft->lru_head == f)
+		ft->lru_head = f->lru_next;
+	if (f->lru_next)
+		f->lru_next->lru_prev = f->lru_prev;
+	else if (ft->lru_tail == f)
+		ft->lru_tail = f->lru_prev;
+	f->lru_prev = f->lru_next = NULL;
+}
+
+static void lru_push(struct filetab *ft, struct sym_file *f)
+{
+	f->lru_next = ft->lru_head;
+	f->lru_prev = NULL;
+	if (ft->lru_head)
+		ft->lru_head->lru_prev = f;
+	ft->lru_head = f;
+	if (!ft->lru_tail)
+		ft->lru_tail = f;
+}
+
+static void unpin(struct filetab *ft, struct sym_file *f)
+{
+	if (f->fd < 0)
+		return;
+	lru_unlink(ft, f);
+	close(f->fd);
+	f->fd = -1;
+	f->state = SYMF_CLOSED;
+	ft->npinned--;
+}
+
+/* Close least recently used fds until there is room for one more. */
+static void make_room(struct filetab *ft)
+{
+	struct sym_file *f = ft->lru_tail;
+	while (ft->npinned >= ft->max_pinned && f) {
+		struct sym_file *prev = f->lru_prev;
+		if (!f->memfd)
+			unpin(ft, f);
+		f = prev;
+	}
+}
+
+static void pin(struct filetab *ft, struct sym_file *f, int fd)
+{
+	make_room(ft);
+	f->fd = fd;
+	f->state = SYMF_OPEN;
+	lru_push(ft, f);
+	ft->npinned++;
+}
+
+static void touch(struct filetab *ft, struct sym_file *f)
+{
+	if (f->fd >= 0 && ft->lru_head != f) {
+		lru_unlink(ft, f);
+		lru_push(ft, f);
+	}
+}
+
+/* ---- table ---- */
+
+static size_t slot_of(const struct filetab *ft, dev_t dev, ino_t ino)
+{
+	return sf_hash_u64((uint64_t)dev * 0x9e3779b97f4a7c15ULL ^
+			   (uint64_t)ino) & (ft->nhash - 1);
+}
+
+static int hash_insert(struct filetab *ft, struct sym_file *f)
+{
+	if ((ft->n + 1) * 2 > ft->nhash) {
+		size_t ns = ft->nhash * 2;
+		struct sym_file **h = calloc(ns, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		struct sym_file **old = ft->hash;
+		size_t on = ft->nhash;
+		ft->hash = h;
+		ft->nhash = ns;
+		for (size_t i = 0; i < on; i++)
+			if (old[i])
+				hash_insert(ft, old[i]);
+		free(old);
+	}
+	size_t i = slot_of(ft, f->dev, f->ino);
+	while (ft->hash[i])
+		i = (i + 1) & (ft->nhash - 1);
+	ft->hash[i] = f;
+	return 0;
+}
+
+/* A saved build-id must match a known one; a live mapping (no expected
+ * build-id) matches any entry for its (dev, ino). */
+static bool bid_compatible(const struct sym_file *f, const char *bid)
+{
+	if (!bid || !*bid)
+		return true;
+	return f->bid_known && strcmp(f->build_id, bid) == 0;
+}
+
+static struct sym_file *hash_find(struct filetab *ft,
+				  const struct sym_file_desc *d)
+{
+	for (size_t i = slot_of(ft, d->dev, d->ino); ft->hash[i];
+	     i = (i + 1) & (ft->nhash - 1)) {
+		struct sym_file *f = ft->hash[i];
+		if (f->dev == d->dev && f->ino == d->ino &&
+		    bid_compatible(f, d->build_id))
+			return f;
+	}
+	return NULL;
+}
+
+/* A live mapping of a file we could not (or can no longer) open gives it
+ * a new way in: this process's map_files and root. */
+static void refresh_recipe(struct sym_file *f, const struct sym_file_desc *d)
+{
+	if (f->fd >= 0 || f->idx || !d->pid ||
+	    (d->build_id && *d->build_id))
+		return;
+	f->pid = d->pid;
+	f->starttime = d->starttime;
+	f->map_start = d->map_start;
+	f->map_limit = d->map_limit;
+	if (f->state == SYMF_FAILED) {
+		f->state = SYMF_CLOSED;
+	}
+}
+
+static struct sym_file *file_new(struct filetab *ft, const char *path,
+				 size_t len)
+{
+	int64_t id = strtab_intern(&ft->paths, path, len);
+	if (id < 0 || sf_grow((void **)&ft->v, &ft->cap, ft->n + 1,
+			      sizeof(*ft->v)))
+		return NULL;
+	struct sym_file *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->path = strtab_get(&ft->paths, (uint32_t)id);
+	f->fd = -1;
+	ft->v[ft->n++] = f;
+	return f;
+}
+
+struct sym_file *filetab_get(struct filetab *ft,
+			     const struct sym_file_desc *d)
+{
+	struct sym_file *f = hash_find(ft, d);
+	if (f) {
+		refresh_recipe(f, d);
+		return f;
+	}
+	f = file_new(ft, d->path, d->path_len);
+	if (!f)
+		return NULL;
+	f->dev = d->dev;
+	f->ino = d->ino;
+	f->deleted = d->deleted;
+	f->pid = d->pid;
+	f->starttime = d->starttime;
+	f->map_start = d->map_start;
+	f->map_limit = d->map_limit;
+	if (d->build_id && *d->build_id) {
+		snprintf(f->build_id, sizeof(f->build_id), "%s", d->build_id);
+		f->bid_known = true;
+	}
+	return hash_insert(ft, f) ? NULL : f;
+}
+
+struct sym_file *filetab_add_memfd(struct filetab *ft, int fd,
+				   const char *path)
+{
+	struct sym_file *f = file_new(ft, path, strlen(path));
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	f->memfd = true;
+	if (!elf_read_build_id(fd, f->build_id, sizeof(f->build_id)))
+		f->bid_known = true;
+	pin(ft, f, fd);
+	return f;
+}
+
+/* ---- opening and verifying ---- */
+
+enum verify { V_OK, V_WRONG_FILE, V_ERR };
+
+static enum verify verify(struct filetab *ft, struct sym_file *f, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return V_ERR;
+	if (f->bid_known && f->build_id[0]) {
+		char bid[41] = "";
+		elf_read_build_id(fd, bid, sizeof(bid));
+		return strcmp(bid, f->build_id) ? V_WRONG_FILE : V_OK;
+	}
+	if (f->ino && (st.st_dev != f->dev || st.st_ino != f->ino))
+		return V_WRONG_FILE;
+	if (!f->bid_known) {
+		if (elf_read_build_id(fd, f->build_id, sizeof(f->build_id)))
+			f->build_id[0] = 0;
+		f->bid_known = true;	/* "" means: has none */
+	}
+	return V_OK;
+}
+
+/* Candidate i of the reopen recipe, or -1 when there is none. */
+static int open_candidate(const struct sym_file *f, int i, bool alive)
+{
+	char rel[4200];
+	switch (i) {
+	case 0:
+		if (!alive || !f->map_start)
+			return -1;
+		snprintf(rel, sizeof(rel), "map_files/%" PRIx64 "-%" PRIx64,
+			 f->map_start, f->map_limit);
+		return procfs_open(f->pid, rel);
+	case 1:
+		if (!alive || f->path[0] != '/')
+			return -1;
+		snprintf(rel, sizeof(rel), "root%s", f->path);
+		return procfs_open(f->pid, rel);
+	case 2:
+		/* only when no live process can show us the right file */
+		if (alive || f->path[0] != '/')
+			return -1;
+		return open(f->path, O_RDONLY | O_CLOEXEC);
+	}
+	return -1;
+}
+
+int filetab_open(struct filetab *ft, struct sym_file *f)
+{
+	if (f->fd >= 0) {
+		touch(ft, f);
+		return 0;
+	}
+	if (f->state == SYMF_FAILED || f->memfd)
+		return -ENOENT;
+	bool alive = f->pid > 0 && procfs_same_process(f->pid, f->starttime);
+	bool wrong = false;
+	for (int i = 0; i < 3; i++) {
+		int fd = open_candidate(f, i, alive);
+		if (fd < 0)
+			continue;
+		enum verify v = verify(ft, f, fd);
+		if (v == V_OK) {
+			if (f->state == SYMF_NEW)
+				ft->stats->files_pinned++;
+			pin(ft, f, fd);
+			return 0;
+		}
+		wrong |= v == V_WRONG_FILE;
+		close(fd);
+	}
+	f->state = SYMF_FAILED;
+	if (wrong) {
+		ft->stats->files_mismatched++;
+		warnf(ft, "'%s' changed since it was mapped (build-id or inode "
+		      "differs): its frames are shown as module+offset",
+		      f->path);
+	}
+	return -ENOENT;
+}
+
+struct elf_index *filetab_index(struct filetab *ft, struct sym_file *f)
+{
+	if (f->idx || f->idx_failed)
+		return f->idx;
+	if (filetab_open(ft, f))
+		return NULL;
+	struct sf_err err = { "" };
+	f->idx = elfidx_open(f->fd, f->path, ft->opts, &err);
+	if (!f->idx) {
+		f->idx_failed = true;
+		warnf(ft, "cannot read '%s': %s", f->path, err.msg);
+		return NULL;
+	}
+	if (elfidx_from_cache(f->idx))
+		ft->stats->index_cache_hits++;
+	else
+		ft->stats->index_builds++;
+	elfidx_caps(f->idx, &f->caps);
+	if (!f->bid_known || !f->build_id[0]) {
+		snprintf(f->build_id, sizeof(f->build_id), "%s",
+			 elfidx_build_id(f->idx));
+		f->bid_known = true;
+	}
+	/* the index no longer needs our fd (elfindex.h: fd not consumed) */
+	if (!f->memfd)
+		unpin(ft, f);
+	return f->idx;
+}

@@ -1,0 +1,455 @@
+/* process.c - process snapshots and saved maps, see process.h. */
+#include "process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+/* ---- the pid table ---- */
+
+static size_t pid_slot(const struct sym_session *s, int pid)
+{
+	return sf_hash_u64((uint64_t)(uint32_t)pid) & (s->nprocs_slots - 1);
+}
+
+struct sym_process *sym_process_find(struct sym_session *s, int pid)
+{
+	if (!s->nprocs_slots)
+		return NULL;
+	for (struct sym_process *p = s->procs[pid_slot(s, pid)]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static int procs_grow(struct sym_session *s)
+{
+	size_t ns = s->nprocs_slots ? s->nprocs_slots * 2 : 256;
+	struct sym_process **v = calloc(ns, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	struct sym_process **old = s->procs;
+	size_t on = s->nprocs_slots;
+	s->procs = v;
+	s->nprocs_slots = ns;
+	for (size_t i = 0; i < on; i++) {
+		for (struct sym_process *p = old[i], *nx; p; p = nx) {
+			nx = p->next;
+			size_t k = pid_slot(s, p->pid);
+			p->next = v[k];
+			v[k] = p;
+		}
+	}
+	free(old);
+	return 0;
+}
+
+/* Insert p, retiring an older snapshot of the same pid. */
+static int procs_put(struct sym_session *s, struct sym_process *p)
+{
+	if (s->nprocs + 1 > s->nprocs_slots && procs_grow(s))
+		return -ENOMEM;
+	struct sym_process **pp = &s->procs[pid_slot(s, p->pid)];
+	for (; *pp; pp = &(*pp)->next) {
+		if ((*pp)->pid != p->pid)
+			continue;
+		struct sym_process *old = *pp;
+		*pp = old->next;
+		old->next = s->retired;
+		s->retired = old;
+		s->nprocs--;
+		break;
+	}
+	p->next = s->procs[pid_slot(s, p->pid)];
+	s->procs[pid_slot(s, p->pid)] = p;
+	s->nprocs++;
+	s->stats.processes++;
+	return 0;
+}
+
+static void process_free(struct sym_process *p)
+{
+	if (p->pm_fd >= 0)
+		close(p->pm_fd);
+	if (p->pm_ready)
+		perfmap_release(&p->pm);
+	free(p->m);
+	maps_list_release(&p->ml);
+	free(p);
+}
+
+void sym_process_free_all(struct sym_session *s)
+{
+	for (size_t i = 0; i < s->nprocs_slots; i++) {
+		for (struct sym_process *p = s->procs[i], *nx; p; p = nx) {
+			nx = p->next;
+			process_free(p);
+		}
+	}
+	for (struct sym_process *p = s->retired, *nx; p; p = nx) {
+		nx = p->next;
+		process_free(p);
+	}
+	free(s->procs);
+	s->procs = NULL;
+	s->retired = NULL;
+	s->nprocs_slots = s->nprocs = 0;
+}
+
+static struct sym_process *process_new(int pid)
+{
+	struct sym_process *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->nspid = pid;
+	p->pm_fd = -1;
+	maps_list_init(&p->ml);
+	return p;
+}
+
+/* ---- mappings ---- */
+
+struct sym_mapping *sym_process_mapping(struct sym_process *p,
+					uint64_t abs_addr)
+{
+	ptrdiff_t i = maps_list_find(&p->ml, abs_addr);
+	return i < 0 ? NULL : &p->m[i];
+}
+
+static void module_init(struct sym_module *mod, const struct maps_entry *e,
+			const char *path)
+{
+	mod->start = e->start;
+	mod->limit = e->limit;
+	mod->offset = e->offset;
+	mod->path = path;
+	mod->build_id = "";
+}
+
+static const char *anon_path(const struct maps_entry *e)
+{
+	return e->kind == MAPS_ANON ? "[anon]" : e->path;
+}
+
+/* Attach files to the mappings.  bids: expected build-id per mapping
+ * (saved text) or NULL (live: open and pin now). */
+static int attach_files(struct sym_session *s, struct sym_process *p,
+			const char *const *bids)
+{
+	p->m = calloc(p->ml.n ? p->ml.n : 1, sizeof(*p->m));
+	if (!p->m)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->ml.n; i++) {
+		const struct maps_entry *e = &p->ml.v[i];
+		struct sym_mapping *m = &p->m[i];
+		const char *bid = bids ? bids[i] : NULL;
+		m->e = e;
+		module_init(&m->mod, e, anon_path(e));
+		if (e->kind == MAPS_FILE) {
+			struct sym_file_desc d = {
+				.dev = maps_entry_dev(e), .ino = e->inode,
+				.path = e->path, .path_len = strlen(e->path),
+				.build_id = bid, .deleted = e->deleted,
+				.pid = p->pid, .starttime = p->starttime,
+				.map_start = e->start, .map_limit = e->limit,
+			};
+			m->file = filetab_get(&s->files, &d);
+			if (!m->file)
+				return -ENOMEM;
+			if (!bids)
+				filetab_open(&s->files, m->file);
+		} else if (e->kind == MAPS_VDSO) {
+			m->file = sym_vdso_file(s, bids ? 0 : p->pid, e->start,
+						e->limit, bid ? bid : (bids ? "" : NULL));
+		}
+		if (m->file && m->file->bid_known)
+			m->mod.build_id = m->file->build_id;
+		if (e->kind == MAPS_ANON || e->kind == MAPS_ANON_NAMED) {
+			module_init(&m->jit_mod, e, p->pm_path);
+			m->jit_mod.has_functions = true;
+		}
+	}
+	return 0;
+}
+
+static void mark_main(struct sym_process *p, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct maps_entry *e = p->m[i].e;
+		if (p->main_start ? e->start == p->main_start :
+				    (e->kind == MAPS_FILE && e->inode == ino &&
+				     maps_entry_dev(e) == dev))
+			p->m[i].mod.is_main = true;
+	}
+}
+
+/* ---- JIT perf map ---- */
+
+static bool has_anon_exec(const struct sym_process *p)
+{
+	for (size_t i = 0; i < p->ml.n; i++)
+		if (p->ml.v[i].kind == MAPS_ANON ||
+		    p->ml.v[i].kind == MAPS_ANON_NAMED)
+			return true;
+	return false;
+}
+
+static int set_pm_path(struct sym_session *s, struct sym_process *p)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->nspid);
+	p->pm_path = sym_strdup(s, path);
+	return p->pm_path ? 0 : -ENOMEM;
+}
+
+/* Open the perf map: through the process's root while it lives, else
+ * (same mount namespace assumed) the host's /tmp.  Tried at the snapshot
+ * and once more at the first lookup that needs it (last == true). */
+static void perfmap_open(struct sym_process *p, bool last)
+{
+	if (p->pm_fd >= 0 || p->pm_tried)
+		return;
+	p->pm_tried = last;
+	char rel[80];
+	snprintf(rel, sizeof(rel), "root%s", p->pm_path);
+	if (procfs_same_process(p->pid, p->starttime))
+		p->pm_fd = procfs_open(p->pid, rel);
+	if (p->pm_fd < 0 && p->nspid == p->pid)
+		p->pm_fd = open(p->pm_path, O_RDONLY | O_CLOEXEC);
+	if (p->pm_fd < 0)
+		p->pm_fd = -1;
+}
+
+const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
+				 uint64_t abs_addr)
+{
+	perfmap_open(p, true);
+	if (p->pm_fd < 0)
+		return NULL;
+	if (!p->pm_ready) {
+		if (perfmap_init(&p->pm))
+			return NULL;
+		p->pm_ready = true;
+	}
+	const char *name = perfmap_find(&p->pm, abs_addr);
+	if (name)
+		return name;
+	/* the JIT may have appended since: read the new lines */
+	uint64_t bad = p->pm.bad_lines;
+	if (perfmap_update(&p->pm, p->pm_fd))
+		return NULL;
+	if (p->pm.bad_lines && !bad)
+		sym_warn(s, "ignored malformed lines in perf map '%s' of "
+			 "process %d", p->pm_path, p->pid);
+	return perfmap_find(&p->pm, abs_addr);
+}
+
+/* ---- snapshot ---- */
+
+static void warn_bad_lines(struct sym_session *s, struct sym_process *p,
+			   const char *what)
+{
+	if (!p->ml.bad_lines)
+		return;
+	s->stats.bad_maps_lines += p->ml.bad_lines;
+	sym_warn(s, "ignored %" PRIu64 " malformed line(s) in %s of process "
+		 "%d (first: line %" PRIu64 ")", p->ml.bad_lines, what,
+		 p->pid, p->ml.first_bad_line);
+}
+
+static int read_maps(struct sym_process *p, struct sf_err *err)
+{
+	int fd = procfs_open(p->pid, "maps");
+	if (fd < 0)
+		return sf_err_set(err, fd == -ENOENT ? ESRCH : -fd,
+				  "cannot open '/proc/%d/maps': %s", p->pid,
+				  strerror(fd == -ENOENT ? ESRCH : -fd));
+	int rc = maps_list_read_fd(&p->ml, fd);
+	close(fd);
+	if (rc)
+		return sf_err_set(err, -rc, "cannot read '/proc/%d/maps': %s",
+				  p->pid, strerror(-rc));
+	/* an exited process (zombie) reads as empty maps */
+	if (!p->ml.lines && !procfs_same_process(p->pid, p->starttime))
+		return sf_err_set(err, ESRCH, "process %d exited", p->pid);
+	return 0;
+}
+
+static int snapshot(struct sym_session *s, struct sym_process *p,
+		    struct sf_err *err)
+{
+	int rc = procfs_starttime(p->pid, &p->starttime);
+	if (rc)
+		return sf_err_set(err, -rc, "process %d: %s", p->pid,
+				  strerror(-rc));
+	procfs_nspid(p->pid, &p->nspid);
+	rc = read_maps(p, err);
+	if (rc)
+		return rc;
+	p->n = p->ml.n;
+	if ((rc = set_pm_path(s, p)) || (rc = attach_files(s, p, NULL)))
+		return sf_err_set(err, -rc, "snapshot of process %d: %s",
+				  p->pid, strerror(-rc));
+	dev_t dev;
+	ino_t ino;
+	if (!procfs_exe_id(p->pid, &dev, &ino))
+		mark_main(p, dev, ino);
+	if (has_anon_exec(p))
+		perfmap_open(p, false);
+	warn_bad_lines(s, p, "/proc/PID/maps");
+	return 0;
+}
+
+int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err)
+{
+	if (pid <= 0)
+		return sf_err_set(err, ESRCH, "no such process %d", pid);
+	struct sym_process *p = process_new(pid);
+	if (!p)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	int rc = snapshot(s, p, err);
+	if (!rc)
+		rc = procs_put(s, p);
+	if (rc)
+		process_free(p);
+	return rc;
+}
+
+/* ---- saved maps ---- */
+
+struct saved_meta {
+	uint64_t *bid_start;	/* #bid lines */
+	char (*bid)[41];
+	size_t nbid, cap_s, cap_b;
+};
+
+/* "#bid START BID", "#main START", "#starttime N", "#nspid N" */
+static int parse_meta(struct sym_process *p, struct saved_meta *mt,
+		      const char *line, size_t len)
+{
+	char buf[160];
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, line, len);
+	buf[len] = 0;
+	unsigned long long a, b;
+	char hex[64];
+	if (sscanf(buf, "#bid %llx %63s", &a, hex) == 2 && strlen(hex) <= 40) {
+		if (sf_grow((void **)&mt->bid_start, &mt->cap_s, mt->nbid + 1,
+			    sizeof(*mt->bid_start)) ||
+		    sf_grow((void **)&mt->bid, &mt->cap_b, mt->nbid + 1,
+			    sizeof(*mt->bid)))
+			return -ENOMEM;
+		mt->bid_start[mt->nbid] = a;
+		memcpy(mt->bid[mt->nbid++], hex, strlen(hex) + 1);
+	} else if (sscanf(buf, "#main %llx", &a) == 1) {
+		p->main_start = a;
+	} else if (sscanf(buf, "#starttime %llu", &b) == 1) {
+		p->starttime = b;
+	} else if (sscanf(buf, "#nspid %llu", &b) == 1 && b && b < 1u << 30) {
+		p->nspid = (int)b;
+	}
+	return 0;
+}
+
+static int parse_saved(struct sym_process *p, struct saved_meta *mt,
+		       const char *text, size_t len)
+{
+	const char *q = text, *lim = text + len;
+	while (q < lim) {
+		const char *nl = memchr(q, '\n', (size_t)(lim - q));
+		const char *e = nl ? nl : lim;
+		int rc = *q == '#' ? parse_meta(p, mt, q, (size_t)(e - q)) :
+				     maps_list_add_line(&p->ml, q,
+							(size_t)(e - q));
+		if (rc)
+			return rc;
+		q = e + 1;
+	}
+	return maps_list_finish(&p->ml);
+}
+
+/* Expected build-id per kept mapping ("" where none was recorded). */
+static const char **saved_bids(struct sym_process *p,
+			       const struct saved_meta *mt)
+{
+	const char **bids = calloc(p->ml.n ? p->ml.n : 1, sizeof(*bids));
+	if (!bids)
+		return NULL;
+	for (size_t i = 0; i < p->ml.n; i++) {
+		bids[i] = "";
+		for (size_t k = 0; k < mt->nbid; k++)
+			if (mt->bid_start[k] == p->ml.v[i].start)
+				bids[i] = mt->bid[k];
+	}
+	return bids;
+}
+
+static int load(struct sym_session *s, struct sym_process *p,
+		const char *text, size_t len)
+{
+	struct saved_meta mt = { 0 };
+	const char **bids = NULL;
+	int rc = parse_saved(p, &mt, text, len);
+	if (!rc)
+		rc = (bids = saved_bids(p, &mt)) ? 0 : -ENOMEM;
+	p->n = p->ml.n;
+	if (!rc)
+		rc = set_pm_path(s, p);
+	if (!rc)
+		rc = attach_files(s, p, bids);
+	if (!rc)
+		mark_main(p, 0, 0);
+	free(bids);
+	free(mt.bid_start);
+	free(mt.bid);
+	return rc;
+}
+
+int sym_process_load_maps(struct sym_session *s, int pid, const char *text,
+			  size_t len, struct sf_err *err)
+{
+	struct sym_process *p = process_new(pid);
+	if (!p)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	p->loaded = true;
+	int rc = load(s, p, text, len);
+	if (!rc)
+		rc = procs_put(s, p);
+	if (rc) {
+		process_free(p);
+		return sf_err_set(err, -rc, "saved maps of process %d: %s",
+				  pid, strerror(-rc));
+	}
+	warn_bad_lines(s, p, "saved maps");
+	return 0;
+}
+
+int sym_process_write_maps(struct sym_session *s, int pid, FILE *out)
+{
+	struct sym_process *p = sym_process_find(s, pid);
+	if (!p)
+		return -ENOENT;
+	for (size_t i = 0; i < p->n; i++) {
+		fwrite(p->m[i].e->line, 1, p->m[i].e->line_len, out);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sym_mapping *m = &p->m[i];
+		if (m->file && m->file->bid_known && m->file->build_id[0])
+			fprintf(out, "#bid %" PRIx64 " %s\n", m->e->start,
+				m->file->build_id);
+		if (m->mod.is_main)
+			fprintf(out, "#main %" PRIx64 "\n", m->e->start);
+	}
+	if (p->starttime)
+		fprintf(out, "#starttime %" PRIu64 "\n", p->starttime);
+	fprintf(out, "#nspid %d\n", p->nspid);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}

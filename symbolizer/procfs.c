@@ -1,0 +1,139 @@
+/* procfs.c - /proc/PID readers, see procfs.h. */
+#include "procfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* ENOENT on /proc/PID/... means the process is gone. */
+static int proc_errno(int e)
+{
+	return e == ENOENT ? -ESRCH : -e;
+}
+
+int procfs_read_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	int rc = b ? 0 : -ENOMEM;
+	while (!rc) {
+		if (n + 1 >= cap && sf_grow((void **)&b, &cap, cap * 2, 1)) {
+			rc = -ENOMEM;
+			break;
+		}
+		ssize_t r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			rc = -errno;
+		else if (r == 0)
+			break;
+		else
+			n += (size_t)r;
+	}
+	close(fd);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	b[n] = 0;
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int procfs_open(int pid, const char *rel)
+{
+	char path[4096 + 64];
+	int n = snprintf(path, sizeof(path), "/proc/%d/%s", pid, rel);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int read_proc(int pid, const char *name, char **buf, size_t *len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	int rc = procfs_read_file(path, buf, len);
+	return rc < 0 ? proc_errno(-rc) : 0;
+}
+
+int procfs_starttime(int pid, uint64_t *out)
+{
+	char *b;
+	size_t len;
+	int rc = read_proc(pid, "stat", &b, &len);
+	if (rc)
+		return rc;
+	/* comm may hold spaces and ')': fields restart after the last ')' */
+	char *p = strrchr(b, ')');
+	rc = -EINVAL;
+	for (int field = 2; p && *p; p++) {
+		if (*p != ' ')
+			continue;
+		if (++field == 22) {
+			char *end;
+			*out = strtoull(p + 1, &end, 10);
+			rc = end > p + 1 ? 0 : -EINVAL;
+			break;
+		}
+	}
+	free(b);
+	return rc;
+}
+
+bool procfs_same_process(int pid, uint64_t starttime)
+{
+	uint64_t st;
+	if (pid <= 0 || procfs_starttime(pid, &st))
+		return false;
+	return starttime == 0 || st == starttime;
+}
+
+int procfs_nspid(int pid, int *out)
+{
+	char *b;
+	size_t len;
+	int rc = read_proc(pid, "status", &b, &len);
+	if (rc)
+		return rc;
+	*out = pid;
+	char *p = strstr(b, "\nNSpid:");
+	if (p) {
+		p += 7;
+		char *eol = strchr(p, '\n');
+		if (eol)
+			*eol = 0;
+		/* the last number is the pid in the innermost namespace */
+		char *last = NULL;
+		for (char *t = strtok(p, " \t"); t; t = strtok(NULL, " \t"))
+			last = t;
+		if (last && atoi(last) > 0)
+			*out = atoi(last);
+	}
+	free(b);
+	return 0;
+}
+
+int procfs_exe_id(int pid, dev_t *dev, ino_t *ino)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (stat(path, &st))
+		return proc_errno(errno);
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * procfs.h - small readers of /proc/PID files used by the symbolizer.
+ *
+ * Every function returns 0 or a negative errno (-ESRCH when the process
+ * does not exist); nothing prints.  The proc root is "/proc".
+ */
+#ifndef SF_PROCFS_H
+#define SF_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Start time of pid in clock ticks since boot (field 22 of
+ * /proc/PID/stat): together with the pid it names one process. */
+int procfs_starttime(int pid, uint64_t *out);
+
+/* true when pid exists now and has the given start time (0 = any). */
+bool procfs_same_process(int pid, uint64_t starttime);
+
+/* Innermost namespace pid from the NSpid: line of /proc/PID/status
+ * (pid itself on kernels without NSpid). */
+int procfs_nspid(int pid, int *out);
+
+/* dev and inode of /proc/PID/exe's target. */
+int procfs_exe_id(int pid, dev_t *dev, ino_t *ino);
+
+/* Read a whole (small) file into a malloc'd NUL-terminated buffer; *len
+ * excludes the NUL.  Caller frees. */
+int procfs_read_file(const char *path, char **buf, size_t *len);
+
+/* Open path relative to pid's proc dir, e.g. "root/usr/lib/x.so" or
+ * "map_files/1000-2000": O_RDONLY|O_CLOEXEC, returns fd or -errno. */
+int procfs_open(int pid, const char *rel);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * symbolizer_priv.h - struct sym_session internals shared by session.c,
+ * process.c and vdso.c (not for use outside symbolizer/).
+ *
+ * Ownership: the session owns everything reachable from it.  Replaced
+ * process snapshots are retired, not freed, so sym_module pointers and
+ * strings handed out in results stay valid until sym_session_free().
+ */
+#ifndef SF_SYMBOLIZER_PRIV_H
+#define SF_SYMBOLIZER_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "elfindex.h"
+#include "filetab.h"
+#include "kallsyms.h"
+#include "maps.h"
+#include "perfmap.h"
+#include "symbolizer.h"
+#include "util.h"
+
+/* One kept (executable) mapping of a process. */
+struct sym_mapping {
+	const struct maps_entry *e;	/* in the process's maps_list */
+	struct sym_file *file;	/* MAPS_FILE and MAPS_VDSO, else NULL */
+	struct sym_module mod;	/* what results point to */
+	struct sym_module jit_mod;	/* anon memory named by the perf map */
+	bool caps_done;		/* mod.has_* filled from the index */
+};
+
+struct sym_process {
+	int pid, nspid;
+	uint64_t starttime;	/* 0 when unknown (loaded text) */
+	bool loaded;		/* from sym_process_load_maps() */
+	struct maps_list ml;
+	struct sym_mapping *m;	/* parallel to ml.v */
+	size_t n;
+	uint64_t main_start;	/* #main of loaded text, 0 none */
+	/* JIT perf map: opened at snapshot when the process has anonymous
+	 * executable memory, else on first need */
+	int pm_fd;
+	bool pm_tried, pm_ready;
+	struct perfmap pm;
+	const char *pm_path;	/* "/tmp/perf-NSPID.map", session-owned */
+	struct sym_process *next;	/* hash chain / retired list */
+};
+
+struct sym_session {
+	struct sym_opts opts;
+	char *cache_dir;	/* NULL: no cache */
+	struct elfidx_opts eopts;
+	struct sym_stats stats;
+	struct filetab files;
+	struct strtab strs;	/* misc. session-lifetime strings */
+
+	/* processes by pid (chained hash), replaced ones retired */
+	struct sym_process **procs;
+	size_t nprocs_slots, nprocs;
+	struct sym_process *retired;
+
+	/* [vdso]: the images seen, by content; and our own */
+	struct sym_file **vdsos;
+	size_t nvdsos, vdso_cap;
+
+	/* kernel */
+	struct kallsyms ks;
+	bool ks_loaded;
+	int ks_err;
+
+	/* warnings: ids in warn_seen (dedup) queued in order */
+	struct strtab warn_seen;
+	uint32_t *warnq;
+	size_t warnq_n, warnq_cap, warnq_head;
+};
+
+/* Queue a warning unless the same text was queued before. */
+void sym_warn(struct sym_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* elfidx_opts.warn callback: ctx is the session. */
+void sym_warn_cb(void *ctx, const char *msg);
+
+/* Intern a session-lifetime string (NULL on ENOMEM). */
+const char *sym_strdup(struct sym_session *s, const char *str);
+
+/* process.c */
+struct sym_process *sym_process_find(struct sym_session *s, int pid);
+void sym_process_free_all(struct sym_session *s);
+/* The mapping holding abs_addr, or NULL. */
+struct sym_mapping *sym_process_mapping(struct sym_process *p,
+					uint64_t abs_addr);
+/* Name from the process's JIT perf map, or NULL. */
+const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
+				 uint64_t abs_addr);
+
+/* vdso.c: the [vdso] image file for a mapping of pid (snapshot: read
+ * through /proc/PID/mem; else our own vdso, when expect_bid is NULL or
+ * matches it).  NULL when none is available. */
+struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
+			       uint64_t start, uint64_t limit,
+			       const char *expect_bid);
+
+#endif

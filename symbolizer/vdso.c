@@ -1,0 +1,126 @@
+/*
+ * vdso.c - [vdso] images for the session (see symbolizer_priv.h).
+ *
+ * The vDSO is not a file: its image is copied into a memfd so the ELF index
+ * can read it like one.  A snapshot reads the target's image through
+ * /proc/PID/mem; when that fails (or for saved maps) our own vDSO is used,
+ * which is the same kernel's image for a process of our ABI.  Images are
+ * shared by content, so there is normally one per session.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolizer_priv.h"
+
+#define VDSO_MAX (1u << 20)
+
+static struct sym_file *find_image(struct sym_session *s, const void *img,
+				   size_t len)
+{
+	for (size_t i = 0; i < s->nvdsos; i++) {
+		struct sym_file *f = s->vdsos[i];
+		struct stat st;
+		if (fstat(f->fd, &st) || (size_t)st.st_size != len)
+			continue;
+		char *buf = malloc(len);
+		bool same = buf && pread(f->fd, buf, len, 0) == (ssize_t)len &&
+			    memcmp(buf, img, len) == 0;
+		free(buf);
+		if (same)
+			return f;
+	}
+	return NULL;
+}
+
+static struct sym_file *add_image(struct sym_session *s, const void *img,
+				  size_t len)
+{
+	struct sym_file *f = find_image(s, img, len);
+	if (f)
+		return f;
+	if (sf_grow((void **)&s->vdsos, &s->vdso_cap, s->nvdsos + 1,
+		    sizeof(*s->vdsos)))
+		return NULL;
+	int fd = memfd_create("stackfold-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, img, len) != (ssize_t)len) {
+		close(fd);
+		return NULL;
+	}
+	f = filetab_add_memfd(&s->files, fd, "[vdso]");
+	if (f)
+		s->vdsos[s->nvdsos++] = f;
+	return f;
+}
+
+static void *read_target(int pid, uint64_t start, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	void *buf = malloc(len);
+	if (buf && pread(fd, buf, len, (off_t)start) != (ssize_t)len) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	return buf;
+}
+
+/* Our own [vdso] mapping: its start from the aux vector, its length from
+ * /proc/self/maps. */
+static size_t own_vdso(const void **img)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	if (!base)
+		return 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct maps_list ml;
+	maps_list_init(&ml);
+	size_t len = 0;
+	if (!maps_list_read_fd(&ml, fd)) {
+		ptrdiff_t i = maps_list_find(&ml, base);
+		if (i >= 0 && ml.v[i].kind == MAPS_VDSO)
+			len = (size_t)(ml.v[i].limit - base);
+	}
+	maps_list_release(&ml);
+	close(fd);
+	*img = (const void *)(uintptr_t)base;
+	return len;
+}
+
+struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
+			       uint64_t start, uint64_t limit,
+			       const char *expect_bid)
+{
+	size_t len = (size_t)(limit - start);
+	if (len == 0 || len > VDSO_MAX)
+		return NULL;
+	if (pid > 0 && !expect_bid) {
+		void *img = read_target(pid, start, len);
+		if (img) {
+			struct sym_file *f = add_image(s, img, len);
+			free(img);
+			return f;
+		}
+	}
+	const void *own;
+	size_t olen = own_vdso(&own);
+	if (!olen || (!expect_bid && olen != len))
+		return NULL;
+	struct sym_file *f = add_image(s, own, olen);
+	if (f && expect_bid && strcmp(f->build_id, expect_bid))
+		return NULL;
+	return f;
+}
