@@ -20,7 +20,7 @@ endif
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -Isymbolizer -Icollapse -I$(B)/gen
-LDLIBS   := -ldw -lelf -lz -lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread
+LDLIBS   := -ldw -lelf -lz -lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread -lm
 ifeq ($(V),1)
 Q :=
 else

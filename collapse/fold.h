@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "profile.h"
 
@@ -72,9 +73,9 @@ int fold_diff(struct fold *out, const struct fold *before,
 static inline const char *fold_next_frame(const char *s, const char *end,
 					  size_t *len)
 {
-	const char *e = s;
-	while (e < end && *e != ';')
-		e++;
+	const char *e = (const char *)memchr(s, ';', (size_t)(end - s));
+	if (!e)
+		e = end;
 	*len = (size_t)(e - s);
 	return e;
 }

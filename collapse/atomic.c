@@ -1,0 +1,92 @@
+/* atomic.c - see atomic.h. */
+#include "atomic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void af_release(struct atomic_file *af)
+{
+	free(af->path);
+	free(af->tmp);
+	af->path = af->tmp = NULL;
+	af->fp = NULL;
+}
+
+int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
+{
+	memset(af, 0, sizeof(*af));
+	af->path = strdup(path);
+	if (!af->path || asprintf(&af->tmp, "%s.tmp.XXXXXX", path) < 0) {
+		af->tmp = NULL;
+		af_release(af);
+		return sf_err_set(err, ENOMEM, "out of memory");
+	}
+	int fd = mkstemp(af->tmp);
+	if (fd < 0) {
+		int e = errno;
+		sf_err_set(err, e, "cannot create '%s': %s", af->tmp, strerror(e));
+		af_release(af);
+		return -e;
+	}
+	fchmod(fd, 0644);
+	af->fp = fdopen(fd, "w");
+	if (!af->fp) {
+		int e = errno;
+		close(fd);
+		unlink(af->tmp);
+		af_release(af);
+		return sf_err_set(err, e, "fdopen: %s", strerror(e));
+	}
+	return 0;
+}
+
+static void fsync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return;
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+int atomic_commit(struct atomic_file *af, struct sf_err *err)
+{
+	int e = 0;
+	if (fflush(af->fp) != 0 || ferror(af->fp))
+		e = errno ? errno : EIO;
+	if (!e && fsync(fileno(af->fp)) != 0)
+		e = errno;
+	if (fclose(af->fp) != 0 && !e)
+		e = errno ? errno : EIO;
+	af->fp = NULL;
+	if (!e && rename(af->tmp, af->path) != 0)
+		e = errno;
+	if (e) {
+		unlink(af->tmp);
+		sf_err_set(err, e, "write '%s': %s", af->path, strerror(e));
+		af_release(af);
+		return -e;
+	}
+	fsync_dir(af->path);
+	af_release(af);
+	return 0;
+}
+
+void atomic_abort(struct atomic_file *af)
+{
+	if (!af || !af->tmp)
+		return;
+	if (af->fp)
+		fclose(af->fp);
+	unlink(af->tmp);
+	af_release(af);
+}

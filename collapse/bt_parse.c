@@ -1,0 +1,584 @@
+/* bt_parse.c - bpftrace text parser; see bt_parse.h. */
+#include "bt_parse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum bt_state { ST_IDLE, ST_RECORD, ST_MAPS };
+
+/* A stack part being collected: frames [first, first+n) of bp->frames. */
+struct bt_part {
+	size_t first, n;
+};
+
+struct bt_parser {
+	struct bt_callbacks cb;
+	struct bt_counters c;
+	enum bt_state st;
+	size_t lineno;
+	/* current record */
+	size_t rec_line;
+	char *buf;		/* record text: map name, comm, frame lines */
+	size_t blen, bcap;
+	size_t map_off, map_len, comm_off, comm_len;
+	bool has_comm, has_pid, has_tid;
+	uint32_t pid, tid;
+	struct bt_frame *frames;	/* name/module hold offsets into buf */
+	size_t nframes, fcap;
+	struct bt_part parts[8];
+	size_t nparts;
+	bool in_stack;
+	/* maps block */
+	uint32_t maps_pid;
+	/* output frames (root first) */
+	struct bt_frame *out;
+	size_t ocap;
+};
+
+struct bt_parser *bt_parser_new(const struct bt_callbacks *cb)
+{
+	struct bt_parser *bp = calloc(1, sizeof(*bp));
+	if (bp)
+		bp->cb = *cb;
+	return bp;
+}
+
+void bt_parser_free(struct bt_parser *bp)
+{
+	if (!bp)
+		return;
+	free(bp->buf);
+	free(bp->frames);
+	free(bp->out);
+	free(bp);
+}
+
+const struct bt_counters *bt_parser_counters(const struct bt_parser *bp)
+{
+	return &bp->c;
+}
+
+static bool starts(const char *s, size_t len, const char *pfx)
+{
+	size_t n = strlen(pfx);
+	return len >= n && memcmp(s, pfx, n) == 0;
+}
+
+static bool contains(const char *s, size_t len, const char *needle)
+{
+	return memmem(s, len, needle, strlen(needle)) != NULL;
+}
+
+static void bad_line(struct bt_parser *bp)
+{
+	bp->c.unparsable_lines++;
+	if (!bp->c.first_bad_line)
+		bp->c.first_bad_line = bp->lineno;
+}
+
+static int buf_append(struct bt_parser *bp, const char *s, size_t len,
+		      size_t *off)
+{
+	if (sf_grow((void **)&bp->buf, &bp->bcap, bp->blen + len + 1, 1))
+		return -ENOMEM;
+	memcpy(bp->buf + bp->blen, s, len);
+	*off = bp->blen;
+	bp->blen += len;
+	bp->buf[bp->blen++] = 0;
+	return 0;
+}
+
+static const char *skip_ws(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	return s;
+}
+
+static const char *trim_end(const char *s, const char *end)
+{
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	return end;
+}
+
+static bool all_hex(const char *s, size_t len)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return false;
+	return true;
+}
+
+/* Strip a trailing "+123" or "+0x1f" symbol offset. */
+static size_t strip_offset(const char *s, size_t len)
+{
+	size_t i = len;
+	while (i > 0 && s[i - 1] != '+')
+		i--;
+	if (i < 2)
+		return len;	/* no '+', or nothing before it */
+	const char *o = s + i;
+	size_t olen = len - i;
+	uint64_t v;
+	if (sf_parse_u64(o, olen, &v) ||
+	    (olen > 2 && o[0] == '0' && o[1] == 'x' && sf_parse_hex(o, olen, &v)))
+		return i - 1;
+	return len;
+}
+
+#define KERNEL_MIN 0xffff800000000000ULL
+
+/* Parse one frame line (already stripped of indentation). */
+static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
+{
+	const char *end = trim_end(s, s + len);
+	len = (size_t)(end - s);
+	if (!len)
+		return 0;
+	struct bt_frame f = { .kind = BT_FRAME_NAME };
+	size_t off;
+	const char *sp = memchr(s, ' ', len);
+	size_t first = sp ? (size_t)(sp - s) : len;
+	uint64_t a;
+	if (first > 2 && s[0] == '0' && s[1] == 'x' &&
+	    sf_parse_hex(s, first, &a) && !sp) {
+		f.kind = BT_FRAME_ADDR;		/* 0xADDR */
+		f.has_addr = true;
+		f.addr = a;
+	} else if (all_hex(s, first) && first >= 6 && sf_parse_hex(s, first, &a)) {
+		f.has_addr = true;	/* raw "ADDR" or perf "ADDR sym (mod)" */
+		f.addr = a;
+		f.kind = BT_FRAME_ADDR;
+		if (sp) {
+			const char *r = skip_ws(sp, end), *mod_end = end;
+			const char *mod = NULL;
+			if (end[-1] == ')') {
+				const char *q = end - 1;
+				while (q > r && *q != '(')
+					q--;
+				if (*q == '(') {
+					mod = q + 1;
+					mod_end = end - 1;
+					end = trim_end(r, q);
+				}
+			}
+			if (mod && mod_end > mod) {
+				if (buf_append(bp, mod, (size_t)(mod_end - mod), &off))
+					return -ENOMEM;
+				f.module = (const char *)(uintptr_t)(off + 1);
+				f.module_len = (size_t)(mod_end - mod);
+			}
+			size_t nlen = (size_t)(end - r);
+			bool unknown = nlen == 0 || starts(r, nlen, "0x") ||
+				       starts(r, nlen, "[unknown]");
+			if (!unknown) {
+				f.kind = BT_FRAME_NAME;
+				s = r;
+				len = strip_offset(r, nlen);
+			}
+		}
+	} else {
+		len = strip_offset(s, len);
+	}
+	if (f.kind == BT_FRAME_NAME) {
+		if (buf_append(bp, s, len, &off))
+			return -ENOMEM;
+		f.name = (const char *)(uintptr_t)(off + 1);
+		f.name_len = len;
+	}
+	if (sf_grow((void **)&bp->frames, &bp->fcap, bp->nframes + 1,
+		    sizeof(f)))
+		return -ENOMEM;
+	bp->frames[bp->nframes++] = f;
+	bp->parts[bp->nparts - 1].n++;
+	return 0;
+}
+
+static void record_reset(struct bt_parser *bp)
+{
+	bp->blen = 0;
+	bp->nframes = 0;
+	bp->nparts = 0;
+	bp->has_comm = bp->has_pid = bp->has_tid = false;
+	bp->in_stack = false;
+	bp->st = ST_IDLE;
+}
+
+/* Kernel entry points that root every kernel stack: used to tell kernel
+ * from user stacks when frames are names without addresses. */
+static bool kernel_name(const char *s, size_t len)
+{
+	static const char *const pfx[] = {
+		"entry_SYSCALL", "do_syscall_64", "ret_from_fork", "asm_",
+		"secondary_startup", "start_kernel", "cpu_startup_entry",
+		"do_idle", "__x64_sys_", "x64_sys_call", "sysvec_",
+		"__sysvec_", "irq_exit", "common_startup_64", "rest_init",
+		"kthread", "worker_thread", "smpboot_thread_fn",
+	};
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+		if (starts(s, len, pfx[i]))
+			return true;
+	return false;
+}
+
+/* 1 kernel, 0 user, -1 unknown */
+static int part_side(const struct bt_parser *bp, const struct bt_part *pt)
+{
+	int side = -1;
+	for (size_t i = pt->first; i < pt->first + pt->n; i++) {
+		const struct bt_frame *f = &bp->frames[i];
+		if (f->has_addr)
+			return f->addr >= KERNEL_MIN;
+		if (f->module && f->module_len)
+			return 0;
+		const char *name = bp->buf + ((uintptr_t)f->name - 1);
+		if (kernel_name(name, f->name_len))
+			side = 1;
+	}
+	return side;
+}
+
+static int out_push(struct bt_parser *bp, const struct bt_frame *f, bool kernel,
+		    size_t *n)
+{
+	if (sf_grow((void **)&bp->out, &bp->ocap, *n + 1, sizeof(*f)))
+		return -ENOMEM;
+	struct bt_frame o = *f;
+	o.kernel = kernel;
+	if (o.name)
+		o.name = bp->buf + ((uintptr_t)o.name - 1);
+	if (o.module)
+		o.module = bp->buf + ((uintptr_t)o.module - 1);
+	bp->out[(*n)++] = o;
+	return 0;
+}
+
+/* Append part pt reversed (bpftrace prints leaf first). */
+static int out_part(struct bt_parser *bp, const struct bt_part *pt, bool kernel,
+		    size_t *n)
+{
+	for (size_t i = pt->n; i-- > 0;)
+		if (out_push(bp, &bp->frames[pt->first + i], kernel, n))
+			return -ENOMEM;
+	return 0;
+}
+
+static int record_emit(struct bt_parser *bp, uint64_t count)
+{
+	int side[8];
+	size_t n = 0, nuser = 0;
+	int ret = 0;
+	bool any_kernel = false;
+	for (size_t i = 0; i < bp->nparts; i++) {
+		side[i] = part_side(bp, &bp->parts[i]);
+		any_kernel |= side[i] == 1;
+	}
+	/* With two stack parts and one side unknown, it is the other side. */
+	if (bp->nparts == 2 && side[0] != side[1]) {
+		if (side[0] < 0)
+			side[0] = !side[1];
+		if (side[1] < 0)
+			side[1] = !side[0];
+	}
+	(void)any_kernel;
+	for (int pass = 0; pass < 2; pass++)	/* user parts, then kernel */
+		for (size_t i = 0; i < bp->nparts; i++)
+			if ((side[i] == 1) == (pass == 1)) {
+				if (out_part(bp, &bp->parts[i], pass == 1, &n))
+					return -ENOMEM;
+				if (pass == 0)
+					nuser = n;
+			}
+	if (count == 0)
+		goto done;
+	struct bt_record r = {
+		.map = bp->buf + bp->map_off, .map_len = bp->map_len,
+		.has_pid = bp->has_pid, .has_tid = bp->has_tid,
+		.pid = bp->pid, .tid = bp->tid,
+		.comm = bp->has_comm ? bp->buf + bp->comm_off : NULL,
+		.comm_len = bp->comm_len,
+		.frames = bp->out, .nframes = n,
+		.nuser = nuser, .nkernel = n - nuser,
+		.had_stack = bp->nparts > 0, .count = count,
+		.line = bp->rec_line,
+	};
+	bp->c.records++;
+	if (bp->cb.record)
+		ret = bp->cb.record(bp->cb.ctx, &r);
+done:
+	record_reset(bp);
+	return ret;
+}
+
+static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
+{
+	const char *e = trim_end(s, s + len);
+	s = skip_ws(s, e);
+	len = (size_t)(e - s);
+	if (!len)
+		return 0;
+	uint64_t v;
+	bool neg = s[0] == '-';
+	if (sf_parse_u64(s + neg, len - neg, &v)) {
+		if (!bp->has_pid) {
+			bp->has_pid = true;
+			bp->pid = (uint32_t)v;
+		} else if (!bp->has_tid) {
+			bp->has_tid = true;
+			bp->tid = (uint32_t)v;
+		}
+		return 0;
+	}
+	if (bp->has_comm)
+		return 0;	/* further strings are not used */
+	bp->has_comm = true;
+	bp->comm_len = len;
+	return buf_append(bp, s, len, &bp->comm_off);
+}
+
+/* Parse "]: N" at the end of s; returns true and the count. */
+static int parse_end(const char *s, size_t len, size_t *body, uint64_t *count)
+{
+	const char *e = trim_end(s, s + len);
+	const char *q = e;
+	while (q > s && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	if (q == e || q - s < 3 || q[-1] != ' ' || q[-2] != ':' || q[-3] != ']')
+		return 0;
+	if (!sf_parse_u64(q, (size_t)(e - q), count))
+		return -1;	/* overflow */
+	*body = (size_t)(q - 3 - s);
+	return 1;
+}
+
+/* Scalars segment: "a, b, " (a stack part follows) or "a, b]: N" (end). */
+static int segment(struct bt_parser *bp, const char *s, size_t len)
+{
+	size_t body = len;
+	uint64_t count = 0;
+	int end = parse_end(s, len, &body, &count);
+	if (end < 0) {
+		bad_line(bp);
+		record_reset(bp);
+		return 0;
+	}
+	const char *p = s, *e = s + body;
+	while (p < e) {
+		const char *c = memmem(p, (size_t)(e - p), ", ", 2);
+		if (!c && e - p >= 1 && e[-1] == ',')
+			c = e - 1;
+		const char *pe = c ? c : e;
+		if (scalar_part(bp, p, (size_t)(pe - p)))
+			return -ENOMEM;
+		p = c ? c + (c + 1 < e ? 2 : 1) : e;
+	}
+	if (end)
+		return record_emit(bp, count);
+	if (bp->nparts == sizeof(bp->parts) / sizeof(bp->parts[0])) {
+		bad_line(bp);
+		record_reset(bp);
+		return 0;
+	}
+	bp->parts[bp->nparts].first = bp->nframes;
+	bp->parts[bp->nparts].n = 0;
+	bp->nparts++;
+	bp->in_stack = true;
+	return 0;
+}
+
+static int record_start(struct bt_parser *bp, const char *s, size_t len,
+			const char *br)
+{
+	record_reset(bp);
+	bp->st = ST_RECORD;
+	bp->rec_line = bp->lineno;
+	bp->map_len = (size_t)(br - s);
+	if (buf_append(bp, s, bp->map_len, &bp->map_off))
+		return -ENOMEM;
+	return segment(bp, br + 1, (size_t)(s + len - br - 1));
+}
+
+static int record_line(struct bt_parser *bp, const char *s, size_t len)
+{
+	if (len && (s[0] == ' ' || s[0] == '\t') && bp->in_stack) {
+		const char *b = skip_ws(s, s + len);
+		return frame_parse(bp, b, (size_t)(s + len - b));
+	}
+	if (len && s[0] == ',') {
+		bp->in_stack = false;
+		size_t skip = len > 1 && s[1] == ' ' ? 2 : 1;
+		return segment(bp, s + skip, len - skip);
+	}
+	if (len && s[0] == ']') {
+		bp->in_stack = false;
+		return segment(bp, s, len);
+	}
+	if (!len && bp->in_stack)
+		return 0;
+	/* Anything else breaks the record: count it, reparse the line. */
+	bp->c.incomplete_records++;
+	record_reset(bp);
+	return -EAGAIN;
+}
+
+static int directive(struct bt_parser *bp, const char *s, size_t len)
+{
+	const char *e = s + len;
+	if (starts(s, len, "#maps ")) {
+		uint64_t pid;
+		const char *p = skip_ws(s + 6, e);
+		if (!sf_parse_u64(p, (size_t)(trim_end(p, e) - p), &pid)) {
+			bad_line(bp);
+			return 0;
+		}
+		bp->maps_pid = (uint32_t)pid;
+		bp->blen = 0;
+		bp->st = ST_MAPS;
+		return 0;
+	}
+	if (starts(s, len, "#pid ")) {
+		const char *p = skip_ws(s + 5, e), *q = p;
+		uint64_t pid;
+		while (q < e && *q != ' ')
+			q++;
+		if (!sf_parse_u64(p, (size_t)(q - p), &pid)) {
+			bad_line(bp);
+			return 0;
+		}
+		q = skip_ws(q, e);
+		if (bp->cb.first_sample)
+			return bp->cb.first_sample(bp->cb.ctx, (uint32_t)pid, q,
+						   (size_t)(e - q));
+		return 0;
+	}
+	if (starts(s, len, "#meta ")) {
+		const char *k = skip_ws(s + 6, e), *ke = k;
+		while (ke < e && *ke != ' ')
+			ke++;
+		const char *v = skip_ws(ke, e);
+		if (bp->cb.meta)
+			return bp->cb.meta(bp->cb.ctx, k, (size_t)(ke - k), v,
+					   (size_t)(e - v));
+	}
+	return 0;	/* other # lines are comments */
+}
+
+static int maps_line(struct bt_parser *bp, const char *s, size_t len)
+{
+	size_t off;
+	if (starts(s, len, "#endmaps")) {
+		int ret = 0;
+		if (bp->cb.maps)
+			ret = bp->cb.maps(bp->cb.ctx, bp->maps_pid, bp->buf,
+					  bp->blen);
+		bp->blen = 0;
+		bp->st = ST_IDLE;
+		return ret;
+	}
+	if (buf_append(bp, s, len, &off))
+		return -ENOMEM;
+	bp->buf[bp->blen - 1] = '\n';
+	return 0;
+}
+
+static int scalar_line(struct bt_parser *bp, const char *s, size_t len,
+		       const char *colon)
+{
+	const char *v = skip_ws(colon + 1, s + len);
+	uint64_t n;
+	size_t vlen = (size_t)(trim_end(v, s + len) - v);
+	if (starts(s, len, "@stackfold_total:")) {
+		if (!sf_parse_u64(v, vlen, &n)) {
+			bad_line(bp);
+			return 0;
+		}
+		bp->c.total_reported += n;
+		bp->c.has_total = true;
+	}
+	return 0;	/* other keyless maps are not samples */
+}
+
+static int idle_line(struct bt_parser *bp, const char *s, size_t len)
+{
+	if (!len)
+		return 0;
+	if (s[0] == '#')
+		return directive(bp, s, len);
+	if (s[0] == '@') {
+		const char *br = memchr(s, '[', len), *co = memchr(s, ':', len);
+		if (br && (!co || br < co))
+			return record_start(bp, s, len, br);
+		if (co)
+			return scalar_line(bp, s, len, co);
+		bad_line(bp);
+		return 0;
+	}
+	uint64_t n;
+	if (starts(s, len, "Lost ") && contains(s, len, " events")) {
+		const char *p = s + 5, *q = memchr(p, ' ', len - 5);
+		if (q && sf_parse_u64(p, (size_t)(q - p), &n)) {
+			bp->c.lost_events += n;
+			return 0;
+		}
+	}
+	if (contains(s, len, "failed to look up stack id")) {
+		bp->c.stackid_errors++;
+		return 0;
+	}
+	if (contains(s, len, "Map full") || contains(s, len, "map full")) {
+		bp->c.map_full_warnings++;
+		return 0;
+	}
+	if (starts(s, len, "Attaching ") || starts(s, len, "WARNING") ||
+	    starts(s, len, "ERROR") || starts(s, len, "warning:") ||
+	    starts(s, len, "HINT") || starts(s, len, "Tracing "))
+		return 0;
+	bad_line(bp);
+	return 0;
+}
+
+int bt_parser_line(struct bt_parser *bp, const char *line, size_t len)
+{
+	if (len && line[len - 1] == '\r')
+		len--;
+	bp->lineno++;
+	int ret;
+	switch (bp->st) {
+	case ST_MAPS:
+		return maps_line(bp, line, len);
+	case ST_RECORD:
+		ret = record_line(bp, line, len);
+		if (ret != -EAGAIN)
+			return ret;
+		/* the line starts something new */
+		return idle_line(bp, line, len);
+	case ST_IDLE:
+	default:
+		return idle_line(bp, line, len);
+	}
+}
+
+int bt_parser_finish(struct bt_parser *bp)
+{
+	if (bp->st == ST_RECORD) {
+		bp->c.incomplete_records++;
+		record_reset(bp);
+	} else if (bp->st == ST_MAPS) {
+		bp->c.incomplete_records++;
+		bp->st = ST_IDLE;
+	}
+	return 0;
+}
+
+bool bt_line_is_bpftrace(const char *line, size_t len)
+{
+	return starts(line, len, "Attaching ") || starts(line, len, "@") ||
+	       starts(line, len, "#") || starts(line, len, "Lost ") ||
+	       starts(line, len, "ERROR") || starts(line, len, "WARNING");
+}

@@ -1,0 +1,101 @@
+/*
+ * bt_parse.h - streaming parser for bpftrace's text map output, in every
+ * form one-liners print, and for stackfold's own raw capture (the same
+ * text plus `#` directive lines carrying metadata and memory maps).
+ *
+ * Accepted map entries (any map name, several maps per input):
+ *   @[kstack]: N, @[ustack, kstack]: N, @[ustack(perf)]: N,
+ *   keys mixing scalars (pid, tid, comm, ...) and stacks,
+ *   frames as `sym+off`, `sym+0xoff`, `0xADDR` (BPFTRACE_NO_USER_SYMBOLS),
+ *   `ADDR` (raw mode, bpftrace >= 0.18), `ADDR sym+off (module)` (perf mode).
+ *   Scalar-keyed counts (@[comm]: N) become one-frame stacks.
+ * Other recognised lines: `Attaching N probes...`, `Lost N events`,
+ * `failed to look up stack id`, warnings, histograms, keyless scalars (not
+ * samples: ignored, except stackfold's own @stackfold_total counter).
+ * Anything else is counted as unparsable, with its first line number kept.
+ *
+ * Directive lines (raw capture):   #meta KEY VALUE...
+ *                                   #maps PID       ... #endmaps
+ *                                   #pid PID COMM   (first sample of PID)
+ *
+ * Memory: a record's text is buffered only while it is open; nothing grows
+ * with the number of records.  The parser never prints or exits.
+ */
+#ifndef SF_BT_PARSE_H
+#define SF_BT_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+enum bt_frame_kind {
+	BT_FRAME_ADDR,		/* raw address only */
+	BT_FRAME_NAME,		/* symbol name (offset stripped) */
+};
+
+struct bt_frame {
+	uint8_t kind;
+	bool kernel;		/* part of a kernel stack */
+	bool has_addr;
+	uint64_t addr;
+	const char *name;	/* not NUL-terminated */
+	size_t name_len;
+	const char *module;	/* perf mode "(module)", may be NULL */
+	size_t module_len;
+};
+
+/* One map entry.  frames[] is root first; pointers are valid only during
+ * the callback. */
+struct bt_record {
+	const char *map;	/* map name, e.g. "@" or "@stackfold" */
+	size_t map_len;
+	bool has_pid, has_tid;
+	uint32_t pid, tid;
+	const char *comm;	/* NULL when the key has no string part */
+	size_t comm_len;
+	struct bt_frame *frames;
+	size_t nframes;
+	size_t nuser, nkernel;	/* frames per side; user frames come first */
+	bool had_stack;		/* key had at least one stack part */
+	uint64_t count;
+	size_t line;		/* line number of the record's first line */
+};
+
+struct bt_callbacks {
+	void *ctx;
+	/* A complete record; return <0 to stop parsing with that error. */
+	int (*record)(void *ctx, const struct bt_record *r);
+	/* #maps block (text of the maps lines) and #pid, #meta directives. */
+	int (*maps)(void *ctx, uint32_t pid, const char *text, size_t len);
+	int (*first_sample)(void *ctx, uint32_t pid, const char *comm,
+			    size_t comm_len);
+	int (*meta)(void *ctx, const char *key, size_t klen, const char *val,
+		    size_t vlen);
+};
+
+struct bt_counters {
+	uint64_t lost_events, stackid_errors, unparsable_lines,
+		incomplete_records, map_full_warnings;
+	uint64_t total_reported;	/* @stackfold_total, when present */
+	bool has_total;
+	size_t first_bad_line;	/* 0 when none */
+	size_t records;
+};
+
+struct bt_parser;
+
+struct bt_parser *bt_parser_new(const struct bt_callbacks *cb);
+void bt_parser_free(struct bt_parser *bp);	/* NULL is fine */
+/* Feed one line (without its newline; a trailing \r is ignored).
+ * Returns 0 or the negative value a callback returned / -ENOMEM. */
+int bt_parser_line(struct bt_parser *bp, const char *line, size_t len);
+/* End of input: a record still open is counted as incomplete. */
+int bt_parser_finish(struct bt_parser *bp);
+const struct bt_counters *bt_parser_counters(const struct bt_parser *bp);
+/* True when the line looks like bpftrace/capture output (for detecting
+ * the input format from its first meaningful line). */
+bool bt_line_is_bpftrace(const char *line, size_t len);
+
+#endif

@@ -1,0 +1,275 @@
+/* cli.c - option parsing shared by report and record; see cli.h. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+
+enum {
+	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_INVERTED,
+	OPT_COLORS, OPT_NOHASH, OPT_COUNTNAME, OPT_FLAMECHART, OPT_DIFF,
+	OPT_TOP, OPT_TID, OPT_NOCOMM, OPT_LINES, OPT_NODEMANGLE, OPT_NOCACHE,
+	OPT_CACHEDIR, OPT_NODWARF, OPT_SAVERAW, OPT_COUNTDOWN, OPT_WATCH,
+	OPT_NOGZIP,
+};
+
+static const struct option long_opts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", no_argument, NULL, 'p' },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+	{ "user-only", no_argument, NULL, 'U' },
+	{ "kernel-only", no_argument, NULL, 'K' },
+	{ "delimit", no_argument, NULL, 'd' },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "no-demangle", no_argument, NULL, OPT_NODEMANGLE },
+	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
+	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
+	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "no-hash", no_argument, NULL, OPT_NOHASH },
+	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "no-gzip", no_argument, NULL, OPT_NOGZIP },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	/* record */
+	{ "hz", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "save-raw", required_argument, NULL, OPT_SAVERAW },
+	{ "countdown", no_argument, NULL, OPT_COUNTDOWN },
+	{ "watch-pid", required_argument, NULL, OPT_WATCH },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage(FILE *out, bool record)
+{
+	if (record)
+		fputs("usage: stackfold record [OPTIONS] -- bpftrace ARGS...\n"
+		      "Run a bpftrace capture (bt/profile.bt), snapshot the memory maps of\n"
+		      "each sampled process at its first sample, then write the outputs.\n"
+		      "Normally started by scripts/profile.\n\n"
+		      "Record options:\n"
+		      "  -F, --hz HZ            sampling rate the capture uses (metadata)\n"
+		      "  -D, --duration SEC     stop bpftrace after SEC seconds (SIGINT)\n"
+		      "      --countdown        show a countdown on stderr\n"
+		      "      --watch-pid PID    stop when PID exits\n"
+		      "      --save-raw FILE    also keep the raw capture (re-readable)\n\n",
+		      out);
+	else
+		fputs("usage: stackfold [OPTIONS] [FILE...]\n"
+		      "       stackfold record [OPTIONS] -- bpftrace ARGS...\n"
+		      "       stackfold symbolize [OPTIONS] < 'MODULE ADDRESS' lines\n\n"
+		      "Read bpftrace output (any @[...stack...]: N map text, symbolized or raw\n"
+		      "addresses, or stackfold's raw capture) or folded stacks from FILEs or\n"
+		      "stdin, and write folded stacks, a top table, an SVG flame graph or pprof.\n\n",
+		      out);
+	fputs("Output:\n"
+	      "  -f, --format LIST      folded (default), top, svg, pprof; comma list\n"
+	      "  -o, --output PATH      one format: the file; several: PREFIX for\n"
+	      "                         PREFIX.folded .top .svg .pb.gz (default stdout)\n"
+	      "  -p, --pid              process frame is comm-PID\n"
+	      "      --tid              add /TID to the process frame\n"
+	      "      --no-comm          no process frame\n"
+	      "  -U, --user-only        user frames only\n"
+	      "  -K, --kernel-only      kernel frames only\n"
+	      "  -d, --delimit          '-' frame between user and kernel frames\n"
+	      "      --lines            add :file:line to frames (needs DWARF)\n"
+	      "      --top N            rows in the top table (25)\n"
+	      "  -q, --quiet            no summary on stderr\n"
+	      "Symbols:\n"
+	      "      --no-demangle      keep mangled C++/Rust names\n"
+	      "      --no-cache         do not read or write the symbol index cache\n"
+	      "      --cache-dir DIR    cache directory ($XDG_CACHE_HOME/stackfold)\n"
+	      "      --no-dwarf         symbol tables only (no inline frames, lines)\n"
+	      "SVG:\n"
+	      "      --title T --subtitle S --width PX --minwidth PCT|Npx\n"
+	      "      --inverted --colors hot|mem|io|lang|... --no-hash\n"
+	      "      --countname NAME --flamechart\n"
+	      "      --diff BEFORE AFTER  differential flame graph of two inputs\n"
+	      "pprof:\n"
+	      "      --no-gzip          raw protobuf instead of gzip\n\n"
+	      "Exit status: 0 ok; 1 usage; 2 bad input or no samples; 3 environment\n"
+	      "(not root, bpftrace missing or too old, pid not found); 4 an output\n"
+	      "could not be written; 130 aborted by a second Ctrl-C.\n\n"
+	      "Examples:\n"
+	      "  bpftrace -e 'profile:hz:99 { @[kstack] = count(); }' > trace.txt\n"
+	      "  stackfold trace.txt > trace.folded\n"
+	      "  stackfold -f svg trace.folded > flame.svg\n"
+	      "  stackfold -f folded,svg,pprof,top -o out trace.txt\n"
+	      "  stackfold -f svg --diff before.folded after.folded > diff.svg\n",
+	      out);
+}
+
+static int bad(const char *msg, const char *arg)
+{
+	fprintf(stderr, "stackfold: %s '%s' (see --help)\n", msg, arg);
+	return EXIT_USAGE;
+}
+
+static int parse_formats(struct cli *c, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	if (!copy)
+		return EXIT_USAGE;
+	c->nformats = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct out_format *f = out_format_find(t);
+		if (!f || c->nformats == CLI_MAX_OUTPUTS) {
+			int r = bad("unknown format", t);
+			free(copy);
+			return r;
+		}
+		c->formats[c->nformats++] = f;
+	}
+	free(copy);
+	return -1;
+}
+
+static bool parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || v > 1000000000UL)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static int parse_minwidth(struct cli *c, const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || v < 0)
+		return bad("bad --minwidth", arg);
+	if (strcmp(end, "px") == 0)
+		c->oo.minwidth_px = true;
+	else if (*end && strcmp(end, "%") != 0)
+		return bad("bad --minwidth", arg);
+	c->oo.minwidth = v;
+	return -1;
+}
+
+static int parse_one(struct cli *c, int opt, const char *arg)
+{
+	unsigned u;
+	switch (opt) {
+	case 'f': return parse_formats(c, arg);
+	case 'o': c->output = arg; break;
+	case 'p': c->oo.fold_flags |= FOLD_PID; break;
+	case OPT_TID: c->oo.fold_flags |= FOLD_TID; break;
+	case OPT_NOCOMM: c->oo.fold_flags |= FOLD_NO_COMM; break;
+	case 'U': c->oo.fold_flags |= FOLD_USER_ONLY; break;
+	case 'K': c->oo.fold_flags |= FOLD_KERNEL_ONLY; break;
+	case 'd': c->oo.fold_flags |= FOLD_DELIMIT; break;
+	case OPT_LINES: c->oo.fold_flags |= FOLD_LINES; break;
+	case OPT_NODEMANGLE: c->so.no_demangle = true; break;
+	case OPT_NOCACHE: c->so.no_cache = true; break;
+	case OPT_CACHEDIR: c->so.cache_dir = arg; break;
+	case OPT_NODWARF: c->so.no_dwarf = true; break;
+	case OPT_TOP:
+		if (!parse_uint(arg, &c->oo.top_n))
+			return bad("bad --top", arg);
+		break;
+	case OPT_TITLE: c->oo.title = arg; break;
+	case OPT_SUBTITLE: c->oo.subtitle = arg; break;
+	case OPT_WIDTH:
+		if (!parse_uint(arg, &c->oo.width) || c->oo.width < 100)
+			return bad("bad --width", arg);
+		break;
+	case OPT_MINWIDTH: return parse_minwidth(c, arg);
+	case OPT_INVERTED: c->oo.inverted = true; break;
+	case OPT_COLORS: c->oo.colors = arg; break;
+	case OPT_NOHASH: c->oo.no_hash = true; break;
+	case OPT_COUNTNAME: c->oo.countname = arg; break;
+	case OPT_FLAMECHART: c->oo.flamechart = true; break;
+	case OPT_DIFF: c->diff_before = ""; break;
+	case OPT_NOGZIP: c->oo.pprof_no_gzip = true; break;
+	case 'q': c->quiet = true; break;
+	case 'F':
+		if (!c->record || !parse_uint(arg, &c->hz) || !c->hz)
+			return bad("bad --hz", arg);
+		break;
+	case 'D':
+		if (!c->record || !parse_uint(arg, &c->seconds))
+			return bad("bad --duration", arg);
+		break;
+	case OPT_SAVERAW: c->save_raw = arg; break;
+	case OPT_COUNTDOWN: c->countdown = true; break;
+	case OPT_WATCH:
+		if (!c->record || !parse_uint(arg, &u) || !u)
+			return bad("bad --watch-pid", arg);
+		c->watch_pid = (int)u;
+		break;
+	default:
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+int cli_parse(struct cli *c, bool record, int argc, char **argv)
+{
+	memset(c, 0, sizeof(*c));
+	c->record = record;
+	c->formats[0] = out_format_find("folded");
+	c->nformats = 1;
+	optind = 1;
+	opterr = 1;
+	const char *shorts = record ? "+f:o:pUKdqhF:D:" : "f:o:pUKdqh";
+	int opt;
+	while ((opt = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
+		if (opt == 'h') {
+			cli_usage(stdout, record);
+			return EXIT_OK;
+		}
+		if (opt == '?')
+			return EXIT_USAGE;
+		int r = parse_one(c, opt, optarg);
+		if (r >= 0)
+			return r;
+	}
+	c->inputs = argv + optind;
+	c->ninputs = argc - optind;
+	if (c->diff_before) {
+		if (c->ninputs != 2) {
+			fprintf(stderr, "stackfold: --diff takes two inputs: BEFORE AFTER\n");
+			return EXIT_USAGE;
+		}
+		c->diff_before = c->inputs[0];
+		c->diff_after = c->inputs[1];
+	}
+	return -1;
+}
+
+int cli_outputs(const struct cli *c, struct report_output *outs,
+		char paths[][4096])
+{
+	for (unsigned i = 0; i < c->nformats; i++) {
+		outs[i].fmt = c->formats[i];
+		if (!c->output || strcmp(c->output, "-") == 0) {
+			if (c->nformats > 1) {
+				fprintf(stderr, "stackfold: several formats need -o PREFIX\n");
+				return EXIT_USAGE;
+			}
+			snprintf(paths[i], 4096, "-");
+		} else if (c->nformats == 1 && !c->record) {
+			snprintf(paths[i], 4096, "%s", c->output);
+		} else {
+			snprintf(paths[i], 4096, "%s%s", c->output,
+				 c->formats[i]->suffix);
+		}
+		outs[i].path = paths[i];
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * cli.h - command-line options shared by `stackfold [report]` and
+ * `stackfold record`: one option table, one defaults initializer, one
+ * usage text (printed by --help).
+ */
+#ifndef SF_CLI_H
+#define SF_CLI_H
+
+#include <stdbool.h>
+
+#include "out.h"
+#include "report.h"
+#include "symbolizer.h"
+
+#define CLI_MAX_OUTPUTS 8
+
+struct cli {
+	bool record;		/* parsing for `stackfold record` */
+	const struct out_format *formats[CLI_MAX_OUTPUTS];
+	unsigned nformats;
+	const char *output;	/* -o */
+	struct out_opts oo;
+	struct sym_opts so;
+	bool quiet;
+	const char *diff_before, *diff_after;
+	char **inputs;		/* remaining arguments */
+	int ninputs;
+	/* record only */
+	unsigned hz, seconds;
+	bool countdown;
+	const char *save_raw;	/* also write the raw capture here */
+	int watch_pid;		/* stop when this pid exits (0: none) */
+};
+
+/* Parse argv (argv[0] is the command name).  Returns -1 to continue,
+ * or an exit status to return at once (0 after --help, EXIT_USAGE after
+ * an error, which has been printed). */
+int cli_parse(struct cli *c, bool record, int argc, char **argv);
+/* Resolve -o and the formats into concrete output paths (PATH_MAX
+ * buffers in paths).  Returns 0 or EXIT_USAGE (message printed). */
+int cli_outputs(const struct cli *c, struct report_output *outs,
+		char paths[][4096]);
+void cli_usage(FILE *out, bool record);
+
+#endif

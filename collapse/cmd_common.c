@@ -1,0 +1,98 @@
+/* cmd_common.c - see cmd_common.h. */
+#include "cmd_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "linereader.h"
+
+int cmd_read_input(struct report *r, const char *path, volatile int *stop)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	const char *name = is_stdin ? "<stdin>" : path;
+	int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "stackfold: cannot open '%s': %s\n", path,
+			strerror(errno));
+		return EXIT_BADINPUT;
+	}
+	struct linereader lr;
+	const char *line;
+	size_t len;
+	int ret = lr_init(&lr, fd);
+	report_begin_input(r);
+	while (!ret && (ret = lr_next(&lr, &line, &len, stop)) == 1)
+		ret = report_line(r, line, len);
+	lr_release(&lr);
+	if (!is_stdin)
+		close(fd);
+	if (ret < 0) {
+		fprintf(stderr, "stackfold: read '%s': %s\n", name, strerror(-ret));
+		return ret == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
+	}
+	struct report_input_stats st;
+	if (report_end_input(r, &st) < 0) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	if (st.unparsable)
+		fprintf(stderr, "stackfold: %s:%zu: ignored %" PRIu64
+			" unparsable line%s (first at line %zu)\n", name,
+			st.first_bad_line, st.unparsable,
+			st.unparsable == 1 ? "" : "s", st.first_bad_line);
+	if (st.incomplete)
+		fprintf(stderr, "stackfold: %s: ignored %" PRIu64
+			" incomplete record%s at the end (truncated input?)\n",
+			name, st.incomplete, st.incomplete == 1 ? "" : "s");
+	return 0;
+}
+
+void cmd_summary(struct report *r, const struct cli *c, const char *what)
+{
+	if (r->sym) {
+		const char *w;
+		while ((w = sym_session_next_warning(r->sym)))
+			fprintf(stderr, "stackfold: warning: %s\n", w);
+	}
+	if (c->quiet)
+		return;
+	const struct pf_counters *k = &r->prof.counters;
+	uint64_t dropped = report_dropped(r);
+	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu unique stacks",
+		what, k->samples, r->prof.nsamples - 1);
+	if (dropped || k->map_dropped || k->stackid_errors)
+		fprintf(stderr, "; lost %" PRIu64 " (%.2f%%: %" PRIu64
+			" lost events, %" PRIu64 " map full, %" PRIu64
+			" stack-id errors)", dropped,
+			k->samples + dropped ? 100.0 * (double)dropped /
+				(double)(k->samples + dropped) : 0.0,
+			k->lost_events, k->map_dropped, k->stackid_errors);
+	if (k->unparsable_lines || k->incomplete_records)
+		fprintf(stderr, "; %" PRIu64 " unparsable lines, %" PRIu64
+			" incomplete records", k->unparsable_lines,
+			k->incomplete_records);
+	if (k->unsymbolized_frames)
+		fprintf(stderr, "; %" PRIu64 " unsymbolized frame samples",
+			k->unsymbolized_frames);
+	fputc('\n', stderr);
+}
+
+int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
+{
+	struct report_output outs[CLI_MAX_OUTPUTS];
+	static char paths[CLI_MAX_OUTPUTS][4096];
+	struct sf_err err = { "" };
+	int st = cli_outputs(c, outs, paths);
+	if (st)
+		return st;
+	if (report_write(r, outs, c->nformats, &c->oo, fold, &err) < 0) {
+		fprintf(stderr, "stackfold: %s\n", err.msg);
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}

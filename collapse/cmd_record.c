@@ -1,0 +1,391 @@
+/*
+ * cmd_record.c - `stackfold record [OPTIONS] -- bpftrace ARGS...`
+ *
+ * Runs the capture, reads bpftrace's output as it comes, saves each
+ * sampled process's memory map at its first sample ("#pid" lines from
+ * bt/profile.bt) with its files pinned open, and at the end symbolizes and
+ * writes the outputs.  bpftrace runs in its own process group so a
+ * terminal Ctrl-C reaches only us: the first SIGINT/SIGTERM is forwarded
+ * once (bpftrace then prints its maps and exits), a second one aborts with
+ * nothing written (exit 130).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "cli.h"
+#include "cmd_common.h"
+#include "cmds.h"
+
+static volatile sig_atomic_t g_signals;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_signals++;
+}
+
+/* Incremental splitter for a non-blocking pipe. */
+struct pipebuf {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+struct rec {
+	struct cli *c;
+	struct report r;
+	pid_t child;
+	struct pipebuf out, err;
+	struct atomic_file raw;
+	bool raw_open;
+	uint64_t start_ns, snap_failed;
+	bool stop_sent;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static pid_t spawn(char **argv, int *out_fd, int *err_fd)
+{
+	int po[2], pe[2];
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	*out_fd = po[0];
+	*err_fd = pe[0];
+	return pid;
+}
+
+static void raw_line(struct rec *x, const char *s, size_t len)
+{
+	if (x->raw_open) {
+		fwrite(s, 1, len, x->raw.fp);
+		fputc('\n', x->raw.fp);
+	}
+}
+
+/* "#pid PID COMM": snapshot now, while the process is alive. */
+static void first_sample(struct rec *x, const char *s, size_t len)
+{
+	char num[16];
+	size_t i = 5, n = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9' && n < sizeof(num) - 1)
+		num[n++] = s[i++];
+	num[n] = 0;
+	int pid = atoi(num);
+	struct sym_session *ss = report_session(&x->r, NULL);
+	if (!ss || pid <= 0 || sym_process_snapshot(ss, pid, NULL) != 0) {
+		x->snap_failed++;
+		return;
+	}
+	if (x->raw_open) {
+		fprintf(x->raw.fp, "#maps %d\n", pid);
+		sym_process_write_maps(ss, pid, x->raw.fp);
+		fprintf(x->raw.fp, "#endmaps\n");
+	}
+}
+
+static int out_line(struct rec *x, const char *s, size_t len)
+{
+	if (len > 5 && memcmp(s, "#pid ", 5) == 0)
+		first_sample(x, s, len);
+	raw_line(x, s, len);
+	return report_line(&x->r, s, len);
+}
+
+static bool noise(const char *s, size_t len)
+{
+	return memmem(s, len, "RLIMIT_MEMLOCK", 14) != NULL;
+}
+
+/* bpftrace's stderr: losses are counted, noise dropped, the rest shown. */
+static int err_line(struct rec *x, const char *s, size_t len)
+{
+	if ((len > 5 && memcmp(s, "Lost ", 5) == 0) ||
+	    memmem(s, len, "failed to look up stack id", 26)) {
+		raw_line(x, s, len);
+		return report_line(&x->r, s, len);
+	}
+	if (!noise(s, len))
+		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
+	return 0;
+}
+
+static int pb_read(struct rec *x, struct pipebuf *pb,
+		   int (*fn)(struct rec *, const char *, size_t))
+{
+	if (sf_grow((void **)&pb->buf, &pb->cap, pb->len + 65536, 1))
+		return -ENOMEM;
+	ssize_t n = read(pb->fd, pb->buf + pb->len, pb->cap - pb->len);
+	if (n <= 0) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return 0;
+		pb->eof = true;
+		if (pb->len) {	/* last line without newline */
+			int ret = fn(x, pb->buf, pb->len);
+			pb->len = 0;
+			return ret;
+		}
+		return 0;
+	}
+	pb->len += (size_t)n;
+	size_t start = 0;
+	char *nl;
+	while ((nl = memchr(pb->buf + start, '\n', pb->len - start))) {
+		int ret = fn(x, pb->buf + start, (size_t)(nl - pb->buf - start));
+		if (ret)
+			return ret;
+		start = (size_t)(nl - pb->buf) + 1;
+	}
+	memmove(pb->buf, pb->buf + start, pb->len - start);
+	pb->len -= start;
+	return 0;
+}
+
+static bool pid_gone(int pid)
+{
+	char path[64], st[256];
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return true;
+	size_t n = fread(st, 1, sizeof(st) - 1, f);
+	fclose(f);
+	st[n] = 0;
+	char *rp = strrchr(st, ')');
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+static void countdown(struct rec *x, uint64_t elapsed_s)
+{
+	if (!x->c->countdown || !isatty(2))
+		return;
+	if (x->c->seconds)
+		fprintf(stderr, "\rstackfold: recording, %3" PRIu64 " s left, %" PRIu64
+			" samples so far (Ctrl-C to stop) ",
+			x->c->seconds > elapsed_s ? x->c->seconds - elapsed_s : 0,
+			x->r.prof.counters.samples);
+	else
+		fprintf(stderr, "\rstackfold: recording, %" PRIu64 " s (Ctrl-C to stop) ",
+			elapsed_s);
+}
+
+/* Ask bpftrace to stop (it prints its maps on SIGINT). */
+static void stop_child(struct rec *x)
+{
+	if (!x->stop_sent) {
+		kill(x->child, SIGINT);
+		x->stop_sent = true;
+	}
+}
+
+static int loop(struct rec *x)
+{
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), last = (uint64_t)-1;
+	while (!x->out.eof || !x->err.eof) {
+		struct pollfd pf[2] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
+					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 } };
+		int n = poll(pf, 2, 200);
+		if (g_signals >= 2)
+			return EXIT_INTERRUPTED;
+		if (g_signals == 1)
+			stop_child(x);
+		uint64_t el = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000000ULL;
+		if (x->c->seconds && el >= x->c->seconds)
+			stop_child(x);
+		if (x->c->watch_pid && pid_gone(x->c->watch_pid))
+			stop_child(x);
+		if (el != last) {
+			countdown(x, el);
+			last = el;
+		}
+		if (n <= 0)
+			continue;
+		int ret = 0;
+		if (pf[0].revents)
+			ret = pb_read(x, &x->out, out_line);
+		if (!ret && pf[1].revents)
+			ret = pb_read(x, &x->err, err_line);
+		if (ret) {
+			fprintf(stderr, "stackfold: out of memory\n");
+			return EXIT_IO;
+		}
+	}
+	if (x->c->countdown && isatty(2))
+		fputc('\n', stderr);
+	return 0;
+}
+
+static void meta_line(struct rec *x, const char *k, const char *v)
+{
+	char line[4352];
+	int n = snprintf(line, sizeof(line), "#meta %s %s", k, v);
+	if (n > 0)
+		out_line(x, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static void meta_begin(struct rec *x, int argc, char **argv)
+{
+	char buf[4096];
+	struct utsname u;
+	x->start_ns = now_ns(CLOCK_REALTIME);
+	out_line(x, "# stackfold-capture 1", 21);
+	snprintf(buf, sizeof(buf), "%u", x->c->hz ? x->c->hz : 99);
+	meta_line(x, "hz", buf);
+	snprintf(buf, sizeof(buf), "%" PRIu64, x->start_ns);
+	meta_line(x, "start_ns", buf);
+	if (uname(&u) == 0) {
+		meta_line(x, "kernel", u.release);
+		meta_line(x, "host", u.nodename);
+	}
+	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
+	if (v)
+		meta_line(x, "bpftrace", v);
+	const char *cmd = getenv("STACKFOLD_CMDLINE");
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; !cmd && i < argc && off < sizeof(buf) - 1; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					i ? " " : "", argv[i]);
+	meta_line(x, "cmdline", cmd ? cmd : buf);
+}
+
+static int child_status(struct rec *x)
+{
+	int status = 0;
+	while (waitpid(x->child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
+		return 0;
+	if (x->r.prof.counters.samples)
+		return 0;	/* it still delivered samples */
+	fprintf(stderr, "stackfold: bpftrace failed (%s %d) and gave no samples\n",
+		WIFEXITED(status) ? "exit status" : "signal",
+		WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return EXIT_ENV;
+}
+
+static int finish(struct rec *x)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRIu64, now_ns(CLOCK_REALTIME) - x->start_ns);
+	meta_line(x, "duration_ns", buf);
+	struct report_input_stats st;
+	report_end_input(&x->r, &st);
+	if (x->raw_open) {
+		struct sf_err e = { "" };
+		x->raw_open = false;
+		if (atomic_commit(&x->raw, &e)) {
+			fprintf(stderr, "stackfold: %s\n", e.msg);
+			return EXIT_IO;
+		}
+	}
+	if (x->snap_failed && !x->c->quiet)
+		fprintf(stderr, "stackfold: %" PRIu64 " process%s exited before its "
+			"memory map could be saved (frames shown as [unknown])\n",
+			x->snap_failed, x->snap_failed == 1 ? "" : "es");
+	if (!x->r.prof.counters.samples) {
+		cmd_summary(&x->r, x->c, "recorded");
+		fprintf(stderr, "stackfold: no samples recorded\n");
+		return EXIT_BADINPUT;
+	}
+	int ret = cmd_write(&x->r, x->c, NULL);
+	cmd_summary(&x->r, x->c, "recorded");
+	return ret;
+}
+
+static int record_setup(struct rec *x, int argc, char **argv)
+{
+	struct sf_err e = { "" };
+	if (report_init(&x->r, &x->c->so, true) || !report_session(&x->r, &e)) {
+		fprintf(stderr, "stackfold: %s\n", e.msg[0] ? e.msg : "out of memory");
+		return EXIT_IO;
+	}
+	if (x->c->save_raw) {
+		if (atomic_open(&x->raw, x->c->save_raw, &e)) {
+			fprintf(stderr, "stackfold: %s\n", e.msg);
+			return EXIT_IO;
+		}
+		x->raw_open = true;
+	}
+	report_begin_input(&x->r);
+	meta_begin(x, argc, argv);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct cli c;
+	struct rec x = { .c = &c };
+	int st = cli_parse(&c, true, argc, argv);
+	if (st >= 0)
+		return st;
+	if (c.ninputs == 0) {
+		fprintf(stderr, "stackfold: record needs a bpftrace command after --\n");
+		return EXIT_USAGE;
+	}
+	st = record_setup(&x, c.ninputs, c.inputs);
+	if (st)
+		goto out;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	x.child = spawn(c.inputs, &x.out.fd, &x.err.fd);
+	if (x.child < 0) {
+		fprintf(stderr, "stackfold: cannot start '%s': %s\n", c.inputs[0],
+			strerror(errno));
+		st = EXIT_ENV;
+		goto out;
+	}
+	st = loop(&x);
+	if (st == EXIT_INTERRUPTED) {
+		kill(-x.child, SIGKILL);
+		waitpid(x.child, NULL, 0);
+		fprintf(stderr, "\nstackfold: aborted, no output written\n");
+		goto out;
+	}
+	st = child_status(&x);
+	if (!st)
+		st = finish(&x);
+out:
+	if (x.raw_open)
+		atomic_abort(&x.raw);
+	free(x.out.buf);
+	free(x.err.buf);
+	report_release(&x.r);
+	return st;
+}

@@ -1,0 +1,89 @@
+/* cmd_report.c - `stackfold [report] [OPTIONS] [FILE...]`: post-process
+ * bpftrace output or folded stacks into the requested outputs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_common.h"
+#include "cmds.h"
+
+static int read_all(struct report *r, char **inputs, int n)
+{
+	static char *dash[] = { "-" };
+	if (n == 0) {
+		inputs = dash;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		int st = cmd_read_input(r, inputs[i], NULL);
+		if (st)
+			return st;
+	}
+	return 0;
+}
+
+static int no_samples(char **inputs, int n)
+{
+	fprintf(stderr, "stackfold: no samples found in %s\n",
+		n == 0 ? "<stdin>" : n == 1 ? inputs[0] : "the inputs");
+	return EXIT_BADINPUT;
+}
+
+/* --diff BEFORE AFTER: fold both, join them, render the after profile. */
+static int report_diff(struct cli *c)
+{
+	struct report before, after;
+	struct fold fb = { 0 }, fa = { 0 }, fd = { 0 };
+	int st = EXIT_IO;
+	if (report_init(&before, &c->so, false) ||
+	    report_init(&after, &c->so, false))
+		goto out;
+	st = read_all(&before, (char **)&c->diff_before, 1);
+	if (!st)
+		st = read_all(&after, (char **)&c->diff_after, 1);
+	if (st)
+		goto out;
+	if (!before.prof.counters.samples && !after.prof.counters.samples) {
+		st = no_samples(c->inputs, 2);
+		goto out;
+	}
+	st = EXIT_IO;
+	if (fold_build(&fb, &before.prof, c->oo.fold_flags) ||
+	    fold_build(&fa, &after.prof, c->oo.fold_flags) ||
+	    fold_diff(&fd, &fb, &fa))
+		goto out;
+	st = cmd_write(&after, c, &fd);
+	cmd_summary(&after, c, "after");
+out:
+	fold_release(&fb);
+	fold_release(&fa);
+	fold_release(&fd);
+	report_release(&before);
+	report_release(&after);
+	return st;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct cli c;
+	struct report r;
+	int st = cli_parse(&c, false, argc, argv);
+	if (st >= 0)
+		return st;
+	if (c.diff_before)
+		return report_diff(&c);
+	if (report_init(&r, &c.so, true)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	st = read_all(&r, c.inputs, c.ninputs);
+	if (!st && !r.prof.counters.samples) {
+		cmd_summary(&r, &c, "read");
+		st = no_samples(c.inputs, c.ninputs);
+	} else if (!st) {
+		st = cmd_write(&r, &c, NULL);
+		cmd_summary(&r, &c, "read");
+	}
+	report_release(&r);
+	return st;
+}

@@ -1,0 +1,245 @@
+/* fold.c - the folded view of a profile; see fold.h. */
+#include "fold.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fold_init(struct fold *f)
+{
+	memset(f, 0, sizeof(*f));
+	return strtab_init(&f->strs);
+}
+
+void fold_release(struct fold *f)
+{
+	free(f->lines);
+	strtab_release(&f->strs);
+	memset(f, 0, sizeof(*f));
+}
+
+int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
+	     uint64_t count2)
+{
+	int64_t id = strtab_intern(&f->strs, stack, len);
+	if (id < 0)
+		return -ENOMEM;
+	/* string id 0 is "", so line i holds string id i+1 ... except for the
+	 * empty stack itself, which maps to line 0 via a lookup below. */
+	size_t idx = (size_t)id;
+	if (idx >= f->n) {
+		if (sf_grow((void **)&f->lines, &f->cap, idx + 1, sizeof(*f->lines)))
+			return -ENOMEM;
+		for (size_t i = f->n; i <= idx; i++)
+			memset(&f->lines[i], 0, sizeof(f->lines[i]));
+		f->n = idx + 1;
+		f->lines[idx].seq = idx;
+	}
+	struct fold_line *l = &f->lines[idx];
+	l->stack = strtab_get(&f->strs, (uint32_t)id);
+	l->len = (uint32_t)len;
+	l->count += count;
+	l->count2 += count2;
+	f->total += count;
+	f->total2 += count2;
+	if (count2)
+		f->has_second = true;
+	return 0;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct fold_line *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->stack, y->stack, n);
+	if (c)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+int fold_finish(struct fold *f)
+{
+	/* drop slots that never received a stack (id 0, "", unless used) */
+	size_t w = 0;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->lines[i].stack && (f->lines[i].count || f->lines[i].count2))
+			f->lines[w++] = f->lines[i];
+	f->n = w;
+	qsort(f->lines, f->n, sizeof(*f->lines), line_cmp);
+	return 0;
+}
+
+/* A growable byte buffer for one stack line. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static int sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (sf_grow((void **)&b->s, &b->cap, b->len + n + 1, 1))
+		return -ENOMEM;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
+/* Append a frame, making it safe for the folded format: ';' -> ':',
+ * control bytes -> '?'.  Adds the ';' separator first unless empty. */
+static int sb_frame(struct sbuf *b, const char *s, size_t n, const char *sfx)
+{
+	if (b->len && sb_put(b, ";", 1))
+		return -ENOMEM;
+	size_t start = b->len;
+	if (sb_put(b, s, n))
+		return -ENOMEM;
+	for (size_t i = start; i < b->len; i++) {
+		unsigned char c = (unsigned char)b->s[i];
+		if (c == ';')
+			b->s[i] = ':';
+		else if (c < 0x20 || c == 0x7f)
+			b->s[i] = '?';
+	}
+	if (n == 0 && sb_put(b, "[empty]", 7))
+		return -ENOMEM;
+	return sfx ? sb_put(b, sfx, strlen(sfx)) : 0;
+}
+
+static int sb_proc_frame(struct sbuf *b, const struct profile *p,
+			 const struct pf_sample *s, unsigned flags)
+{
+	char num[32];
+	const char *comm = profile_str(p, s->comm);
+	if (flags & FOLD_NO_COMM)
+		return 0;
+	if (!s->comm && !(flags & FOLD_PID))
+		return 0;
+	if (sb_frame(b, comm, strlen(comm), NULL))
+		return -ENOMEM;
+	if (flags & FOLD_PID) {
+		snprintf(num, sizeof(num), "%s%u", s->comm ? "-" : "pid-", s->pid);
+		if (sb_put(b, num, strlen(num)))
+			return -ENOMEM;
+	}
+	if (flags & FOLD_TID) {
+		snprintf(num, sizeof(num), "/%u", s->tid);
+		if (sb_put(b, num, strlen(num)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *kind_suffix(uint8_t kind)
+{
+	switch (kind) {
+	case PF_LOC_KERNEL:
+		return "_[k]";
+	case PF_LOC_JIT:
+		return "_[j]";
+	default:
+		return NULL;
+	}
+}
+
+/* One location, outermost frame first. */
+static int sb_location(struct sbuf *b, const struct profile *p,
+		       const struct pf_location *l, unsigned flags)
+{
+	const char *ksfx = kind_suffix(l->kind);
+	if (!l->nlines) {
+		const char *u = l->unknown_name ? profile_str(p, l->unknown_name)
+						: "[unknown]";
+		return sb_frame(b, u, strlen(u), ksfx);
+	}
+	for (uint32_t i = l->nlines; i-- > 0;) {
+		const struct pf_line *ln = &p->lines[l->line_start + i];
+		const struct pf_function *fn = &p->functions[ln->function];
+		const char *name = profile_str(p, fn->name);
+		const char *sfx = i > 0 ? "_[i]" : ksfx;
+		if (sb_frame(b, name, strlen(name), NULL))
+			return -ENOMEM;
+		if ((flags & FOLD_LINES) && ln->line && fn->filename) {
+			char tail[64];
+			const char *file = profile_str(p, fn->filename);
+			const char *base = strrchr(file, '/');
+			base = base ? base + 1 : file;
+			snprintf(tail, sizeof(tail), ":%u", ln->line);
+			if (sb_put(b, ":", 1) || sb_put(b, base, strlen(base)) ||
+			    sb_put(b, tail, strlen(tail)))
+				return -ENOMEM;
+		}
+		if (sfx && sb_put(b, sfx, strlen(sfx)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool loc_wanted(const struct pf_location *l, unsigned flags)
+{
+	if ((flags & FOLD_USER_ONLY) && l->kind == PF_LOC_KERNEL)
+		return false;
+	if ((flags & FOLD_KERNEL_ONLY) && l->kind != PF_LOC_KERNEL &&
+	    l->kind != PF_LOC_MARK)
+		return false;
+	return true;
+}
+
+static int sample_line(struct sbuf *b, const struct profile *p,
+		       const struct pf_sample *s, unsigned flags)
+{
+	const uint32_t *st = profile_stack(p, s);
+	bool in_kernel = false;
+	b->len = 0;
+	if (sb_proc_frame(b, p, s, flags))
+		return -ENOMEM;
+	for (uint32_t i = s->depth; i-- > 0;) {
+		const struct pf_location *l = &p->locations[st[i]];
+		if (!loc_wanted(l, flags))
+			continue;
+		if ((flags & FOLD_DELIMIT) && !in_kernel &&
+		    l->kind == PF_LOC_KERNEL) {
+			in_kernel = true;
+			if (sb_frame(b, "-", 1, NULL))
+				return -ENOMEM;
+		}
+		if (sb_location(b, p, l, flags))
+			return -ENOMEM;
+	}
+	if (!b->len && sb_frame(b, "[no stack]", 10, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+int fold_build(struct fold *f, const struct profile *p, unsigned flags)
+{
+	struct sbuf b = { 0 };
+	int ret = fold_init(f);
+	for (size_t i = 1; !ret && i < p->nsamples; i++) {
+		const struct pf_sample *s = &p->samples[i];
+		ret = sample_line(&b, p, s, flags);
+		if (!ret)
+			ret = fold_add(f, b.s, b.len, s->count, 0);
+	}
+	free(b.s);
+	if (!ret)
+		ret = fold_finish(f);
+	return ret;
+}
+
+int fold_diff(struct fold *out, const struct fold *before,
+	      const struct fold *after)
+{
+	int ret = fold_init(out);
+	for (size_t i = 0; !ret && i < after->n; i++)
+		ret = fold_add(out, after->lines[i].stack, after->lines[i].len,
+			       after->lines[i].count, 0);
+	for (size_t i = 0; !ret && i < before->n; i++)
+		ret = fold_add(out, before->lines[i].stack,
+			       before->lines[i].len, 0, before->lines[i].count);
+	if (!ret) {
+		out->has_second = true;
+		ret = fold_finish(out);
+	}
+	return ret;
+}

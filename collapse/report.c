@@ -1,0 +1,241 @@
+/* report.c - see report.h. */
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic.h"
+
+static int on_record(void *ctx, const struct bt_record *rec)
+{
+	struct report *r = ctx;
+	if (!r->res)
+		return -ENOMEM;
+	return resolver_record(r->res, rec);
+}
+
+static int on_maps(void *ctx, uint32_t pid, const char *text, size_t len)
+{
+	struct report *r = ctx;
+	struct sym_session *s = report_session(r, &r->err);
+	if (!s)
+		return 0;	/* symbolization degrades; frames stay honest */
+	return sym_process_load_maps(s, (int)pid, text, len, &r->err) == -ENOMEM
+		       ? -ENOMEM : 0;
+}
+
+static uint32_t meta_str(struct report *r, const char *v, size_t len)
+{
+	int64_t id = strtab_intern(&r->prof.strs, v, len);
+	return id < 0 ? 0 : (uint32_t)id;
+}
+
+static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
+		   size_t vlen)
+{
+	struct report *r = ctx;
+	struct pf_meta *m = &r->prof.meta;
+	uint64_t n = 0;
+	bool num = sf_parse_u64(v, vlen, &n);
+#define KEY(s) (klen == strlen(s) && memcmp(k, s, klen) == 0)
+	if (KEY("hz") && num)
+		m->hz = n;
+	else if (KEY("start_ns") && num)
+		m->time_nanos = n;
+	else if (KEY("duration_ns") && num)
+		m->duration_nanos = n;
+	else if (KEY("bpftrace"))
+		m->bpftrace_version = meta_str(r, v, vlen);
+	else if (KEY("kernel"))
+		m->kernel_release = meta_str(r, v, vlen);
+	else if (KEY("host"))
+		m->hostname = meta_str(r, v, vlen);
+	else if (KEY("cmdline"))
+		m->cmdline = meta_str(r, v, vlen);
+	else if (KEY("lost") && num)
+		r->prof.counters.lost_events += n;
+	else if (KEY("stackid_errors") && num)
+		r->prof.counters.stackid_errors += n;
+#undef KEY
+	return 0;
+}
+
+int report_init(struct report *r, const struct sym_opts *so, bool lazy)
+{
+	memset(r, 0, sizeof(*r));
+	if (so)
+		r->sym_opts = *so;
+	r->lazy_snapshot = lazy;
+	if (profile_init(&r->prof))
+		return -ENOMEM;
+	r->res = resolver_new(&r->prof, NULL, lazy);
+	return r->res ? 0 : -ENOMEM;
+}
+
+void report_release(struct report *r)
+{
+	bt_parser_free(r->bt);
+	resolver_free(r->res);
+	sym_session_free(r->sym);
+	profile_release(&r->prof);
+	memset(r, 0, sizeof(*r));
+}
+
+struct sym_session *report_session(struct report *r, struct sf_err *err)
+{
+	if (r->sym)
+		return r->sym;
+	r->sym = sym_session_new(&r->sym_opts, err);
+	if (!r->sym)
+		return NULL;
+	/* rebuild the resolver so it uses the session; caches restart */
+	struct resolver *nr = resolver_new(&r->prof, r->sym, r->lazy_snapshot);
+	if (nr) {
+		resolver_free(r->res);
+		r->res = nr;
+	}
+	return r->sym;
+}
+
+void report_begin_input(struct report *r)
+{
+	memset(&r->in, 0, sizeof(r->in));
+	r->samples_before = r->prof.counters.samples;
+	bt_parser_free(r->bt);
+	r->bt = NULL;
+}
+
+static bool blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+static int start_bpftrace(struct report *r)
+{
+	struct bt_callbacks cb = { .ctx = r, .record = on_record,
+				   .maps = on_maps, .meta = on_meta };
+	r->bt = bt_parser_new(&cb);
+	if (!r->bt)
+		return -ENOMEM;
+	r->in.fmt = REPORT_BPFTRACE;
+	/* raw addresses need a symbolizer: create the session up front */
+	report_session(r, &r->err);
+	return 0;
+}
+
+/* "a;b;c 12" (a trailing \r and spaces are tolerated). */
+static int folded_line(struct report *r, const char *s, size_t len)
+{
+	while (len && (s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (!len)
+		return 0;
+	const char *sp = s + len;
+	while (sp > s && sp[-1] != ' ' && sp[-1] != '\t')
+		sp--;
+	uint64_t count;
+	if (sp == s || !sf_parse_u64(sp, (size_t)(s + len - sp), &count)) {
+		r->in.unparsable++;
+		if (!r->in.first_bad_line)
+			r->in.first_bad_line = r->in.lines;
+		return 0;
+	}
+	size_t slen = (size_t)(sp - 1 - s);
+	while (slen && (s[slen - 1] == ' ' || s[slen - 1] == '\t'))
+		slen--;
+	if (!count)
+		return 0;
+	return resolver_folded(r->res, s, slen, count);
+}
+
+int report_line(struct report *r, const char *line, size_t len)
+{
+	r->in.lines++;
+	if (r->in.fmt == REPORT_UNKNOWN) {
+		if (blank(line, len))
+			return 0;
+		if (bt_line_is_bpftrace(line, len)) {
+			if (start_bpftrace(r))
+				return -ENOMEM;
+		} else {
+			r->in.fmt = REPORT_FOLDED;
+		}
+	}
+	if (r->in.fmt == REPORT_FOLDED)
+		return folded_line(r, line, len);
+	return bt_parser_line(r->bt, line, len);
+}
+
+int report_end_input(struct report *r, struct report_input_stats *st)
+{
+	struct pf_counters *c = &r->prof.counters;
+	if (r->bt) {
+		int ret = bt_parser_finish(r->bt);
+		if (ret)
+			return ret;
+		const struct bt_counters *bc = bt_parser_counters(r->bt);
+		c->lost_events += bc->lost_events;
+		c->stackid_errors += bc->stackid_errors;
+		r->in.unparsable = bc->unparsable_lines;
+		r->in.first_bad_line = bc->first_bad_line;
+		r->in.incomplete = bc->incomplete_records;
+		uint64_t got = c->samples - r->samples_before;
+		if (bc->has_total && bc->total_reported > got)
+			c->map_dropped += bc->total_reported - got;
+	}
+	c->unparsable_lines += r->in.unparsable;
+	c->incomplete_records += r->in.incomplete;
+	r->in.samples = c->samples - r->samples_before;
+	*st = r->in;
+	return 0;
+}
+
+uint64_t report_dropped(const struct report *r)
+{
+	const struct pf_counters *c = &r->prof.counters;
+	return c->map_dropped + c->stackid_errors + c->lost_events;
+}
+
+static int write_one(const struct report_output *o, const struct out_input *in,
+		     const struct out_opts *oo, struct sf_err *err)
+{
+	if (strcmp(o->path, "-") == 0) {
+		int ret = o->fmt->write(stdout, in, oo, err);
+		if (!ret && fflush(stdout) != 0)
+			ret = sf_err_set(err, errno, "write '<stdout>': %s",
+					 strerror(errno));
+		return ret;
+	}
+	struct atomic_file af;
+	int ret = atomic_open(&af, o->path, err);
+	if (ret)
+		return ret;
+	ret = o->fmt->write(af.fp, in, oo, err);
+	if (ret) {
+		atomic_abort(&af);
+		return ret;
+	}
+	return atomic_commit(&af, err);
+}
+
+int report_write(struct report *r, const struct report_output *outs,
+		 unsigned nouts, const struct out_opts *oo, const struct fold *fold,
+		 struct sf_err *err)
+{
+	struct fold own = { 0 };
+	int ret = 0;
+	if (!fold) {
+		if (fold_build(&own, &r->prof, oo->fold_flags))
+			return sf_err_set(err, ENOMEM, "out of memory");
+		fold = &own;
+	}
+	struct out_input in = { .prof = &r->prof, .fold = fold };
+	for (unsigned i = 0; !ret && i < nouts; i++)
+		ret = write_one(&outs[i], &in, oo, err);
+	fold_release(&own);
+	return ret;
+}

@@ -1,0 +1,73 @@
+/*
+ * report.h - the post-processing pipeline shared by `stackfold [FILE...]`
+ * and `stackfold record`: lines in (bpftrace text, raw capture or folded
+ * text, detected per input), a profile out, then the requested outputs
+ * written atomically.
+ *
+ * Nothing here prints or exits; per-input problems are returned in
+ * struct report_input_stats for main to word.
+ */
+#ifndef SF_REPORT_H
+#define SF_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bt_parse.h"
+#include "fold.h"
+#include "out.h"
+#include "profile.h"
+#include "resolve.h"
+#include "symbolizer.h"
+
+enum report_fmt { REPORT_UNKNOWN, REPORT_BPFTRACE, REPORT_FOLDED };
+
+struct report_input_stats {
+	enum report_fmt fmt;
+	uint64_t lines, unparsable;
+	size_t first_bad_line;	/* 0 when none */
+	uint64_t incomplete;	/* truncated final record */
+	uint64_t samples;	/* read from this input */
+};
+
+struct report {
+	struct profile prof;
+	struct sym_session *sym;	/* owned; NULL until first needed */
+	struct sym_opts sym_opts;
+	bool lazy_snapshot;
+	struct resolver *res;
+	struct bt_parser *bt;
+	struct report_input_stats in;
+	uint64_t samples_before;
+	struct sf_err err;	/* last callback error */
+};
+
+/* 0 or -ENOMEM.  lazy_snapshot: snapshot live pids on first raw address
+ * (bpftrace piped straight in). */
+int report_init(struct report *r, const struct sym_opts *so,
+		bool lazy_snapshot);
+void report_release(struct report *r);
+/* The session, created on first use (NULL on failure, err filled). */
+struct sym_session *report_session(struct report *r, struct sf_err *err);
+
+void report_begin_input(struct report *r);
+/* One line of the current input.  0 or a negative errno (-ENOMEM). */
+int report_line(struct report *r, const char *line, size_t len);
+/* End of the current input; fills *st. */
+int report_end_input(struct report *r, struct report_input_stats *st);
+
+/* Outputs: formats[i] written to paths[i] ("-" = stdout, atomically
+ * otherwise), from the profile's fold, or from `fold` when not NULL (the
+ * differential view).  Returns 0, or -errno with err naming the path. */
+struct report_output {
+	const struct out_format *fmt;
+	const char *path;
+};
+int report_write(struct report *r, const struct report_output *outs,
+		 unsigned nouts, const struct out_opts *oo, const struct fold *fold,
+		 struct sf_err *err);
+
+/* Sum of the drop counters, for the closing summary. */
+uint64_t report_dropped(const struct report *r);
+
+#endif

@@ -1,0 +1,368 @@
+/* resolve.c - records to profile samples; see resolve.h. */
+#include "resolve.h"
+
+#include "fold.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Cache of resolved raw addresses: open addressing on (pid, addr, flags). */
+struct addr_slot {
+	uint64_t addr;
+	uint32_t pid;
+	uint32_t flags;		/* bit0 is_return, bit1 kernel; 0 = empty
+				 * slot is marked by loc == 0 */
+	uint32_t loc;
+};
+
+struct resolver {
+	struct profile *p;
+	struct sym_session *sym;
+	bool lazy_snapshot;
+	struct addr_slot *slots;
+	size_t nslots, nused;
+	/* names: key string (kind byte + name) -> location id */
+	struct strtab names;
+	uint32_t *name_loc;
+	size_t name_cap;
+	uint32_t *stack;	/* location ids, leaf first */
+	size_t stack_cap;
+	uint32_t kernel_mapping;
+	/* pids whose maps were snapshotted lazily (or tried) */
+	uint32_t *seen_pids;
+	size_t nseen, seen_cap;
+};
+
+struct resolver *resolver_new(struct profile *p, struct sym_session *sym,
+			      bool lazy_snapshot)
+{
+	struct resolver *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->p = p;
+	r->sym = sym;
+	r->lazy_snapshot = lazy_snapshot;
+	r->nslots = 4096;
+	r->slots = calloc(r->nslots, sizeof(*r->slots));
+	if (!r->slots || strtab_init(&r->names)) {
+		resolver_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void resolver_free(struct resolver *r)
+{
+	if (!r)
+		return;
+	free(r->slots);
+	strtab_release(&r->names);
+	free(r->name_loc);
+	free(r->stack);
+	free(r->seen_pids);
+	free(r);
+}
+
+static uint64_t slot_hash(uint32_t pid, uint64_t addr, uint32_t flags)
+{
+	return sf_hash_u64(addr ^ ((uint64_t)pid << 40) ^ ((uint64_t)flags << 62));
+}
+
+static struct addr_slot *slot_find(struct resolver *r, uint32_t pid,
+				   uint64_t addr, uint32_t flags)
+{
+	size_t mask = r->nslots - 1, i = slot_hash(pid, addr, flags) & mask;
+	for (; r->slots[i].loc; i = (i + 1) & mask) {
+		struct addr_slot *s = &r->slots[i];
+		if (s->addr == addr && s->pid == pid && s->flags == flags)
+			return s;
+	}
+	return &r->slots[i];
+}
+
+static int slots_grow(struct resolver *r)
+{
+	size_t ns = r->nslots * 2;
+	struct addr_slot *old = r->slots, *s = calloc(ns, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	size_t on = r->nslots;
+	r->slots = s;
+	r->nslots = ns;
+	for (size_t i = 0; i < on; i++)
+		if (old[i].loc)
+			*slot_find(r, old[i].pid, old[i].addr, old[i].flags) = old[i];
+	free(old);
+	return 0;
+}
+
+static int64_t intern(struct resolver *r, const char *s)
+{
+	return strtab_intern_cstr(&r->p->strs, s ? s : "");
+}
+
+static int64_t kernel_mapping(struct resolver *r)
+{
+	if (r->kernel_mapping)
+		return r->kernel_mapping;
+	int64_t fn = intern(r, "[kernel.kallsyms]");
+	if (fn < 0)
+		return fn;
+	struct pf_mapping m = { .start = 0xffff800000000000ULL,
+				.limit = UINT64_MAX, .filename = (uint32_t)fn,
+				.is_kernel = true, .has_functions = true };
+	int64_t id = profile_mapping(r->p, &m);
+	if (id > 0)
+		r->kernel_mapping = (uint32_t)id;
+	return id;
+}
+
+static int64_t module_mapping(struct resolver *r, const struct sym_module *m)
+{
+	if (m->is_kernel)
+		return kernel_mapping(r);
+	int64_t fn = intern(r, m->path), bid = intern(r, m->build_id);
+	if (fn < 0 || bid < 0)
+		return -ENOMEM;
+	struct pf_mapping pm = {
+		.start = m->start, .limit = m->limit, .offset = m->offset,
+		.filename = (uint32_t)fn, .build_id = (uint32_t)bid,
+		.has_functions = m->has_functions,
+		.has_filenames = m->has_filenames,
+		.has_line_numbers = m->has_line_numbers,
+		.has_inline_frames = m->has_inline_frames,
+	};
+	return profile_mapping(r->p, &pm);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b && b[1] ? b + 1 : path;
+}
+
+/* Build a profile location from a symbolizer result. */
+static int64_t location_from_result(struct resolver *r, uint64_t addr,
+				    bool kernel, const struct sym_result *res)
+{
+	struct pf_location loc = { .address = addr,
+				   .kind = kernel ? PF_LOC_KERNEL : PF_LOC_USER };
+	struct pf_line lines[SYM_MAX_INLINE];
+	char unk[512];
+	if (res->module) {
+		int64_t m = module_mapping(r, res->module);
+		if (m < 0)
+			return m;
+		loc.mapping = (uint32_t)m;
+		if (strstr(res->module->path, "perf-") && res->nframes)
+			loc.kind = PF_LOC_JIT;
+	}
+	for (unsigned i = 0; i < res->nframes; i++) {
+		const struct sym_frame *f = &res->frames[i];
+		int64_t n = intern(r, f->name), sn = intern(r, f->system_name),
+			fl = intern(r, f->file);
+		if (n < 0 || sn < 0 || fl < 0)
+			return -ENOMEM;
+		struct pf_function fn = { .name = (uint32_t)n,
+					  .system_name = (uint32_t)sn,
+					  .filename = (uint32_t)fl,
+					  .start_line = f->start_line };
+		int64_t fid = profile_function(r->p, &fn);
+		if (fid < 0)
+			return fid;
+		lines[i].function = (uint32_t)fid;
+		lines[i].line = f->line;
+	}
+	if (!res->nframes) {
+		if (res->module)
+			snprintf(unk, sizeof(unk), "%s+0x%llx",
+				 base_name(res->module->path),
+				 (unsigned long long)res->module_addr);
+		else
+			snprintf(unk, sizeof(unk), "[unknown]");
+		int64_t u = intern(r, unk);
+		if (u < 0)
+			return u;
+		loc.unknown_name = (uint32_t)u;
+	}
+	return profile_location(r->p, &loc, lines, res->nframes);
+}
+
+static bool pid_seen(struct resolver *r, uint32_t pid)
+{
+	for (size_t i = 0; i < r->nseen; i++)
+		if (r->seen_pids[i] == pid)
+			return true;
+	if (!sf_grow((void **)&r->seen_pids, &r->seen_cap, r->nseen + 1,
+		     sizeof(pid)))
+		r->seen_pids[r->nseen++] = pid;
+	return false;
+}
+
+static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint64_t addr,
+			    bool kernel, bool is_return)
+{
+	uint32_t flags = (is_return ? 1u : 0u) | (kernel ? 2u : 0u);
+	struct addr_slot *s = slot_find(r, kernel ? 0 : pid, addr, flags);
+	if (s->loc)
+		return s->loc;
+	struct sym_result res = { .reason = SYM_NO_PROCESS };
+	if (r->sym) {
+		int ret;
+		if (kernel) {
+			ret = sym_lookup_kernel(r->sym, addr, is_return, &res);
+		} else {
+			ret = sym_lookup_user(r->sym, (int)pid, addr, is_return, &res);
+			if (!ret && res.reason == SYM_NO_PROCESS &&
+			    r->lazy_snapshot && !pid_seen(r, pid) &&
+			    sym_process_snapshot(r->sym, (int)pid, NULL) == 0)
+				ret = sym_lookup_user(r->sym, (int)pid, addr,
+						      is_return, &res);
+		}
+		if (ret < 0)
+			return ret;
+	}
+	int64_t loc = location_from_result(r, addr, kernel, &res);
+	if (loc < 0)
+		return loc;
+	s = slot_find(r, kernel ? 0 : pid, addr, flags);
+	s->pid = kernel ? 0 : pid;
+	s->addr = addr;
+	s->flags = flags;
+	s->loc = (uint32_t)loc;
+	if (++r->nused * 2 > r->nslots && slots_grow(r))
+		return -ENOMEM;
+	return loc;
+}
+
+/* Named frame (already symbolized text): cached per (kind, name). */
+static int64_t resolve_name(struct resolver *r, const char *name, size_t len,
+			    enum pf_loc_kind kind, uint64_t addr, bool has_addr)
+{
+	char key[1024];
+	size_t klen = len + 1 < sizeof(key) ? len + 1 : sizeof(key);
+	key[0] = (char)('0' + kind);
+	memcpy(key + 1, name, klen - 1);
+	if (has_addr && kind == PF_LOC_KERNEL)
+		goto with_addr;	/* kernel frames keep their address */
+	int64_t id = strtab_intern(&r->names, key, klen);
+	if (id < 0)
+		return id;
+	if ((size_t)id < r->name_cap && r->name_loc[id])
+		return r->name_loc[id];
+	if (sf_grow((void **)&r->name_loc, &r->name_cap, (size_t)id + 1,
+		    sizeof(*r->name_loc)))
+		return -ENOMEM;
+	int64_t loc = profile_named_location(r->p, name, len, kind);
+	if (loc < 0)
+		return loc;
+	r->name_loc[id] = (uint32_t)loc;
+	return loc;
+with_addr:;
+	struct addr_slot *s = slot_find(r, 0, addr, 4);
+	if (s->loc)
+		return s->loc;
+	int64_t m = kernel_mapping(r), sn = strtab_intern(&r->p->strs, name, len);
+	if (m < 0 || sn < 0)
+		return -ENOMEM;
+	struct pf_function fn = { .name = (uint32_t)sn, .system_name = (uint32_t)sn };
+	int64_t fid = profile_function(r->p, &fn);
+	if (fid < 0)
+		return fid;
+	struct pf_line line = { .function = (uint32_t)fid };
+	struct pf_location pl = { .mapping = (uint32_t)m, .address = addr,
+				  .kind = PF_LOC_KERNEL };
+	int64_t kloc = profile_location(r->p, &pl, &line, 1);
+	if (kloc < 0)
+		return kloc;
+	s = slot_find(r, 0, addr, 4);
+	*s = (struct addr_slot){ .addr = addr, .flags = 4, .loc = (uint32_t)kloc };
+	if (++r->nused * 2 > r->nslots && slots_grow(r))
+		return -ENOMEM;
+	return kloc;
+}
+
+static int stack_push(struct resolver *r, size_t n, int64_t loc)
+{
+	if (loc < 0)
+		return (int)loc;
+	if (sf_grow((void **)&r->stack, &r->stack_cap, n + 1, sizeof(*r->stack)))
+		return -ENOMEM;
+	r->stack[n] = (uint32_t)loc;
+	return 0;
+}
+
+static bool loc_unsymbolized(const struct profile *p, uint32_t loc)
+{
+	return p->locations[loc].nlines == 0;
+}
+
+int resolver_record(struct resolver *r, const struct bt_record *rec)
+{
+	size_t n = rec->nframes;
+	uint32_t pid = rec->has_pid ? rec->pid : 0;
+	uint64_t unsym = 0;
+	/* frames are root first; the profile wants leaf first */
+	for (size_t i = 0; i < n; i++) {
+		const struct bt_frame *f = &rec->frames[n - 1 - i];
+		size_t pos = n - 1 - i;
+		/* the leaf of each side is an exact IP, the rest return addresses */
+		bool leaf = f->kernel ? pos == n - 1 : pos == rec->nuser - 1;
+		enum pf_loc_kind kind = f->kernel ? PF_LOC_KERNEL : PF_LOC_USER;
+		int64_t loc;
+		if (f->kind == BT_FRAME_ADDR)
+			loc = resolve_addr(r, pid, f->addr, f->kernel, !leaf);
+		else
+			loc = resolve_name(r, f->name, f->name_len, kind,
+					   f->addr, f->has_addr);
+		int ret = stack_push(r, i, loc);
+		if (ret)
+			return ret;
+		unsym += loc_unsymbolized(r->p, (uint32_t)loc);
+	}
+	int64_t comm = rec->comm ? strtab_intern(&r->p->strs, rec->comm,
+						 rec->comm_len) : 0;
+	if (comm < 0)
+		return -ENOMEM;
+	r->p->counters.unsymbolized_frames += unsym * rec->count;
+	return profile_add_sample(r->p, pid, rec->has_tid ? rec->tid : 0,
+				  (uint32_t)comm, (uint32_t)comm, r->stack,
+				  (uint32_t)n, rec->count);
+}
+
+static bool has_suffix(const char *s, size_t len, const char *sfx)
+{
+	return len >= 4 && memcmp(s + len - 4, sfx, 4) == 0;
+}
+
+int resolver_folded(struct resolver *r, const char *stack, size_t len,
+		    uint64_t count)
+{
+	const char *p = stack, *end = stack + len;
+	size_t n = 0;
+	/* collect root first into r->stack, then reverse */
+	while (p <= end) {
+		size_t flen;
+		const char *e = fold_next_frame(p, end, &flen);
+		enum pf_loc_kind kind = PF_LOC_USER;
+		if (has_suffix(p, flen, "_[k]")) {
+			kind = PF_LOC_KERNEL;
+			flen -= 4;
+		} else if (has_suffix(p, flen, "_[j]")) {
+			kind = PF_LOC_JIT;
+			flen -= 4;
+		}
+		int ret = stack_push(r, n++, resolve_name(r, p, flen, kind, 0, false));
+		if (ret)
+			return ret;
+		p = e + 1;
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t t = r->stack[i];
+		r->stack[i] = r->stack[n - 1 - i];
+		r->stack[n - 1 - i] = t;
+	}
+	return profile_add_sample(r->p, 0, 0, 0, 0, r->stack, (uint32_t)n, count);
+}
