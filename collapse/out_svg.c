@@ -1,0 +1,616 @@
+/*
+ * out_svg.c - the interactive SVG flame graph writer (-f svg).
+ *
+ * Layout is one pass over the fold's sorted lines, merging each line with
+ * the frames it shares with the previous one (FlameGraph's flow()): only
+ * the open path (one entry per depth) and the frames that end up visible
+ * are kept, so memory follows what is drawn, not the input.  A frame closes
+ * when a line no longer passes through it; it is kept when at least
+ * minwidth wide, else dropped, its samples staying in its parent's width.
+ * Frames close in post-order; written out in reverse they come in
+ * pre-order (each parent before its subtree, siblings right to left), which
+ * the embedded script relies on to rebuild the tree.
+ *
+ * Defaults: width 1200 px, minwidth 0.1% of the total (about 1.2 px at
+ * 1200 px; flamegraph.pl keeps frames down to 0.1 px, 12 times smaller,
+ * which are neither visible nor hoverable), hot palette keyed by name.
+ */
+#include "out.h"
+#include "svg_color.h"
+#include "svg_js.h"
+#include "svg_text.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XPAD 10		/* left and right margin, px */
+#define FRAME_H 16	/* row pitch; rects are 15 tall */
+#define FONT_SIZE 12
+#define FONT_WIDTH 0.59	/* average glyph width / font size */
+#define YPAD_TITLE 36
+#define YPAD_SUB 24
+#define YPAD_BOTTOM 34
+#define DEFAULT_WIDTH 1200
+#define DEFAULT_MIN_PCT 0.1
+
+/* A frame on the current path. */
+struct open_frame {
+	const char *name;
+	uint32_t len;
+	uint32_t end;		/* offset just past the name in the line */
+	uint64_t start, start2;	/* samples before it (after, before) */
+	int64_t self_delta;	/* after - before of lines ending here */
+};
+
+/* A frame that will be drawn. */
+struct vframe {
+	const char *name;
+	uint32_t len, depth;
+	uint64_t start, count, count2;
+	int64_t self_delta;
+};
+
+struct layout {
+	const struct fold *fold;
+	uint32_t *order;	/* line order, NULL = fold order */
+	double min_count;	/* narrower frames are dropped */
+	struct open_frame *open;
+	size_t nopen, open_cap;
+	struct vframe *v;
+	size_t nv, v_cap;
+	uint64_t time, time2, max_delta;
+	uint32_t max_depth;
+	const char *prev;	/* previous line */
+	uint32_t prev_len;
+	bool check_order;	/* detect lines out of frame-wise order */
+	bool out_of_order;
+};
+
+static int close_frame(struct layout *l, size_t depth)
+{
+	const struct open_frame *o = &l->open[depth];
+	uint64_t count = l->time - o->start;
+	if (depth && (!count || (double)count < l->min_count))
+		return 0;
+	if (sf_grow((void **)&l->v, &l->v_cap, l->nv + 1, sizeof(*l->v)))
+		return -ENOMEM;
+	l->v[l->nv++] = (struct vframe){
+		.name = o->name, .len = o->len, .depth = (uint32_t)depth,
+		.start = o->start, .count = count,
+		.count2 = l->time2 - o->start2, .self_delta = o->self_delta,
+	};
+	if (depth > l->max_depth)
+		l->max_depth = (uint32_t)depth;
+	return 0;
+}
+
+static int open_frame(struct layout *l, const char *s, uint32_t off,
+		      uint32_t end)
+{
+	if (sf_grow((void **)&l->open, &l->open_cap, l->nopen + 1,
+		    sizeof(*l->open)))
+		return -ENOMEM;
+	l->open[l->nopen++] = (struct open_frame){
+		.name = s + off, .len = end - off, .end = end,
+		.start = l->time, .start2 = l->time2,
+	};
+	return 0;
+}
+
+/* Order of a byte in frame-wise comparison: ';' below everything, so a
+ * frame sorts before any longer frame it is a prefix of. */
+static int fkey(const char *s, uint32_t len, uint32_t i)
+{
+	if (i >= len)
+		return -1;
+	return s[i] == ';' ? 0 : (unsigned char)s[i] + 1;
+}
+
+/* Number of leading frames s shares with the previous line (the open
+ * path, root excluded).  Equal frames must also sort next to each other;
+ * bytewise order breaks that when a name continues with a byte below ';'
+ * ("f" + "f(int)" + "f;g"), which sets out_of_order. */
+static size_t common_frames(struct layout *l, const char *s, uint32_t len)
+{
+	if (!l->prev)
+		return 0;
+	uint32_t n = len < l->prev_len ? len : l->prev_len, cp = 0;
+	while (cp < n && s[cp] == l->prev[cp])
+		cp++;
+	if (l->check_order && fkey(l->prev, l->prev_len, cp) > fkey(s, len, cp))
+		l->out_of_order = true;
+	size_t i = 1;
+	while (i < l->nopen && (l->open[i].end < cp ||
+				(l->open[i].end == cp &&
+				 (cp == len || s[cp] == ';'))))
+		i++;
+	return i - 1;
+}
+
+static int add_line(struct layout *l, const struct fold_line *fl)
+{
+	const char *s = fl->stack;
+	uint32_t len = fl->len;
+	size_t same = common_frames(l, s, len);
+	for (size_t d = l->nopen - 1; d > same; d--) {
+		int ret = close_frame(l, d);
+		if (ret)
+			return ret;
+	}
+	l->nopen = same + 1;
+	uint32_t off = same ? l->open[same].end + 1 : 0;
+	while (len && off <= len) {
+		const char *e = memchr(s + off, ';', len - off);
+		uint32_t end = e ? (uint32_t)(e - s) : len;
+		int ret = open_frame(l, s, off, end);
+		if (ret)
+			return ret;
+		off = end + 1;
+	}
+	int64_t d = (int64_t)(fl->count - fl->count2);
+	l->open[l->nopen - 1].self_delta += d;
+	uint64_t mag = d < 0 ? (uint64_t)(-(d + 1)) + 1 : (uint64_t)d;
+	if (mag > l->max_delta)
+		l->max_delta = mag;
+	l->time += fl->count;
+	l->time2 += fl->count2;
+	l->prev = s;
+	l->prev_len = len;
+	return 0;
+}
+
+/* One pass over the lines; stops early (out_of_order) when the order
+ * would split a frame. */
+static int layout_pass(struct layout *l)
+{
+	const struct fold *f = l->fold;
+	l->nv = 0;
+	l->nopen = 0;
+	l->time = l->time2 = l->max_delta = 0;
+	l->max_depth = 0;
+	l->prev = NULL;
+	l->out_of_order = false;
+	int ret = open_frame(l, "all", 0, 3);
+	for (size_t i = 0; !ret && i < f->n && !l->out_of_order; i++)
+		ret = add_line(l, &f->lines[l->order ? l->order[i] : i]);
+	if (ret || l->out_of_order)
+		return ret;
+	for (size_t d = l->nopen; !ret && d-- > 0;)
+		ret = close_frame(l, d);
+	return ret;
+}
+
+static int cmp_frames(const void *a, const void *b, void *arg)
+{
+	const struct fold_line *x = (const struct fold_line *)arg +
+				    *(const uint32_t *)a;
+	const struct fold_line *y = (const struct fold_line *)arg +
+				    *(const uint32_t *)b;
+	for (uint32_t i = 0;; i++) {
+		int kx = fkey(x->stack, x->len, i), ky = fkey(y->stack, y->len, i);
+		if (kx != ky || kx < 0)
+			return (kx > ky) - (kx < ky);
+	}
+}
+
+static int cmp_seq(const void *a, const void *b, void *arg)
+{
+	const struct fold_line *x = (const struct fold_line *)arg +
+				    *(const uint32_t *)a;
+	const struct fold_line *y = (const struct fold_line *)arg +
+				    *(const uint32_t *)b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int sort_order(struct layout *l,
+		      int (*cmp)(const void *, const void *, void *))
+{
+	const struct fold *f = l->fold;
+	if (f->n > UINT32_MAX)
+		return -ENOMEM;
+	l->order = malloc((f->n ? f->n : 1) * sizeof(*l->order));
+	if (!l->order)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n; i++)
+		l->order[i] = (uint32_t)i;
+	qsort_r(l->order, f->n, sizeof(*l->order), cmp, f->lines);
+	return 0;
+}
+
+static bool in_seq_order(const struct fold *f)
+{
+	for (size_t i = 1; i < f->n; i++)
+		if (f->lines[i].seq < f->lines[i - 1].seq)
+			return false;
+	return true;
+}
+
+/* Flame chart: time order, frames merged only with the line before.
+ * Flame graph: the fold's order, re-sorted frame-wise only in the rare
+ * case its bytewise order would split a frame. */
+static int layout_build(struct layout *l, bool flamechart)
+{
+	int ret;
+	if (flamechart) {
+		if (!in_seq_order(l->fold) && (ret = sort_order(l, cmp_seq)))
+			return ret;
+		return layout_pass(l);
+	}
+	l->check_order = true;
+	ret = layout_pass(l);
+	if (ret || !l->out_of_order)
+		return ret;
+	l->check_order = false;
+	if ((ret = sort_order(l, cmp_frames)))
+		return ret;
+	return layout_pass(l);
+}
+
+static void layout_release(struct layout *l)
+{
+	free(l->order);
+	free(l->open);
+	free(l->v);
+}
+
+/* ---- output ---- */
+
+struct svg_geom {
+	unsigned width, height;
+	double px_per_count;
+	int ybase, ystep;	/* y of depth 0, and per level */
+	int pal;
+	bool diff, hash, has_sub;
+	uint64_t total, total2, max_delta;
+	const char *countname;
+};
+
+static size_t display_len(const char *name, size_t len)
+{
+	return svg_suffix_of(name, len) != SVG_SFX_NONE ? len - 4 : len;
+}
+
+/* tenths of a pixel */
+static int64_t xpos10(const struct svg_geom *g, uint64_t count)
+{
+	return llround((XPAD + (double)count * g->px_per_count) * 10.0);
+}
+
+static void put_rgb(struct svg_buf *b, struct svg_rgb c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char s[7] = { '#', hex[c.r >> 4], hex[c.r & 15], hex[c.g >> 4],
+		      hex[c.g & 15], hex[c.b >> 4], hex[c.b & 15] };
+	svg_put(b, s, sizeof(s));
+}
+
+static struct svg_rgb frame_color(const struct svg_geom *g,
+				  const struct vframe *v, size_t dlen,
+				  size_t idx)
+{
+	if (g->diff)
+		return svg_diff_color(v->self_delta, g->max_delta);
+	uint64_t seed = g->hash ? sf_hash_bytes(v->name, dlen, 0)
+				: ((uint64_t)v->depth << 40) ^ idx;
+	return svg_color(g->pal, v->name, v->len, sf_hash_u64(seed));
+}
+
+/* hundredths of a percent of total */
+static int64_t pct100(double part, uint64_t total)
+{
+	return total ? llround(part * 10000.0 / (double)total) : 0;
+}
+
+static void put_title(struct svg_buf *b, const struct svg_geom *g,
+		      const struct vframe *v, size_t dlen)
+{
+	svg_put(b, "<title>", 7);
+	svg_put_xml(b, v->name, dlen, SIZE_MAX);
+	svg_put(b, " (", 2);
+	svg_put_u64_commas(b, v->count);
+	svg_putc(b, ' ');
+	svg_put_xml(b, g->countname, strlen(g->countname), SIZE_MAX);
+	svg_put(b, ", ", 2);
+	svg_put_fixed(b, pct100((double)v->count, g->total), 2);
+	svg_putc(b, '%');
+	if (g->diff) {
+		/* whole-subtree change, as a share of the after total */
+		double d = (double)v->count - (double)v->count2;
+		svg_put(b, "; ", 2);
+		if (d > 0)
+			svg_putc(b, '+');
+		svg_put_fixed(b, pct100(d, g->total), 2);
+		svg_putc(b, '%');
+	}
+	svg_put(b, ")</title>", 9);
+}
+
+static void put_frame(struct svg_buf *b, const struct svg_geom *g,
+		      const struct vframe *v, size_t idx)
+{
+	size_t dlen = display_len(v->name, v->len);
+	int64_t x1 = xpos10(g, v->start), x2 = xpos10(g, v->start + v->count);
+	int y = g->ybase + (int)v->depth * g->ystep;
+	svg_put(b, "<g>", 3);
+	put_title(b, g, v, dlen);
+	svg_put(b, "<rect x=\"", 9);
+	svg_put_fixed(b, x1, 1);
+	svg_put(b, "\" y=\"", 5);
+	svg_put_fixed(b, y, 0);
+	svg_put(b, "\" width=\"", 9);
+	svg_put_fixed(b, x2 - x1, 1);
+	svg_put(b, "\" height=\"15\" fill=\"", 20);
+	put_rgb(b, frame_color(g, v, dlen, idx));
+	svg_put(b, "\"/>", 3);
+	/* the same fit rule as label() in the script */
+	double chars = floor((double)(x2 - x1) / 10.0 / (FONT_SIZE * FONT_WIDTH));
+	if (chars >= 3) {
+		svg_put(b, "<text x=\"", 9);
+		svg_put_fixed(b, x1 + 30, 1);
+		svg_put(b, "\" y=\"", 5);
+		svg_put_fixed(b, (int64_t)y * 10 + 105, 1);
+		svg_put(b, "\">", 2);
+		svg_put_xml(b, v->name, dlen, (size_t)chars);
+		svg_put(b, "</text>", 7);
+	}
+	svg_put(b, "</g>\n", 5);
+}
+
+static void put_text(struct svg_buf *b, const char *attrs, const char *s)
+{
+	svg_put(b, "<text ", 6);
+	svg_puts(b, attrs);
+	svg_putc(b, '>');
+	svg_put_xml(b, s, strlen(s), SIZE_MAX);
+	svg_put(b, "</text>\n", 8);
+}
+
+static void put_attr_num(struct svg_buf *b, const char *name, int64_t v)
+{
+	svg_putc(b, ' ');
+	svg_puts(b, name);
+	svg_put(b, "=\"", 2);
+	svg_put_fixed(b, v, 0);
+	svg_putc(b, '"');
+}
+
+static void put_head(struct svg_buf *b, const struct svg_geom *g)
+{
+	const char *top, *bottom;
+	svg_palette_background(g->pal, &top, &bottom);
+	svg_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		    "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\"");
+	put_attr_num(b, "width", g->width);
+	put_attr_num(b, "height", g->height);
+	svg_puts(b, " viewBox=\"0 0 ");
+	svg_put_u64(b, g->width);
+	svg_putc(b, ' ');
+	svg_put_u64(b, g->height);
+	svg_puts(b, "\">\n<!-- flame graph written by stackfold -->\n"
+		    "<style type=\"text/css\"><![CDATA[\n");
+	svg_puts(b, svg_css);
+	svg_puts(b, "]]></style>\n<defs><linearGradient id=\"background\" "
+		    "y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"");
+	svg_puts(b, top);
+	svg_puts(b, "\" offset=\"5%\"/><stop stop-color=\"");
+	svg_puts(b, bottom);
+	svg_puts(b, "\" offset=\"95%\"/></linearGradient></defs>\n"
+		    "<rect x=\"0\" y=\"0\"");
+	put_attr_num(b, "width", g->width);
+	put_attr_num(b, "height", g->height);
+	svg_puts(b, " fill=\"url(#background)\"/>\n");
+}
+
+static void put_controls(struct svg_buf *b, const struct svg_geom *g,
+			 const char *title, const char *subtitle)
+{
+	char attrs[128];
+	snprintf(attrs, sizeof(attrs), "id=\"title\" x=\"%u\" y=\"24\"",
+		 g->width / 2);
+	put_text(b, attrs, title);
+	if (g->has_sub) {
+		snprintf(attrs, sizeof(attrs),
+			 "id=\"subtitle\" x=\"%u\" y=\"48\"", g->width / 2);
+		put_text(b, attrs, subtitle);
+	}
+	snprintf(attrs, sizeof(attrs), "id=\"details\" x=\"%d\" y=\"%u\"",
+		 XPAD, g->height - 17);
+	put_text(b, attrs, " ");
+	put_text(b, "id=\"unzoom\" class=\"btn hide\" x=\"10\" y=\"24\"",
+		 "Reset Zoom");
+	snprintf(attrs, sizeof(attrs),
+		 "id=\"search\" class=\"btn\" x=\"%u\" y=\"24\"",
+		 g->width - XPAD - 30);
+	put_text(b, attrs, "Search");
+	snprintf(attrs, sizeof(attrs), "id=\"ic\" class=\"btn\" x=\"%u\" y=\"24\"",
+		 g->width - XPAD);
+	put_text(b, attrs, "ic");
+	snprintf(attrs, sizeof(attrs), "id=\"matched\" x=\"%u\" y=\"%u\"",
+		 g->width - XPAD, g->height - 17);
+	put_text(b, attrs, " ");
+}
+
+static void put_script(struct svg_buf *b, const struct svg_geom *g)
+{
+	svg_puts(b, "<script type=\"text/ecmascript\"><![CDATA[\nvar FG = {W: ");
+	svg_put_u64(b, g->width);
+	svg_puts(b, ", pad: " "10" ", base: ");
+	svg_put_fixed(b, g->ybase, 0);
+	svg_puts(b, ", step: ");
+	svg_put_fixed(b, g->ystep, 0);
+	svg_puts(b, ", ty: 10.5, fs: 12, fw: 0.59, total: ");
+	svg_put_u64(b, g->total);
+	svg_puts(b, ", cn: \"");
+	svg_put_js_string(b, g->countname, strlen(g->countname));
+	svg_puts(b, "\", nt: \"Function:\"};\n");
+	svg_puts(b, svg_js);
+	svg_puts(b, "]]></script>\n");
+}
+
+/* ---- titles ---- */
+
+static void sub_add(char *buf, size_t cap, const char *sep, const char *fmt,
+		    uint64_t v)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= cap)
+		return;
+	if (n)
+		snprintf(buf + n, cap - n, "%s", sep);
+	n = strlen(buf);
+	snprintf(buf + n, cap - n, fmt, v);
+}
+
+/* "CMDLINE, 20.0 s at 999 Hz, 39876 samples; lost: 12 events, ..." from
+ * what the profile knows; "" when it knows nothing. */
+static void default_subtitle(char *buf, size_t cap,
+			     const struct out_input *in)
+{
+	const struct profile *p = in->prof;
+	buf[0] = 0;
+	if (in->fold->has_second) {
+		snprintf(buf, cap,
+			 "Differential: widths from after (%" PRIu64
+			 "), colour by change against before (%" PRIu64
+			 "): red grew, blue shrank",
+			 in->fold->total, in->fold->total2);
+		return;
+	}
+	if (!p)
+		return;
+	if (p->meta.cmdline)
+		snprintf(buf, cap, "%s", profile_str(p, p->meta.cmdline));
+	if (p->meta.duration_nanos) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, cap - n, "%s%.1f s", n ? ", " : "",
+			 (double)p->meta.duration_nanos / 1e9);
+	}
+	if (p->meta.hz)
+		sub_add(buf, cap, p->meta.duration_nanos ? " at " : "",
+			"%" PRIu64 " Hz", p->meta.hz);
+	sub_add(buf, cap, ", ", "%" PRIu64 " samples", p->counters.samples);
+	const struct pf_counters *c = &p->counters;
+	const char *sep = "; lost: ";
+	struct { uint64_t v; const char *fmt; } lost[] = {
+		{ c->lost_events, "%" PRIu64 " events" },
+		{ c->map_dropped, "%" PRIu64 " map-full drops" },
+		{ c->stackid_errors, "%" PRIu64 " stack-id errors" },
+		{ c->incomplete_records, "%" PRIu64 " incomplete records" },
+		{ c->unparsable_lines, "%" PRIu64 " unparsable lines" },
+	};
+	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++) {
+		if (!lost[i].v)
+			continue;
+		sub_add(buf, cap, sep, lost[i].fmt, lost[i].v);
+		sep = ", ";
+	}
+	if (c->truncated_stacks)
+		sub_add(buf, cap, "; ", "%" PRIu64 " truncated stacks",
+			c->truncated_stacks);
+}
+
+static const char *default_title(const struct out_opts *o)
+{
+	if (o->title)
+		return o->title;
+	if (o->flamechart)
+		return "Flame Chart";
+	return o->inverted ? "Icicle Graph" : "Flame Graph";
+}
+
+/* ---- entry ---- */
+
+static double min_count(const struct out_opts *o, const struct fold *f,
+			double px_per_count)
+{
+	if (o->minwidth_px)
+		return o->minwidth > 0 ? o->minwidth / px_per_count : 0;
+	double pct = o->minwidth >= 0 ? o->minwidth : DEFAULT_MIN_PCT;
+	return (double)f->total * pct / 100.0;
+}
+
+static int geom_init(struct svg_geom *g, const struct out_input *in,
+		     const struct out_opts *o, bool has_sub,
+		     struct sf_err *err)
+{
+	memset(g, 0, sizeof(*g));
+	g->pal = svg_palette_find(o->colors);
+	if (g->pal < 0)
+		return sf_err_set(err, EINVAL,
+				  "unknown colour palette '%s' (known: %s)",
+				  o->colors, svg_palette_names());
+	g->width = o->width ? o->width : DEFAULT_WIDTH;
+	if (g->width < 4 * XPAD || g->width > 1000000)
+		return sf_err_set(err, EINVAL, "svg width %u out of range",
+				  g->width);
+	g->total = in->fold->total;
+	g->total2 = in->fold->total2;
+	g->px_per_count = g->total ? (g->width - 2.0 * XPAD) / (double)g->total
+				   : 0;
+	g->diff = in->fold->has_second;
+	g->hash = !o->no_hash;
+	g->has_sub = has_sub;
+	g->countname = o->countname ? o->countname : "samples";
+	return 0;
+}
+
+static void geom_rows(struct svg_geom *g, const struct layout *l, bool inv)
+{
+	unsigned top = YPAD_TITLE + (g->has_sub ? YPAD_SUB : 0);
+	g->height = (l->max_depth + 1) * FRAME_H + top + YPAD_BOTTOM;
+	g->ybase = inv ? (int)top : (int)(g->height - YPAD_BOTTOM - FRAME_H + 1);
+	g->ystep = inv ? FRAME_H : -FRAME_H;
+	g->max_delta = l->max_delta ? l->max_delta : 1;
+}
+
+static int write_svg(FILE *out, const struct svg_geom *g,
+		     const struct layout *l, const char *title,
+		     const char *subtitle)
+{
+	struct svg_buf *b = malloc(sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	svg_buf_init(b, out);
+	put_head(b, g);
+	put_controls(b, g, title, subtitle);
+	svg_puts(b, "<g id=\"frames\">\n");
+	for (size_t i = l->nv; g->total && i-- > 0;)
+		put_frame(b, g, &l->v[i], l->nv - 1 - i);
+	svg_puts(b, "</g>\n");
+	put_script(b, g);
+	svg_puts(b, "</svg>\n");
+	int ret = svg_buf_flush(b);
+	free(b);
+	return ret;
+}
+
+int out_svg_write(FILE *out, const struct out_input *in,
+		  const struct out_opts *opts, struct sf_err *err)
+{
+	char sub[1024];
+	const char *subtitle = opts->subtitle;
+	if (!subtitle) {
+		default_subtitle(sub, sizeof(sub), in);
+		subtitle = sub;
+	}
+	struct svg_geom g;
+	int ret = geom_init(&g, in, opts, subtitle[0] != 0, err);
+	if (ret)
+		return ret;
+	struct layout l = { .fold = in->fold };
+	l.min_count = min_count(opts, in->fold, g.px_per_count);
+	ret = layout_build(&l, opts->flamechart);
+	if (!ret) {
+		geom_rows(&g, &l, opts->inverted);
+		ret = write_svg(out, &g, &l, default_title(opts), subtitle);
+		if (ret == -EIO)
+			sf_err_set(err, EIO, "write svg: %s", strerror(EIO));
+	}
+	if (ret == -ENOMEM)
+		sf_err_set(err, ENOMEM, "svg: out of memory");
+	layout_release(&l);
+	return ret;
+}
