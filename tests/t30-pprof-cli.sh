@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# t30-pprof-cli: `stackfold -f pprof` on the fixtures in tests/fixtures/pprof
+# (bpftrace text, stackfold raw capture, folded text): every output passes
+# the strict validator, go tool pprof and protoc --decode; samples are
+# conserved (pprof total == folded total == counts in the input); pprof's
+# top table agrees with `stackfold -f top`; output is deterministic.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"
+
+pprof_tools_build || exit 0
+FX=$TOP/tests/fixtures/pprof
+
+# Samples in an input, counted independently of stackfold.
+input_total() {
+	case $1 in
+	*.folded) folded_total "$1" ;;
+	*) awk '/^\]: [0-9]+$/ || /, \]: [0-9]+$/ { s += $NF } END { print s + 0 }' "$1" ;;
+	esac
+}
+
+# "flat cum name" rows of a top table, names normalised: the _[k]/_[j]/_[i]
+# annotations dropped (pprof keeps kind in the mapping), ';' as ':' (the
+# fold's escaping), runs of non-ASCII bytes as '?' (pprof repairs bad UTF-8
+# to U+FFFD).
+norm() { LC_ALL=C sed -e 's/_\[[kji]\]$//' -e 's/;/:/g' -e 's/[\x80-\xff][\x80-\xff]*/?/g'; }
+sf_top() {	# stackfold -f top: "SELF% SELF TOTAL% TOTAL FUNCTION"
+	awk '/^ +SELF%/ { s = 1; next } s && NF == 0 { exit }
+	     s { n = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", n); print $2, $4, n }' "$1" | norm | sort
+}
+go_top() {	# go tool pprof -top: "flat flat% sum% cum cum% name"
+	awk '/^ +flat +flat%/ { s = 1; next }
+	     s { n = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", n); sub(/ \(inline\)$/, "", n); print $1, $4, n }' "$1" | norm | sort
+}
+
+for in in "$FX"/*; do
+	name=$(basename "$in")
+	out=$T/$name.pb.gz
+	want=$(input_total "$in")
+	if ! "$STACKFOLD" -q -f pprof -o "$out" "$in" 2>"$T/err"; then
+		fail "$name: stackfold -f pprof" "$(tail -5 "$T/err")"
+		continue
+	fi
+	"$STACKFOLD" -q -f folded "$in" >"$T/$name.folded" 2>/dev/null
+	notime=--no-time
+	grep -q '^#meta start_ns ' "$in" && notime=
+	res=$("$PPROF_CHECK" $notime "$out" 2>&1)
+	case $res in
+	"ok samples="*" total=$want") pass "$name: valid, pprof total == input total ($want)" ;;
+	*) fail "$name: valid, pprof total == input total ($want)" "$res" ;;
+	esac
+	check_eq "$name: folded total == input total" "$want" "$(folded_total "$T/$name.folded")"
+	if gopprof -raw -symbolize=none "$out" >"$T/$name.raw" 2>"$T/goerr"; then
+		check_eq "$name: go pprof -raw total" "$want" "$(raw_total "$T/$name.raw")"
+	else
+		fail "$name: go pprof -raw" "$(tail -5 "$T/goerr")"
+	fi
+	gopprof -top -sample_index=samples -nodecount=1000000 -nodefraction=0 \
+		-edgefraction=0 -symbolize=none "$out" >"$T/$name.gotop" 2>/dev/null
+	check_eq "$name: go pprof -top total" "$want" \
+		"$(sed -n 's/^Showing nodes accounting for [0-9]*, [0-9.]*% of \([0-9]*\) total$/\1/p' "$T/$name.gotop")"
+	if pb_decode "$out" >"$T/$name.txt" 2>"$T/perr"; then
+		pass "$name: protoc --decode accepts"
+	else
+		fail "$name: protoc --decode accepts" "$(head -3 "$T/perr")"
+	fi
+	"$STACKFOLD" -q -f pprof -o "$T/again.pb.gz" "$in" 2>/dev/null
+	check "$name: deterministic (two runs, same bytes)" cmp "$out" "$T/again.pb.gz"
+	# Top functions: only where every frame has a name (raw addresses are
+	# shown as module+off by stackfold, by address in pprof).
+	case $name in live-*) continue ;; esac
+	"$STACKFOLD" -q -f top --top 100000 "$in" >"$T/$name.sftop" 2>/dev/null
+	sf_top "$T/$name.sftop" >"$T/$name.sfrows"
+	go_top "$T/$name.gotop" >"$T/$name.gorows"
+	if [ -s "$T/$name.gorows" ] &&
+		missing=$(comm -13 "$T/$name.sfrows" "$T/$name.gorows") && [ -z "$missing" ]; then
+		pass "$name: every pprof top row (flat, cum, name) is in stackfold's top"
+	else
+		fail "$name: every pprof top row (flat, cum, name) is in stackfold's top" \
+			"pprof rows not in stackfold top:" "$missing"
+	fi
+	check_eq "$name: same functions with self samples" \
+		"$(awk '$1 > 0' "$T/$name.sfrows")" "$(awk '$1 > 0' "$T/$name.gorows")"
+done
+
+# Capture metadata and loss counters reach the profile.
+raw=$T/capture.txt.raw
+check "capture: time_nanos from #meta start_ns" grep -q '^Time: 2025-11-21 04:40:00 +0000 UTC' "$raw"
+check "capture: period from #meta hz 49" grep -q '^Period: 20408163$' "$raw"
+check "capture: duration" grep -q '^Duration: 2s' "$raw"
+check "capture: metadata comment" grep -q '^Comment: bpftrace=v0.17.0 kernel=6.1.0-test host=fixture-host cmdline=stackfold record -F 49 -- sleep 2$' "$raw"
+check "capture: counters comment" grep -q '^Comment: samples=105 lost_events=0 ' "$raw"
+check_eq "kstack: kernel frames on one [kernel.kallsyms] mapping" \
+	"1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]" \
+	"$(sed -n '/^Mappings/,$p' "$T/kstack.bt.txt.raw" | grep '^[0-9]*: ')"
+check_eq "kstack: default period 1e9/99" "Period: 10101010" "$(grep '^Period:' "$T/kstack.bt.txt.raw")"
+
+# Folded input: a function-only profile (no mappings, no labels).
+txt=$T/simple.folded.txt
+check_eq "folded input: no mappings" 0 "$(grep -c '^mapping {' "$txt")"
+check_eq "folded input: no labels" 0 "$(grep -c '^  label {' "$txt")"
+check_eq "folded input: one function per distinct frame" \
+	"$(tr ';' '\n' <"$FX/simple.folded" | sed 's/ [0-9]*$//' | sort -u | wc -l)" \
+	"$(grep -c '^function {' "$txt")"
+
+# Odd names survive: ';' and spaces intact, bad UTF-8 repaired.
+check "odd names: ';' kept in the function name" grep -q '<\[T; 4\] as core::fmt::Debug>::fmt' "$T/oddnames.bt.txt.raw"
+check "odd names: spaces kept" grep -q ' with space ' "$T/oddnames.bt.txt.raw"
+check "odd names: latin-1 byte repaired to U+FFFD" grep -q $'caf\xef\xbf\xbd_latin1' "$T/oddnames.bt.txt.raw"
+check "odd folded: latin-1 byte repaired" grep -q $'caf\xef\xbf\xbd' "$T/odd.folded.raw"
+
+# Labels from bpftrace keys (comm, pid, tid).
+check "live-mixed: pid/tid labels" grep -qE 'pid:\[[0-9]+\] tid:\[[0-9]+\]' "$T/live-mixed.bt.txt.raw"
+check "live-mixed: comm label" grep -q 'comm:\[cc1\]' "$T/live-mixed.bt.txt.raw"
+
+# Several formats with -o PREFIX; --no-gzip.
+if "$STACKFOLD" -q -f folded,pprof -o "$T/multi" "$FX/kstack.bt.txt" 2>"$T/err"; then
+	check "-o PREFIX: PREFIX.pb.gz same bytes as the single-format run" \
+		cmp "$T/multi.pb.gz" "$T/kstack.bt.txt.pb.gz"
+else
+	fail "-f folded,pprof -o PREFIX" "$(cat "$T/err")"
+fi
+"$STACKFOLD" -q -f pprof --no-gzip -o "$T/nogz.pb" "$FX/kstack.bt.txt" 2>/dev/null
+gzip -dc "$T/kstack.bt.txt.pb.gz" >"$T/gunz.pb"
+check "--no-gzip: the same message, uncompressed" cmp "$T/nogz.pb" "$T/gunz.pb"
