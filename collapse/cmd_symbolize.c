@@ -20,13 +20,14 @@
 #include "elfindex.h"
 
 static const char usage[] =
-	"usage: stackfold symbolize [--no-demangle] [--no-dwarf] [--no-cache]\n"
+	"usage: stackfold symbolize [-a] [--no-demangle] [--no-dwarf] [--no-cache]\n"
 	"                           [--cache-dir DIR] < MODULE-ADDRESS-LINES\n"
 	"\n"
 	"Reads `MODULE ADDRESS` lines (ADDRESS in hex, optional 0x, in the\n"
 	"module's ELF address space, as `addr2line -e MODULE` takes it) and\n"
 	"prints what `addr2line -f -i -C` prints for each.\n"
 	"\n"
+	"  -a, --addresses   print each address (0x%016x) before its frames\n"
 	"  --no-demangle     print symbol names as in the symbol table\n"
 	"  --no-dwarf        symbol tables only: no inline frames, no lines\n"
 	"  --no-cache        neither read nor write the on-disk index cache\n"
@@ -43,7 +44,7 @@ static const char usage[] =
 	"  stackfold symbolize --no-cache < addrs.txt | diff - expected.txt\n";
 
 struct symbolize_env {
-	bool no_demangle, no_dwarf, no_cache;
+	bool no_demangle, no_dwarf, no_cache, addresses;
 	const char *cache_dir;
 	char cache_buf[4096];
 };
@@ -91,6 +92,8 @@ static int parse_args(int argc, char **argv, struct symbolize_env *env)
 			env->no_demangle = true;
 		else if (!strcmp(a, "--no-dwarf"))
 			env->no_dwarf = true;
+		else if (!strcmp(a, "-a") || !strcmp(a, "--addresses"))
+			env->addresses = true;
 		else if (!strcmp(a, "--no-cache"))
 			env->no_cache = true;
 		else if (!strcmp(a, "--cache-dir") && i + 1 < argc)
@@ -250,6 +253,8 @@ int cmd_symbolize(int argc, char **argv)
 				lineno, path);
 			bad++;
 		}
+		if (env.addresses)
+			printf("0x%016llx\n", (unsigned long long)addr);
 		print_result(stdout, m->idx, addr);
 	}
 	free(line);

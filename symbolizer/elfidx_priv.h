@@ -168,6 +168,19 @@ int elfsyms_phdrs(struct idx_builder *b, Elf *elf);
 /* true when elf has a non-empty .symtab */
 bool elfsyms_has_symtab(Elf *elf);
 
+/* dwarf.c: line tables and inline scopes of the DWARF in elf into b.
+ * 0, -ENOENT when elf has no DWARF, -ENOMEM. */
+int dwarfidx_collect(struct idx_builder *b, Elf *elf);
+
+/* debuglink.c: the separate debug file of elf (build-id dirs, then
+ * .gnu_debuglink with CRC check, then debuginfod), or NULL.  On success
+ * *fdp is its fd: the caller does elf_end() and close(). */
+Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
+		    const struct idx_builder *b, int *fdp);
+/* debuglink.c: the MiniDebugInfo ELF in elf's .gnu_debugdata, or NULL.
+ * On success free(*bufp) after elf_end(). */
+Elf *debugdata_open(Elf *elf, void **bufp);
+
 /* crc32 of the on-disk/blob body, as stored in idx_hdr.crc. */
 uint32_t idx_body_crc(const unsigned char *blob, size_t len);
 

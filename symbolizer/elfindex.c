@@ -193,9 +193,10 @@ static void fill_inline(const struct elf_index *x, uint32_t n,
 		}
 		n = nd->parent;
 	}
-	/* The real function is named as the symbol table names it (what
-	 * addr2line does), when the symbol table has it. */
-	if (sym && n == IDX_NONE && k)
+	/* DWARF names are the source's (a clone like foo.constprop.0 is
+	 * foo, as in addr2line); a nameless DWARF function takes the
+	 * symbol table's name. */
+	if (sym && k && !*res->frames[k - 1].system_name)
 		set_name(x, &res->frames[k - 1], sym->name, sym->sysname);
 	res->nframes = k;
 }
@@ -262,15 +263,65 @@ static int cache_key(int fd, const char *build_id, bool no_dwarf, char *key,
 	return 0;
 }
 
+static bool has_dwarf(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+/* Symbols: the file's .symtab; else the debug file's .symtab plus the
+ * file's .dynsym; else .dynsym plus the MiniDebugInfo .symtab. */
+static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
+{
+	void *mdbuf = NULL;
+	Elf *md = NULL;
+	int rc;
+
+	if (elfsyms_has_symtab(elf))
+		return elfsyms_collect(b, elf, NULL, true);
+	if (dbg && elfsyms_has_symtab(dbg))
+		return elfsyms_collect(b, dbg, elf, false);
+	md = debugdata_open(elf, &mdbuf);
+	rc = elfsyms_collect(b, elf, md, true);
+	if (md)
+		elf_end(md);
+	free(mdbuf);
+	return rc;
+}
+
 static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 		 const struct elfidx_opts *o)
 {
+	bool own_dwarf = has_dwarf(elf);
+	Elf *dbg = NULL;
+	int dbgfd = -1;
 	int rc = elfsyms_phdrs(b, elf);
+
+	if (!rc && !own_dwarf && (!o->no_dwarf || !elfsyms_has_symtab(elf)))
+		dbg = debuglink_open(elf, fd, path, b->build_id, b, &dbgfd);
 	if (!rc)
-		rc = elfsyms_collect(b, elf, NULL, true);
-	(void)fd;
-	(void)path;
-	(void)o;
+		rc = build_syms(b, elf, dbg);
+	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
+		rc = dwarfidx_collect(b, own_dwarf ? elf : dbg);
+		if (rc == -ENOENT)
+			rc = 0;
+	}
+	if (dbg) {
+		elf_end(dbg);
+		close(dbgfd);
+	}
 	return rc;
 }
 

@@ -1,0 +1,348 @@
+/*
+ * debuglink.c - find an ELF file's separate debug info, the way gdb and
+ * libdwfl look for it:
+ *   1. ROOT/.build-id/xx/yyyy.debug for each debug root (build-id checked);
+ *   2. .gnu_debuglink NAME next to the file, in its .debug/ directory and in
+ *      ROOT/<file's dir>/, with the link's CRC32 checked (a mismatch is
+ *      reported and the file is not used);
+ *   3. debuginfod (libdebuginfod), only when $DEBUGINFOD_URLS is set.
+ * Debug roots: the colon-separated $STACKFOLD_DEBUG_DIRS, then
+ * /usr/lib/debug.  Also .gnu_debugdata (MiniDebugInfo: an xz-compressed ELF
+ * holding a .symtab), decoded with liblzma.
+ *
+ * libdwfl's dwfl_standard_find_debuginfo does most of 1 and 2, but needs a
+ * whole Dwfl session per file and offers no way to report a CRC mismatch,
+ * so the search order is written out here (it is short).
+ */
+#include "elfidx_priv.h"
+
+#include <elfutils/debuginfod.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define DEBUGINFOD_TIMEOUT_S 5
+#define DEBUGDATA_MAX (512u << 20)
+
+static Elf *elf_from_fd(int fd)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		return NULL;
+	}
+	return e;
+}
+
+static bool same_build_id(Elf *e, const char *hex)
+{
+	const void *id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(e, &id);
+	static const char dg[] = "0123456789abcdef";
+
+	if (n <= 0 || strlen(hex) != (size_t)n * 2)
+		return false;
+	for (ssize_t i = 0; i < n; i++) {
+		unsigned char c = ((const unsigned char *)id)[i];
+		if (hex[2 * i] != dg[c >> 4] || hex[2 * i + 1] != dg[c & 15])
+			return false;
+	}
+	return true;
+}
+
+/* Open path as ELF; NULL if unusable or it is the file itself. */
+static Elf *try_open(const char *path, const struct stat *self, int *fdp)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (self && st.st_dev == self->st_dev && st.st_ino == self->st_ino)) {
+		close(fd);
+		return NULL;
+	}
+	Elf *e = elf_from_fd(fd);
+	if (!e) {
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return e;
+}
+
+static void drop(Elf *e, int fd)
+{
+	elf_end(e);
+	close(fd);
+}
+
+/* Call fn(root) for each debug root until it returns non-NULL. */
+static Elf *each_root(Elf *(*fn)(const char *root, void *arg), void *arg)
+{
+	const char *env = getenv("STACKFOLD_DEBUG_DIRS");
+	char buf[PATH_MAX];
+
+	while (env && *env) {
+		size_t n = strcspn(env, ":");
+		if (n && n < sizeof(buf)) {
+			memcpy(buf, env, n);
+			buf[n] = '\0';
+			Elf *e = fn(buf, arg);
+			if (e)
+				return e;
+		}
+		env += n + (env[n] == ':');
+	}
+	return fn("/usr/lib/debug", arg);
+}
+
+struct find {
+	const char *build_id;
+	const char *name;	/* debuglink name */
+	const char *dir;	/* the file's directory */
+	uint32_t crc;
+	const struct stat *self;
+	const struct idx_builder *b;
+	int fd;
+};
+
+static Elf *by_build_id(const char *root, void *arg)
+{
+	struct find *f = arg;
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", root,
+		     f->build_id, f->build_id + 2) >= (int)sizeof(p))
+		return NULL;
+	Elf *e = try_open(p, f->self, &f->fd);
+	if (e && !same_build_id(e, f->build_id)) {
+		drop(e, f->fd);
+		return NULL;
+	}
+	return e;
+}
+
+static int file_crc(int fd, uint32_t *crc)
+{
+	unsigned char buf[65536];
+	uLong c = crc32(0L, Z_NULL, 0);
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		c = crc32(c, buf, (uInt)n);
+		off += n;
+	}
+	*crc = (uint32_t)c;
+	return n < 0 ? -errno : 0;
+}
+
+static Elf *link_candidate(struct find *f, const char *p)
+{
+	uint32_t crc;
+	Elf *e = try_open(p, f->self, &f->fd);
+
+	if (!e)
+		return NULL;
+	if (file_crc(f->fd, &crc) || crc != f->crc) {
+		idxb_warn(f->b, "debuglink '%s' has a wrong crc (0x%08x, want 0x%08x); not used",
+			  p, crc, f->crc);
+		drop(e, f->fd);
+		return NULL;
+	}
+	return e;
+}
+
+static Elf *by_link_root(const char *root, void *arg)
+{
+	struct find *f = arg;
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s%s/%s", root, f->dir, f->name) >=
+	    (int)sizeof(p))
+		return NULL;
+	return link_candidate(f, p);
+}
+
+static Elf *by_debuglink(struct find *f)
+{
+	char p[PATH_MAX];
+	Elf *e;
+
+	if (snprintf(p, sizeof(p), "%s/%s", f->dir, f->name) <
+		    (int)sizeof(p) &&
+	    (e = link_candidate(f, p)))
+		return e;
+	if (snprintf(p, sizeof(p), "%s/.debug/%s", f->dir, f->name) <
+		    (int)sizeof(p) &&
+	    (e = link_candidate(f, p)))
+		return e;
+	return each_root(by_link_root, f);
+}
+
+/* .gnu_debuglink contents: name and CRC; false if absent/malformed. */
+static bool read_debuglink(Elf *elf, const char **name, uint32_t *crc)
+{
+	GElf_Word w;
+	*name = dwelf_elf_gnu_debuglink(elf, &w);
+	*crc = w;
+	return *name && **name && !strchr(*name, '/');
+}
+
+static int dinfod_progress(debuginfod_client *c, long a, long b)
+{
+	time_t *deadline = debuginfod_get_user_data(c);
+	(void)a;
+	(void)b;
+	return time(NULL) > *deadline;	/* non-zero aborts the transfer */
+}
+
+static Elf *by_debuginfod(struct find *f)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	unsigned char id[64];
+	size_t n = strlen(f->build_id) / 2;
+
+	if (!urls || !*urls || !n || n > sizeof(id))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		sscanf(f->build_id + 2 * i, "%2hhx", &id[i]);
+	debuginfod_client *c = debuginfod_begin();
+	if (!c)
+		return NULL;
+	/* A deadline through the progress callback: libdebuginfod's own
+	 * timeout only covers a stalled connection.  A "not found" answer
+	 * is remembered by libdebuginfod's cache (cache_miss_s). */
+	time_t deadline = time(NULL) + DEBUGINFOD_TIMEOUT_S;
+	debuginfod_set_user_data(c, &deadline);
+	debuginfod_set_progressfn(c, dinfod_progress);
+	int fd = debuginfod_find_debuginfo(c, id, (int)n, NULL);
+	debuginfod_end(c);
+	if (fd < 0)
+		return NULL;
+	Elf *e = elf_from_fd(fd);
+	if (!e || !same_build_id(e, f->build_id)) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return NULL;
+	}
+	f->fd = fd;
+	return e;
+}
+
+Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
+		    const struct idx_builder *b, int *fdp)
+{
+	struct stat self;
+	char dir[PATH_MAX];
+	struct find f = {
+		.build_id = build_id, .self = fstat(fd, &self) ? NULL : &self,
+		.b = b, .fd = -1,
+	};
+	Elf *e = NULL;
+
+	if (*build_id)
+		e = each_root(by_build_id, &f);
+	if (!e && read_debuglink(elf, &f.name, &f.crc)) {
+		const char *slash = strrchr(path, '/');
+		size_t n = slash ? (size_t)(slash - path) : 1;
+		if (n < sizeof(dir)) {
+			memcpy(dir, slash ? path : ".", n);
+			dir[n] = '\0';
+			f.dir = dir;
+			e = by_debuglink(&f);
+		}
+	}
+	if (!e && *build_id)
+		e = by_debuginfod(&f);
+	if (e)
+		*fdp = f.fd;
+	return e;
+}
+
+/* --- .gnu_debugdata (MiniDebugInfo) --- */
+
+static int xz_decode(const unsigned char *in, size_t inlen,
+		     unsigned char **out, size_t *outlen)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	size_t cap = inlen * 4 + 4096, n = 0;
+	unsigned char *buf = NULL;
+	lzma_ret r;
+
+	if (lzma_stream_decoder(&s, 256u << 20, 0) != LZMA_OK)
+		return -EINVAL;
+	s.next_in = in;
+	s.avail_in = inlen;
+	do {
+		if (n == cap || !buf) {
+			cap = buf ? cap * 2 : cap;
+			unsigned char *nb = cap <= DEBUGDATA_MAX ?
+						    realloc(buf, cap) : NULL;
+			if (!nb) {
+				r = LZMA_MEM_ERROR;
+				break;
+			}
+			buf = nb;
+		}
+		s.next_out = buf + n;
+		s.avail_out = cap - n;
+		r = lzma_code(&s, LZMA_FINISH);
+		n = cap - s.avail_out;
+	} while (r == LZMA_OK);
+	lzma_end(&s);
+	if (r != LZMA_STREAM_END) {
+		free(buf);
+		return -EINVAL;
+	}
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+
+Elf *debugdata_open(Elf *elf, void **bufp)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	*bufp = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".gnu_debugdata"))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		unsigned char *buf;
+		size_t len;
+		if (!d || !d->d_buf ||
+		    xz_decode(d->d_buf, d->d_size, &buf, &len))
+			return NULL;
+		Elf *e = elf_memory((char *)buf, len);
+		if (!e || elf_kind(e) != ELF_K_ELF) {
+			if (e)
+				elf_end(e);
+			free(buf);
+			return NULL;
+		}
+		*bufp = buf;
+		return e;
+	}
+	return NULL;
+}

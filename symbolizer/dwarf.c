@@ -1,0 +1,384 @@
+/*
+ * dwarf.c - DWARF (through libdw) into an idx_builder: every line-table row
+ * and the tree of subprograms and inlined subroutines, flattened into
+ * non-overlapping address segments, so a lookup needs no DWARF at all.
+ *
+ * Names follow what addr2line (binutils) prints: the linkage name when the
+ * DIE (or what it integrates through DW_AT_abstract_origin /
+ * DW_AT_specification) has one, else DW_AT_name.  Only scope-bearing DIEs
+ * are descended into (not types), which keeps a full walk fast.
+ */
+#include "elfidx_priv.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Depth cap for the DIE walk (libdw's own fuzz fixes cap recursion too). */
+#define DWARF_MAX_DEPTH 64
+
+struct drange {
+	uint64_t lo, hi;
+	uint32_t node;
+};
+
+struct dwalk {
+	struct idx_builder *b;
+	struct drange *r;
+	size_t nr, rcap;
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *comp_dir;	/* of the current CU, NULL if none */
+	int rc;
+};
+
+/*
+ * Intern a source path as addr2line (BFD) spells it: libdw joins a file
+ * name to its directory entry; when that is still relative, BFD puts the
+ * CU's DW_AT_comp_dir in front (giving e.g. "./string/../sysdeps/x.S" for
+ * glibc, whose comp_dir is relative).
+ */
+static int64_t intern_path(struct idx_builder *b, const char *comp_dir,
+			   const char *src)
+{
+	char buf[4096];
+
+	if (!src)
+		return 0;
+	if (src[0] != '/' && comp_dir && *comp_dir &&
+	    snprintf(buf, sizeof(buf), "%s/%s", comp_dir, src) <
+		    (int)sizeof(buf))
+		src = buf;
+	return idxb_str(b, src);
+}
+
+/* --- line tables --- */
+
+static bool in_loaded(const struct idx_builder *b, uint64_t a)
+{
+	if (!b->nphdrs)
+		return true;
+	for (size_t i = 0; i < b->nphdrs; i++)
+		if (a - b->phdrs[i].vaddr < b->phdrs[i].memsz)
+			return true;
+	return false;
+}
+
+static int add_line(struct idx_builder *b, uint64_t addr, uint32_t file,
+		    uint32_t line, uint32_t disc)
+{
+	if (sf_grow((void **)&b->lines, &b->linecap, b->nlines + 1,
+		    sizeof(*b->lines)))
+		return -ENOMEM;
+	b->lines[b->nlines++] = (struct idx_line){
+		.addr = addr, .file = file, .line = line, .disc = disc,
+	};
+	return 0;
+}
+
+/* Rows of one CU.  A sequence whose start is outside every PT_LOAD
+ * segment (code discarded by the linker, left at address 0) is dropped. */
+static int cu_lines(struct idx_builder *b, Dwarf_Die *cu,
+		    const char *comp_dir)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	const char *last_src = NULL;
+	uint32_t last_id = 0;
+	bool keep = false, seq_start = true;
+
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		bool end = false;
+		int lineno = 0;
+		unsigned disc = 0;
+		if (!l || dwarf_lineaddr(l, &addr))
+			continue;
+		dwarf_lineendsequence(l, &end);
+		if (seq_start)
+			keep = in_loaded(b, addr);
+		seq_start = end;
+		if (!keep)
+			continue;
+		if (end) {
+			if (add_line(b, addr, 0, 0, 0))
+				return -ENOMEM;
+			continue;
+		}
+		dwarf_lineno(l, &lineno);
+		dwarf_linediscriminator(l, &disc);
+		const char *src = dwarf_linesrc(l, NULL, NULL);
+		if (src != last_src) {
+			int64_t id = intern_path(b, comp_dir, src);
+			if (id < 0)
+				return -ENOMEM;
+			last_src = src;
+			last_id = (uint32_t)id;
+		}
+		if (add_line(b, addr, last_id, lineno > 0 ? (uint32_t)lineno : 0,
+			     disc))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int line_cmp(const void *pa, const void *pb)
+{
+	const struct idx_line *a = pa, *b = pb;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	/* An end of sequence sorts before a row starting at the same
+	 * address, so the row (the last one <= addr) wins the lookup. */
+	bool ea = !a->file && !a->line, eb = !b->file && !b->line;
+	if (ea != eb)
+		return ea ? -1 : 1;
+	/* Rows at one address keep table order: the later one wins, as in
+	 * addr2line.  pad holds the row's position while sorting. */
+	return a->pad < b->pad ? -1 : a->pad > b->pad;
+}
+
+static void lines_sort(struct idx_builder *b)
+{
+	for (size_t i = 0; i < b->nlines; i++)
+		b->lines[i].pad = (uint32_t)i;
+	qsort(b->lines, b->nlines, sizeof(*b->lines), line_cmp);
+	for (size_t i = 0; i < b->nlines; i++)
+		b->lines[i].pad = 0;
+}
+
+/* --- scopes --- */
+
+static const char *die_name(Dwarf_Die *die, bool *linkage)
+{
+	Dwarf_Attribute a;
+	const char *s = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		s = dwarf_formstring(&a);
+	*linkage = s != NULL;
+	if (!s && dwarf_attr_integrate(die, DW_AT_name, &a))
+		s = dwarf_formstring(&a);
+	return s;
+}
+
+static int add_node(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
+		    uint32_t *out)
+{
+	struct idx_builder *b = w->b;
+	struct idx_node nd = { .parent = parent };
+	bool linkage;
+	const char *name = die_name(die, &linkage);
+	Dwarf_Word u;
+	Dwarf_Attribute a;
+	int line;
+
+	if (idxb_name(b, name ? name : "", &nd.name, &nd.sysname))
+		return -ENOMEM;
+	if (!dwarf_decl_line(die, &line) && line > 0)
+		nd.decl_line = (uint32_t)line;
+	if (parent != IDX_NONE) {
+		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &u) == 0)
+			nd.call_line = (uint32_t)u;
+		if (w->files &&
+		    dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &u) == 0 &&
+		    u < w->nfiles) {
+			int64_t id = intern_path(
+				b, w->comp_dir,
+				dwarf_filesrc(w->files, u, NULL, NULL));
+			if (id < 0)
+				return -ENOMEM;
+			nd.call_file = (uint32_t)id;
+		}
+	}
+	if (b->nnodes >= IDX_NONE - 1 ||
+	    sf_grow((void **)&b->nodes, &b->nodecap, b->nnodes + 1,
+		    sizeof(*b->nodes)))
+		return -ENOMEM;
+	*out = (uint32_t)b->nnodes;
+	b->nodes[b->nnodes++] = nd;
+	return 0;
+}
+
+/* The DIE's address ranges as drange entries for node; false if none. */
+static int add_ranges(struct dwalk *w, Dwarf_Die *die, uint32_t node,
+		      bool *any)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	*any = false;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo || !in_loaded(w->b, lo))
+			continue;
+		if (sf_grow((void **)&w->r, &w->rcap, w->nr + 1, sizeof(*w->r)))
+			return -ENOMEM;
+		w->r[w->nr++] = (struct drange){ lo, hi, node };
+		*any = true;
+	}
+	return 0;
+}
+
+static void walk(struct dwalk *w, Dwarf_Die *die, uint32_t parent, int depth);
+
+static void walk_children(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
+			  int depth)
+{
+	Dwarf_Die child;
+
+	if (depth >= DWARF_MAX_DEPTH || dwarf_child(die, &child))
+		return;
+	do
+		walk(w, &child, parent, depth + 1);
+	while (!w->rc && dwarf_siblingof(&child, &child) == 0);
+}
+
+/* A subprogram or inlined subroutine: a node, then its scope. */
+static void walk_func(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
+		      int depth)
+{
+	uint32_t node;
+	bool any;
+	size_t mark_nodes = w->b->nnodes, mark_r = w->nr;
+
+	if ((w->rc = add_node(w, die, parent, &node)))
+		return;
+	if ((w->rc = add_ranges(w, die, node, &any)))
+		return;
+	if (!any) {
+		/* A declaration or abstract instance: nothing at any
+		 * address, and nothing below it can be either. */
+		w->b->nnodes = mark_nodes;
+		w->nr = mark_r;
+		return;
+	}
+	walk_children(w, die, node, depth);
+}
+
+static void walk(struct dwalk *w, Dwarf_Die *die, uint32_t parent, int depth)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_subprogram:
+		walk_func(w, die, IDX_NONE, depth);	/* nested: own root */
+		break;
+	case DW_TAG_inlined_subroutine:
+		if (parent != IDX_NONE)
+			walk_func(w, die, parent, depth);
+		break;
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+		walk_children(w, die, parent, depth);
+		break;
+	default:
+		break;
+	}
+}
+
+/* --- flatten nested ranges into segments --- */
+
+static int drange_cmp(const void *pa, const void *pb)
+{
+	const struct drange *a = pa, *b = pb;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi > b->hi ? -1 : 1;	/* outer first */
+	return a->node < b->node ? -1 : a->node > b->node;
+}
+
+static int seg_emit(struct idx_builder *b, uint64_t lo, uint32_t node)
+{
+	if (b->nsegs && b->segs[b->nsegs - 1].lo == lo) {
+		b->nsegs--;	/* superseded at the same address */
+	}
+	if (b->nsegs && b->segs[b->nsegs - 1].node == node)
+		return 0;
+	if (!b->nsegs && node == IDX_NONE)
+		return 0;
+	if (sf_grow((void **)&b->segs, &b->segcap, b->nsegs + 1,
+		    sizeof(*b->segs)))
+		return -ENOMEM;
+	b->segs[b->nsegs++] = (struct idx_seg){ .lo = lo, .node = node };
+	return 0;
+}
+
+/* Innermost scope at each address.  Ranges that are not properly nested
+ * are clipped to their enclosing range. */
+static int flatten(struct dwalk *w)
+{
+	struct drange *st = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	qsort(w->r, w->nr, sizeof(*w->r), drange_cmp);
+	for (size_t i = 0; i <= w->nr && !rc; i++) {
+		uint64_t lo = i < w->nr ? w->r[i].lo : UINT64_MAX;
+		while (n && st[n - 1].hi <= lo && !rc) {
+			uint64_t h = st[--n].hi;
+			rc = seg_emit(w->b, h, n ? st[n - 1].node : IDX_NONE);
+		}
+		if (i == w->nr || rc)
+			break;
+		struct drange r = w->r[i];
+		if (n && r.hi > st[n - 1].hi)
+			r.hi = st[n - 1].hi;
+		if (r.lo >= r.hi)
+			continue;
+		if (sf_grow((void **)&st, &cap, n + 1, sizeof(*st))) {
+			rc = -ENOMEM;
+			break;
+		}
+		st[n++] = r;
+		rc = seg_emit(w->b, r.lo, r.node);
+	}
+	free(st);
+	return rc;
+}
+
+int dwarfidx_collect(struct idx_builder *b, Elf *elf)
+{
+	struct dwalk w = { .b = b };
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+
+	if (!dw)
+		return -ENOENT;
+	while (!w.rc && dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie,
+					NULL) == 0) {
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+			continue;
+		w.files = NULL;
+		w.nfiles = 0;
+		dwarf_getsrcfiles(&cudie, &w.files, &w.nfiles);
+		Dwarf_Attribute cd;
+		w.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir,
+							 &cd));
+		w.rc = cu_lines(b, &cudie, w.comp_dir);
+		if (!w.rc)
+			walk_children(&w, &cudie, IDX_NONE, 0);
+	}
+	if (!w.rc)
+		w.rc = flatten(&w);
+	free(w.r);
+	dwarf_end(dw);
+	if (w.rc)
+		return w.rc;
+	lines_sort(b);
+	b->flags |= IDX_DWARF_TRIED;
+	if (b->nlines)
+		b->flags |= IDX_HAS_FILES | IDX_HAS_LINES;
+	for (size_t i = 0; i < b->nnodes && !(b->flags & IDX_HAS_INLINE); i++)
+		if (b->nodes[i].parent != IDX_NONE)
+			b->flags |= IDX_HAS_INLINE;
+	return 0;
+}
