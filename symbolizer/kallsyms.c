@@ -52,6 +52,17 @@ static void note_bounds(struct ks_build *b, const char *name, size_t len,
 		b->etext = addr;
 }
 
+/* Section markers share an address with a real function: name that. */
+static bool is_marker(const char *name, size_t len)
+{
+	static const char *const markers[] = { "_text", "_stext",
+					       "_sinittext", "_einittext" };
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (strlen(markers[i]) == len && !memcmp(name, markers[i], len))
+			return true;
+	return false;
+}
+
 /* "ADDR TYPE NAME[\t[MOD]]" */
 static int parse_line(struct ks_build *b, const char *p, const char *lim)
 {
@@ -69,8 +80,12 @@ static int parse_line(struct ks_build *b, const char *p, const char *lim)
 		ne++;
 	if (ne == name)
 		return 0;
-	note_bounds(b, name, (size_t)(ne - name), addr);
+	size_t nlen = (size_t)(ne - name);
+	note_bounds(b, name, nlen, addr);
 	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 1;
+	/* _etext marks the end of text, it names nothing */
+	if (nlen == 6 && !memcmp(name, "_etext", 6))
 		return 1;
 	int64_t mod = 0;
 	const char *m = next_field(ne, lim);
@@ -82,7 +97,8 @@ static int parse_line(struct ks_build *b, const char *p, const char *lim)
 	    sf_grow((void **)&b->rank, &b->rank_cap, k->n + 1, 1))
 		return -ENOMEM;
 	k->v[k->n] = (struct ksym){ addr, 0, (uint32_t)id, (uint32_t)mod };
-	b->rank[k->n] = (type == 'T' || type == 't') ? 0 : 1;
+	b->rank[k->n] = is_marker(name, nlen) ? 2 :
+			(type == 'T' || type == 't') ? 0 : 1;
 	k->n++;
 	return 1;
 }

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# t40-symbolizer-maps.sh - /proc/PID/maps parser, JIT perf maps and
+# kallsyms, on fixture texts (tests/fixtures/proc/) and the live kernel.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/fixtures/proc/build.sh
+. "$TOP/tests/fixtures/proc/build.sh"
+FX=$TOP/tests/fixtures/proc
+sym_build
+
+# --- maps parser --------------------------------------------------------
+out=$("$T/st" maps "$FX/maps-basic.txt")
+check_eq "maps: keeps only the 10 exec lines of 13" \
+	"lines=13 kept=10 bad=0" "$(echo "$out" | grep -o 'lines=[0-9]* kept=[0-9]* bad=[0-9]*')"
+check_eq "maps: kinds in order" \
+	"file heap anon anon-named file file pseudo stack vdso vsyscall" \
+	"$(echo "$out" | grep -o 'kind=[a-z-]*' | cut -d= -f2 | xargs)"
+check "maps: ' (deleted)' stripped and recorded" \
+	grep -q 'ino=123456789 kind=file deleted=1 path=/tmp/gone.so$' <<<"$out"
+check "maps: path with spaces kept whole" \
+	grep -q 'dev=fd:1 ino=2050 kind=file deleted=0 path=/opt/my app/lib with spaces.so$' <<<"$out"
+check "maps: offset and device parsed" \
+	grep -q '^KEPT 55d0c0a02000-55d0c0a08000 off=2000 dev=fd:1 ino=1311 ' <<<"$out"
+
+out=$("$T/st" maps "$FX/maps-malformed.txt")
+check_eq "maps: 14 malformed lines counted, the good one after them kept" \
+	"lines=15 kept=1 bad=14 first_bad=1" \
+	"$(echo "$out" | grep -o 'lines=[0-9]* kept=[0-9]* bad=[0-9]* first_bad=[0-9]*')"
+check "maps: entry after garbage intact" grep -q 'path=/ok/after/garbage.so$' <<<"$out"
+
+# saved maps with malformed lines: counted in sym_stats and warned once
+out=$("$T/st" load 4242 "$FX/maps-malformed.txt" stats warnings)
+check "load_maps: bad_maps_lines=14 in stats" grep -q 'bad_maps_lines=14 ' <<<"$out"
+check_eq "load_maps: one warning naming the first bad line" 1 \
+	"$(echo "$out" | grep -c '^warning: ignored 14 malformed line(s) in saved maps of process 4242 (first: line 1)')"
+check "load_maps: good line still used" grep -q '^load 4242 0' <<<"$out"
+
+# huge: 200,000 lines, one exec line in 1000
+awk 'BEGIN { for (i = 0; i < 200000; i++)
+	printf "%012x-%012x %s %08x fd:01 %d                 /usr/share/data/file%d.bin\n",
+		0x10000000 + i * 4096, 0x10000000 + i * 4096 + 4096,
+		(i % 1000 == 7) ? "r-xp" : "r--s", 0, 1000 + i, i }' >"$T/huge.maps"
+out=$("$T/st" maps "$T/huge.maps")
+check_eq "maps: 200k-line file keeps the 200 exec entries" "lines=200000 kept=200 bad=0" \
+	"$(echo "$out" | grep -o 'lines=[0-9]* kept=[0-9]* bad=[0-9]*')"
+ms=$(echo "$out" | sed -n 's/.* ms=\([0-9]*\).*/\1/p' | head -n1)
+limit=300
+[ "${SANITIZE:-}" = 1 ] && limit=900
+if [ -n "$ms" ] && [ "$ms" -lt "$limit" ]; then pass "maps: 200k lines parsed in ${ms} ms (< $limit)"; else fail "maps: 200k lines too slow" "ms=$ms limit=$limit"; fi
+
+out=$("$T/st" maps /proc/self/maps)
+check "maps: live /proc/self/maps parses with no bad line" grep -q 'bad=0 first_bad=0' <<<"$out"
+check "maps: live maps show [vdso] as vdso" grep -q 'kind=vdso deleted=0 path=\[vdso\]$' <<<"$out"
+
+# --- perf maps ----------------------------------------------------------
+: >"$T/empty.map"
+check_eq "perfmap: empty file is an empty map" "perfmap rc=0 entries=0 bad=0 name=-" \
+	"$("$T/st" perfmap "$T/empty.map" 0x1000)"
+{ printf 'g'; head -c 3000 /dev/urandom | tr '\n\0' 'xx'; } >"$T/garbage.map"
+printf '\nzz 10 x\n1000\n1000 zz name\n1000 0 zero\n' >>"$T/garbage.map"
+check_eq "perfmap: garbage lines skipped and counted" "perfmap rc=0 entries=0 bad=5 name=-" \
+	"$("$T/st" perfmap "$T/garbage.map" 0x1000)"
+printf '1000 100 old_fn\n0x2000 0x10 other\n1040 20 new_fn with spaces\n' >"$T/ok.map"
+check_eq "perfmap: overlapping ranges, the later line wins" \
+	"perfmap rc=0 entries=3 bad=0 name=new_fn with spaces" "$("$T/st" perfmap "$T/ok.map" 0x1050)"
+check_eq "perfmap: outside the later range, the older still covers" \
+	"perfmap rc=0 entries=3 bad=0 name=old_fn" "$("$T/st" perfmap "$T/ok.map" 0x1070)"
+check_eq "perfmap: end of range is exclusive" \
+	"perfmap rc=0 entries=3 bad=0 name=-" "$("$T/st" perfmap "$T/ok.map" 0x2010)"
+
+# --- kallsyms (fixtures through the STACKFOLD_KALLSYMS hook) -------------
+kern() { STACKFOLD_KALLSYMS=$FX/$1 STACKFOLD_MODULES=$FX/$2 "$T/st" "${@:3}"; }
+name_of() { sed -n 's/.* name=\([^ ]*\) module=\([^ ]*\) .*/\1 \2/p'; }
+check_eq "kallsyms: marker _text loses to the function at its address" "startup_64 [kernel]" \
+	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff81000000 | name_of)"
+check_eq "kallsyms: T preferred over W alias, inside the function" "vfs_read [kernel]" \
+	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff810011ff | name_of)"
+check_eq "kallsyms: return address looks up addr-1" "secondary_startup_64 [kernel]" \
+	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff81001000 ret | name_of)"
+check_eq "kallsyms: data symbols are not boundaries, _etext is" "vfs_write [kernel]" \
+	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff81001fff | name_of)"
+check_eq "kallsyms: nothing past _etext" "- [kernel]" \
+	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff81002000 | name_of)"
+check_eq "kallsyms: last symbol of a module up to the module's end" "ext4_last_fn [ext4]" \
+	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffffc0100fff | name_of)"
+check_eq "kallsyms: not past the module's end" "- [kernel]" \
+	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffffc0101000 | name_of)"
+check_eq "kallsyms: without /proc/modules a module's last symbol matches exactly only" "- [kernel]" \
+	"$(kern kallsyms-small.txt no-such-modules kern 0xffffffffc0100900 | name_of)"
+out=$(kern kallsyms-restricted.txt no-such-modules kern 0xffffffff81001000 kern 0xffffffff81001004 warnings)
+check_eq "kallsyms: kptr_restrict gives no name, reason says why" 2 \
+	"$(echo "$out" | grep -c 'reason=kernel addresses hidden (kptr_restrict) name=- module=\[kernel\]')"
+check_eq "kallsyms: kptr_restrict warned exactly once" 1 "$(echo "$out" | grep -c '^warning: kernel symbol addresses are hidden')"
+out=$(kern no-such-kallsyms no-such-modules kern 0xffffffff81001000 warnings)
+check "kallsyms: unreadable file is a warning, not a name" grep -q 'reason=no symbol table name=- ' <<<"$out"
+
+# live kernel: vfs_read from /proc/kallsyms
+a=$(awk '$3 == "vfs_read" && ($2 == "T" || $2 == "t") { print $1; exit }' /proc/kallsyms)
+if [ "$(id -u)" != 0 ] || [ -z "$a" ] || [ "$a" = 0000000000000000 ]; then
+	skip "kallsyms: live vfs_read" "kallsyms hidden (not root?)"
+else
+	out=$("$T/st" kern "0x$a" kern "$(printf '0x%x' $((0x$a + 5)))" kern "0x$a" ret)
+	check_eq "kallsyms: live vfs_read at its address and inside" "vfs_read vfs_read" \
+		"$(echo "$out" | head -n2 | name_of | cut -d' ' -f1 | xargs)"
+	check "kallsyms: live return address at vfs_read names its predecessor" \
+		bash -c "! sed -n 3p <<<'$out' | grep -q 'name=vfs_read '"
+fi
