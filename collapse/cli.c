@@ -13,7 +13,7 @@ enum {
 	OPT_COLORS, OPT_NOHASH, OPT_COUNTNAME, OPT_FLAMECHART, OPT_DIFF,
 	OPT_TOP, OPT_TID, OPT_NOCOMM, OPT_LINES, OPT_NODEMANGLE, OPT_NOCACHE,
 	OPT_CACHEDIR, OPT_NODWARF, OPT_SAVERAW, OPT_COUNTDOWN, OPT_WATCH,
-	OPT_NOGZIP,
+	OPT_NOGZIP, OPT_START,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "save-raw", required_argument, NULL, OPT_SAVERAW },
 	{ "countdown", no_argument, NULL, OPT_COUNTDOWN },
 	{ "watch-pid", required_argument, NULL, OPT_WATCH },
+	{ "start-pid", required_argument, NULL, OPT_START },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -65,6 +66,7 @@ void cli_usage(FILE *out, bool record)
 		      "  -D, --duration SEC     stop bpftrace after SEC seconds (SIGINT)\n"
 		      "      --countdown        show a countdown on stderr\n"
 		      "      --watch-pid PID    stop when PID exits\n"
+		      "      --start-pid PID    send SIGCONT to PID once bpftrace attached\n"
 		      "      --save-raw FILE    also keep the raw capture (re-readable)\n\n",
 		      out);
 	else
@@ -212,6 +214,11 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 			return bad("bad --watch-pid", arg);
 		c->watch_pid = (int)u;
 		break;
+	case OPT_START:
+		if (!c->record || !parse_uint(arg, &u) || !u)
+			return bad("bad --start-pid", arg);
+		c->start_pid = (int)u;
+		break;
 	default:
 		return EXIT_USAGE;
 	}
@@ -263,6 +270,8 @@ int cli_outputs(const struct cli *c, struct report_output *outs,
 				return EXIT_USAGE;
 			}
 			snprintf(paths[i], 4096, "-");
+		} else if (c->record && strcmp(c->formats[i]->name, "top") == 0) {
+			snprintf(paths[i], 4096, "-");	/* the table is shown */
 		} else if (c->nformats == 1 && !c->record) {
 			snprintf(paths[i], 4096, "%s", c->output);
 		} else {

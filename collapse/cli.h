@@ -30,6 +30,7 @@ struct cli {
 	bool countdown;
 	const char *save_raw;	/* also write the raw capture here */
 	int watch_pid;		/* stop when this pid exits (0: none) */
+	int start_pid;		/* SIGCONT this pid once attached */
 };
 
 /* Parse argv (argv[0] is the command name).  Returns -1 to continue,

@@ -51,6 +51,7 @@ struct rec {
 	struct atomic_file raw;
 	bool raw_open;
 	uint64_t start_ns, snap_failed;
+	uint64_t attached_ns;	/* monotonic time bpftrace said "Attaching" */
 	bool stop_sent;
 };
 
@@ -115,10 +116,24 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	}
 }
 
+/* The duration counts from attach time ("#attached", printed by the
+ * program's BEGIN probe, which runs once every probe is attached), not
+ * from bpftrace's start-up. */
+static void attached(struct rec *x)
+{
+	if (x->attached_ns)
+		return;
+	x->attached_ns = now_ns(CLOCK_MONOTONIC);
+	if (x->c->start_pid)
+		kill(x->c->start_pid, SIGCONT);
+}
+
 static int out_line(struct rec *x, const char *s, size_t len)
 {
 	if (len > 5 && memcmp(s, "#pid ", 5) == 0)
 		first_sample(x, s, len);
+	else if (len >= 9 && memcmp(s, "#attached", 9) == 0)
+		attached(x);
 	raw_line(x, s, len);
 	return report_line(&x->r, s, len);
 }
@@ -213,7 +228,7 @@ static void stop_child(struct rec *x)
 
 static int loop(struct rec *x)
 {
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC), last = (uint64_t)-1;
+	uint64_t last = (uint64_t)-1;
 	while (!x->out.eof || !x->err.eof) {
 		struct pollfd pf[2] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
 					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 } };
@@ -222,8 +237,9 @@ static int loop(struct rec *x)
 			return EXIT_INTERRUPTED;
 		if (g_signals == 1)
 			stop_child(x);
-		uint64_t el = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000000ULL;
-		if (x->c->seconds && el >= x->c->seconds)
+		uint64_t el = x->attached_ns ? (now_ns(CLOCK_MONOTONIC) -
+				x->attached_ns) / 1000000000ULL : 0;
+		if (x->c->seconds && x->attached_ns && el >= x->c->seconds)
 			stop_child(x);
 		if (x->c->watch_pid && pid_gone(x->c->watch_pid))
 			stop_child(x);
