@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# t40-symbolizer-live.sh - snapshot real processes (tests/fixtures/proc/
+# target.c) and symbolize them after they exit: deleted binaries, saved
+# maps and build-id checks, mount and pid namespaces, JIT perf maps,
+# [vdso], fd limits, unknown pids.  Needs root for namespaces.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/fixtures/proc/build.sh
+. "$TOP/tests/fixtures/proc/build.sh"
+sym_build
+ST=$T/st
+
+# res OUT ADDR: "name module main" of the result line for ADDR
+res() { awk -v a="$2" '$2 == a { n = m = x = ""
+	for (i = 3; i <= NF; i++) { split($i, kv, "=")
+		if (kv[1] == "name") n = kv[2]; if (kv[1] == "module") m = kv[2]; if (kv[1] == "main") x = kv[2] }
+	print n, m, x; exit }' <<<"$1"; }
+reason() { awk -v a="$2" '$2 == a { sub(/.* reason=/, ""); sub(/ name=.*/, ""); print; exit }' <<<"$1"; }
+
+# --- process exits before symbolization ---------------------------------
+start_target "$T/t1.out" "$T/target" || fail "exited: target did not start"
+A=$(func_addr sf_target_alpha "$T/t1.out") B=$(func_addr sf_target_beta "$T/t1.out")
+out=$("$ST" snap "$TPID" kill "$TPID" user "$TPID" "$A" user "$TPID" "$B" user "$TPID" "$B" ret user "$TPID" 0x10 stats)
+check "exited: snapshot ok" grep -q "^snap $TPID 0 " <<<"$out"
+check_eq "exited: function named after the process was killed" "sf_target_alpha $T/target 1" "$(res "$out" "$A")"
+check_eq "exited: beta named" "sf_target_beta $T/target 1" "$(res "$out" "$B")"
+check_eq "exited: return address at beta's first byte is the call site in alpha" \
+	"sf_target_alpha" "$(awk -v a="$B" '$2 == a' <<<"$out" | sed -n 2p | sed 's/.* name=\([^ ]*\) .*/\1/')"
+check_eq "exited: unmapped address" "address not mapped" "$(reason "$out" 0x10)"
+check "exited: stats count the process and pinned files" grep -Eq 'processes=1 files_pinned=[1-9]' <<<"$out"
+check "exited: process really gone from /proc maps" test ! -s "/proc/$TPID/maps"
+
+# --- deleted binary; saved maps; a different file at the same path ------
+mkdir -p "$T/del"
+cp "$T/target" "$T/del/prog"
+start_target "$T/t2.out" "$T/del/prog" || fail "deleted: target did not start"
+A=$(func_addr sf_target_alpha "$T/t2.out")
+rm "$T/del/prog"
+out=$("$ST" snap "$TPID" write "$TPID" "$T/del.maps" kill "$TPID" user "$TPID" "$A")
+check "deleted: maps line records (deleted)" grep -q "$T/del/prog (deleted)\$" "$T/del.maps"
+check "deleted: saved maps carry #bid and #main" grep -q '^#main ' "$T/del.maps"
+check_eq "deleted binary named through the pinned fd after exit" "sf_target_alpha $T/del/prog 1" "$(res "$out" "$A")"
+cp "$T/lib.so" "$T/del/prog"	# another ELF now at the same path
+out=$("$ST" load "$TPID" "$T/del.maps" user "$TPID" "$A" stats warnings)
+check_eq "deleted: replaced file is not used (build-id differs)" "mapped file unavailable" "$(reason "$out" "$A")"
+check "deleted: replaced file counted in files_mismatched" grep -q 'files_mismatched=1 ' <<<"$out"
+check "deleted: replaced file warned" grep -q "^warning: '$T/del/prog' changed since it was mapped" <<<"$out"
+check "deleted: unresolved frame still carries module and file offset" \
+	grep -Eq "module=$T/del/prog main=1 maddr=0x[0-9a-f]+ " <<<"$out"
+
+# --- saved maps of an exited process, files still on disk ---------------
+start_target "$T/t3.out" "$T/target" || fail "saved: target did not start"
+A=$(func_addr sf_target_alpha "$T/t3.out")
+"$ST" snap "$TPID" write "$TPID" "$T/live.maps" kill "$TPID" >/dev/null
+out=$("$ST" load "$TPID" "$T/live.maps" user "$TPID" "$A" stats)
+check_eq "saved maps: exited process symbolized by path + build-id" "sf_target_alpha $T/target 1" "$(res "$out" "$A")"
+check "saved maps: verbatim maps lines kept" \
+	grep -Eq "^[0-9a-f]+-[0-9a-f]+ r-xp [0-9a-f]+ [0-9a-f]+:[0-9a-f]+ [0-9]+ +$T/target\$" "$T/live.maps"
+
+# --- pid reuse: saved maps with another process's start time ------------
+mkdir -p "$T/reuse"
+cp "$T/target" "$T/reuse/prog"
+start_target "$T/t4.out" "$T/reuse/prog" || fail "reuse: target did not start"
+A=$(func_addr sf_target_alpha "$T/t4.out")
+rm "$T/reuse/prog"	# only map_files can reach it now
+"$ST" snap "$TPID" write "$TPID" "$T/reuse.maps" >/dev/null
+sed 's/^#starttime .*/#starttime 1/' "$T/reuse.maps" >"$T/reuse-other.maps"
+out=$("$ST" load "$TPID" "$T/reuse.maps" user "$TPID" "$A")
+check_eq "pid reuse: same process (start time) opens through map_files" "sf_target_alpha" "$(res "$out" "$A" | cut -d' ' -f1)"
+out=$("$ST" load "$TPID" "$T/reuse-other.maps" user "$TPID" "$A")
+check_eq "pid reuse: another process under the pid is not trusted" "mapped file unavailable" "$(reason "$out" "$A")"
+out=$("$ST" snap "$TPID" snap "$TPID" user "$TPID" "$A" stats)
+check "pid reuse: a second snapshot replaces the first" grep -q 'processes=2 ' <<<"$out"
+check_eq "pid reuse: lookups use the newest snapshot" "sf_target_alpha" "$(res "$out" "$A" | cut -d' ' -f1)"
+kill -9 "$TPID"
+
+# --- unknown pid, kernel thread ------------------------------------------
+out=$("$ST" user 999999999 0x401000 snap 999999999 snap 2 user 2 0x401000)
+check_eq "unknown pid: reason" "process not snapshotted" "$(reason "$out" 0x401000)"
+check "unknown pid: snapshot fails with -ESRCH" grep -q '^snap 999999999 -3 ' <<<"$out"
+check "kernel thread: snapshot has no mappings, lookup is unmapped" \
+	grep -q 'reason=address not mapped' <<<"$(echo "$out" | tail -n1)"
+
+# --- [vdso] ------------------------------------------------------------
+start_target "$T/t5.out" "$T/target" || fail "vdso: target did not start"
+V=$(word_addr vdso "$T/t5.out")
+if [ -z "$V" ]; then
+	fail "vdso: target found no __vdso_clock_gettime"
+else
+	out=$("$ST" snap "$TPID" kill "$TPID" user "$TPID" "$V")
+	check "vdso: symbolized from the process's image" \
+		grep -Eq 'reason=ok name=(__vdso_)?clock_gettime module=\[vdso\] ' <<<"$out"
+fi
+
+# --- mount namespace: the binary exists only inside ----------------------
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+	skip "mount namespace" "needs root and unshare"
+else
+	mkdir -p "$T/ns"
+	start_target "$T/t6.out" unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$T/ns' && cp '$T/target' '$T/ns/prog' && exec '$T/ns/prog'" ||
+		fail "mntns: target did not start" "$(cat "$T/t6.out")"
+	A=$(func_addr sf_target_alpha "$T/t6.out")
+	check "mntns: binary not visible outside the namespace" test ! -e "$T/ns/prog"
+	out=$("$ST" snap "$TPID" write "$TPID" "$T/ns.maps" user "$TPID" "$A" kill "$TPID" user "$TPID" "$A")
+	check_eq "mntns: named (live and after exit) through /proc/PID" \
+		"sf_target_alpha $T/ns/prog 1|sf_target_alpha $T/ns/prog 1" \
+		"$(awk -v a="$A" '$2 == a { print }' <<<"$out" | while read -r l; do res "$l" "$A"; done | paste -sd'|')"
+fi
+
+# --- JIT perf map, also in a pid + mount namespace ----------------------
+start_target "$T/t7.out" "$T/target" --jit || fail "jit: target did not start"
+J=$(word_addr jit "$T/t7.out")
+out=$("$ST" snap "$TPID" kill "$TPID" user "$TPID" "$J" user "$TPID" "$(printf '0x%x' $((J - 0x123 + 0x300)))" warnings)
+rm -f "/tmp/perf-$TPID.map"
+check_eq "jit: perf map names anonymous exec memory" "sf_jit_compiled_fn /tmp/perf-$TPID.map 0" "$(res "$out" "$J")"
+check "jit: address outside perf map entries is anonymous" grep -q 'reason=anonymous memory name=- module=\[anon\]' <<<"$out"
+check "jit: garbage perf map line warned" grep -q "^warning: ignored malformed lines in perf map" <<<"$out"
+
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+	skip "jit in pid namespace" "needs root and unshare"
+else
+	# the target's /tmp is a private tmpfs: its perf-1.map is reachable only
+	# through /proc/PID/root, under its namespace pid (NSpid)
+	unshare -m -p -f --propagation private sh -c \
+		"exec 3<'$T/target'; mount -t tmpfs none /tmp && exec /proc/self/fd/3 --jit" >"$T/t8.out" 2>&1 &
+	UPID=$!
+	disown "$UPID"
+	SYM_PIDS="$SYM_PIDS $UPID"
+	for _ in $(seq 100); do grep -q '^ready' "$T/t8.out" && break; sleep 0.05; done
+	NPID=$(pgrep -P "$UPID" | head -n1)
+	SYM_PIDS="$SYM_PIDS $NPID"
+	J=$(word_addr jit "$T/t8.out")
+	if [ -z "$NPID" ] || [ -z "$J" ]; then
+		fail "jit pidns: target did not start" "$(cat "$T/t8.out")"
+	else
+		nsp=$(awk '/^NSpid/ { print $NF }' "/proc/$NPID/status")
+		check "jit pidns: perf map not visible on the host" test ! -e "/tmp/perf-$nsp.map" -o "$nsp" = "$NPID"
+		out=$("$ST" snap "$NPID" user "$NPID" "$J")
+		check_eq "jit pidns: named through /proc/PID/root and NSpid" \
+			"sf_jit_compiled_fn /tmp/perf-$nsp.map 0" "$(res "$out" "$J")"
+	fi
+	kill -9 "$UPID" "$NPID" 2>/dev/null
+fi
+
+# --- fd limit: many mapped files under ulimit -n 32 ----------------------
+mkdir -p "$T/libs"
+libs=()
+for i in $(seq 60); do cp "$T/lib.so" "$T/libs/l$i.so"; libs+=("$T/libs/l$i.so"); done
+start_target "$T/t9.out" "$T/target" "${libs[@]}" || fail "fds: target did not start"
+lookups=()
+while read -r _ _ addr; do lookups+=(user "$TPID" "$addr"); done < <(grep '^lib ' "$T/t9.out")
+# live: files closed by the LRU are reopened through map_files
+out=$(ulimit -n 32; "$ST" snap "$TPID" fds "${lookups[@]}" fds stats 2>&1)
+# exited: files closed by the LRU are reopened by path, checked by build-id
+out2=$(ulimit -n 32; "$ST" snap "$TPID" kill "$TPID" "${lookups[@]}" fds stats 2>&1)
+check_eq "fds: 60 libraries mapped" 60 "$(grep -c '^lib ' "$T/t9.out")"
+check_eq "fds: every library function named under ulimit -n 32 (live)" 60 \
+	"$(grep -c 'reason=ok name=sf_lib_func module=.*/libs/l[0-9]*.so ' <<<"$out")"
+check_eq "fds: every library function named under ulimit -n 32 (after exit)" 60 \
+	"$(grep -c 'reason=ok name=sf_lib_func module=.*/libs/l[0-9]*.so ' <<<"$out2")"
+out="$out
+$out2"
+nf=$(awk '$1 == "fds" { n = $2 } END { print n }' <<<"$out")
+if [ -n "$nf" ] && [ "$nf" -lt 32 ]; then pass "fds: stays under the limit ($nf open)"; else fail "fds: too many open" "$out"; fi
+check "fds: each library pinned once" grep -Eq 'files_pinned=(6[0-9]) ' <<<"$out2"
