@@ -38,12 +38,17 @@
 #define PP_DEFAULT_HZ 99
 #define PP_KERNEL_NAME "[kernel.kallsyms]"
 #define PP_NO_MAP UINT32_MAX	/* maps[] entry: the synthetic kernel mapping */
+/* pprof's readers drop samples without locations (go tool pprof loses
+ * them from every total), so an empty stack gets this one frame. */
+#define PP_NO_STACK "[no stack]"
+#define PP_NO_STACK_LOC 0	/* locs[] entry: the [no stack] location */
 
 /* An output function: a profile function, or a synthetic one named by a
  * location's fallback text (fn == 0). */
 struct pp_fn {
 	uint32_t fn;		/* profile function id, 0 = synthetic */
-	uint32_t name;		/* synthetic: profile string id */
+	uint32_t name;		/* synthetic: profile string id, 0 for
+				 * PP_NO_STACK */
 };
 
 struct pp_ctx {
@@ -66,6 +71,8 @@ struct pp_ctx {
 				 * one: the first kernel mapping, or PP_NO_MAP
 				 * for a synthetic [kernel.kallsyms] */
 	uint32_t kout;		/* its output id, once ordered */
+	uint32_t nostack_loc;	/* output id of [no stack], 0: unused */
+	uint32_t nostack_fn;
 	bool kmap_used;
 	bool kmap_has_functions;
 	char *tmp;		/* UTF-8 repair buffer */
@@ -255,6 +262,19 @@ static void weigh_sample(struct pp_ctx *c, uint32_t sid)
 	}
 }
 
+static int use_nostack(struct pp_ctx *c)
+{
+	if (sf_grow((void **)&c->fns, &c->fns_cap, c->nfns + 1,
+		    sizeof(*c->fns)))
+		return -ENOMEM;
+	c->fns[c->nfns++] = (struct pp_fn){ .fn = 0, .name = 0 };
+	c->nostack_fn = (uint32_t)c->nfns;
+	c->locs[c->nlocs++] = PP_NO_STACK_LOC;
+	c->nostack_loc = (uint32_t)c->nlocs;
+	c->nlines++;
+	return 0;
+}
+
 static int collect(struct pp_ctx *c)
 {
 	const struct profile *p = c->p;
@@ -265,7 +285,12 @@ static int collect(struct pp_ctx *c)
 		if (!s->count)
 			continue;
 		c->nsamples++;
-		c->ndepth += s->depth;
+		c->ndepth += s->depth ? s->depth : 1;
+		if (!s->depth && !c->nostack_loc) {
+			int rc = use_nostack(c);
+			if (rc)
+				return rc;
+		}
 		c->nlabels += !!s->pid + !!s->tid + !!s->comm + !!s->thread_name;
 		for (uint32_t i = 0; i < s->depth; i++) {
 			int rc = use_loc(c, st[i]);
@@ -445,10 +470,12 @@ static int build_samples(struct pp_ctx *c, struct pp_msg *m, uint64_t period)
 		if (!s->count)
 			continue;
 		*o = init;
-		o->n_location_id = s->depth;
+		o->n_location_id = s->depth ? s->depth : 1;
 		o->location_id = m->locids + nd;
 		for (uint32_t i = 0; i < s->depth; i++)
 			m->locids[nd++] = c->locmap[st[i]];
+		if (!s->depth)
+			m->locids[nd++] = c->nostack_loc;
 		o->n_value = 2;
 		o->value = m->values + 2 * ns;
 		o->value[0] = sat_mul(s->count, 1);
@@ -513,37 +540,47 @@ static int build_mappings(struct pp_ctx *c, struct pp_msg *m)
 	return 0;
 }
 
+static void add_line(struct pp_msg *m, size_t *nl, uint32_t fn,
+		     uint32_t line)
+{
+	static const Perftools__Profiles__Line init =
+		PERFTOOLS__PROFILES__LINE__INIT;
+
+	m->lines[*nl] = init;
+	m->lines[*nl].function_id = fn;
+	m->lines[*nl].line = line;
+	m->linep[*nl] = &m->lines[*nl];
+	(*nl)++;
+}
+
 static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
 			   size_t *nl)
 {
 	static const Perftools__Profiles__Location init =
 		PERFTOOLS__PROFILES__LOCATION__INIT;
-	static const Perftools__Profiles__Line linit =
-		PERFTOOLS__PROFILES__LINE__INIT;
 	const struct profile *p = c->p;
-	const struct pf_location *l = &p->locations[c->locs[i]];
 	Perftools__Profiles__Location *o = &m->locs[i];
 
 	*o = init;
 	o->id = i + 1;
-	o->mapping_id = l->mapping ? c->mapmap[l->mapping]
-				   : loc_on_kernel_map(l) ? c->kout : 0;
-	o->address = l->address;
 	o->line = m->linep + *nl;
-	if (loc_is_synthetic(l)) {
-		m->lines[*nl] = linit;
-		m->lines[*nl].function_id = c->synfn[l->unknown_name];
-		m->linep[*nl] = &m->lines[*nl];
-		(*nl)++;
+	if (c->locs[i] == PP_NO_STACK_LOC) {
+		add_line(m, nl, c->nostack_fn, 0);
 		o->n_line = 1;
 		return;
 	}
-	for (uint32_t k = 0; k < l->nlines; k++, (*nl)++) {
+	const struct pf_location *l = &p->locations[c->locs[i]];
+	o->mapping_id = l->mapping ? c->mapmap[l->mapping]
+				   : loc_on_kernel_map(l) ? c->kout : 0;
+	o->address = l->address;
+	if (loc_is_synthetic(l)) {
+		add_line(m, nl, c->synfn[l->unknown_name], 0);
+		o->n_line = 1;
+		return;
+	}
+	for (uint32_t k = 0; k < l->nlines; k++) {
 		const struct pf_line *pl = &p->lines[l->line_start + k];
-		m->lines[*nl] = linit;
-		m->lines[*nl].function_id = c->fnmap[pl->function];
-		m->lines[*nl].line = pl->line;
-		m->linep[*nl] = &m->lines[*nl];
+		add_line(m, nl, c->fnmap[pl->function], pl->line);
 	}
 	o->n_line = l->nlines;
 }
@@ -569,7 +606,9 @@ static int build_function(struct pp_ctx *c, Perftools__Profiles__Function *o,
 	int64_t name, sys = 0, file = 0;
 
 	*o = init;
-	if (!f->fn) {
+	if (!f->fn && !f->name) {
+		name = pp_cstr(c, PP_NO_STACK);
+	} else if (!f->fn) {
 		name = pp_pstr(c, f->name);
 	} else {
 		name = pp_pstr(c, pf->name);
@@ -811,7 +850,7 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 	c->strmap = pp_calloc(p->strs.n, sizeof(*c->strmap));
 	c->synfn = pp_calloc(p->strs.n, sizeof(*c->synfn));
 	c->locmap = pp_calloc(p->nlocations, sizeof(*c->locmap));
-	c->locs = pp_calloc(p->nlocations, sizeof(*c->locs));
+	c->locs = pp_calloc(p->nlocations + 1, sizeof(*c->locs));
 	c->fnmap = pp_calloc(p->nfunctions, sizeof(*c->fnmap));
 	c->mapmap = pp_calloc(p->nmappings, sizeof(*c->mapmap));
 	c->mapweight = pp_calloc(p->nmappings, sizeof(*c->mapweight));

@@ -16,7 +16,7 @@ FX=$TOP/tests/fixtures/pprof
 input_total() {
 	case $1 in
 	*.folded) folded_total "$1" ;;
-	*) awk '/^\]: [0-9]+$/ || /, \]: [0-9]+$/ { s += $NF } END { print s + 0 }' "$1" ;;
+	*) awk '/\]: [0-9]+$/ { s += $NF } END { print s + 0 }' "$1" ;;
 	esac
 }
 

@@ -38,7 +38,7 @@ printf 'not a profile' >"$T/plain"
 if "$PPROF_CHECK" "$T/plain" >/dev/null; then fail "validator rejects ungzipped"; else pass "validator rejects ungzipped"; fi
 
 # --- generated profiles ---------------------------------------------------
-declare -A want=([mixed]=30 [main]=30 [kernel]=9 [empty]=0
+declare -A want=([mixed]=34 [main]=34 [kernel]=9 [empty]=0
 		 [bigcount]=4611686018427387904 [nullprof]=6)
 for s in mixed main kernel empty bigcount nullprof; do
 	f=$T/$s.pb.gz
@@ -48,7 +48,7 @@ for s in mixed main kernel empty bigcount nullprof; do
 	fi
 	notime=
 	[ "$s" = nullprof ] && notime=--no-time
-	check_eq "validator ok: $s" "ok samples=$(case $s in mixed|main) echo 7 ;; empty) echo 0 ;; nullprof) echo 3 ;; *) echo 1 ;; esac) total=${want[$s]}" \
+	check_eq "validator ok: $s" "ok samples=$(case $s in mixed|main) echo 8 ;; empty) echo 0 ;; nullprof) echo 3 ;; *) echo 1 ;; esac) total=${want[$s]}" \
 		"$("$PPROF_CHECK" $notime "$f" 2>&1)"
 	if gopprof -raw -symbolize=none "$f" >"$T/$s.raw" 2>"$T/$s.goerr"; then
 		check_eq "go pprof -raw total: $s" "${want[$s]}" "$(raw_total "$T/$s.raw")"
@@ -79,7 +79,7 @@ check_eq "value[1] = count * period" "5  102040815: 1 2 3 " \
 check "labels pid/tid" grep -q 'pid:\[42\] tid:\[43\]' "$raw"
 check "labels comm/thread_name" grep -q 'comm:\[demo\] thread_name:\[demo\]' "$raw"
 check "no labels when unknown" awk '/^ +1 +[0-9]+: 11 $/ { getline; if ($0 ~ /:\[/) exit 1; f = 1 } END { exit !f }' "$raw"
-check "comment: loss counters" grep -q '^Comment: samples=30 lost_events=3 map_dropped=0 stackid_errors=0 unparsable_lines=0 incomplete_records=0 unsymbolized_frames=2' "$raw"
+check "comment: loss counters" grep -q '^Comment: samples=34 lost_events=3 map_dropped=0 stackid_errors=0 unparsable_lines=0 incomplete_records=0 unsymbolized_frames=2' "$raw"
 check "comment: capture metadata" grep -q '^Comment: bpftrace=v0.17.0 kernel=6.1.0-test host=host1 cmdline=stackfold record -- demo' "$raw"
 check "unsymbolized address keeps mapping, no line" grep -qE '^ +[0-9]+: 0x7f0000099000 M=2 *$' "$raw"
 check "kernel address without mapping gets the kernel mapping" grep -qE '^ +[0-9]+: 0xffffffff81999000 M=3 *$' "$raw"
@@ -108,3 +108,9 @@ gzip -dc "$T/mixed.pb.gz" >"$T/mixed.gunzipped"
 check "pprof_no_gzip: raw protobuf, same message" cmp "$T/mixed.pb" "$T/mixed.gunzipped"
 check "pprof_no_gzip: validator --raw ok" "$PPROF_CHECK" --raw "$T/mixed.pb"
 check "pprof_no_gzip: go pprof accepts raw" gopprof -raw "$T/mixed.pb"
+
+# An empty stack keeps its samples in every reader (go tool pprof drops
+# samples without locations).
+check "empty stack: one [no stack] frame" grep -qE '^ +4 +[0-9]+: [0-9]+ $' "$raw"
+check "empty stack: labels kept" grep -q 'comm:\[nostack\]' "$raw"
+check "empty stack: [no stack] function" grep -qE '^ +[0-9]+: 0x0 \[no stack\]' "$raw"

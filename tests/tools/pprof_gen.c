@@ -132,6 +132,7 @@ static void mixed(struct profile *p, bool flag_main)
 	sample(p, 42, 42, "demo", s5, 2, 1);
 	sample(p, 0, 0, "swapper/0", s6, 2, 11);
 	sample(p, 0, 0, NULL, s7, 1, 1);
+	sample(p, 7, 7, "nostack", NULL, 0, 4);	/* both stacks empty */
 	p->meta.hz = 49;
 	p->meta.time_nanos = 1700000000000000000ULL;
 	p->meta.duration_nanos = 2000000000ULL;
