@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -265,7 +266,21 @@ struct sym_file *filetab_add_memfd(struct filetab *ft, int fd,
 
 enum verify { V_OK, V_WRONG_FILE, V_ERR };
 
-static enum verify verify(struct filetab *ft, struct sym_file *f, int fd)
+/* Same file as the maps line?  The inode must match; the device must too,
+ * except that two anonymous devices (major 0: btrfs subvolumes, overlayfs)
+ * may differ between what maps and what stat(2) report. */
+static bool same_id(const struct sym_file *f, const struct stat *st)
+{
+	if (st->st_ino != f->ino)
+		return false;
+	return st->st_dev == f->dev ||
+	       (major(st->st_dev) == 0 && major(f->dev) == 0);
+}
+
+/* Is fd the file f describes?  A known build-id must match; without one,
+ * the dev/inode of the maps line must, unless fd came from map_files
+ * (`mapped`), which is the mapped file by construction. */
+static enum verify verify(struct sym_file *f, int fd, bool mapped)
 {
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
@@ -275,7 +290,7 @@ static enum verify verify(struct filetab *ft, struct sym_file *f, int fd)
 		elf_read_build_id(fd, bid, sizeof(bid));
 		return strcmp(bid, f->build_id) ? V_WRONG_FILE : V_OK;
 	}
-	if (f->ino && (st.st_dev != f->dev || st.st_ino != f->ino))
+	if (f->ino && !mapped && !same_id(f, &st))
 		return V_WRONG_FILE;
 	if (!f->bid_known) {
 		if (elf_read_build_id(fd, f->build_id, sizeof(f->build_id)))
@@ -324,7 +339,7 @@ int filetab_open(struct filetab *ft, struct sym_file *f)
 		int fd = open_candidate(f, i, alive);
 		if (fd < 0)
 			continue;
-		enum verify v = verify(ft, f, fd);
+		enum verify v = verify(f, fd, i == 0);
 		if (v == V_OK) {
 			if (f->state == SYMF_NEW)
 				ft->stats->files_pinned++;

@@ -275,7 +275,7 @@ static int read_maps(struct sym_process *p, struct sf_err *err)
 	if (rc)
 		return sf_err_set(err, -rc, "cannot read '/proc/%d/maps': %s",
 				  p->pid, strerror(-rc));
-	/* an exited process (zombie) reads as empty maps */
+	/* exited while we read: empty maps */
 	if (!p->ml.lines && !procfs_same_process(p->pid, p->starttime))
 		return sf_err_set(err, ESRCH, "process %d exited", p->pid);
 	return 0;
@@ -284,7 +284,10 @@ static int read_maps(struct sym_process *p, struct sf_err *err)
 static int snapshot(struct sym_session *s, struct sym_process *p,
 		    struct sf_err *err)
 {
-	int rc = procfs_starttime(p->pid, &p->starttime);
+	char state = '?';
+	int rc = procfs_stat(p->pid, &state, &p->starttime);
+	if (!rc && (state == 'Z' || state == 'X'))
+		rc = -ESRCH;	/* exited, not yet reaped: no memory left */
 	if (rc)
 		return sf_err_set(err, -rc, "process %d: %s", p->pid,
 				  strerror(-rc));

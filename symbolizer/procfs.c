@@ -69,7 +69,7 @@ static int read_proc(int pid, const char *name, char **buf, size_t *len)
 	return rc < 0 ? proc_errno(-rc) : 0;
 }
 
-int procfs_starttime(int pid, uint64_t *out)
+int procfs_stat(int pid, char *state, uint64_t *starttime)
 {
 	char *b;
 	size_t len;
@@ -79,18 +79,26 @@ int procfs_starttime(int pid, uint64_t *out)
 	/* comm may hold spaces and ')': fields restart after the last ')' */
 	char *p = strrchr(b, ')');
 	rc = -EINVAL;
+	if (p && p[1] == ' ' && p[2])
+		*state = p[2];
 	for (int field = 2; p && *p; p++) {
 		if (*p != ' ')
 			continue;
 		if (++field == 22) {
 			char *end;
-			*out = strtoull(p + 1, &end, 10);
+			*starttime = strtoull(p + 1, &end, 10);
 			rc = end > p + 1 ? 0 : -EINVAL;
 			break;
 		}
 	}
 	free(b);
 	return rc;
+}
+
+int procfs_starttime(int pid, uint64_t *out)
+{
+	char state;
+	return procfs_stat(pid, &state, out);
 }
 
 bool procfs_same_process(int pid, uint64_t starttime)

@@ -81,6 +81,18 @@ check "unknown pid: snapshot fails with -ESRCH" grep -q '^snap 999999999 -3 ' <<
 check "kernel thread: snapshot has no mappings, lookup is unmapped" \
 	grep -q 'reason=address not mapped' <<<"$(echo "$out" | tail -n1)"
 
+# a zombie (killed, parent does not reap) has no memory left: -ESRCH
+sh -c "'$T/target' >/dev/null & exec sleep 1000" &
+ZP=$!
+disown "$ZP"
+SYM_PIDS="$SYM_PIDS $ZP"
+for _ in $(seq 100); do ZC=$(pgrep -P "$ZP"); [ -n "$ZC" ] && break; sleep 0.05; done
+kill -9 "$ZC"
+for _ in $(seq 100); do [ "$(awk '{ print $3 }' "/proc/$ZC/stat" 2>/dev/null)" = Z ] && break; sleep 0.05; done
+check "zombie: snapshot of a killed, unreaped process fails with -ESRCH" \
+	grep -q "^snap $ZC -3 " <<<"$("$ST" snap "$ZC")"
+kill -9 "$ZP"
+
 # --- [vdso] ------------------------------------------------------------
 start_target "$T/t5.out" "$T/target" || fail "vdso: target did not start"
 V=$(word_addr vdso "$T/t5.out")
