@@ -101,6 +101,16 @@ bench-overhead:
 	@$(MAKE) --no-print-directory all demo
 	@bench/overhead
 
+# libFuzzer targets (tests/fuzz/), each for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/install-deps --test
+	@tests/fuzz/run $(FUZZ_SECONDS)
+
+labs:
+	@$(MAKE) --no-print-directory all demo
+	@$(MAKE) --no-print-directory -C labs
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/stackfold/bt $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/stackfold

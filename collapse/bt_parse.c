@@ -29,6 +29,7 @@ struct bt_parser {
 	struct bt_part parts[8];
 	size_t nparts;
 	bool in_stack;
+	bool empty_part;	/* key ended in ", ]": an empty stack part */
 	/* maps block */
 	uint32_t maps_pid;
 	/* output frames (root first) */
@@ -207,6 +208,7 @@ static void record_reset(struct bt_parser *bp)
 	bp->nparts = 0;
 	bp->has_comm = bp->has_pid = bp->has_tid = false;
 	bp->in_stack = false;
+	bp->empty_part = false;
 	bp->st = ST_IDLE;
 }
 
@@ -305,7 +307,7 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 		.comm_len = bp->comm_len,
 		.frames = bp->out, .nframes = n,
 		.nuser = nuser, .nkernel = n - nuser,
-		.had_stack = bp->nparts > 0, .count = count,
+		.had_stack = bp->nparts > 0 || bp->empty_part, .count = count,
 		.line = bp->rec_line,
 	};
 	bp->c.records++;
@@ -369,6 +371,10 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 		return 0;
 	}
 	const char *p = s, *e = s + body;
+	/* "@[]: N" and "..., ]: N": an empty stack part (a stack-keyed
+	 * map's entry whose stack is empty, e.g. kstack in user mode) */
+	if (end && (trim_end(s, e) == s || trim_end(s, e)[-1] == ','))
+		bp->empty_part = true;
 	while (p < e) {
 		const char *c = memmem(p, (size_t)(e - p), ", ", 2);
 		if (!c && e - p >= 1 && e[-1] == ',')

@@ -45,6 +45,10 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 			" unparsable line%s (first at line %zu)\n", name,
 			st.first_bad_line, st.unparsable,
 			st.unparsable == 1 ? "" : "s", st.first_bad_line);
+	if (st.nonstack_ignored)
+		fprintf(stderr, "stackfold: %s: %" PRIu64 " counts in maps without "
+			"stacks not added (the input has stack maps)\n", name,
+			st.nonstack_ignored);
 	if (st.incomplete)
 		fprintf(stderr, "stackfold: %s: ignored %" PRIu64
 			" incomplete record%s at the end (truncated input?)\n",
@@ -65,13 +69,15 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	uint64_t dropped = report_dropped(r);
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu unique stacks",
 		what, k->samples, r->prof.nsamples - 1);
-	if (dropped || k->map_dropped || k->stackid_errors)
-		fprintf(stderr, "; lost %" PRIu64 " (%.2f%%: %" PRIu64
-			" lost events, %" PRIu64 " map full, %" PRIu64
-			" stack-id errors)", dropped,
-			k->samples + dropped ? 100.0 * (double)dropped /
-				(double)(k->samples + dropped) : 0.0,
-			k->lost_events, k->map_dropped, k->stackid_errors);
+	if (dropped)
+		fprintf(stderr, "; %" PRIu64 " samples dropped by a full map "
+			"(%.2f%%)", dropped, 100.0 * (double)dropped /
+			(double)(k->samples + dropped));
+	if (k->stackid_errors)
+		fprintf(stderr, "; %" PRIu64 " stack-id errors (stacks missing)",
+			k->stackid_errors);
+	if (k->lost_events)
+		fprintf(stderr, "; bpftrace lost %" PRIu64 " events", k->lost_events);
 	if (k->unparsable_lines || k->incomplete_records)
 		fprintf(stderr, "; %" PRIu64 " unparsable lines, %" PRIu64
 			" incomplete records", k->unparsable_lines,

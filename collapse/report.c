@@ -7,11 +7,52 @@
 
 #include "atomic.h"
 
+/*
+ * Entries of maps without stacks (@[comm] = count()) are samples only when
+ * the input has no stack map at all; otherwise they count something else
+ * (e.g. a per-comm total beside the stacks) and adding them would count
+ * samples twice.  So they wait for the end of the input.
+ */
+static int defer_record(struct report *r, const struct bt_record *rec)
+{
+	int64_t comm = rec->comm ? strtab_intern(&r->prof.strs, rec->comm,
+						 rec->comm_len) : 0;
+	if (comm < 0 || sf_grow((void **)&r->deferred, &r->deferred_cap,
+				r->ndeferred + 1, sizeof(*r->deferred)))
+		return -ENOMEM;
+	r->deferred[r->ndeferred++] = (struct report_deferred){
+		.pid = rec->pid, .tid = rec->tid, .has_pid = rec->has_pid,
+		.has_tid = rec->has_tid, .comm = (uint32_t)comm,
+		.count = rec->count };
+	return 0;
+}
+
+static int flush_deferred(struct report *r)
+{
+	int ret = 0;
+	for (size_t i = 0; !ret && i < r->ndeferred; i++) {
+		const struct report_deferred *d = &r->deferred[i];
+		if (r->in.stack_records) {
+			r->in.nonstack_ignored += d->count;
+			continue;
+		}
+		const char *comm = d->comm ? profile_str(&r->prof, d->comm) : NULL;
+		struct bt_record rec = { .has_pid = d->has_pid, .has_tid = d->has_tid,
+					 .pid = d->pid, .tid = d->tid, .comm = comm,
+					 .comm_len = comm ? strlen(comm) : 0,
+					 .count = d->count };
+		ret = resolver_record(r->res, &rec);
+	}
+	r->ndeferred = 0;
+	return ret;
+}
+
 static int on_record(void *ctx, const struct bt_record *rec)
 {
 	struct report *r = ctx;
-	if (!r->res)
-		return -ENOMEM;
+	if (!rec->had_stack)
+		return defer_record(r, rec);
+	r->in.stack_records++;
 	return resolver_record(r->res, rec);
 }
 
@@ -79,6 +120,7 @@ void report_release(struct report *r)
 	resolver_free(r->res);
 	sym_session_free(r->sym);
 	profile_release(&r->prof);
+	free(r->deferred);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -175,6 +217,8 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 	struct pf_counters *c = &r->prof.counters;
 	if (r->bt) {
 		int ret = bt_parser_finish(r->bt);
+		if (!ret)
+			ret = flush_deferred(r);
 		if (ret)
 			return ret;
 		const struct bt_counters *bc = bt_parser_counters(r->bt);
@@ -197,7 +241,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 uint64_t report_dropped(const struct report *r)
 {
 	const struct pf_counters *c = &r->prof.counters;
-	return c->map_dropped + c->stackid_errors + c->lost_events;
+	return c->map_dropped;
 }
 
 static int write_one(const struct report_output *o, const struct out_input *in,

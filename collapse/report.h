@@ -28,6 +28,18 @@ struct report_input_stats {
 	size_t first_bad_line;	/* 0 when none */
 	uint64_t incomplete;	/* truncated final record */
 	uint64_t samples;	/* read from this input */
+	uint64_t stack_records;	/* map entries whose key has a stack */
+	uint64_t nonstack_ignored;	/* entries of stack-less maps (@[comm])
+					 * not counted as samples because the
+					 * input also has stack maps */
+};
+
+/* An entry of a map without stacks, kept until the end of the input. */
+struct report_deferred {
+	uint32_t pid, tid;
+	bool has_pid, has_tid;
+	uint32_t comm;		/* string id in prof.strs, 0 = none */
+	uint64_t count;
 };
 
 struct report {
@@ -39,6 +51,8 @@ struct report {
 	struct bt_parser *bt;
 	struct report_input_stats in;
 	uint64_t samples_before;
+	struct report_deferred *deferred;
+	size_t ndeferred, deferred_cap;
 	struct sf_err err;	/* last callback error */
 };
 
@@ -67,7 +81,9 @@ int report_write(struct report *r, const struct report_output *outs,
 		 unsigned nouts, const struct out_opts *oo, const struct fold *fold,
 		 struct sf_err *err);
 
-/* Sum of the drop counters, for the closing summary. */
+/* Samples taken but not in the profile (a full BPF map).  Stack-id
+ * errors lose a sample's stack, not the sample; "Lost N events" loses
+ * bpftrace printf output (first-sample notices), not map counts. */
 uint64_t report_dropped(const struct report *r);
 
 #endif

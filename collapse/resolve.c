@@ -252,9 +252,12 @@ static int64_t resolve_name(struct resolver *r, const char *name, size_t len,
 		return id;
 	if ((size_t)id < r->name_cap && r->name_loc[id])
 		return r->name_loc[id];
+	size_t old = r->name_cap;
 	if (sf_grow((void **)&r->name_loc, &r->name_cap, (size_t)id + 1,
 		    sizeof(*r->name_loc)))
 		return -ENOMEM;
+	if (r->name_cap > old)
+		memset(r->name_loc + old, 0, (r->name_cap - old) * sizeof(*r->name_loc));
 	int64_t loc = profile_named_location(r->p, name, len, kind);
 	if (loc < 0)
 		return loc;
