@@ -13,11 +13,13 @@
  *
  * Defaults: width 1200 px, minwidth 0.1% of the total (about 1.2 px at
  * 1200 px; flamegraph.pl keeps frames down to 0.1 px, 12 times smaller,
- * which are neither visible nor hoverable), hot palette keyed by name.
+ * which are neither visible nor hoverable; a minwidth of 0 means this
+ * default, "0px" keeps every frame), hot palette keyed by name.
  */
 #include "out.h"
 #include "svg_color.h"
 #include "svg_js.h"
+#include "svg_order.h"
 #include "svg_text.h"
 
 #include <errno.h>
@@ -65,8 +67,6 @@ struct layout {
 	uint32_t max_depth;
 	const char *prev;	/* previous line */
 	uint32_t prev_len;
-	bool check_order;	/* detect lines out of frame-wise order */
-	bool out_of_order;
 };
 
 static int close_frame(struct layout *l, size_t depth)
@@ -100,28 +100,14 @@ static int open_frame(struct layout *l, const char *s, uint32_t off,
 	return 0;
 }
 
-/* Order of a byte in frame-wise comparison: ';' below everything, so a
- * frame sorts before any longer frame it is a prefix of. */
-static int fkey(const char *s, uint32_t len, uint32_t i)
-{
-	if (i >= len)
-		return -1;
-	return s[i] == ';' ? 0 : (unsigned char)s[i] + 1;
-}
-
 /* Number of leading frames s shares with the previous line (the open
- * path, root excluded).  Equal frames must also sort next to each other;
- * bytewise order breaks that when a name continues with a byte below ';'
- * ("f" + "f(int)" + "f;g"), which sets out_of_order. */
+ * path, root excluded). */
 static size_t common_frames(struct layout *l, const char *s, uint32_t len)
 {
 	if (!l->prev)
 		return 0;
-	uint32_t n = len < l->prev_len ? len : l->prev_len, cp = 0;
-	while (cp < n && s[cp] == l->prev[cp])
-		cp++;
-	if (l->check_order && fkey(l->prev, l->prev_len, cp) > fkey(s, len, cp))
-		l->out_of_order = true;
+	uint32_t n = len < l->prev_len ? len : l->prev_len;
+	uint32_t cp = svg_common_prefix(s, l->prev, n);
 	size_t i = 1;
 	while (i < l->nopen && (l->open[i].end < cp ||
 				(l->open[i].end == cp &&
@@ -162,8 +148,7 @@ static int add_line(struct layout *l, const struct fold_line *fl)
 	return 0;
 }
 
-/* One pass over the lines; stops early (out_of_order) when the order
- * would split a frame. */
+/* One pass over the lines in l->order. */
 static int layout_pass(struct layout *l)
 {
 	const struct fold *f = l->fold;
@@ -172,28 +157,14 @@ static int layout_pass(struct layout *l)
 	l->time = l->time2 = l->max_delta = 0;
 	l->max_depth = 0;
 	l->prev = NULL;
-	l->out_of_order = false;
 	int ret = open_frame(l, "all", 0, 3);
-	for (size_t i = 0; !ret && i < f->n && !l->out_of_order; i++)
+	for (size_t i = 0; !ret && i < f->n; i++)
 		ret = add_line(l, &f->lines[l->order ? l->order[i] : i]);
-	if (ret || l->out_of_order)
+	if (ret)
 		return ret;
 	for (size_t d = l->nopen; !ret && d-- > 0;)
 		ret = close_frame(l, d);
 	return ret;
-}
-
-static int cmp_frames(const void *a, const void *b, void *arg)
-{
-	const struct fold_line *x = (const struct fold_line *)arg +
-				    *(const uint32_t *)a;
-	const struct fold_line *y = (const struct fold_line *)arg +
-				    *(const uint32_t *)b;
-	for (uint32_t i = 0;; i++) {
-		int kx = fkey(x->stack, x->len, i), ky = fkey(y->stack, y->len, i);
-		if (kx != ky || kx < 0)
-			return (kx > ky) - (kx < ky);
-	}
 }
 
 static int cmp_seq(const void *a, const void *b, void *arg)
@@ -205,8 +176,7 @@ static int cmp_seq(const void *a, const void *b, void *arg)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int sort_order(struct layout *l,
-		      int (*cmp)(const void *, const void *, void *))
+static int seq_order(struct layout *l)
 {
 	const struct fold *f = l->fold;
 	if (f->n > UINT32_MAX)
@@ -216,7 +186,7 @@ static int sort_order(struct layout *l,
 		return -ENOMEM;
 	for (size_t i = 0; i < f->n; i++)
 		l->order[i] = (uint32_t)i;
-	qsort_r(l->order, f->n, sizeof(*l->order), cmp, f->lines);
+	qsort_r(l->order, f->n, sizeof(*l->order), cmp_seq, f->lines);
 	return 0;
 }
 
@@ -229,24 +199,15 @@ static bool in_seq_order(const struct fold *f)
 }
 
 /* Flame chart: time order, frames merged only with the line before.
- * Flame graph: the fold's order, re-sorted frame-wise only in the rare
- * case its bytewise order would split a frame. */
+ * Flame graph: frame-wise order (see svg_order.h). */
 static int layout_build(struct layout *l, bool flamechart)
 {
 	int ret;
-	if (flamechart) {
-		if (!in_seq_order(l->fold) && (ret = sort_order(l, cmp_seq)))
-			return ret;
-		return layout_pass(l);
-	}
-	l->check_order = true;
-	ret = layout_pass(l);
-	if (ret || !l->out_of_order)
-		return ret;
-	l->check_order = false;
-	if ((ret = sort_order(l, cmp_frames)))
-		return ret;
-	return layout_pass(l);
+	if (flamechart)
+		ret = in_seq_order(l->fold) ? 0 : seq_order(l);
+	else
+		ret = svg_frame_order(l->fold, &l->order);
+	return ret ? ret : layout_pass(l);
 }
 
 static void layout_release(struct layout *l)
@@ -528,7 +489,8 @@ static double min_count(const struct out_opts *o, const struct fold *f,
 {
 	if (o->minwidth_px)
 		return o->minwidth > 0 ? o->minwidth / px_per_count : 0;
-	double pct = o->minwidth >= 0 ? o->minwidth : DEFAULT_MIN_PCT;
+	/* 0 is "unset" (zeroed opts): the default; --minwidth 0px keeps all */
+	double pct = o->minwidth > 0 ? o->minwidth : DEFAULT_MIN_PCT;
 	return (double)f->total * pct / 100.0;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fold.h"
 #include "out.h"
@@ -99,7 +100,14 @@ int main(int argc, char **argv)
 	}
 	struct out_input inp = { .prof = NULL, .fold = &f };
 	struct sf_err err = { "" };
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int ret = out_svg_write(stdout, &inp, &o, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (getenv("SVG_DRIVER_TIME"))	/* bench/svg.sh: the writer alone */
+		fprintf(stderr, "out_svg_write: %.4f s\n",
+			(double)(t1.tv_sec - t0.tv_sec) +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (ret || fflush(stdout)) {
 		fprintf(stderr, "svg_driver: %s\n", err.msg);
 		return 4;
