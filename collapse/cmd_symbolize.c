@@ -186,9 +186,11 @@ static void print_result(FILE *out, const struct elf_index *idx,
 		fputs("??\n??:0\n", out);
 		return;
 	}
+	/* addr2line prints the innermost row's discriminator after every
+	 * frame's line; so do we, to stay diffable. */
+	uint32_t disc = elfidx_discriminator(idx, addr);
 	for (unsigned i = 0; i < res.nframes; i++)
-		print_frame(out, &res.frames[i],
-			    i == 0 ? elfidx_discriminator(idx, addr) : 0);
+		print_frame(out, &res.frames[i], disc);
 }
 
 /* Split "MODULE ADDRESS" at the last blank; false when malformed. */

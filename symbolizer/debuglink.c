@@ -16,9 +16,11 @@
  */
 #include "elfidx_priv.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
@@ -36,7 +38,7 @@
 
 static Elf *elf_from_fd(int fd)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (e && elf_kind(e) != ELF_K_ELF) {
 		elf_end(e);
 		return NULL;
@@ -201,9 +203,42 @@ static bool read_debuglink(Elf *elf, const char **name, uint32_t *crc)
 	return *name && **name && !strchr(*name, '/');
 }
 
+/*
+ * libdebuginfod is loaded with dlopen() the first time it is needed: it
+ * pulls in libcurl and its TLS/Kerberos/LDAP dependencies, which would
+ * otherwise be loaded (and relocated) by every stackfold run, doubling the
+ * start-up time of a warm-cache run, while it is used only when
+ * $DEBUGINFOD_URLS is set.
+ */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	int (*find)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+} dinfod;
+static pthread_once_t dinfod_once = PTHREAD_ONCE_INIT;
+
+static void dinfod_load(void)
+{
+	/* Never dlclose()d: it stays for the process lifetime. */
+	void *h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (!h)
+		return;
+	*(void **)&dinfod.end = dlsym(h, "debuginfod_end");
+	*(void **)&dinfod.find = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&dinfod.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&dinfod.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&dinfod.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	if (dinfod.end && dinfod.find && dinfod.set_progressfn &&
+	    dinfod.set_user_data && dinfod.get_user_data)
+		*(void **)&dinfod.begin = dlsym(h, "debuginfod_begin");
+}
+
 static int dinfod_progress(debuginfod_client *c, long a, long b)
 {
-	time_t *deadline = debuginfod_get_user_data(c);
+	time_t *deadline = dinfod.get_user_data(c);
 	(void)a;
 	(void)b;
 	return time(NULL) > *deadline;	/* non-zero aborts the transfer */
@@ -217,19 +252,22 @@ static Elf *by_debuginfod(struct find *f)
 
 	if (!urls || !*urls || !n || n > sizeof(id))
 		return NULL;
+	pthread_once(&dinfod_once, dinfod_load);
+	if (!dinfod.begin)
+		return NULL;
 	for (size_t i = 0; i < n; i++)
 		sscanf(f->build_id + 2 * i, "%2hhx", &id[i]);
-	debuginfod_client *c = debuginfod_begin();
+	debuginfod_client *c = dinfod.begin();
 	if (!c)
 		return NULL;
 	/* A deadline through the progress callback: libdebuginfod's own
 	 * timeout only covers a stalled connection.  A "not found" answer
 	 * is remembered by libdebuginfod's cache (cache_miss_s). */
 	time_t deadline = time(NULL) + DEBUGINFOD_TIMEOUT_S;
-	debuginfod_set_user_data(c, &deadline);
-	debuginfod_set_progressfn(c, dinfod_progress);
-	int fd = debuginfod_find_debuginfo(c, id, (int)n, NULL);
-	debuginfod_end(c);
+	dinfod.set_user_data(c, &deadline);
+	dinfod.set_progressfn(c, dinfod_progress);
+	int fd = dinfod.find(c, id, (int)n, NULL);
+	dinfod.end(c);
 	if (fd < 0)
 		return NULL;
 	Elf *e = elf_from_fd(fd);

@@ -121,17 +121,24 @@ static void freeze_copy(struct idx_builder *b, unsigned char *blob,
 
 	memcpy(blob + h->sect_off[IDX_PHDRS], b->phdrs,
 	       b->nphdrs * sizeof(*b->phdrs));
-	memcpy(blob + h->sect_off[IDX_SEGS], b->segs,
-	       b->nsegs * sizeof(*b->segs));
+	struct idx_seg *sg = (void *)(blob + h->sect_off[IDX_SEGS]);
+	for (size_t i = 0; i < b->nsegs; i++)
+		sg[i] = (struct idx_seg){
+			.lo = (uint32_t)(b->segs[i].lo - h->addr_base),
+			.node = b->segs[i].node,
+		};
 	for (size_t i = 0; i < b->nsyms; i++) {
 		sy[i] = b->syms[i];
 		sy[i].name = so[sy[i].name];
 		sy[i].sysname = so[sy[i].sysname];
 	}
-	for (size_t i = 0; i < b->nlines; i++) {
-		li[i] = b->lines[i];
-		li[i].file = so[li[i].file];
-	}
+	for (size_t i = 0; i < b->nlines; i++)
+		li[i] = (struct idx_line){
+			.addr = (uint32_t)(b->lines[i].addr - h->addr_base),
+			.file = so[b->lines[i].file],
+			.line = b->lines[i].line,
+			.disc = b->lines[i].disc,
+		};
 	for (size_t i = 0; i < b->nnodes; i++) {
 		no[i] = b->nodes[i];
 		no[i].name = so[no[i].name];
@@ -140,6 +147,38 @@ static void freeze_copy(struct idx_builder *b, unsigned char *blob,
 	}
 	for (size_t i = 0; i < b->strs.n; i++)
 		memcpy(st + so[i], b->strs.strs[i], b->strs.lens[i] + 1);
+}
+
+/* Lowest loaded address: LINES and SEGS are stored relative to it. */
+static uint64_t addr_base(const struct idx_builder *b)
+{
+	uint64_t base = UINT64_MAX;
+
+	for (size_t i = 0; i < b->nphdrs; i++)
+		if (b->phdrs[i].vaddr < base)
+			base = b->phdrs[i].vaddr;
+	if (b->nlines && b->lines[0].addr < base)
+		base = b->lines[0].addr;
+	if (b->nsegs && b->segs[0].lo < base)
+		base = b->segs[0].lo;
+	return base == UINT64_MAX ? 0 : base;
+}
+
+/* Drop rows and segments that a 32-bit offset from base cannot hold. */
+static void clip_to_base(struct idx_builder *b, uint64_t base)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nlines; i++)
+		if (b->lines[i].addr >= base &&
+		    b->lines[i].addr - base <= UINT32_MAX)
+			b->lines[n++] = b->lines[i];
+	b->nlines = n;
+	n = 0;
+	for (size_t i = 0; i < b->nsegs; i++)
+		if (b->segs[i].lo >= base && b->segs[i].lo - base <= UINT32_MAX)
+			b->segs[n++] = b->segs[i];
+	b->nsegs = n;
 }
 
 int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
@@ -156,6 +195,8 @@ int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
 		return -E2BIG;
 	}
 	memset(&h, 0, sizeof(h));
+	h.addr_base = addr_base(b);
+	clip_to_base(b, h.addr_base);
 	memcpy(h.magic, IDX_MAGIC, 8);
 	h.version = IDX_VERSION;
 	h.flags = b->flags;

@@ -22,7 +22,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 3u
+#define IDX_VERSION 4u
 #define IDX_NONE UINT32_MAX
 
 enum idx_sect {
@@ -53,6 +53,7 @@ struct idx_hdr {
 	uint32_t nsect;		/* IDX_NSECT */
 	char key[96];		/* cache key the blob was built for */
 	char build_id[48];	/* lowercase hex, "" if none */
+	uint64_t addr_base;	/* LINES and SEGS addresses are relative */
 	uint64_t sect_off[IDX_NSECT];	/* from blob start, 8-aligned */
 	uint64_t sect_count[IDX_NSECT];	/* elements (bytes for STRS) */
 };
@@ -68,18 +69,31 @@ struct idx_sym {
 	uint32_t sysname;	/* as in the symbol table */
 };
 
-/* One line-table row; it covers [addr, next row's addr).  file == 0 and
- * line == 0 marks an end of sequence (a gap). */
+/* One line-table row; it covers [addr_base + addr, next row's).  file == 0
+ * and line == 0 marks an end of sequence (a gap).  Addresses are 32-bit
+ * offsets from addr_base to halve the biggest table (rows beyond 4 GiB of
+ * text are dropped). */
 struct idx_line {
-	uint64_t addr;
+	uint32_t addr;
 	uint32_t file, line;
-	uint32_t disc, pad;
+	uint32_t disc;
 };
 
-/* [lo, next seg's lo) is covered by DWARF scope node (IDX_NONE: none). */
+/* [addr_base + lo, next seg's) is covered by DWARF scope node
+ * (IDX_NONE: none). */
 struct idx_seg {
+	uint32_t lo;
+	uint32_t node;
+};
+
+/* Builder forms of the above, with full addresses. */
+struct bline {
+	uint64_t addr;
+	uint32_t file, line, disc, order;
+};
+struct bseg {
 	uint64_t lo;
-	uint32_t node, pad;
+	uint32_t node;
 };
 
 /* A subprogram (parent == IDX_NONE) or an inlined instance inside parent,
@@ -118,9 +132,9 @@ struct idx_builder {
 	size_t nphdrs, phcap;
 	struct idx_sym *syms;	/* name/sysname are strtab ids until frozen */
 	size_t nsyms, symcap;
-	struct idx_line *lines;
+	struct bline *lines;
 	size_t nlines, linecap;
-	struct idx_seg *segs;
+	struct bseg *segs;
 	size_t nsegs, segcap;
 	struct idx_node *nodes;
 	size_t nnodes, nodecap;

@@ -45,7 +45,7 @@ static int build_id_hex(Elf *elf, char *hex, size_t hexsize)
 static Elf *elf_open_fd(int fd)
 {
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
 		return NULL;
@@ -149,17 +149,34 @@ static const struct idx_sym *find_sym(const struct elf_index *x, uint64_t a)
 		lo_ ? lo_ - 1 : SIZE_MAX;                              \
 	})
 
-static const struct idx_line *find_line(const struct elf_index *x,
-					uint64_t a)
+/* vaddr as an offset from addr_base, false if out of the 32-bit range. */
+static bool rel_addr(const struct elf_index *x, uint64_t vaddr, uint32_t *r)
 {
+	uint64_t base = x->hdr->addr_base;
+
+	if (vaddr < base || vaddr - base > UINT32_MAX)
+		return false;
+	*r = (uint32_t)(vaddr - base);
+	return true;
+}
+
+static const struct idx_line *find_line(const struct elf_index *x,
+					uint64_t vaddr)
+{
+	uint32_t a;
+	if (!rel_addr(x, vaddr, &a))
+		return NULL;
 	size_t i = LAST_LE(x->lines, x->nlines, addr, a);
 	if (i == SIZE_MAX || (!x->lines[i].file && !x->lines[i].line))
 		return NULL;
 	return &x->lines[i];
 }
 
-static uint32_t find_node(const struct elf_index *x, uint64_t a)
+static uint32_t find_node(const struct elf_index *x, uint64_t vaddr)
 {
+	uint32_t a;
+	if (!rel_addr(x, vaddr, &a))
+		return IDX_NONE;
 	size_t i = LAST_LE(x->segs, x->nsegs, lo, a);
 	return i == SIZE_MAX ? IDX_NONE : x->segs[i].node;
 }
