@@ -62,7 +62,8 @@ void filetab_release(struct filetab *ft)
 		struct sym_file *f = ft->v[i];
 		if (f->fd >= 0)
 			close(f->fd);
-		elfidx_free(f->idx);
+		if (!f->idx_shared)
+			elfidx_free(f->idx);
 		free(f);
 	}
 	free(ft->v);
@@ -108,13 +109,20 @@ static void unpin(struct filetab *ft, struct sym_file *f)
 	ft->npinned--;
 }
 
-/* Close least recently used fds until there is room for one more. */
+static struct elf_index *build_index(struct filetab *ft, struct sym_file *f);
+
+/* Close least recently used fds until there is room for one more.  A
+ * deleted file cannot be reopened by path once its process exits, so it
+ * is indexed before its fd goes. */
 static void make_room(struct filetab *ft)
 {
 	struct sym_file *f = ft->lru_tail;
 	while (ft->npinned >= ft->max_pinned && f) {
 		struct sym_file *prev = f->lru_prev;
-		if (!f->memfd)
+		/* a memfd cannot be reopened: it stays */
+		if (!f->memfd && f->deleted && !f->idx && !f->idx_failed)
+			build_index(ft, f);	/* indexes, then unpins */
+		else if (!f->memfd)
 			unpin(ft, f);
 		f = prev;
 	}
@@ -359,24 +367,48 @@ int filetab_open(struct filetab *ft, struct sym_file *f)
 	return -ENOENT;
 }
 
-struct elf_index *filetab_index(struct filetab *ft, struct sym_file *f)
+/* Another file with the same build-id already indexed (copies of one
+ * library, the same file in two containers): share its index. */
+static bool share_index(struct filetab *ft, struct sym_file *f)
 {
-	if (f->idx || f->idx_failed)
-		return f->idx;
-	if (filetab_open(ft, f))
-		return NULL;
-	struct sf_err err = { "" };
-	f->idx = elfidx_open(f->fd, f->path, ft->opts, &err);
-	if (!f->idx) {
-		f->idx_failed = true;
-		warnf(ft, "cannot read '%s': %s", f->path, err.msg);
-		return NULL;
-	}
-	if (elfidx_from_cache(f->idx))
+	if (!f->bid_known || !f->build_id[0])
+		return false;
+	for (size_t i = 0; i < ft->n; i++) {
+		struct sym_file *g = ft->v[i];
+		if (g == f || !g->idx || g->idx_shared ||
+		    strcmp(g->build_id, f->build_id))
+			continue;
+		f->idx = g->idx;
+		f->idx_shared = true;
+		f->caps = g->caps;
 		ft->stats->index_cache_hits++;
-	else
-		ft->stats->index_builds++;
-	elfidx_caps(f->idx, &f->caps);
+		return true;
+	}
+	return false;
+}
+
+/* Build f's index from its open fd, then release the fd. */
+static struct elf_index *build_index(struct filetab *ft, struct sym_file *f)
+{
+	struct sf_err err = { "" };
+	if (!share_index(ft, f)) {
+		f->idx = elfidx_open(f->fd, f->path, ft->opts, &err);
+		if (!f->idx) {
+			f->idx_failed = true;
+			if (err.msg[0])
+				warnf(ft, "%s", err.msg);
+			else
+				warnf(ft, "cannot read '%s'", f->path);
+			if (!f->memfd)
+				unpin(ft, f);
+			return NULL;
+		}
+		if (elfidx_from_cache(f->idx))
+			ft->stats->index_cache_hits++;
+		else
+			ft->stats->index_builds++;
+		elfidx_caps(f->idx, &f->caps);
+	}
 	if (!f->bid_known || !f->build_id[0]) {
 		snprintf(f->build_id, sizeof(f->build_id), "%s",
 			 elfidx_build_id(f->idx));
@@ -386,4 +418,13 @@ struct elf_index *filetab_index(struct filetab *ft, struct sym_file *f)
 	if (!f->memfd)
 		unpin(ft, f);
 	return f->idx;
+}
+
+struct elf_index *filetab_index(struct filetab *ft, struct sym_file *f)
+{
+	if (f->idx || f->idx_failed)
+		return f->idx;
+	if (filetab_open(ft, f))
+		return NULL;
+	return build_index(ft, f);
 }

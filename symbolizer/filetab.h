@@ -10,7 +10,9 @@
  * closed, and reopened later through the file's recipe (map_files or
  * /proc/PID/root while the same process lives, else its path), accepted
  * only if its build-id (or, without one, dev/inode) still matches.  Once a
- * file's elf_index is built the fd is no longer needed and is closed.
+ * file's elf_index is built the fd is no longer needed and is closed; a
+ * deleted file is indexed before the LRU closes it, since its path cannot
+ * reopen it.  Files with the same build-id share one index.
  *
  * Ownership: the table owns the files, their fds, paths and indexes, all
  * freed by filetab_release().  Pointers to a sym_file stay valid until then.
@@ -52,6 +54,7 @@ struct sym_file {
 	/* LRU of pinned fds, most recent first */
 	struct sym_file *lru_prev, *lru_next;
 	struct elf_index *idx;
+	bool idx_shared;	/* idx belongs to another file (same build-id) */
 	bool idx_failed;
 	struct elfidx_caps caps;
 	struct sym_module elf_mod;	/* for sym_lookup_elf() */

@@ -176,3 +176,15 @@ $out2"
 nf=$(awk '$1 == "fds" { n = $2 } END { print n }' <<<"$out")
 if [ -n "$nf" ] && [ "$nf" -lt 32 ]; then pass "fds: stays under the limit ($nf open)"; else fail "fds: too many open" "$out"; fi
 check "fds: each library pinned once" grep -Eq 'files_pinned=(6[0-9]) ' <<<"$out2"
+check "fds: 60 copies with one build-id share one index" grep -q 'index_builds=1 index_cache_hits=59$' <<<"$out2"
+
+# deleted files evicted by the LRU are indexed first (no path reaches them
+# after the process exits)
+start_target "$T/t10.out" "$T/target" "${libs[@]}" || fail "fds-deleted: target did not start"
+for i in $(seq 20); do rm "$T/libs/l$i.so"; done
+lookups=()
+while read -r _ _ addr; do lookups+=(user "$TPID" "$addr"); done < <(grep -E '^lib [^ ]*/l([1-9]|1[0-9]|20)\.so ' "$T/t10.out")
+# at most 16 fds stay pinned under ulimit -n 32: most of the 20 were evicted
+out=$(ulimit -n 32; "$ST" snap "$TPID" kill "$TPID" "${lookups[@]}" stats 2>&1)
+check_eq "fds: 20 deleted libraries evicted by the LRU still named after exit" 20 \
+	"$(grep -c 'reason=ok name=sf_lib_func module=.*/libs/l[0-9]*.so ' <<<"$out")"
