@@ -363,6 +363,10 @@ int filetab_open(struct filetab *ft, struct sym_file *f)
 		warnf(ft, "'%s' changed since it was mapped (build-id or inode "
 		      "differs): its frames are shown as module+offset",
 		      f->path);
+	} else {
+		warnf(ft, "cannot open '%s'%s: its frames are shown as "
+		      "module+offset", f->path,
+		      f->deleted ? " (deleted)" : "");
 	}
 	return -ENOENT;
 }
