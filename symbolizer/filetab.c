@@ -325,8 +325,8 @@ static int open_candidate(const struct sym_file *f, int i, bool alive)
 		snprintf(rel, sizeof(rel), "root%s", f->path);
 		return procfs_open(f->pid, rel);
 	case 2:
-		/* only when no live process can show us the right file */
-		if (alive || f->path[0] != '/')
+		/* last resort, checked by build-id or dev/inode like the rest */
+		if (f->path[0] != '/')
 			return -1;
 		return open(f->path, O_RDONLY | O_CLOEXEC);
 	}

@@ -104,8 +104,11 @@ int procfs_starttime(int pid, uint64_t *out)
 bool procfs_same_process(int pid, uint64_t starttime)
 {
 	uint64_t st;
-	if (pid <= 0 || procfs_starttime(pid, &st))
+	char state;
+	if (pid <= 0 || procfs_stat(pid, &state, &st))
 		return false;
+	if (state == 'Z' || state == 'X')
+		return false;	/* exited: its memory and files are gone */
 	return starttime == 0 || st == starttime;
 }
 

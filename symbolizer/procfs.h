@@ -19,7 +19,8 @@ int procfs_starttime(int pid, uint64_t *out);
 /* State letter (field 3: R, S, Z, ...) and start time of pid. */
 int procfs_stat(int pid, char *state, uint64_t *starttime);
 
-/* true when pid exists now and has the given start time (0 = any). */
+/* true when pid exists now, has not exited (zombie) and has the given
+ * start time (0 = any). */
 bool procfs_same_process(int pid, uint64_t starttime);
 
 /* Innermost namespace pid from the NSpid: line of /proc/PID/status

@@ -176,7 +176,19 @@ count_ok() {
 		fail "$1" "expected $2, got $n" "$(grep -v "$ok" <<<"$3" | grep -v '^KEPT' | head -n 8)"
 	fi
 }
+# the same with the process left a zombie (its parent does not reap it)
+sh -c "'$T/target' ${libs[*]} >'$T/t9z.out' & exec sleep 1000" &
+ZP=$!
+disown "$ZP"
+SYM_PIDS="$SYM_PIDS $ZP"
+for _ in $(seq 100); do grep -q '^ready' "$T/t9z.out" 2>/dev/null && break; sleep 0.05; done
+ZC=$(pgrep -P "$ZP")
+zl=()
+while read -r _ _ addr; do zl+=(user "$ZC" "$addr"); done < <(grep '^lib ' "$T/t9z.out")
+out3=$(ulimit -n 32; "$ST" snap "$ZC" kill "$ZC" "${zl[@]}" 2>&1)
+kill -9 "$ZP"
 count_ok "fds: every library function named under ulimit -n 32 (live)" 60 "$out"
+count_ok "fds: every library function named under ulimit -n 32 (zombie)" 60 "$out3"
 count_ok "fds: every library function named under ulimit -n 32 (after exit)" 60 "$out2"
 out="$out
 $out2"
