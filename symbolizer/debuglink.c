@@ -38,7 +38,7 @@
 
 static Elf *elf_from_fd(int fd)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (e && elf_kind(e) != ELF_K_ELF) {
 		elf_end(e);
 		return NULL;

@@ -462,13 +462,21 @@ static int flatten(struct dwalk *w)
 int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 {
 	struct dwalk w = { .b = b };
+	struct elfzstd_bufs zb = { 0 };
+
+	if (elfzstd_inflate(elf, &zb)) {
+		elfzstd_release(&zb);
+		return -ENOMEM;
+	}
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	uint8_t unit_type;
 
-	if (!dw)
+	if (!dw) {
+		elfzstd_release(&zb);
 		return -ENOENT;
+	}
 	while (!w.rc && dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie,
 					NULL) == 0) {
 		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
@@ -487,6 +495,7 @@ int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 		w.rc = flatten(&w);
 	free(w.r);
 	dwarf_end(dw);
+	elfzstd_release(&zb);
 	if (!w.rc)
 		w.rc = lines_sort(b, w.seqs, w.nseqs);
 	free(w.seqs);

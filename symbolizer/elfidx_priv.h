@@ -195,6 +195,17 @@ Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
  * On success free(*bufp) after elf_end(). */
 Elf *debugdata_open(Elf *elf, void **bufp);
 
+/* elfzstd.c: decompress zstd SHF_COMPRESSED sections of elf in memory
+ * (libelf < 0.189 cannot); the buffers are kept in bufs and must outlive
+ * every use of elf's data.  0 or -ENOMEM; undecodable sections are left
+ * alone. */
+struct elfzstd_bufs {
+	void **v;
+	size_t n, cap;
+};
+int elfzstd_inflate(Elf *elf, struct elfzstd_bufs *bufs);
+void elfzstd_release(struct elfzstd_bufs *bufs);
+
 /* crc32 of the on-disk/blob body, as stored in idx_hdr.crc. */
 uint32_t idx_body_crc(const unsigned char *blob, size_t len);
 

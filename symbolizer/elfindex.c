@@ -45,7 +45,7 @@ static int build_id_hex(Elf *elf, char *hex, size_t hexsize)
 static Elf *elf_open_fd(int fd)
 {
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (elf && elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
 		return NULL;

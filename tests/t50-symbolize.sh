@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# t50-symbolize: `stackfold symbolize` against addr2line on a fixture
+# matrix built here from tests/fixtures/sym/{inl.c,cxx.cc}: DWARF, PIE and
+# non-PIE, stripped, stripped + .gnu_debuglink (right and wrong CRC),
+# build-id debug dir, zlib/zstd-compressed debug sections, C++ templates.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/fixtures/sym/symlib.sh
+. "$TOP/tests/fixtures/sym/symlib.sh"
+
+CFUNCS='^(main|outer|helper)$'
+XFUNCS='(^main$|sf::)'
+cd "$T" || exit 2
+
+cc_fixture() { gcc -O2 -g "$@" 2>>"$T/cc.err"; }
+cc_fixture -o inl "$FIX/inl.c" || { fail "build inl.c" "$(cat "$T/cc.err")"; exit 0; }
+cc_fixture -no-pie -o inl-nopie "$FIX/inl.c"
+g++ -O2 -g -o cxx "$FIX/cxx.cc" || { fail "build cxx.cc"; exit 0; }
+g++ -O2 -g -no-pie -o cxx-nopie "$FIX/cxx.cc"
+probe_addrs inl "$CFUNCS" >inl.addrs
+probe_addrs inl-nopie "$CFUNCS" >inl-nopie.addrs
+probe_addrs cxx "$XFUNCS" >cxx.addrs
+probe_addrs cxx-nopie "$XFUNCS" >cxx-nopie.addrs
+check "probe addresses found" test "$(wc -l <inl.addrs)" -ge 9 -a "$(wc -l <cxx.addrs)" -ge 9
+
+# --- with DWARF: byte-identical to addr2line -a -f -i -C (C), names (C++;
+# addr2line 2.40 misnumbers DWARF 5 file entries of some inlined headers)
+compare_a2l "C, PIE, DWARF: same as addr2line" inl inl inl.addrs
+compare_a2l "C, non-PIE, DWARF: same as addr2line" inl-nopie inl-nopie inl-nopie.addrs
+compare_a2l "C++ templates, PIE: same names as addr2line" cxx cxx cxx.addrs names
+compare_a2l "C++ templates, non-PIE: same names as addr2line" cxx-nopie cxx-nopie cxx-nopie.addrs names
+
+# The inline chain itself: leaf <- mid <- outer, innermost first.
+chain=$(fixture_funcs inl '^outer$' | while read -r lo size _; do
+	for ((a = 0x$lo; a < 0x$lo + 0x$size; a++)); do printf 'inl 0x%x\n' "$a"; done
+done | symb --no-cache | paste - - | awk '{print $1}' | tr '\n' ' ')
+case "$chain" in
+*"leaf mid outer"*) pass "inline chain leaf, mid, outer (innermost first)" ;;
+*) fail "inline chain leaf, mid, outer (innermost first)" "got: $chain" ;;
+esac
+got=$(fixture_funcs cxx 'sf::crunch<long>\\(int\\)$' | head -1 | while read -r lo size _; do
+	for ((a = 0x$lo; a < 0x$lo + 0x$size; a++)); do printf 'cxx 0x%x\n' "$a"; done
+done | symb --no-cache | grep -c '^sf::Acc<long>::add(long)$')
+check "C++ inlined member sf::Acc<long>::add(long) demangled" test "$got" -gt 0
+raw=$(awk 'NR==1 {print "cxx", $1}' cxx.addrs | symb --no-cache --no-demangle | head -1)
+case "$raw" in
+_Z*) pass "--no-demangle keeps mangled names" ;;
+*) fail "--no-demangle keeps mangled names" "got: $raw" ;;
+esac
+
+# --- stripped, no debug info anywhere: honest ?? for every address
+strip -o inl-stripped inl
+sed 's/^/inl-stripped /' inl.addrs | symb --no-cache >stripped.out
+check_eq "stripped: every address is ?? / ??:0" "$(wc -l <inl.addrs)" \
+	"$(paste - - <stripped.out | grep -c '^??	??:0$')"
+
+# --- stripped + .gnu_debuglink next to the file (right CRC)
+mkdir -p dl && objcopy --only-keep-debug inl dl/inl.debug
+strip -o dl/inl inl && (cd dl && objcopy --add-gnu-debuglink=inl.debug inl)
+compare_a2l "stripped + debuglink: same as addr2line on the original" dl/inl inl inl.addrs
+# in .debug/ below the file
+mkdir -p dl2/.debug && cp dl/inl dl2/inl && cp dl/inl.debug dl2/.debug/inl.debug
+compare_a2l "stripped + debuglink in .debug/: same as addr2line" dl2/inl inl inl.addrs
+
+# --- wrong CRC: the debug file is not used, and that is reported
+mkdir -p badcrc && cp dl/inl badcrc/inl && cp dl/inl.debug badcrc/inl.debug
+printf 'X' >>badcrc/inl.debug
+sed 's/^/badcrc\/inl /' inl.addrs | symb --no-cache >badcrc.out 2>badcrc.err
+check_eq "debuglink with wrong CRC: debug file not used (all ??)" \
+	"$(wc -l <inl.addrs)" "$(paste - - <badcrc.out | grep -c '^??	??:0$')"
+check_eq "debuglink with wrong CRC: reported once" 1 "$(grep -c 'wrong crc' badcrc.err)"
+
+# --- build-id debug dir ($STACKFOLD_DEBUG_DIRS), no debuglink
+cc_fixture -Wl,--build-id=sha1 -o bid "$FIX/inl.c"
+bidhex=$(readelf -n bid | awk '/Build ID/ {print $3}')
+mkdir -p "dbg/.build-id/${bidhex:0:2}"
+objcopy --only-keep-debug bid "dbg/.build-id/${bidhex:0:2}/${bidhex:2}.debug"
+strip -o bid-stripped bid
+probe_addrs bid "$CFUNCS" >bid.addrs
+STACKFOLD_DEBUG_DIRS=$T/nonexistent:$T/dbg compare_a2l \
+	"stripped + build-id debug dir: same as addr2line on the original" \
+	bid-stripped bid bid.addrs
+sed 's/^/bid-stripped /' bid.addrs | symb --no-cache >bid-nodir.out
+check_eq "build-id debug file not found without the dir: all ??" \
+	"$(wc -l <bid.addrs)" "$(paste - - <bid-nodir.out | grep -c '^??	??:0$')"
+
+# --- compressed debug sections (SHF_COMPRESSED, as gcc -gz= makes them)
+for z in zlib zstd; do
+	if objcopy --compress-debug-sections="$z" inl "inl-$z" 2>/dev/null &&
+		readelf -SW "inl-$z" | grep -q '\.debug_info.* C '; then
+		probe_addrs "inl-$z" "$CFUNCS" >"inl-$z.addrs"
+		compare_a2l "compressed debug sections ($z): same as addr2line" \
+			"inl-$z" inl "inl-$z.addrs"
+	else
+		skip "compressed debug sections ($z)" "objcopy here cannot compress with $z"
+	fi
+done
+
+# --- sizeless symbols: only their exact address, never the 4 KiB after
+lo=$(nm inl | awk '$3 == "sizeless_label" {print $1}')
+{
+	printf 'inl 0x%s\n' "$lo"
+	for off in 1 16 512 4000; do printf 'inl 0x%x\n' $((0x$lo + off)); done
+} | symb --no-cache | paste - - >sizeless.out
+check_eq "sizeless symbol matches its exact address" "sizeless_label" \
+	"$(head -1 sizeless.out | cut -f1)"
+check_eq "sizeless symbol never matches addresses after it" 4 \
+	"$(grep -c '^??	??:0$' sizeless.out)"
+
+# --- malformed ELF files: one error naming the file, no crash, exit 2
+: >empty.elf
+head -c 64 inl >header-only.elf
+head -c $(($(stat -c %s inl) / 2)) inl >truncated.elf
+cp inl bad-shentsize.elf && printf '\x07\x00' | dd of=bad-shentsize.elf bs=1 seek=58 conv=notrunc 2>/dev/null
+cp inl huge-shnum.elf && printf '\xff\xff' | dd of=huge-shnum.elf bs=1 seek=60 conv=notrunc 2>/dev/null
+cp inl shoff-past-eof.elf && printf '\x00\x00\x00\x00\x00\x10\x00\x00' | dd of=shoff-past-eof.elf bs=1 seek=40 conv=notrunc 2>/dev/null
+head -c 4096 /dev/urandom >random.elf
+for f in empty header-only truncated bad-shentsize huge-shnum shoff-past-eof random; do
+	printf '%s.elf 0x1139\n' "$f"
+done | symb --no-cache >malformed.out 2>malformed.err
+rc=$?
+check_eq "malformed ELF files: exit status 2 or 0, never a crash" 1 \
+	"$([ $rc -eq 0 ] || [ $rc -eq 2 ] && echo 1 || echo "rc=$rc")"
+check_eq "malformed ELF files: one answer each" 7 "$(paste - - <malformed.out | wc -l)"
+check "empty file: error names the file" grep -q "'empty.elf'" malformed.err
+
+# --- bad input lines: line-numbered error, counted, the rest still printed
+first=$(head -1 inl.addrs)
+printf 'inl\n\ninl 0xzz\ninl %s\n' "$first" | symb --no-cache >badin.out 2>badin.err
+rc=$?
+check_eq "bad input lines: exit status 2" 2 "$rc"
+check "bad input lines: line numbers in errors" grep -q 'line 1:' badin.err
+check "bad input lines: line 3 reported" grep -q 'line 3:' badin.err
+check_eq "bad input lines: good line still symbolized" \
+	"$(addr2line -f -e inl "$first" | head -1)" "$(head -1 badin.out)"
+check "bad input lines: counted" grep -q '2 bad lines' badin.err

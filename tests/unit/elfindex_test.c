@@ -1,0 +1,119 @@
+/*
+ * elfindex_test.c - exposes symbolizer/elfindex.h to the shell tests
+ * (tests/t50-symbolize*.sh), like git's t/helper/test-tool.
+ *
+ *   elfindex_test open FILE [CACHEDIR [MAXBYTES]]
+ *       open the index; print "cache=hit|miss", the build-id, the caps
+ *       and every warning ("warning: ...").  Exit 0, or 2 when it fails.
+ *   elfindex_test buildid FILE      elf_read_build_id(); exit 0/1/2
+ *   elfindex_test off2vaddr FILE OFF   file offset -> ELF vaddr (hex)
+ *   elfindex_test lookup FILE ADDR  reason, nframes and frames
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfindex.h"
+
+static void print_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	printf("warning: %s\n", msg);
+}
+
+static struct elf_index *open_idx(const char *path, const char *dir,
+				  uint64_t max)
+{
+	struct elfidx_opts o = { .cache_dir = dir, .cache_max_bytes = max,
+				 .warn = print_warning };
+	struct sf_err err = { "" };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		return NULL;
+	}
+	struct elf_index *idx = elfidx_open(fd, path, &o, &err);
+	close(fd);
+	if (!idx)
+		printf("error: %s\n", err.msg);
+	return idx;
+}
+
+static int cmd_open(int argc, char **argv)
+{
+	struct elfidx_caps c;
+	struct elf_index *idx = open_idx(argv[2], argc > 3 ? argv[3] : NULL,
+					 argc > 4 ? strtoull(argv[4], NULL, 0) : 0);
+	if (!idx)
+		return 2;
+	elfidx_caps(idx, &c);
+	printf("cache=%s\nbuild_id=%s\ncaps=%d%d%d%d\n",
+	       elfidx_from_cache(idx) ? "hit" : "miss", elfidx_build_id(idx),
+	       c.has_symbols, c.has_filenames, c.has_line_numbers,
+	       c.has_inline_frames);
+	elfidx_free(idx);
+	return 0;
+}
+
+static int cmd_buildid(char **argv)
+{
+	char hex[48];
+	int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 2;
+	int rc = elf_read_build_id(fd, hex, sizeof(hex));
+	close(fd);
+	printf("%d %s\n", rc, hex);
+	return rc ? 1 : 0;
+}
+
+static int cmd_off2vaddr(char **argv)
+{
+	uint64_t v;
+	struct elf_index *idx = open_idx(argv[2], NULL, 0);
+	if (!idx)
+		return 2;
+	bool ok = elfidx_file_offset_to_vaddr(idx, strtoull(argv[3], NULL, 0),
+					      &v);
+	elfidx_free(idx);
+	if (!ok) {
+		printf("none\n");
+		return 1;
+	}
+	printf("0x%" PRIx64 "\n", v);
+	return 0;
+}
+
+static int cmd_lookup(char **argv)
+{
+	struct sym_result r;
+	struct elf_index *idx = open_idx(argv[2], NULL, 0);
+	if (!idx)
+		return 2;
+	elfidx_lookup(idx, strtoull(argv[3], NULL, 16), &r);
+	printf("reason=%d nframes=%u\n", r.reason, r.nframes);
+	for (unsigned i = 0; i < r.nframes; i++)
+		printf("%s|%s|%s:%u\n", r.frames[i].name,
+		       r.frames[i].system_name,
+		       r.frames[i].file ? r.frames[i].file : "??",
+		       r.frames[i].line);
+	elfidx_free(idx);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "open"))
+		return cmd_open(argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "buildid"))
+		return cmd_buildid(argv);
+	if (argc == 4 && !strcmp(argv[1], "off2vaddr"))
+		return cmd_off2vaddr(argv);
+	if (argc == 4 && !strcmp(argv[1], "lookup"))
+		return cmd_lookup(argv);
+	fprintf(stderr, "usage: elfindex_test open|buildid|off2vaddr|lookup ...\n");
+	return 64;
+}
