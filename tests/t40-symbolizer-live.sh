@@ -30,6 +30,21 @@ check_eq "exited: unmapped address" "address not mapped" "$(reason "$out" 0x10)"
 check "exited: stats count the process and pinned files" grep -Eq 'processes=1 files_pinned=[1-9]' <<<"$out"
 check "exited: process really gone from /proc maps" test ! -s "/proc/$TPID/maps"
 
+# sym_lookup_elf: addresses in the file's own ELF space, as nm prints them
+E=$(printf '0x%x' "0x$(nm "$T/target" | awk '$3 == "sf_target_beta" { print $1 }')")
+out=$("$ST" elf "$T/target" "$E" elf "$T/no-such-file" 0x1000)
+check_eq "elf: nm address names the function" "sf_target_beta $T/target 0" "$(res "$out" "$E")"
+check_eq "elf: missing file" "mapped file unavailable" "$(reason "$out" 0x1000)"
+
+# lookups are binary searches with no allocation: cheap once indexed
+start_target "$T/tb.out" "$T/target" || fail "bench: target did not start"
+A=$(func_addr sf_target_alpha "$T/tb.out")
+ns=$("$ST" snap "$TPID" bench "$TPID" "$A" 1000000 | awk '$1 == "bench" { print $2 }')
+limit=1000
+[ "${SANITIZE:-}" = 1 ] && limit=5000
+if [ -n "$ns" ] && [ "$ns" -lt "$limit" ]; then pass "bench: ${ns} ns per user lookup (< $limit)"; else fail "bench: lookups too slow" "ns=$ns limit=$limit"; fi
+kill -9 "$TPID"
+
 # --- deleted binary; saved maps; a different file at the same path ------
 mkdir -p "$T/del"
 cp "$T/target" "$T/del/prog"

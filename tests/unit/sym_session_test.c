@@ -16,6 +16,8 @@
  *   maps FILE            parse FILE with maps.h; prints counts, timing
  *                        and every kept entry
  *   perfmap FILE ADDR    perfmap.h lookup in FILE
+ *   bench PID ADDR N     N sym_lookup_user calls; prints "bench NS" (ns
+ *                        per lookup)
  *
  * A result line: "user ADDR reason=R name=N module=M main=0|1
  * maddr=0xA frames=K", with "-" for missing names.  Exits 2 on usage
@@ -157,6 +159,18 @@ static int cmd_perfmap(const char *path, uint64_t addr)
 	return 0;
 }
 
+static void cmd_bench(struct sym_session *s, int pid, uint64_t addr, long n)
+{
+	struct sym_result r;
+	sym_lookup_user(s, pid, addr, true, &r);	/* builds the index */
+	double t0 = now_ms();
+	for (long i = 0; i < n; i++)
+		sym_lookup_user(s, pid, addr + (uint64_t)(i & 15), i & 1, &r);
+	double t1 = now_ms();
+	printf("bench %.0f %s\n", n > 0 ? (t1 - t0) * 1e6 / (double)n : 0.0,
+	       sym_reason_str(r.reason));
+}
+
 static void print_stats(struct sym_session *s)
 {
 	struct sym_stats st;
@@ -272,6 +286,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "maps")) {
 			NEED(1);
 			cmd_maps(argv[++i]);
+		} else if (!strcmp(a, "bench")) {
+			NEED(3);
+			cmd_bench(s, atoi(argv[i + 1]), num(argv[i + 2]),
+				  atol(argv[i + 3]));
+			i += 3;
 		} else if (!strcmp(a, "perfmap")) {
 			NEED(2);
 			cmd_perfmap(argv[i + 1], num(argv[i + 2]));
