@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# t50-symbolize-cache: the on-disk ELF index cache (symbolizer/idxcache.c):
+# hits, corrupt entries rebuilt with one warning, concurrent writers, LRU
+# eviction under the byte cap, stale entries, an unusable cache dir.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/fixtures/sym/symlib.sh
+. "$TOP/tests/fixtures/sym/symlib.sh"
+cd "$T" || exit 2
+
+if ! build_idxtest; then
+	fail "build tests/unit/elfindex_test.c" "$(tail -5 "$T/idxt.err")"
+	exit 0
+fi
+gcc -O2 -g -o inl "$FIX/inl.c" && g++ -O2 -g -o cxx "$FIX/cxx.cc" || {
+	fail "build fixtures"
+	exit 0
+}
+probe_addrs inl '^(main|outer|helper)$' | sed 's/^/inl /' >inl.in
+symb --no-cache <inl.in >ref.out
+
+C=$T/cache/sub
+out=$("$IDXT" open inl "$C")
+check_eq "first open builds the index" "cache=miss" "$(echo "$out" | grep cache=)"
+check_eq "cache dir created with mode 700" 700 "$(stat -c %a "$C")"
+check_eq "one entry per file" 1 "$(find "$C" -name '*.idx' | wc -l)"
+out=$("$IDXT" open inl "$C")
+check_eq "second open is a cache hit" "cache=hit" "$(echo "$out" | grep cache=)"
+check_eq "cache hit has the same caps" "caps=1111" "$(echo "$out" | grep caps=)"
+symb --cache-dir "$C" <inl.in >hit.out
+check_diff "lookups from the cache equal a fresh build" ref.out hit.out
+
+# --- corrupt entries: detected, rebuilt, one warning, then valid again
+entry=$(find "$C" -name '*.idx')
+size=$(stat -c %s "$entry")
+corrupt() {
+	case $1 in
+	empty) : >"$entry" ;;
+	truncated) truncate -s $((size / 2)) "$entry" ;;
+	random) head -c "$size" /dev/urandom >"$entry" ;;
+	checksum) printf '\xa5' | dd of="$entry" bs=1 seek=$((size - 9)) conv=notrunc 2>/dev/null ;;
+	version) printf '\x63' | dd of="$entry" bs=1 seek=8 conv=notrunc 2>/dev/null ;;
+	esac
+}
+for kind in empty truncated random checksum version; do
+	corrupt "$kind"
+	out=$("$IDXT" open inl "$C")
+	check_eq "corrupt entry ($kind): rebuilt" "cache=miss" "$(echo "$out" | grep cache=)"
+	check_eq "corrupt entry ($kind): one warning" 1 "$(echo "$out" | grep -c '^warning: cache entry')"
+	out=$("$IDXT" open inl "$C")
+	check_eq "corrupt entry ($kind): valid again, no warning" "cache=hit|0" \
+		"$(echo "$out" | grep cache=)|$(echo "$out" | grep -c warning)"
+done
+corrupt checksum
+symb --cache-dir "$C" <inl.in >corrupt.out 2>corrupt.err
+check_diff "symbolize over a corrupt entry: same output" ref.out corrupt.out
+check_eq "symbolize over a corrupt entry: one warning" 1 "$(grep -c 'checksum' corrupt.err)"
+
+# --- concurrent writers of one entry (libc: a build slow enough to overlap)
+LIBC=$(ldd "$IDXT" | awk '/libc.so.6/ {print $3}')
+CC2=$T/cc2
+for i in 1 2 3 4; do "$IDXT" open "$LIBC" "$CC2" >"w$i.out" 2>&1 & done
+wait
+check_eq "concurrent writers: all succeeded" 4 "$(cat w?.out | grep -c '^cache=')"
+check_eq "concurrent writers: one valid entry" 1 "$(find "$CC2" -name '*.idx' | wc -l)"
+check_eq "concurrent writers: no temp files left" 0 "$(find "$CC2" -name '.*tmp*' | wc -l)"
+out=$("$IDXT" open "$LIBC" "$CC2")
+check_eq "concurrent writers: entry is a clean hit" "cache=hit|0" \
+	"$(echo "$out" | grep cache=)|$(echo "$out" | grep -c warning)"
+
+# --- LRU eviction under the byte cap
+gcc -O1 -g -Wl,--build-id=sha1 -o other "$FIX/inl.c"
+isize() { "$IDXT" open "$1" "$T/sizes" >/dev/null && stat -c %s "$T/sizes/b-$("$IDXT" buildid "$1" | cut -d' ' -f2).idx"; }
+si=$(isize inl) sc=$(isize cxx) so=$(isize other)
+cap=$((si + so + 16))
+L=$T/lru
+"$IDXT" open inl "$L" >/dev/null
+sleep 0.05
+"$IDXT" open cxx "$L" >/dev/null
+sleep 0.05
+"$IDXT" open inl "$L" >/dev/null # use inl: cxx is now least recently used
+sleep 0.05
+"$IDXT" open other "$L" "$cap" >/dev/null
+check "LRU: recently used entry kept" test -e "$L/b-$("$IDXT" buildid inl | cut -d' ' -f2).idx"
+check "LRU: newest entry kept" test -e "$L/b-$("$IDXT" buildid other | cut -d' ' -f2).idx"
+check "LRU: least recently used entry evicted" test ! -e "$L/b-$("$IDXT" buildid cxx | cut -d' ' -f2).idx"
+check "LRU: directory under the cap ($cap bytes, cxx alone is $sc)" \
+	test "$(cat "$L"/*.idx | wc -c)" -le "$cap"
+
+# --- stale entry: a file without build-id replaced at the same path
+gcc -O2 -g -Wl,--build-id=none -o nobid "$FIX/inl.c"
+S=$T/stale
+out=$("$IDXT" open nobid "$S")
+check_eq "no build-id: keyed by dev/inode/size/mtime" 1 "$(find "$S" -name 'f-*.idx' | wc -l)"
+sleep 0.05
+gcc -O0 -g -Wl,--build-id=none -o nobid.new "$FIX/inl.c" && mv nobid.new nobid
+out=$("$IDXT" open nobid "$S")
+check_eq "replaced file: not served from the old entry" "cache=miss" "$(echo "$out" | grep cache=)"
+addr=$(nm nobid | awk '$3 == "helper" {print $1}')
+check_eq "replaced file: names from the new file" helper \
+	"$(echo "nobid 0x$addr" | symb --cache-dir "$S" | head -1)"
+
+# --- unusable cache dir: one warning, symbolization still right
+: >notadir
+symb --cache-dir "$T/notadir/x" <inl.in >nodir.out 2>nodir.err
+check_diff "unusable cache dir: same output" ref.out nodir.out
+check "unusable cache dir: warned" grep -q 'not cached' nodir.err
+# --- default cache dir, and --no-cache
+(
+	unset STACKFOLD_CACHE_DIR XDG_CACHE_HOME
+	export HOME=$T/home
+	symb --no-cache <inl.in >/dev/null
+	check "--no-cache creates no cache dir" test ! -e "$HOME/.cache/stackfold"
+	symb <inl.in >/dev/null
+	check "default cache dir is ~/.cache/stackfold" test -n "$(find "$HOME/.cache/stackfold" -name '*.idx')"
+	XDG_CACHE_HOME=$T/xdg symb <inl.in >/dev/null
+	check "\$XDG_CACHE_HOME/stackfold is used when set" test -n "$(find "$T/xdg/stackfold" -name '*.idx')"
+)
