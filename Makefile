@@ -75,7 +75,7 @@ deps:
 demo: bin/demo
 bin/demo: tests/demo/demo.c
 	@mkdir -p bin
-	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $<
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $<
 
 PID     ?=
 SECONDS ?= 10

@@ -1,15 +1,19 @@
 /*
  * demo.c - the bundled workload `make flame` profiles when no PID is given.
  *
- * A call tree with known shares of CPU time, kept by the clock rather than
- * by iteration counts so the shares hold on any machine:
- *   main -> run -> matrix_multiply          70%
- *               -> read_data -> parse_record   10%
- *                            -> checksum        5%
- *               -> prepare                      5%
+ * A call tree with known shares of CPU time:
+ *   main -> run -> matrix_multiply               70%
+ *               -> read_data -> parse_record     10%
+ *                            -> checksum          5%
+ *               -> prepare                        5%
  *               -> load_zeros (read(2) of /dev/zero: kernel time) 10%
- * Built with frame pointers and no inlining (see Makefile) so every frame
- * shows.  Usage: demo [SECONDS]  (default 10; 0 runs until killed)
+ * The shares are kept by work, not by the clock: every user function runs
+ * the same loop body a number of times proportional to its share, so the
+ * split of CPU time holds even when the machine is busy and the demo is
+ * descheduled.  The kernel part is sized once at start-up by timing a read
+ * against the loop.  Built with frame pointers and no inlining (see the
+ * Makefile) so every frame shows.
+ * Usage: demo [SECONDS]  (default 10; 0 runs until killed)
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -19,72 +23,87 @@
 
 static volatile uint64_t sink;
 static int zero_fd = -1;
+static char zbuf[1 << 16];
+static uint64_t unit = 1;	/* loop iterations per 1% of a round */
+static uint64_t reads = 1;	/* reads of zbuf per 10% of a round */
 
-static uint64_t now_us(void)
+#define ROUND_NS 20000000ULL	/* one round of run() */
+
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Burn CPU in the caller's frame until `us` microseconds have passed. */
-#define SPIN_FOR(us, body)                                              \
+/* The same body everywhere, so equal counts cost equal CPU time.  The
+ * volatile local gives each function a stack frame: GCC sets up no frame
+ * pointer in a leaf that uses no stack, even with -fno-omit-frame-pointer
+ * -mno-omit-leaf-frame-pointer, and the frame-pointer walk would then skip
+ * the caller (run) for every sample taken in the leaf. */
+#define BURN(n)                                                         \
 	do {                                                            \
-		uint64_t end_ = now_us() + (us);                        \
-		while (now_us() < end_)                                 \
-			for (int i_ = 0; i_ < 2000; i_++) { body; }     \
+		volatile uint64_t acc_ = 0;                             \
+		for (uint64_t i_ = 0; i_ < (n); i_++)                   \
+			acc_ = acc_ * 6364136223846793005ULL + i_;      \
+		sink += acc_;                                           \
 	} while (0)
 
-__attribute__((noinline)) void matrix_multiply(unsigned us)
+__attribute__((noinline)) void matrix_multiply(uint64_t n) { BURN(n); }
+__attribute__((noinline)) void parse_record(uint64_t n) { BURN(n); }
+__attribute__((noinline)) void checksum(uint64_t n) { BURN(n); }
+__attribute__((noinline)) void prepare(uint64_t n) { BURN(n); }
+
+__attribute__((noinline)) void read_data(uint64_t n)
 {
-	SPIN_FOR(us, sink += (uint64_t)i_ * 2654435761u);
+	parse_record(n * 2 / 3);
+	checksum(n / 3);
 }
 
-__attribute__((noinline)) void parse_record(unsigned us)
+__attribute__((noinline)) void load_zeros(uint64_t n)
 {
-	SPIN_FOR(us, sink ^= (uint64_t)i_ << 3);
-}
-
-__attribute__((noinline)) void checksum(unsigned us)
-{
-	SPIN_FOR(us, sink += sink >> 7);
-}
-
-__attribute__((noinline)) void read_data(unsigned us)
-{
-	parse_record(us * 2 / 3);
-	checksum(us / 3);
-}
-
-__attribute__((noinline)) void prepare(unsigned us)
-{
-	SPIN_FOR(us, sink -= (uint64_t)i_);
-}
-
-__attribute__((noinline)) void load_zeros(unsigned us)
-{
-	static char buf[1 << 20];
-	uint64_t end = now_us() + us;
-	while (now_us() < end)
-		if (read(zero_fd, buf, sizeof(buf)) < 0)
+	for (uint64_t i = 0; i < n; i++)
+		if (read(zero_fd, zbuf, sizeof(zbuf)) < 0)
 			break;
 }
 
-/* One 20 ms round, split by the design shares. */
 __attribute__((noinline)) void run(void)
 {
-	matrix_multiply(14000);
-	read_data(3000);
-	prepare(1000);
-	load_zeros(2000);
+	matrix_multiply(70 * unit);
+	read_data(15 * unit);
+	prepare(5 * unit);
+	load_zeros(reads);
+}
+
+/* Size one round to ~20 ms: time the loop and the read, take the fastest
+ * of a few tries (the least disturbed by other load). */
+static void calibrate(void)
+{
+	uint64_t best_loop = UINT64_MAX, best_read = UINT64_MAX;
+	for (int t = 0; t < 5; t++) {
+		uint64_t t0 = now_ns();
+		prepare(200000);
+		uint64_t t1 = now_ns();
+		load_zeros(20);
+		uint64_t t2 = now_ns();
+		if (t1 - t0 < best_loop)
+			best_loop = t1 - t0;
+		if (t2 - t1 < best_read)
+			best_read = t2 - t1;
+	}
+	double ns_per_iter = (double)best_loop / 200000.0;
+	double ns_per_read = (double)best_read / 20.0;
+	unit = (uint64_t)((double)ROUND_NS / 100.0 / ns_per_iter) + 1;
+	reads = (uint64_t)((double)ROUND_NS / 10.0 / ns_per_read) + 1;
 }
 
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 10;
 	zero_fd = open("/dev/zero", O_RDONLY);
-	uint64_t end = now_us() + (uint64_t)(secs * 1e6);
-	while (secs <= 0 || now_us() < end)
+	calibrate();
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9);
+	while (secs <= 0 || now_ns() < end)
 		run();
 	return 0;
 }

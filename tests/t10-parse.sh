@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# t10-parse: bpftrace text in every form one-liners print, and folded text,
+# into folded output.  Golden files are real bpftrace 0.17 captures of
+# bin/demo (tests/fixtures/bt/*.txt), already symbolized by bpftrace, so the
+# expected output does not depend on this machine's binaries.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+FX=$TOP/tests/fixtures/bt
+
+for f in kstack ustack-kstack ustack-perf keyed-maps; do
+	"$STACKFOLD" -q "$FX/$f.txt" >"$T/$f.out" 2>"$T/$f.err"
+	check_diff "golden $f" "$FX/$f.expected" "$T/$f.out"
+done
+
+# Conservation: every count in the input is in the output (stack maps only).
+in_total=$(grep -o ']: [0-9]*$' "$FX/ustack-kstack.txt" | awk '{ s += $2 } END { print s }')
+check_eq "ustack-kstack: folded total equals the counts read" "$in_total" "$(folded_total "$T/ustack-kstack.out")"
+
+# Kernel frames are suffixed _[k], offsets dropped, root first.
+check "kstack frames carry _[k] and no +offset" \
+	grep -q '^entry_SYSCALL_64_after_hwframe_\[k\];do_syscall_64_\[k\];ksys_read_\[k\];vfs_read_\[k\];read_zero_\[k\] ' "$T/kstack.out"
+check "user frames before kernel frames" \
+	grep -q '^__libc_start_call_main;main;run;__libc_read;entry_SYSCALL_64_after_hwframe_\[k\]' "$T/ustack-kstack.out"
+
+# keyed-maps: @[pid, comm, kstack] plus @n[comm] and @total: the stack-less
+# map is not added on top of the stack map (no double counting).
+check_eq "keyed maps: only the stack map is counted" 49 "$(folded_total "$T/keyed-maps.out")"
+check "keyed maps: the skipped counts are reported" grep -q '49 counts in maps without stacks' "$T/keyed-maps.err"
+printf '@[foo]: 3\n@[bar]: 2\n' | "$STACKFOLD" -q >"$T/nostack.out"
+check_eq "stack-less map alone: its counts are samples" "bar 2
+foo 3" "$(cat "$T/nostack.out")"
+
+# Process frame with -p (comm-PID), and -U / -K.
+"$STACKFOLD" -q -p "$FX/keyed-maps.txt" >"$T/pid.out" 2>/dev/null
+check "-p puts comm-PID first" grep -q '^demo-17511;entry_SYSCALL' "$T/pid.out"
+"$STACKFOLD" -q -K "$FX/ustack-kstack.txt" >"$T/k.out"
+check "-K keeps kernel frames only" bash -c "! grep -q 'main' '$T/k.out' && grep -q 'read_zero_\[k\]' '$T/k.out'"
+"$STACKFOLD" -q -U "$FX/ustack-kstack.txt" >"$T/u.out"
+check "-U keeps user frames only" bash -c "! grep -q '_\[k\]' '$T/u.out' && grep -q 'matrix_multiply' '$T/u.out'"
+check_eq "-U keeps every sample" "$in_total" "$(folded_total "$T/u.out")"
+
+# Empty input and input with no samples: exit 2, one line, nothing written.
+: >"$T/empty.txt"
+echo keep >"$T/prev.folded"
+"$STACKFOLD" -o "$T/prev.folded" "$T/empty.txt" 2>"$T/empty.err"
+check_eq "empty input exits 2" 2 $?
+check_eq "empty input message" "stackfold: no samples found in $T/empty.txt" "$(tail -n 1 "$T/empty.err")"
+check_eq "empty input leaves the previous output" keep "$(cat "$T/prev.folded")"
+"$STACKFOLD" -q "$FX/only-attaching.txt" 2>/dev/null
+check_eq "only 'Attaching' exits 2" 2 $?
+"$STACKFOLD" "$T/does-not-exist" 2>"$T/nofile.err"
+check_eq "missing input exits 2" 2 $?
+check "missing input names the file" grep -q "cannot open '$T/does-not-exist'" "$T/nofile.err"
+
+# Junk, lost events, stack-id errors, an overflowing count.
+"$STACKFOLD" "$FX/junk.txt" >"$T/junk.out" 2>"$T/junk.err"
+check_eq "junk: the good records are kept" 7 "$(folded_total "$T/junk.out")"
+check "junk: unparsable lines counted with the first line number" \
+	grep -q 'junk.txt:3: ignored 3 unparsable lines (first at line 3)' "$T/junk.err"
+check "junk: lost events reported" grep -q 'bpftrace lost 7 events' "$T/junk.err"
+check "junk: stack-id errors reported" grep -q '1 stack-id errors' "$T/junk.err"
+
+# CRLF line ends and a truncated final record.
+"$STACKFOLD" "$FX/crlf-truncated.txt" >"$T/crlf.out" 2>"$T/crlf.err"
+check_eq "CRLF input parses" "do_idle_[k];schedule_[k] 4" "$(cat "$T/crlf.out")"
+check "truncated final record reported" grep -q 'ignored 1 incomplete record at the end' "$T/crlf.err"
+
+# Raw kernel addresses (bpftrace >= 0.18 raw mode) are named via kallsyms.
+if [ "$(awk '$3 == "vfs_read" { print $1; exit }' /proc/kallsyms)" != 0000000000000000 ] &&
+	addr=$(awk '$3 == "vfs_read" { print $1; exit }' /proc/kallsyms) && [ -n "$addr" ]; then
+	leaf=$(printf '%x' $((0x$addr + 16)))
+	printf 'Attaching 1 probe...\n@[\n    %s\n]: 3\n' "$leaf" >"$T/raw.txt"
+	check_eq "raw kernel address symbolized through kallsyms" "vfs_read_[k] 3" "$("$STACKFOLD" -q "$T/raw.txt")"
+else
+	skip "raw kernel address symbolized" "kallsyms hidden"
+fi
+
+# Folded input: round trip, merge, _[k] kept, comments/garbage counted.
+printf 'a;b;c 3\na;b 2\na;b;c 4\nx;y_[k] 1\nbad line\n' >"$T/in.folded"
+"$STACKFOLD" "$T/in.folded" >"$T/f.out" 2>"$T/f.err"
+check_eq "folded input merged and sorted" "a;b 2
+a;b;c 7
+x;y_[k] 1" "$(cat "$T/f.out")"
+check "folded input: bad line counted" grep -q 'in.folded:5: ignored 1 unparsable line' "$T/f.err"
+"$STACKFOLD" -q "$T/f.out" >"$T/f2.out"
+check_diff "folded output re-parses to itself" "$T/f.out" "$T/f2.out"
+
+# Names that would break the format are made safe, and re-parse the same.
+printf '@[\n    a;b+1\n    c\tx+2\n]: 5\n' >"$T/semi.txt"
+check_eq "';' becomes ':' and control bytes '?'" "c?x;a:b 5" "$("$STACKFOLD" -q "$T/semi.txt")"
+
+# Determinism: same input, same bytes.
+"$STACKFOLD" -q "$FX/ustack-kstack.txt" >"$T/d1"
+"$STACKFOLD" -q "$FX/ustack-kstack.txt" >"$T/d2"
+check "same input gives the same bytes" cmp -s "$T/d1" "$T/d2"
+
+# The top table: self/total shares per function, hottest stacks.
+"$STACKFOLD" -q -f top "$FX/ustack-perf.txt" >"$T/top.out"
+check "top: matrix_multiply is the hottest self function" \
+	bash -c "sed -n 3p '$T/top.out' | grep -q 'matrix_multiply\$'"
+check "top: main is 100% total" grep -Eq '^ +0\.0% +0 +100\.0% +[0-9]+  main$' "$T/top.out"
+check "top: hottest stacks section" grep -q '^HOTTEST STACKS' "$T/top.out"
+
+# Usage errors exit 1.
+"$STACKFOLD" -f nosuch "$T/in.folded" 2>/dev/null
+check_eq "unknown format exits 1" 1 $?
+"$STACKFOLD" -f folded,top "$T/in.folded" >/dev/null 2>&1
+check_eq "several formats without -o exit 1" 1 $?
+"$STACKFOLD" -f folded,top -o "$T/multi" "$T/in.folded" 2>/dev/null
+check "several formats with -o PREFIX write PREFIX.folded and PREFIX.top" test -s "$T/multi.folded" -a -s "$T/multi.top"

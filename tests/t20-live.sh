@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# t20-live: real captures with bpftrace (root): scripts/profile on the demo
+# workload, on a pid, on a process that exits (and whose binary is deleted)
+# during the capture, Ctrl-C, and replay of a saved raw capture.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+live_prereq "live capture" || exit 0
+DEMO=$TOP/bin/demo
+PROFILE=$TOP/scripts/profile
+HZ=99
+
+# within PCT% of EXPECTED?
+near() { awk -v a="$1" -v e="$2" -v p="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }'; }
+# share (percent) of samples whose stack contains FRAME
+share() { awk -v f=";$2(;| |$)" '{ t += $NF; if ((";" $0) ~ f) s += $NF } END { printf "%.1f", t ? 100 * s / t : 0 }' "$1"; }
+
+# 1. scripts/profile -- COMMAND: every output, real names, known shares.
+"$PROFILE" -d 4 -o "$T/demo" -- "$DEMO" 10 >"$T/demo.top" 2>"$T/demo.err"
+rc=$?
+check_eq "profile -- demo exits 0" 0 "$rc"
+for s in folded svg pb.gz; do check "profile writes demo.$s" test -s "$T/demo.$s"; done
+check "profile prints the top table" grep -q 'matrix_multiply' "$T/demo.top"
+check "real names: demo;...;main;run;matrix_multiply" grep -q '^demo;.*main;run;matrix_multiply ' "$T/demo.folded"
+# (load_zeros itself may be missing above read(): libc's read has no frame
+# pointer, so the frame-pointer walk skips its caller, as in every FP unwinder)
+check "user and kernel frames in one stack" grep -q '^demo;.*main;run;.*read_zero_\[k\] ' "$T/demo.folded"
+mm=$(share "$T/demo.folded" matrix_multiply)
+rd=$(share "$T/demo.folded" read_data)
+if near "$mm" 70 12 && near "$rd" 15 35; then pass "shares match the design (matrix_multiply $mm%, read_data $rd%)"
+else fail "shares match the design" "matrix_multiply $mm% (70), read_data $rd% (15)"; fi
+check "no frame left unnamed in the demo's own code" bash -c "! grep -q 'demo+0x' '$T/demo.folded'"
+
+# 2. -p PID on a running process.  The sample count is checked against the
+#    CPU time the process really used meanwhile (HZ per CPU-second), which
+#    holds on a loaded machine too.
+cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+"$DEMO" 30 &
+dpid=$!
+sleep 0.2
+t0=$(cputicks "$dpid")
+w0=$(date +%s.%N)
+"$PROFILE" -p "$dpid" -d 3 -f folded -o "$T/pid" >/dev/null 2>"$T/pid.err"
+check_eq "profile -p exits 0" 0 $?
+t1=$(cputicks "$dpid")
+w1=$(date +%s.%N)
+got=$(folded_total "$T/pid.folded")
+# expected: HZ x 3 s x the share of a CPU the process got over the window
+want=$(awk -v a="$t0" -v b="$t1" -v tck="$(getconf CLK_TCK)" -v w0="$w0" -v w1="$w1" -v hz="$HZ" \
+	'BEGIN { printf "%d", hz * 3 * ((b - a) / tck) / (w1 - w0) }')
+if near "$got" "$want" 30; then pass "sample count near HZ x SECONDS x CPU share ($got, expected $want)"
+else fail "sample count near HZ x SECONDS x CPU share" "$got samples, expected $want"; fi
+check "profile -p: names" grep -q 'main;run;matrix_multiply' "$T/pid.folded"
+check "profile -p: only that process" bash -c "! grep -qv '^demo;' '$T/pid.folded'"
+kill "$dpid" 2>/dev/null
+wait "$dpid" 2>/dev/null
+
+# 3. A process that exits mid-capture, its binary deleted while it runs:
+#    symbolized from the maps saved at its first sample and the pinned file.
+cc -O1 -g -fno-omit-frame-pointer -o "$T/exiter" "$TOP/tests/fixtures/live/exiter.c"
+"$T/exiter" 1.2 >"$T/exiter.cpu" &
+epid=$!
+sleep 0.1
+rm -f "$T/exiter"
+"$STACKFOLD" record -D 3 -f folded -o "$T/exit" --save-raw "$T/exit.raw" -- \
+	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" "$epid" 10 2>"$T/exit.err"
+check_eq "record of an exiting process exits 0" 0 $?
+check "exited and deleted binary still symbolized" grep -q 'main;exiter_hot_loop ' "$T/exit.folded"
+n=$(folded_total "$T/exit.folded")
+want=$(awk -v c="$(cat "$T/exiter.cpu")" -v hz="$HZ" 'BEGIN { printf "%d", c * hz }')
+if near "$n" "$want" 30; then pass "exiting process: its samples are kept ($n for $want expected)"
+else fail "exiting process: samples kept" "$n samples, expected $want (CPU $(cat "$T/exiter.cpu") s x $HZ Hz)"; fi
+
+# 4. Replay of the saved raw capture gives the same folded stacks.
+"$STACKFOLD" -q "$T/exit.raw" >"$T/replay.folded" 2>"$T/replay.err"
+check "raw capture replays to the same profile (total)" test "$(folded_total "$T/replay.folded")" = "$n"
+
+# 5. Conservation on a system-wide capture: samples taken (@stackfold_total)
+#    = folded total + samples a full map dropped.
+"$DEMO" 4 &
+"$STACKFOLD" record -D 2 -f folded -o "$T/all" --save-raw "$T/all.raw" -- \
+	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" 0 10 2>"$T/all.err"
+wait
+taken=$(awk -F': ' '/^@stackfold_total:/ { s += $2 } END { print s + 0 }' "$T/all.raw")
+got=$(folded_total "$T/all.folded")
+dropped=$(sed -n 's/.* \([0-9]*\) samples dropped by a full map.*/\1/p' "$T/all.err")
+check_eq "system-wide: taken = folded + dropped" "$taken" "$((got + ${dropped:-0}))"
+
+# 6. Ctrl-C ends early and still writes every output.
+"$DEMO" 20 &
+dpid=$!
+"$STACKFOLD" record -D 20 -f folded -o "$T/int" -- \
+	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" "$dpid" 10 2>"$T/int.err" &
+rpid=$!
+sleep 3.5
+kill -INT "$rpid"
+wait "$rpid"
+check_eq "SIGINT: record exits 0" 0 $?
+check "SIGINT: outputs written" grep -q 'matrix_multiply' "$T/int.folded"
+kill "$dpid" 2>/dev/null
+wait "$dpid" 2>/dev/null
+
+# 7. Up-front checks fail with one line and exit 3 before touching files.
+"$PROFILE" -p 999999999 -o "$T/nope" 2>"$T/err-nope"
+check_eq "missing pid exits 3" 3 $?
+check_eq "missing pid: one clear line" "profile: pid 999999999 not found" "$(cat "$T/err-nope")"
+check "missing pid: no file written" bash -c "! ls '$T'/nope.* >/dev/null 2>&1"
+"$PROFILE" -p 1 -F abc 2>/dev/null
+check_eq "bad -F exits 1" 1 $?
