@@ -106,6 +106,8 @@ static void mixed(struct profile *p, bool flag_main)
 	uint32_t l_memcpy = loc(p, libc, 0x7f0000001000, PF_LOC_USER, &f_memcpy, 1, NULL);
 	uint32_t l_work = loc(p, demo, 0x401000, PF_LOC_USER, f_work, 2, NULL);
 	uint32_t l_main = loc(p, demo, 0x402000, PF_LOC_USER, &f_main, 1, NULL);
+	/* another address on the same line: the same pprof location */
+	uint32_t l_main2 = loc(p, demo, 0x402004, PF_LOC_USER, &f_main, 1, NULL);
 	uint32_t l_odd = loc(p, demo, 0x403000, PF_LOC_USER, &f_odd, 1, NULL);
 	uint32_t l_bad = loc(p, demo, 0x404000, PF_LOC_USER, &f_bad, 1, NULL);
 	uint32_t l_unk = loc(p, libc, 0x7f0000099000, PF_LOC_USER, NULL, 0,
@@ -124,6 +126,7 @@ static void mixed(struct profile *p, bool flag_main)
 	uint32_t s5[] = { l_unk, l_main };
 	uint32_t s6[] = { l_kunk, l_mark };
 	uint32_t s7[] = { l_unk2 };
+	uint32_t s8[] = { l_odd, l_main2 };	/* merges with s3 */
 
 	sample(p, 42, 42, "demo", s1, 3, 5);
 	sample(p, 42, 43, "demo", s2, 4, 7);
@@ -132,6 +135,7 @@ static void mixed(struct profile *p, bool flag_main)
 	sample(p, 42, 42, "demo", s5, 2, 1);
 	sample(p, 0, 0, "swapper/0", s6, 2, 11);
 	sample(p, 0, 0, NULL, s7, 1, 1);
+	sample(p, 42, 42, "demo", s8, 2, 3);
 	sample(p, 7, 7, "nostack", NULL, 0, 4);	/* both stacks empty */
 	p->meta.hz = 49;
 	p->meta.time_nanos = 1700000000000000000ULL;
