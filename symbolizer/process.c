@@ -137,8 +137,29 @@ static const char *anon_path(const struct maps_entry *e)
 	return e->kind == MAPS_ANON ? "[anon]" : e->path;
 }
 
+/* A file-backed mapping's file: opened and pinned now when live, else
+ * (saved maps, bid is the recorded build-id or "") opened on first use. */
+static int attach_file(struct sym_session *s, struct sym_process *p,
+		       struct sym_mapping *m, const char *bid)
+{
+	const struct maps_entry *e = m->e;
+	struct sym_file_desc d = {
+		.dev = maps_entry_dev(e), .ino = e->inode,
+		.path = e->path, .path_len = strlen(e->path),
+		.build_id = bid, .deleted = e->deleted,
+		.pid = p->pid, .starttime = p->starttime,
+		.map_start = e->start, .map_limit = e->limit,
+	};
+	m->file = filetab_get(&s->files, &d);
+	if (!m->file)
+		return -ENOMEM;
+	if (!bid)
+		filetab_open(&s->files, m->file);
+	return 0;
+}
+
 /* Attach files to the mappings.  bids: expected build-id per mapping
- * (saved text) or NULL (live: open and pin now). */
+ * (saved text) or NULL (live). */
 static int attach_files(struct sym_session *s, struct sym_process *p,
 			const char *const *bids)
 {
@@ -151,23 +172,11 @@ static int attach_files(struct sym_session *s, struct sym_process *p,
 		const char *bid = bids ? bids[i] : NULL;
 		m->e = e;
 		module_init(&m->mod, e, anon_path(e));
-		if (e->kind == MAPS_FILE) {
-			struct sym_file_desc d = {
-				.dev = maps_entry_dev(e), .ino = e->inode,
-				.path = e->path, .path_len = strlen(e->path),
-				.build_id = bid, .deleted = e->deleted,
-				.pid = p->pid, .starttime = p->starttime,
-				.map_start = e->start, .map_limit = e->limit,
-			};
-			m->file = filetab_get(&s->files, &d);
-			if (!m->file)
-				return -ENOMEM;
-			if (!bids)
-				filetab_open(&s->files, m->file);
-		} else if (e->kind == MAPS_VDSO) {
-			m->file = sym_vdso_file(s, bids ? 0 : p->pid, e->start,
-						e->limit, bid ? bid : (bids ? "" : NULL));
-		}
+		if (e->kind == MAPS_FILE && attach_file(s, p, m, bid))
+			return -ENOMEM;
+		if (e->kind == MAPS_VDSO)
+			m->file = sym_vdso_file(s, bid ? 0 : p->pid, e->start,
+						e->limit, bid);
 		if (m->file && m->file->bid_known)
 			m->mod.build_id = m->file->build_id;
 		if (e->kind == MAPS_ANON || e->kind == MAPS_ANON_NAMED) {

@@ -119,6 +119,17 @@ else
 		grep -Eq 'reason=ok name=(__vdso_)?clock_gettime module=\[vdso\] ' <<<"$out"
 fi
 
+# [vsyscall] and other pseudo-mappings are labelled, never opened
+if grep -q '\[vsyscall\]$' "/proc/self/maps"; then
+	start_target "$T/t5b.out" "$T/target" || fail "vsyscall: target did not start"
+	out=$("$ST" snap "$TPID" user "$TPID" 0xffffffffff600400 stats)
+	check "vsyscall: labelled, no file opened for it" \
+		grep -q 'reason=anonymous memory name=- module=\[vsyscall\] ' <<<"$out"
+	kill -9 "$TPID"
+else
+	skip "vsyscall" "no [vsyscall] mapping on this kernel"
+fi
+
 # --- mount namespace: the binary exists only inside ----------------------
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	skip "mount namespace" "needs root and unshare"

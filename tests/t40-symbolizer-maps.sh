@@ -56,7 +56,7 @@ check "maps: live maps show [vdso] as vdso" grep -q 'kind=vdso deleted=0 path=\[
 : >"$T/empty.map"
 check_eq "perfmap: empty file is an empty map" "perfmap rc=0 entries=0 bad=0 name=-" \
 	"$("$T/st" perfmap "$T/empty.map" 0x1000)"
-{ printf 'g'; head -c 3000 /dev/urandom | tr '\n\0' 'xx'; } >"$T/garbage.map"
+{ printf 'g'; head -c 3000 /dev/urandom | tr '\n\0' 'x'; } >"$T/garbage.map"
 printf '\nzz 10 x\n1000\n1000 zz name\n1000 0 zero\n' >>"$T/garbage.map"
 check_eq "perfmap: garbage lines skipped and counted" "perfmap rc=0 entries=0 bad=5 name=-" \
 	"$("$T/st" perfmap "$T/garbage.map" 0x1000)"
