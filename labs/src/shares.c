@@ -1,0 +1,108 @@
+/*
+ * shares.c - a workload whose CPU time is split in known shares (labs 2, 3,
+ * 4 and 7).
+ *
+ *   main -> run -> matrix_multiply               MATRIX_MS of each round
+ *               -> read_data -> parse_record     2 ms
+ *                            -> checksum         1 ms
+ *               -> prepare                       1 ms
+ *               -> compress                      2 ms
+ *
+ * With the default MATRIX_MS of 14 a round is 20 ms of CPU time:
+ * matrix_multiply 70%, read_data 15% (parse_record 10%, checksum 5%),
+ * prepare 5%, compress 10%.  Time is measured on the thread's CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID), not the wall clock, so the shares hold even
+ * when other programs compete for the CPU.
+ *
+ * Usage: shares [SECONDS [MATRIX_MS]]   (SECONDS of wall time, default 10;
+ *        0 runs until killed)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#ifndef VARIANT
+#define VARIANT "plain"
+#endif
+
+/* Makes each build variant's code, and so its build-id, different. */
+const char shares_variant[] = VARIANT;
+
+static volatile uint64_t sink;
+
+static uint64_t cpu_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static uint64_t wall_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Burn `us` microseconds of this thread's CPU time in the caller's frame. */
+#define SPIN_FOR(us, body)                                              \
+	do {                                                            \
+		uint64_t end_ = cpu_us() + (us);                        \
+		while (cpu_us() < end_)                                 \
+			for (int i_ = 0; i_ < 200000; i_++) { body; }    \
+	} while (0)
+
+__attribute__((noinline)) void matrix_multiply(unsigned us)
+{
+	SPIN_FOR(us, sink += (uint64_t)i_ * 2654435761u);
+}
+
+__attribute__((noinline)) void parse_record(unsigned us)
+{
+	SPIN_FOR(us, sink ^= (uint64_t)i_ << 3);
+}
+
+__attribute__((noinline)) void checksum(unsigned us)
+{
+	SPIN_FOR(us, sink += sink >> 7);
+}
+
+__attribute__((noinline)) void read_data(unsigned us)
+{
+	parse_record(us * 2 / 3);
+	checksum(us / 3);
+}
+
+__attribute__((noinline)) void prepare(unsigned us)
+{
+	SPIN_FOR(us, sink -= (uint64_t)i_);
+}
+
+__attribute__((noinline)) void compress(unsigned us)
+{
+	SPIN_FOR(us, sink = (sink << 1) ^ (uint64_t)i_);
+}
+
+__attribute__((noinline)) void run(unsigned matrix_us)
+{
+	matrix_multiply(matrix_us);
+	read_data(3000);
+	prepare(1000);
+	compress(2000);
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 10;
+	long matrix_ms = argc > 2 ? atol(argv[2]) : 14;
+
+	if (secs < 0 || matrix_ms < 0 || matrix_ms > 1000) {
+		fprintf(stderr, "usage: shares [SECONDS [MATRIX_MS]]\n");
+		return 1;
+	}
+	uint64_t end = wall_us() + (uint64_t)(secs * 1e6);
+	while (secs == 0 || wall_us() < end)
+		run((unsigned)matrix_ms * 1000);
+	return 0;
+}
