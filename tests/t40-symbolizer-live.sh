@@ -146,6 +146,26 @@ else
 		"$(awk -v a="$A" '$2 == a { print }' <<<"$out" | while read -r l; do res "$l" "$A"; done | paste -sd'|')"
 fi
 
+# the same without CAP_SYS_ADMIN (map_files refused): only
+# /proc/PID/root reaches the file
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v setpriv >/dev/null &&
+	id nobody >/dev/null 2>&1; then
+	mkdir -p "$T/ns2"
+	chmod 755 "$T"
+	start_target "$T/t6b.out" unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$T/ns2' && cp '$T/target' '$T/ns2/prog' &&
+		 exec setpriv --reuid=nobody --regid=nogroup --clear-groups '$T/ns2/prog'" ||
+		fail "mntns-nobody: target did not start" "$(cat "$T/t6b.out")"
+	A=$(func_addr sf_target_alpha "$T/t6b.out")
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$ST" snap "$TPID" user "$TPID" "$A" 2>&1)
+	check "mntns-nobody: map_files is refused to an unprivileged user" \
+		bash -c "! setpriv --reuid=nobody --regid=nogroup --clear-groups cat /proc/$TPID/map_files/* >/dev/null 2>&1"
+	check_eq "mntns-nobody: named through /proc/PID/root" "sf_target_alpha $T/ns2/prog 1" "$(res "$out" "$A")"
+	kill -9 "$TPID"
+else
+	skip "mount namespace without CAP_SYS_ADMIN" "needs root, unshare, setpriv and user nobody"
+fi
+
 # --- JIT perf map, also in a pid + mount namespace ----------------------
 start_target "$T/t7.out" "$T/target" --jit || fail "jit: target did not start"
 J=$(word_addr jit "$T/t7.out")
