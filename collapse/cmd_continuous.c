@@ -1,0 +1,1041 @@
+/*
+ * cmd_continuous.c - `stackfold continuous -o DIR [OPTIONS] -- bpftrace ARGS...`
+ *
+ * The long-running consumer behind scripts/continuous.  bpftrace
+ * (bt/continuous.bt) aggregates stacks in the kernel and prints them every
+ * window; each "@stackfold_total: N" line ends a window, which becomes one
+ * profile: DIR/YYYYMMDDTHHMMSSZ.pb.gz (UTC window start), plus a .folded
+ * sidecar with --folded (process frames comm-PID, what scripts/flame
+ * merges).
+ *
+ * What stays across windows and what does not:
+ *   - one symbolizer session (ELF indexes, kallsyms, memory-map
+ *     snapshots), so a window costs lookups, not index builds; it is
+ *     recycled once it has taken too many snapshots, because replaced
+ *     snapshots are kept until the session is freed;
+ *   - a fresh struct report per window, so a window's memory is bounded
+ *     by its unique stacks and nothing grows with uptime;
+ *   - an in-memory list of the files in DIR (scanned once at start), so
+ *     retention costs no directory scan per window.
+ *
+ * Files are written to a temporary name, fsynced and renamed (atomic.h);
+ * the .folded goes first and the .pb.gz last, so a window exists exactly
+ * when its .pb.gz does.  At start, temporary files and a .folded without
+ * its .pb.gz (a crash between the two renames) are removed.  A window
+ * whose name is taken (a restart within the same second) gets a -N
+ * suffix: nothing is overwritten.  A failed write (disk full, directory
+ * gone) costs that window only, with one line on stderr; older files are
+ * kept and writing resumes when the fault clears.
+ *
+ * SIGINT/SIGTERM: forwarded once to bpftrace as SIGINT; it prints the
+ * current (partial) window, which is written, and we exit 0.  A second
+ * signal kills bpftrace and exits 130.  If bpftrace dies on its own after
+ * having attached, the partial window is written and it is restarted
+ * with a growing delay; if it never attached, we exit 3.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "report.h"
+
+/* A session is replaced after this many snapshots: each re-snapshot keeps
+ * the one it replaces until the session is freed (symbolizer.h). */
+#define SNAPS_PER_SESSION 4096
+/* /proc reads per window are capped (a fork storm must not turn into a
+ * snapshot storm); pids beyond it are snapshotted lazily when resolved. */
+#define SNAPS_PER_WINDOW 1024
+#define STOP_GRACE_S 10		/* bpftrace's time to print and exit */
+#define RESTART_MAX_S 60
+#define STEM_MAX 40
+
+static volatile sig_atomic_t g_signals;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_signals++;
+}
+
+struct copts {
+	const char *dir;
+	unsigned window, hz;
+	uint64_t max_size;	/* bytes, 0 = no cap */
+	uint64_t max_age;	/* seconds, 0 = no cap */
+	bool folded, quiet;
+	struct sym_opts so;
+	char **argv;		/* bpftrace command */
+};
+
+/* One stored window: DIR/stem.pb.gz and maybe DIR/stem.folded. */
+struct stored {
+	char stem[STEM_MAX];
+	uint64_t bytes;
+	time_t t;		/* window start */
+};
+
+struct pipebuf {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+struct cont {
+	struct copts o;
+	struct sym_session *ss;	/* shared by every window */
+	uint64_t ss_snaps0;	/* stats.processes when ss was created */
+	struct report r;
+	bool r_open;
+	uint64_t win_start_ns;	/* CLOCK_REALTIME */
+	uint64_t win_records;	/* stack entries read in this window */
+	int *snap_pids;		/* pids snapshotted in this window */
+	size_t nsnap, snap_cap;
+	uint64_t snap_skipped;
+	/* bpftrace */
+	pid_t child;
+	struct pipebuf out, err;
+	bool attached, ever_attached, stop_sent;
+	uint64_t stop_at;	/* monotonic s when SIGINT was sent */
+	char last_err[256];	/* bpftrace's last stderr line */
+	uint64_t err_lines;
+	/* DIR */
+	struct stored *files;	/* sorted by stem (= by time) */
+	size_t nfiles, files_cap;
+	uint64_t total_bytes;
+	uint64_t written, failed;
+	char host[256], kernel[256];
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+	fputs("usage: stackfold continuous -o DIR [OPTIONS] -- bpftrace ARGS...\n"
+	      "Consume a running bt/continuous.bt capture: one profile per window,\n"
+	      "DIR/YYYYMMDDTHHMMSSZ.pb.gz (window start, UTC), written atomically.\n"
+	      "Normally started by scripts/continuous.\n\n"
+	      "  -o, --dir DIR          where the windows go (created if missing)\n"
+	      "  -w, --window SECONDS   the capture's window length (metadata; 10)\n"
+	      "  -F, --hz HZ            the capture's sampling rate (metadata; 99)\n"
+	      "      --folded           also write DIR/STEM.folded (comm-PID frames)\n"
+	      "      --max-size SIZE    keep at most SIZE bytes of windows (K, M, G;\n"
+	      "                         default 1G; 0 = no cap), oldest removed first\n"
+	      "      --max-age DURATION remove windows older than this (s, m, h, d;\n"
+	      "                         default: no cap)\n"
+	      "      --no-cache, --cache-dir DIR, --no-dwarf  (as for record)\n"
+	      "  -q, --quiet            log only problems (default: one line a window)\n\n"
+	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
+	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable;\n"
+	      "130 a second signal (the current window is lost).\n",
+	      out);
+}
+
+/* "512", "64K", "10M", "1G" (powers of 1024). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno)
+		return false;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+/* "90", "90s", "15m", "6h", "7d". */
+static bool parse_duration(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno)
+		return false;
+	uint64_t mul = 1;
+	switch (*end) {
+	case 's': end++; break;
+	case 'm': mul = 60; end++; break;
+	case 'h': mul = 3600; end++; break;
+	case 'd': mul = 86400; end++; break;
+	}
+	if (*end || v > UINT64_MAX / mul)
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || v < lo || v > hi)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXAGE, OPT_NOCACHE, OPT_CACHEDIR,
+       OPT_NODWARF };
+
+static const struct option long_opts[] = {
+	{ "dir", required_argument, NULL, 'o' },
+	{ "window", required_argument, NULL, 'w' },
+	{ "hz", required_argument, NULL, 'F' },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "max-size", required_argument, NULL, OPT_MAXSIZE },
+	{ "max-age", required_argument, NULL, OPT_MAXAGE },
+	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
+	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
+	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad_arg(const char *what, const char *arg)
+{
+	fprintf(stderr, "stackfold: continuous: bad %s '%s' (see --help)\n",
+		what, arg);
+	return EXIT_USAGE;
+}
+
+static int parse_one(struct copts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'o': o->dir = arg; return -1;
+	case 'w': return parse_uint(arg, 1, 86400, &o->window) ? -1
+			: bad_arg("--window", arg);
+	case 'F': return parse_uint(arg, 1, 100000, &o->hz) ? -1
+			: bad_arg("--hz", arg);
+	case OPT_FOLDED: o->folded = true; return -1;
+	case OPT_MAXSIZE: return parse_size(arg, &o->max_size) ? -1
+			: bad_arg("--max-size", arg);
+	case OPT_MAXAGE: return parse_duration(arg, &o->max_age) ? -1
+			: bad_arg("--max-age", arg);
+	case OPT_NOCACHE: o->so.no_cache = true; return -1;
+	case OPT_CACHEDIR: o->so.cache_dir = arg; return -1;
+	case OPT_NODWARF: o->so.no_dwarf = true; return -1;
+	case 'q': o->quiet = true; return -1;
+	case 'h': usage(stdout); return EXIT_OK;
+	default: usage(stderr); return EXIT_USAGE;
+	}
+}
+
+static int parse_args(struct copts *o, int argc, char **argv)
+{
+	*o = (struct copts){ .window = 10, .hz = 99, .max_size = 1ULL << 30 };
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:w:F:qh", long_opts, NULL)) != -1) {
+		int st = parse_one(o, opt, optarg);
+		if (st >= 0)
+			return st;
+	}
+	if (!o->dir) {
+		fprintf(stderr, "stackfold: continuous needs -o DIR\n");
+		return EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "stackfold: continuous needs a bpftrace command after --\n");
+		return EXIT_USAGE;
+	}
+	o->argv = argv + optind;
+	return -1;
+}
+
+/* ---- the directory: names, index, retention ---------------------------- */
+
+/* YYYYMMDDTHHMMSSZ, optionally -N; the time it names in *t. */
+static bool stem_parse(const char *s, size_t len, time_t *t)
+{
+	static const char pat[] = "dddddddddTddddddZ";
+	if (len < 16)
+		return false;
+	for (size_t i = 0; i < 16; i++)
+		if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != pat[i])
+			return false;
+	if (len > 16) {
+		if (s[16] != '-' || len == 17)
+			return false;
+		for (size_t i = 17; i < len; i++)
+			if (s[i] < '0' || s[i] > '9')
+				return false;
+	}
+	struct tm tm = { 0 };
+	if (!strptime(s, "%Y%m%dT%H%M%SZ", &tm))
+		return false;
+	*t = timegm(&tm);
+	return true;
+}
+
+/* Our file kinds: 0 not ours, 1 .pb.gz, 2 .folded, 3 a temporary of either
+ * (atomic.h names them FINAL.tmp.XXXXXX). */
+static int file_kind(const char *name, char *stem, time_t *t)
+{
+	const char *dot = strchr(name, '.');
+	if (!dot || dot - name >= STEM_MAX || !stem_parse(name, (size_t)(dot - name), t))
+		return 0;
+	memcpy(stem, name, (size_t)(dot - name));
+	stem[dot - name] = 0;
+	if (strstr(dot, ".tmp."))
+		return 3;
+	if (strcmp(dot, ".pb.gz") == 0)
+		return 1;
+	if (strcmp(dot, ".folded") == 0)
+		return 2;
+	return 0;
+}
+
+static void path_of(char *buf, size_t n, const char *dir, const char *stem,
+		    const char *suffix)
+{
+	snprintf(buf, n, "%s/%s%s", dir, stem, suffix);
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static int stored_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct stored *)a)->stem,
+		      ((const struct stored *)b)->stem);
+}
+
+static int index_add(struct cont *x, const char *stem, time_t t, uint64_t bytes)
+{
+	if (sf_grow((void **)&x->files, &x->files_cap, x->nfiles + 1,
+		    sizeof(*x->files)))
+		return -ENOMEM;
+	struct stored *s = &x->files[x->nfiles++];
+	snprintf(s->stem, sizeof(s->stem), "%s", stem);
+	s->t = t;
+	s->bytes = bytes;
+	x->total_bytes += bytes;
+	return 0;
+}
+
+static bool index_has(const struct cont *x, const char *stem)
+{
+	for (size_t i = x->nfiles; i-- > 0;)	/* recent ones are last */
+		if (strcmp(x->files[i].stem, stem) == 0)
+			return true;
+	return false;
+}
+
+/* First pass of the start-up scan: temporaries are removed (a crash
+ * mid-write), and windows are indexed. */
+static int scan_entry(struct cont *x, const char *name, uint64_t *stale)
+{
+	char stem[STEM_MAX], path[4096];
+	time_t t;
+	int kind = file_kind(name, stem, &t);
+	snprintf(path, sizeof(path), "%s/%s", x->o.dir, name);
+	if (kind == 3) {
+		if (unlink(path) == 0)
+			(*stale)++;
+		return 0;
+	}
+	if (kind != 1)
+		return 0;
+	char folded[4096];
+	path_of(folded, sizeof(folded), x->o.dir, stem, ".folded");
+	return index_add(x, stem, t, file_size(path) + file_size(folded));
+}
+
+/* Second pass: a .folded whose .pb.gz is missing is half a window. */
+static void drop_orphan(struct cont *x, const char *name, uint64_t *stale)
+{
+	char stem[STEM_MAX], path[4096], pb[4096];
+	time_t t;
+	if (file_kind(name, stem, &t) != 2)
+		return;
+	path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
+	snprintf(path, sizeof(path), "%s/%s", x->o.dir, name);
+	if (access(pb, F_OK) != 0 && unlink(path) == 0)
+		(*stale)++;
+}
+
+static int scan_dir(struct cont *x)
+{
+	uint64_t stale = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		DIR *d = opendir(x->o.dir);
+		if (!d) {
+			fprintf(stderr, "stackfold: cannot open '%s': %s\n",
+				x->o.dir, strerror(errno));
+			return EXIT_IO;
+		}
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (pass == 1) {
+				drop_orphan(x, de->d_name, &stale);
+			} else if (scan_entry(x, de->d_name, &stale)) {
+				closedir(d);
+				fprintf(stderr, "stackfold: out of memory\n");
+				return EXIT_IO;
+			}
+		}
+		closedir(d);
+	}
+	qsort(x->files, x->nfiles, sizeof(*x->files), stored_cmp);
+	if (stale)
+		fprintf(stderr, "stackfold: removed %" PRIu64 " unfinished file%s "
+			"left in '%s' by an earlier run\n", stale,
+			stale == 1 ? "" : "s", x->o.dir);
+	return 0;
+}
+
+static int make_dir(const char *dir)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void remove_stored(struct cont *x, size_t i)
+{
+	char path[4096];
+	path_of(path, sizeof(path), x->o.dir, x->files[i].stem, ".pb.gz");
+	unlink(path);
+	path_of(path, sizeof(path), x->o.dir, x->files[i].stem, ".folded");
+	unlink(path);
+	x->total_bytes -= x->files[i].bytes;
+	memmove(&x->files[i], &x->files[i + 1],
+		(x->nfiles - i - 1) * sizeof(*x->files));
+	x->nfiles--;
+}
+
+/* Oldest first, always keeping the newest window. */
+static uint64_t retention(struct cont *x)
+{
+	uint64_t removed = 0;
+	time_t now = time(NULL);
+	while (x->nfiles > 1 &&
+	       ((x->o.max_size && x->total_bytes > x->o.max_size) ||
+		(x->o.max_age && (uint64_t)(now - x->files[0].t) > x->o.max_age))) {
+		remove_stored(x, 0);
+		removed++;
+	}
+	return removed;
+}
+
+/* ---- one window ------------------------------------------------------- */
+
+static void feed(struct cont *x, const char *s, size_t len)
+{
+	if (report_line(&x->r, s, len) == -ENOMEM)
+		fprintf(stderr, "stackfold: out of memory (window %" PRIu64
+			" incomplete)\n", x->written + x->failed + 1);
+}
+
+static void feed_meta(struct cont *x, const char *k, const char *v)
+{
+	char line[4352];
+	int n = snprintf(line, sizeof(line), "#meta %s %s", k, v);
+	if (n > 0)
+		feed(x, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+/* The session would be created by report_session(); this borrows ours
+ * instead, so a window costs lookups rather than index loads.  (Proposed
+ * for report.h: report_init_session(r, ss, lazy), report_release() not
+ * freeing a borrowed session; until then the fields are set here and
+ * cleared before report_release().) */
+static int attach_session(struct cont *x)
+{
+	struct resolver *res = resolver_new(&x->r.prof, x->ss, true);
+	if (!res)
+		return -ENOMEM;
+	resolver_free(x->r.res);
+	x->r.res = res;
+	x->r.sym = x->ss;
+	return 0;
+}
+
+static int window_begin(struct cont *x)
+{
+	char buf[64];
+	if (report_init(&x->r, &x->o.so, true) || attach_session(x)) {
+		report_release(&x->r);
+		return -ENOMEM;
+	}
+	x->r_open = true;
+	x->win_records = 0;
+	x->nsnap = 0;
+	x->snap_skipped = 0;
+	report_begin_input(&x->r);
+	feed(x, "# stackfold-capture 1", 21);
+	snprintf(buf, sizeof(buf), "%u", x->o.hz);
+	feed_meta(x, "hz", buf);
+	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
+	feed_meta(x, "start_ns", buf);
+	if (x->host[0])
+		feed_meta(x, "host", x->host);
+	if (x->kernel[0])
+		feed_meta(x, "kernel", x->kernel);
+	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
+	if (v)
+		feed_meta(x, "bpftrace", v);
+	v = getenv("STACKFOLD_CMDLINE");
+	feed_meta(x, "cmdline", v ? v : "stackfold continuous");
+	return 0;
+}
+
+static void window_release(struct cont *x)
+{
+	x->r.sym = NULL;	/* borrowed: see attach_session() */
+	report_release(&x->r);
+	x->r_open = false;
+}
+
+/* The window's name: its start time, suffixed when taken. */
+static void window_stem(struct cont *x, char *stem, time_t *t)
+{
+	*t = (time_t)(x->win_start_ns / 1000000000ULL);
+	struct tm tm;
+	gmtime_r(t, &tm);
+	char base[24], path[4096];
+	strftime(base, sizeof(base), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(stem, STEM_MAX, "%s", base);
+	for (unsigned n = 1; n < 100000; n++) {
+		path_of(path, sizeof(path), x->o.dir, stem, ".pb.gz");
+		if (!index_has(x, stem) && access(path, F_OK) != 0)
+			return;
+		snprintf(stem, STEM_MAX, "%s-%u", base, n);
+	}
+}
+
+static int write_file(struct cont *x, const struct out_format *fmt,
+		      const char *path, const struct fold *f, struct sf_err *e)
+{
+	struct out_opts oo = { .fold_flags = FOLD_PID };
+	struct report_output out = { fmt, path };
+	return report_write(&x->r, &out, 1, &oo, f, e);
+}
+
+/* .folded first, .pb.gz last: the .pb.gz is the window's commit mark. */
+static int write_outputs(struct cont *x, const char *stem, struct sf_err *e)
+{
+	char pb[4096], fo[4096];
+	path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
+	path_of(fo, sizeof(fo), x->o.dir, stem, ".folded");
+	struct fold f = { 0 };
+	if (fold_build(&f, &x->r.prof, FOLD_PID)) {
+		fold_release(&f);
+		return sf_err_set(e, ENOMEM, "out of memory");
+	}
+	int ret = 0;
+	if (x->o.folded)
+		ret = write_file(x, out_format_find("folded"), fo, &f, e);
+	if (!ret)
+		ret = write_file(x, out_format_find("pprof"), pb, &f, e);
+	if (ret && x->o.folded)
+		unlink(fo);
+	fold_release(&f);
+	return ret;
+}
+
+/* Write, retrying once after re-creating DIR (it may have been deleted). */
+static int write_window(struct cont *x, const char *stem, struct sf_err *e)
+{
+	int ret = write_outputs(x, stem, e);
+	if (ret == -ENOENT && make_dir(x->o.dir) == 0)
+		ret = write_outputs(x, stem, e);
+	return ret;
+}
+
+static void log_written(struct cont *x, const char *stem, uint64_t bytes,
+			uint64_t removed)
+{
+	const struct pf_counters *k = &x->r.prof.counters;
+	uint64_t dropped = report_dropped(&x->r);
+	bool loss = dropped || k->lost_events || k->stackid_errors ||
+		    k->unparsable_lines || k->incomplete_records || x->snap_skipped;
+	if (x->o.quiet && !loss)
+		return;
+	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu stacks, %"
+		PRIu64 " KiB", stem, k->samples, x->r.prof.nsamples - 1,
+		(bytes + 1023) / 1024);
+	if (dropped)
+		fprintf(stderr, "; %" PRIu64 " dropped by a full map", dropped);
+	if (k->lost_events)
+		fprintf(stderr, "; bpftrace lost %" PRIu64 " events", k->lost_events);
+	if (k->stackid_errors)
+		fprintf(stderr, "; %" PRIu64 " stack-id errors", k->stackid_errors);
+	if (k->unparsable_lines || k->incomplete_records)
+		fprintf(stderr, "; %" PRIu64 " unparsable lines", k->unparsable_lines +
+			k->incomplete_records);
+	if (x->snap_skipped)
+		fprintf(stderr, "; %" PRIu64 " new processes over the snapshot cap",
+			x->snap_skipped);
+	if (removed)
+		fprintf(stderr, "; %" PRIu64 " old window%s removed", removed,
+			removed == 1 ? "" : "s");
+	fputc('\n', stderr);
+}
+
+/* A full session is replaced; the pids of this window are re-snapshotted
+ * into the new one (their #pid lines may already have gone by). */
+static void session_recycle(struct cont *x)
+{
+	struct sym_stats st;
+	sym_session_stats(x->ss, &st);
+	if (st.processes - x->ss_snaps0 < SNAPS_PER_SESSION)
+		return;
+	struct sym_session *ns = sym_session_new(&x->o.so, NULL);
+	if (!ns)
+		return;		/* keep the old one: bigger beats broken */
+	sym_session_free(x->ss);
+	x->ss = ns;
+	x->ss_snaps0 = 0;
+	for (size_t i = 0; i < x->nsnap; i++)
+		sym_process_snapshot(x->ss, x->snap_pids[i], NULL);
+	sym_session_stats(x->ss, &st);
+	x->ss_snaps0 = st.processes;
+}
+
+static void drain_warnings(struct cont *x)
+{
+	const char *w;
+	while ((w = sym_session_next_warning(x->ss)))
+		fprintf(stderr, "stackfold: warning: %s\n", w);
+}
+
+/* End the window: write it (unless it is an empty tail at EOF), start the
+ * next one at `now`.  Returns 0 or -ENOMEM. */
+static int window_end(struct cont *x, bool at_eof)
+{
+	uint64_t now = now_ns(CLOCK_REALTIME);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRIu64, now - x->win_start_ns);
+	feed_meta(x, "duration_ns", buf);
+	struct report_input_stats st;
+	int ret = report_end_input(&x->r, &st);
+	if (!ret && !(at_eof && !x->win_records)) {
+		char stem[STEM_MAX];
+		time_t t;
+		struct sf_err e = { "" };
+		window_stem(x, stem, &t);
+		if (write_window(x, stem, &e)) {
+			x->failed++;
+			fprintf(stderr, "stackfold: window %s not written: %s (%"
+				PRIu64 " window%s lost so far)\n", stem, e.msg,
+				x->failed, x->failed == 1 ? "" : "s");
+		} else {
+			char pb[4096], fo[4096];
+			path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
+			path_of(fo, sizeof(fo), x->o.dir, stem, ".folded");
+			uint64_t bytes = file_size(pb) + (x->o.folded ? file_size(fo) : 0);
+			x->written++;
+			ret = index_add(x, stem, t, bytes);
+			log_written(x, stem, bytes, retention(x));
+		}
+	}
+	drain_warnings(x);
+	session_recycle(x);
+	window_release(x);
+	x->win_start_ns = now;
+	return ret ? ret : window_begin(x);
+}
+
+/* ---- bpftrace's output ------------------------------------------------ */
+
+static void first_sample(struct cont *x, const char *s, size_t len)
+{
+	char num[16];
+	size_t i = 5, n = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9' && n < sizeof(num) - 1)
+		num[n++] = s[i++];
+	num[n] = 0;
+	int pid = atoi(num);
+	if (pid <= 0)
+		return;
+	if (x->nsnap >= SNAPS_PER_WINDOW) {
+		x->snap_skipped++;
+		return;
+	}
+	if (sf_grow((void **)&x->snap_pids, &x->snap_cap, x->nsnap + 1,
+		    sizeof(*x->snap_pids)) == 0)
+		x->snap_pids[x->nsnap++] = pid;
+	sym_process_snapshot(x->ss, pid, NULL);	/* gone: frames say so */
+}
+
+/* bt/continuous.bt double-buffers: windows alternate between @stackfold
+ * and @stackfold_b, with totals @stackfold_total and @stackfold_total_b.
+ * The parser knows the first total's name only, so the second is renamed
+ * on the way in; the stack maps' names do not matter to it. */
+static bool starts(const char *s, size_t len, const char *p)
+{
+	size_t n = strlen(p);
+	return len >= n && memcmp(s, p, n) == 0;
+}
+
+static int total_line(struct cont *x, const char *s, size_t len)
+{
+	char buf[64];
+	if (starts(s, len, "@stackfold_total_b:") && len - 19 < 40) {
+		int n = snprintf(buf, sizeof(buf), "@stackfold_total:%.*s",
+				 (int)(len - 19), s + 19);
+		s = buf;
+		len = (size_t)n;
+	}
+	feed(x, s, len);
+	/* At exit bpftrace prints every keyless map again (as 0): an empty
+	 * window after the stop is that echo, not a window. */
+	if (x->stop_sent && !x->win_records)
+		return 0;
+	return window_end(x, false);
+}
+
+static int out_line(struct cont *x, const char *s, size_t len)
+{
+	if (starts(s, len, "#pid ")) {
+		first_sample(x, s, len);
+		return 0;
+	}
+	if (starts(s, len, "#attached")) {
+		x->attached = x->ever_attached = true;
+		return 0;
+	}
+	if (starts(s, len, "@stackfold_total"))
+		return total_line(x, s, len);
+	if (starts(s, len, "@stackfold[") || starts(s, len, "@stackfold_b["))
+		x->win_records++;
+	feed(x, s, len);
+	return 0;
+}
+
+static bool noise(const char *s, size_t len)
+{
+	return memmem(s, len, "RLIMIT_MEMLOCK", 14) != NULL;
+}
+
+/* bpftrace's stderr: losses go to the window; other lines are shown
+ * until it has attached (start-up errors), then only kept for the log
+ * line of an unexpected exit, so a chatty bpftrace cannot flood the log. */
+static int err_line(struct cont *x, const char *s, size_t len)
+{
+	if ((len > 5 && memcmp(s, "Lost ", 5) == 0) ||
+	    memmem(s, len, "failed to look up stack id", 26)) {
+		feed(x, s, len);
+		return 0;
+	}
+	if (noise(s, len) || !len)
+		return 0;
+	x->err_lines++;
+	snprintf(x->last_err, sizeof(x->last_err), "%.*s", (int)len, s);
+	if (!x->ever_attached)
+		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
+	return 0;
+}
+
+static int pb_read(struct cont *x, struct pipebuf *pb,
+		   int (*fn)(struct cont *, const char *, size_t))
+{
+	if (sf_grow((void **)&pb->buf, &pb->cap, pb->len + 65536, 1))
+		return -ENOMEM;
+	ssize_t n = read(pb->fd, pb->buf + pb->len, pb->cap - pb->len);
+	if (n <= 0) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return 0;
+		pb->eof = true;
+		int ret = pb->len ? fn(x, pb->buf, pb->len) : 0;
+		pb->len = 0;
+		return ret;
+	}
+	pb->len += (size_t)n;
+	size_t start = 0;
+	char *nl;
+	while ((nl = memchr(pb->buf + start, '\n', pb->len - start))) {
+		int ret = fn(x, pb->buf + start, (size_t)(nl - pb->buf - start));
+		if (ret)
+			return ret;
+		start = (size_t)(nl - pb->buf) + 1;
+	}
+	memmove(pb->buf, pb->buf + start, pb->len - start);
+	pb->len -= start;
+	return 0;
+}
+
+/* ---- the child -------------------------------------------------------- */
+
+static pid_t spawn(char **argv, int *out_fd, int *err_fd)
+{
+	int po[2], pe[2];
+	if (pipe2(po, O_CLOEXEC))
+		return -1;
+	if (pipe2(pe, O_CLOEXEC)) {
+		close(po[0]);
+		close(po[1]);
+		return -1;
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* Own process group: a terminal's Ctrl-C reaches only us.  Dies
+		 * with us: a SIGKILLed consumer must not leave bpftrace
+		 * attached and printing into a dead pipe. */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	*out_fd = po[0];
+	*err_fd = pe[0];
+	return pid;
+}
+
+static void stop_child(struct cont *x)
+{
+	if (x->stop_sent)
+		return;
+	kill(x->child, SIGINT);
+	x->stop_sent = true;
+	x->stop_at = now_ns(CLOCK_MONOTONIC) / 1000000000ULL;
+}
+
+/* Read bpftrace until both pipes close.  0, or EXIT_INTERRUPTED / EXIT_IO. */
+static int pump(struct cont *x)
+{
+	while (!x->out.eof || !x->err.eof) {
+		struct pollfd pf[2] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
+					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 } };
+		int n = poll(pf, 2, 1000);
+		if (g_signals >= 2)
+			return EXIT_INTERRUPTED;
+		if (g_signals == 1)
+			stop_child(x);
+		if (x->stop_sent && now_ns(CLOCK_MONOTONIC) / 1000000000ULL >
+				    x->stop_at + STOP_GRACE_S)
+			kill(-x->child, SIGKILL);	/* hung: pipes close */
+		if (n <= 0)
+			continue;
+		int ret = 0;
+		if (pf[0].revents)
+			ret = pb_read(x, &x->out, out_line);
+		if (!ret && pf[1].revents)
+			ret = pb_read(x, &x->err, err_line);
+		if (ret) {
+			fprintf(stderr, "stackfold: out of memory\n");
+			return EXIT_IO;
+		}
+	}
+	return 0;
+}
+
+static void child_reset(struct cont *x)
+{
+	if (x->out.fd > 0)
+		close(x->out.fd);
+	if (x->err.fd > 0)
+		close(x->err.fd);
+	x->out.fd = x->err.fd = -1;
+	x->out.len = x->err.len = 0;
+	x->out.eof = x->err.eof = false;
+	x->attached = false;
+	x->last_err[0] = 0;
+	x->err_lines = 0;
+}
+
+static int child_wait(struct cont *x)
+{
+	int status = 0;
+	while (waitpid(x->child, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static void describe_exit(int status, char *buf, size_t n)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, n, "exit status %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, n, "signal %d", WTERMSIG(status));
+}
+
+/* Sleep up to `secs`, cut short by a signal.  True when stopped. */
+static bool backoff(unsigned secs)
+{
+	for (unsigned i = 0; i < secs * 10 && !g_signals; i++)
+		poll(NULL, 0, 100);
+	return g_signals != 0;
+}
+
+/* One run of bpftrace.  Returns -1 to restart it, else an exit status. */
+static int run_once(struct cont *x, unsigned *delay)
+{
+	child_reset(x);
+	x->stop_sent = false;
+	x->child = spawn(x->o.argv, &x->out.fd, &x->err.fd);
+	if (x->child < 0) {
+		fprintf(stderr, "stackfold: cannot start '%s': %s\n", x->o.argv[0],
+			strerror(errno));
+		return EXIT_ENV;
+	}
+	uint64_t windows0 = x->written + x->failed;
+	int st = pump(x);
+	if (st) {
+		kill(-x->child, SIGKILL);
+		child_wait(x);
+		if (st == EXIT_INTERRUPTED)
+			fprintf(stderr, "stackfold: aborted, window in progress lost\n");
+		return st;
+	}
+	int status = child_wait(x);
+	if (x->r_open && x->win_records && window_end(x, true)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	if (x->stop_sent)
+		return EXIT_OK;
+	char how[64];
+	describe_exit(status, how, sizeof(how));
+	if (x->written + x->failed > windows0 + 1)
+		*delay = 1;	/* it ran for a while: a fresh crash */
+	if (!x->attached) {
+		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s)\n", how);
+		return EXIT_ENV;
+	}
+	fprintf(stderr, "stackfold: bpftrace exited (%s%s%s), restarting in %u s\n",
+		how, x->last_err[0] ? ": " : "", x->last_err, *delay);
+	if (backoff(*delay))
+		return EXIT_OK;
+	*delay = *delay * 2 > RESTART_MAX_S ? RESTART_MAX_S : *delay * 2;
+	x->win_start_ns = now_ns(CLOCK_REALTIME);
+	return -1;
+}
+
+/* ---- set-up ----------------------------------------------------------- */
+
+/* Pinned files are kept open by the session: use the hard fd limit. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int setup(struct cont *x)
+{
+	struct sf_err e = { "" };
+	int rc = make_dir(x->o.dir);
+	if (rc) {
+		fprintf(stderr, "stackfold: cannot create '%s': %s\n", x->o.dir,
+			strerror(-rc));
+		return EXIT_IO;
+	}
+	if ((rc = scan_dir(x)))
+		return rc;
+	raise_nofile();
+	x->ss = sym_session_new(&x->o.so, &e);
+	if (!x->ss) {
+		fprintf(stderr, "stackfold: %s\n", e.msg[0] ? e.msg : "out of memory");
+		return EXIT_IO;
+	}
+	struct utsname u;
+	if (uname(&u) == 0) {
+		snprintf(x->host, sizeof(x->host), "%s", u.nodename);
+		snprintf(x->kernel, sizeof(x->kernel), "%s", u.release);
+	}
+	x->win_start_ns = now_ns(CLOCK_REALTIME);
+	if (window_begin(x)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+int cmd_continuous(int argc, char **argv)
+{
+	struct cont x = { .out.fd = -1, .err.fd = -1 };
+	int st = parse_args(&x.o, argc, argv);
+	if (st >= 0)
+		return st;
+	st = setup(&x);
+	for (unsigned delay = 1; !st;) {
+		int r = run_once(&x, &delay);
+		if (r != -1) {	/* -1: restart bpftrace */
+			st = r;
+			break;
+		}
+	}
+	if (!x.o.quiet && x.written + x.failed)
+		fprintf(stderr, "stackfold: stopped: %" PRIu64 " window%s written, %"
+			PRIu64 " lost\n", x.written, x.written == 1 ? "" : "s",
+			x.failed);
+	if (x.r_open)
+		window_release(&x);
+	child_reset(&x);
+	free(x.out.buf);
+	free(x.err.buf);
+	free(x.snap_pids);
+	free(x.files);
+	sym_session_free(x.ss);
+	return st;
+}
