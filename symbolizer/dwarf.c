@@ -434,7 +434,8 @@ static int flatten(struct dwalk *w)
 	size_t n = 0, cap = 0;
 	int rc = 0;
 
-	qsort(w->r, w->nr, sizeof(*w->r), drange_cmp);
+	if (w->nr)
+		qsort(w->r, w->nr, sizeof(*w->r), drange_cmp);
 	for (size_t i = 0; i <= w->nr && !rc; i++) {
 		uint64_t lo = i < w->nr ? w->r[i].lo : UINT64_MAX;
 		while (n && st[n - 1].hi <= lo && !rc) {

@@ -119,8 +119,9 @@ static void freeze_copy(struct idx_builder *b, unsigned char *blob,
 	struct idx_node *no = (void *)(blob + h->sect_off[IDX_NODES]);
 	char *st = (char *)blob + h->sect_off[IDX_STRS];
 
-	memcpy(blob + h->sect_off[IDX_PHDRS], b->phdrs,
-	       b->nphdrs * sizeof(*b->phdrs));
+	if (b->nphdrs)
+		memcpy(blob + h->sect_off[IDX_PHDRS], b->phdrs,
+		       b->nphdrs * sizeof(*b->phdrs));
 	struct idx_seg *sg = (void *)(blob + h->sect_off[IDX_SEGS]);
 	for (size_t i = 0; i < b->nsegs; i++)
 		sg[i] = (struct idx_seg){

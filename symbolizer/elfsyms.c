@@ -141,7 +141,8 @@ static int rawsym_cmp(const void *pa, const void *pb)
 /* Sorted, alias-reduced symbols into b->syms (replacing what is there). */
 static int emit(struct idx_builder *b, struct rawsyms *rs)
 {
-	qsort(rs->v, rs->n, sizeof(*rs->v), rawsym_cmp);
+	if (rs->n)
+		qsort(rs->v, rs->n, sizeof(*rs->v), rawsym_cmp);
 	b->nsyms = 0;
 	for (size_t i = 0; i < rs->n;) {
 		size_t j = i;
