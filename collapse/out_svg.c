@@ -57,7 +57,7 @@ struct vframe {
 
 struct layout {
 	const struct fold *fold;
-	uint32_t *order;	/* line order, NULL = fold order */
+	struct svg_order ord;	/* line order; .order NULL = fold order */
 	double min_count;	/* narrower frames are dropped */
 	struct open_frame *open;
 	size_t nopen, open_cap;
@@ -102,12 +102,15 @@ static int open_frame(struct layout *l, const char *s, uint32_t off,
 
 /* Number of leading frames s shares with the previous line (the open
  * path, root excluded). */
-static size_t common_frames(struct layout *l, const char *s, uint32_t len)
+static size_t common_frames(struct layout *l, const char *s, uint32_t len,
+			    uint32_t cp)
 {
 	if (!l->prev)
 		return 0;
-	uint32_t n = len < l->prev_len ? len : l->prev_len;
-	uint32_t cp = svg_common_prefix(s, l->prev, n);
+	if (cp == SVG_CP_UNKNOWN) {
+		uint32_t n = len < l->prev_len ? len : l->prev_len;
+		cp = svg_common_prefix(s, l->prev, n);
+	}
 	size_t i = 1;
 	while (i < l->nopen && (l->open[i].end < cp ||
 				(l->open[i].end == cp &&
@@ -116,11 +119,11 @@ static size_t common_frames(struct layout *l, const char *s, uint32_t len)
 	return i - 1;
 }
 
-static int add_line(struct layout *l, const struct fold_line *fl)
+static int add_line(struct layout *l, const struct fold_line *fl, uint32_t cp)
 {
 	const char *s = fl->stack;
 	uint32_t len = fl->len;
-	size_t same = common_frames(l, s, len);
+	size_t same = common_frames(l, s, len, cp);
 	for (size_t d = l->nopen - 1; d > same; d--) {
 		int ret = close_frame(l, d);
 		if (ret)
@@ -148,7 +151,7 @@ static int add_line(struct layout *l, const struct fold_line *fl)
 	return 0;
 }
 
-/* One pass over the lines in l->order. */
+/* One pass over the lines in l->ord order. */
 static int layout_pass(struct layout *l)
 {
 	const struct fold *f = l->fold;
@@ -158,8 +161,13 @@ static int layout_pass(struct layout *l)
 	l->max_depth = 0;
 	l->prev = NULL;
 	int ret = open_frame(l, "all", 0, 3);
-	for (size_t i = 0; !ret && i < f->n; i++)
-		ret = add_line(l, &f->lines[l->order ? l->order[i] : i]);
+	const uint32_t *ord = l->ord.order, *cps = l->ord.cp;
+	for (size_t i = 0; !ret && i < f->n; i++) {
+		if (i + 4 < f->n)	/* lines sit anywhere in memory */
+			__builtin_prefetch(f->lines[ord ? ord[i + 4] : i + 4].stack);
+		ret = add_line(l, &f->lines[ord ? ord[i] : i],
+			       cps ? cps[i] : SVG_CP_UNKNOWN);
+	}
 	if (ret)
 		return ret;
 	for (size_t d = l->nopen; !ret && d-- > 0;)
@@ -181,12 +189,13 @@ static int seq_order(struct layout *l)
 	const struct fold *f = l->fold;
 	if (f->n > UINT32_MAX)
 		return -ENOMEM;
-	l->order = malloc((f->n ? f->n : 1) * sizeof(*l->order));
-	if (!l->order)
+	uint32_t *o = malloc((f->n ? f->n : 1) * sizeof(*o));
+	if (!o)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->n; i++)
-		l->order[i] = (uint32_t)i;
-	qsort_r(l->order, f->n, sizeof(*l->order), cmp_seq, f->lines);
+		o[i] = (uint32_t)i;
+	qsort_r(o, f->n, sizeof(*o), cmp_seq, f->lines);
+	l->ord.order = o;
 	return 0;
 }
 
@@ -206,13 +215,13 @@ static int layout_build(struct layout *l, bool flamechart)
 	if (flamechart)
 		ret = in_seq_order(l->fold) ? 0 : seq_order(l);
 	else
-		ret = svg_frame_order(l->fold, &l->order);
+		ret = svg_order_build(&l->ord, l->fold);
 	return ret ? ret : layout_pass(l);
 }
 
 static void layout_release(struct layout *l)
 {
-	free(l->order);
+	svg_order_release(&l->ord);
 	free(l->open);
 	free(l->v);
 }

@@ -1,7 +1,8 @@
 /* svg_order.c - see svg_order.h.
  *
- * A pass over adjacent lines finds where frame-wise order disagrees; each
- * disagreement lies inside the block of lines sharing the bytes up to the
+ * A pass over adjacent lines finds where frame-wise order disagrees in a
+ * way that splits a frame ("a;f" exists, and "a;f0" sorts between it and
+ * "a;f;g"); each such disagreement lies inside the block of lines sharing the bytes up to the
  * frame where it happens (a contiguous range in sorted order; such blocks
  * nest or are disjoint).  Each outermost block is fixed top-down, one
  * frame level at a time: the lines are cut into runs with the same frame
@@ -160,23 +161,76 @@ static uint32_t frame_start(const char *s, uint32_t cp)
 	return cp;
 }
 
+/* Is s[0..len) one of the lines?  (They are sorted bytewise.) */
+static bool is_line(const struct fold *f, const char *s, uint32_t len)
+{
+	size_t lo = 0, hi = f->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fold_line *l = &f->lines[mid];
+		int c = memcmp(l->stack, s, l->len < len ? l->len : len);
+		if (!c)
+			c = (l->len > len) - (l->len < len);
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 static bool has_prefix(const struct fold_line *l, const char *p, uint32_t k)
 {
 	return l->len >= k && !memcmp(l->stack, p, k);
 }
 
-int svg_frame_order(const struct fold *f, uint32_t **order)
+/* Lines in [lo, hi) may have moved: their neighbours are unknown. */
+static void forget_cp(uint32_t *cp, size_t n, uint32_t lo, uint32_t hi)
 {
-	*order = NULL;
+	for (uint32_t i = lo; i <= hi && i < n; i++)
+		cp[i] = SVG_CP_UNKNOWN;
+}
+
+static int fix_and_forget(struct fixer *x, const struct job *b,
+			  uint32_t *cps, size_t n)
+{
+	forget_cp(cps, n, b->lo, b->hi);
+	return fix_block(x, b->lo, b->hi, b->k);
+}
+
+void svg_order_release(struct svg_order *o)
+{
+	free(o->order);
+	free(o->cp);
+	o->order = o->cp = NULL;
+}
+
+int svg_order_build(struct svg_order *o, const struct fold *f)
+{
+	o->order = NULL;
+	o->cp = malloc((f->n ? f->n : 1) * sizeof(*o->cp));
+	if (!o->cp)
+		return -ENOMEM;
+	o->cp[0] = 0;
 	struct fixer x = { .lines = f->lines };
 	struct job cur = { 0, 0, 0 };
 	int ret = 0;
 	bool any = false;
 	for (size_t i = 1; !ret && i < f->n; i++) {
 		const struct fold_line *a = &f->lines[i - 1], *b = &f->lines[i];
+		if (i + 4 < f->n)	/* lines sit anywhere in memory */
+			__builtin_prefetch(f->lines[i + 4].stack);
 		uint32_t n = a->len < b->len ? a->len : b->len;
 		uint32_t cp = svg_common_prefix(a->stack, b->stack, n);
+		o->cp[i] = cp;
 		if (svg_fkey(a->stack, a->len, cp) <= svg_fkey(b->stack, b->len, cp))
+			continue;
+		/* b's frame F sorts after a's "F0": F is split only when the
+		 * line ending at F exists (it sorts before "F0"); else the order
+		 * just differs and the graph is the same */
+		if (!is_line(f, b->stack, cp))
 			continue;
 		uint32_t k = frame_start(b->stack, cp);
 		if (any && i < cur.hi && k >= cur.k)
@@ -191,7 +245,7 @@ int svg_frame_order(const struct fold *f, uint32_t **order)
 			for (size_t j = 0; j < f->n; j++)
 				x.order[j] = (uint32_t)j;
 		} else if (i >= cur.hi) {
-			ret = fix_block(&x, cur.lo, cur.hi, cur.k);
+			ret = fix_and_forget(&x, &cur, o->cp, f->n);
 		}
 		uint32_t lo = any && i < cur.hi ? cur.lo : (uint32_t)i - 1;
 		uint32_t hi = any && i < cur.hi ? cur.hi : (uint32_t)i + 1;
@@ -203,13 +257,12 @@ int svg_frame_order(const struct fold *f, uint32_t **order)
 		any = true;
 	}
 	if (!ret && any)
-		ret = fix_block(&x, cur.lo, cur.hi, cur.k);
+		ret = fix_and_forget(&x, &cur, o->cp, f->n);
 	free(x.tmp);
 	free(x.runs);
 	free(x.jobs);
+	o->order = x.order;
 	if (ret)
-		free(x.order);
-	else
-		*order = x.order;
+		svg_order_release(o);
 	return ret;
 }

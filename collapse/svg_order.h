@@ -18,11 +18,22 @@
 
 #include "fold.h"
 
-/* *order = NULL when the fold's order is already frame-wise (the common,
- * cheap case), else a malloc'ed permutation of line indexes for the caller
- * to free.  0 or -ENOMEM.  Linear in the bytes of the lines that need
+/* Unknown entry of svg_order.cp */
+#define SVG_CP_UNKNOWN UINT32_MAX
+
+struct svg_order {
+	uint32_t *order;	/* line indexes; NULL: the fold's order */
+	uint32_t *cp;		/* cp[i]: common prefix length of lines i-1
+				 * and i in that order (SVG_CP_UNKNOWN where
+				 * lines moved), so the layout need not
+				 * compare them again */
+};
+
+/* Frame-wise order of f's lines.  0 or -ENOMEM.  Linear in the bytes the
+ * lines share with their neighbours plus those of the lines that need
  * moving, not a full sort. */
-int svg_frame_order(const struct fold *f, uint32_t **order);
+int svg_order_build(struct svg_order *o, const struct fold *f);
+void svg_order_release(struct svg_order *o);
 
 /* Length of the common prefix of a and b (n = the shorter length). */
 static inline uint32_t svg_common_prefix(const char *a, const char *b,

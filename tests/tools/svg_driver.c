@@ -100,14 +100,18 @@ int main(int argc, char **argv)
 	}
 	struct out_input inp = { .prof = NULL, .fold = &f };
 	struct sf_err err = { "" };
-	struct timespec t0, t1;
+	struct timespec t0, t1, c0, c1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	int ret = out_svg_write(stdout, &inp, &o, &err);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (getenv("SVG_DRIVER_TIME"))	/* bench/svg.sh: the writer alone */
-		fprintf(stderr, "out_svg_write: %.4f s\n",
+		fprintf(stderr, "out_svg_write: %.4f s wall, %.4f s cpu\n",
 			(double)(t1.tv_sec - t0.tv_sec) +
-				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+			(double)(c1.tv_sec - c0.tv_sec) +
+				(double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
 	if (ret || fflush(stdout)) {
 		fprintf(stderr, "svg_driver: %s\n", err.msg);
 		return 4;

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# t60-svg-props: properties of the SVG writer on a large generated profile
+# (bench/gen_folded.awk: 20,000 deep stacks, names like "f" next to
+# "f0"/"f.cold" that bytewise sorting interleaves).  The frame tree is
+# rebuilt independently in awk from the folded text; the SVG must hold
+# exactly its frames at least minwidth wide (depth, name, count), root
+# total = input total, pass xmllint, and be the same bytes on every run.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/svg_build.sh
+. "$TOP/tests/tools/svg_build.sh"
+
+svg_driver_build || exit 0
+in=$T/big.folded
+awk -v lines=20000 -v seed=7 -f "$TOP/bench/gen_folded.awk" >"$in"
+total=$(folded_total "$in")
+
+# The frame tree, built independently: "depth<TAB>name<TAB>count" for
+# every node (suffix _[x] dropped, as drawn), and the number of frames a
+# plain bytewise-order merge (FlameGraph's flow()) would draw instead.
+awk '
+{
+	c = $NF; s = $0; sub(/ [0-9]+$/, "", s); total += c
+	n = split(s, f, ";"); p = 0
+	for (i = 1; i <= n; i++) {
+		k = p SUBSEP f[i]
+		if (!(k in id)) { id[k] = ++nid; nm[nid] = f[i]; dep[nid] = i }
+		p = id[k]; cnt[p] += c
+	}
+}
+END {
+	printf "0\tall\t%d\n", total
+	for (j = 1; j <= nid; j++) {
+		name = nm[j]; sub(/_\[[kjiw]\]$/, "", name)
+		printf "%d\t%s\t%d\n", dep[j], name, cnt[j]
+	}
+}' "$in" >"$T/tree"
+naive=$(awk '{ sub(/ [0-9]+$/, ""); print }' "$in" | LC_ALL=C sort |
+	awk -F';' '{ i = 1; while (i <= NF && i <= pn && $i == prev[i]) i++
+		n += NF - i + 1; for (j = 1; j <= NF; j++) prev[j] = $j; pn = NF }
+		END { print n }')
+nodes=$(($(wc -l <"$T/tree") - 1))
+
+expected() {	# MODE ("pct" or "px") VALUE; 1200 px wide, 10 px margins
+	awk -F'\t' -v mode="$1" -v m="$2" -v total="$total" '
+	BEGIN { min = mode == "pct" ? total * m / 100 : m / (1180 / total) }
+	$1 == 0 || ($3 > 0 && $3 >= min)' "$T/tree" | LC_ALL=C sort
+}
+
+run_case() {	# LABEL MODE VALUE DRIVER-ARGS...
+	local label=$1 mode=$2 v=$3
+	shift 3
+	if ! "$SVG_DRIVER" "$@" "$in" >"$T/$label.svg" 2>"$T/err"; then
+		fail "$label: writer failed" "$(cat "$T/err")"
+		return
+	fi
+	check "$label: xmllint" xmllint --noout "$T/$label.svg"
+	check_eq "$label: root total = input total" "$total" "$(svg_root_count "$T/$label.svg")"
+	expected "$mode" "$v" >"$T/$label.want"
+	svg_titles "$T/$label.svg" | LC_ALL=C sort >"$T/$label.got"
+	[ "$(wc -l <"$T/$label.want")" -gt 50 ] || fail "$label: too few frames to mean anything"
+	check_diff "$label: exactly the frames >= minwidth" "$T/$label.want" "$T/$label.got"
+}
+
+run_case "default 0.1%" pct 0.1
+run_case "minwidth 0.01%" pct 0.01 --minwidth 0.01
+run_case "minwidth 0.1px" px 0.1 --minwidth 0.1px
+run_case "inverted" pct 0.1 --inverted
+
+# the bytewise order of the input really does split frames (otherwise the
+# test above proves nothing about re-ordering)
+[ "$naive" -gt "$nodes" ] && pass "input interleaves equal frames ($naive > $nodes)" ||
+	fail "input interleaves equal frames" "naive merge $naive, tree $nodes"
+run_case "minwidth 0px: every node" pct 0 --minwidth 0px
+
+"$SVG_DRIVER" "$in" >"$T/again.svg"
+check "same input, same bytes" cmp "$T/default 0.1%.svg" "$T/again.svg"
+
+# every drawn frame is at least minwidth wide, and widths add up
+awk -v min=1.18 '/^<g><title>/ { w = $0; sub(/.* width="/, "", w); sub(/".*/, "", w)
+	if (w + 0.1 < min) { print "narrow: " w; bad = 1 } } END { exit bad }' \
+	"$T/default 0.1%.svg" >"$T/narrow" && pass "no drawn frame under 0.1% (1.18 px)" ||
+	fail "no drawn frame under 0.1% (1.18 px)" "$(head -3 "$T/narrow")"
+
+# flame chart: time order, same total, well-formed
+if "$SVG_DRIVER" --flamechart "$in" >"$T/chart.svg"; then
+	check "flamechart: xmllint" xmllint --noout "$T/chart.svg"
+	check_eq "flamechart: root total" "$total" "$(svg_root_count "$T/chart.svg")"
+	# more frames than the merged graph: equal stacks only merge when
+	# adjacent in time
+	a=$(grep -c '^<g><title>' "$T/chart.svg"); b=$(grep -c '^<g><title>' "$T/default 0.1%.svg")
+	[ "$a" -ne "$b" ] && pass "flamechart differs from the merged graph" ||
+		fail "flamechart differs from the merged graph" "$a vs $b frames"
+else
+	fail "flamechart: writer failed"
+fi
+
