@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Bytes read per pread(2). */
+#define PERFMAP_CHUNK (1u << 20)
+
 /* A lookup scans back at most this many overlapping entries. */
 #define PERFMAP_MAX_SCAN 64
 
@@ -72,11 +75,11 @@ static int entry_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int perfmap_parse(struct perfmap *pm, const char *text, size_t len,
-		  size_t *used)
+/* Append the entries of the complete lines in text (unsorted). */
+static int parse_text(struct perfmap *pm, const char *text, size_t len,
+		      size_t *used)
 {
 	const char *p = text, *lim = text + len;
-	size_t before = pm->n;
 	while (p < lim) {
 		const char *nl = memchr(p, '\n', (size_t)(lim - p));
 		if (!nl)
@@ -89,37 +92,56 @@ int perfmap_parse(struct perfmap *pm, const char *text, size_t len,
 		p = nl + 1;
 	}
 	*used = (size_t)(p - text);
-	if (pm->n != before)
-		qsort(pm->v, pm->n, sizeof(*pm->v), entry_cmp);
 	return 0;
 }
 
+static void sort_entries(struct perfmap *pm, size_t before)
+{
+	if (pm->n != before)
+		qsort(pm->v, pm->n, sizeof(*pm->v), entry_cmp);
+}
+
+int perfmap_parse(struct perfmap *pm, const char *text, size_t len,
+		  size_t *used)
+{
+	size_t before = pm->n;
+	int rc = parse_text(pm, text, len, used);
+	sort_entries(pm, before);
+	return rc;
+}
+
+/* Read [parsed_bytes, size) in chunks; a chunk's partial last line is
+ * read again with the next one. */
 int perfmap_update(struct perfmap *pm, int fd)
 {
 	struct stat st;
 	if (fstat(fd, &st))
 		return -errno;
-	if ((uint64_t)st.st_size <= pm->parsed_bytes)
-		return 0;
-	size_t len = (size_t)((uint64_t)st.st_size - pm->parsed_bytes);
-	char *buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
-	size_t got = 0;
-	while (got < len) {
-		ssize_t r = pread(fd, buf + got, len - got,
-				  (off_t)(pm->parsed_bytes + got));
+	char *buf = NULL;
+	int rc = 0;
+	size_t before = pm->n;
+	while (!rc && (uint64_t)st.st_size > pm->parsed_bytes) {
+		uint64_t left = (uint64_t)st.st_size - pm->parsed_bytes;
+		size_t len = left < PERFMAP_CHUNK ? (size_t)left : PERFMAP_CHUNK;
+		if (!buf && !(buf = malloc(PERFMAP_CHUNK)))
+			return -ENOMEM;
+		ssize_t r = pread(fd, buf, len, (off_t)pm->parsed_bytes);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
-		got += (size_t)r;
-	}
-	size_t used = 0;
-	int rc = perfmap_parse(pm, buf, got, &used);
-	free(buf);
-	if (!rc)
+		size_t used = 0;
+		rc = parse_text(pm, buf, (size_t)r, &used);
+		if (!used && (size_t)r == PERFMAP_CHUNK) {
+			pm->bad_lines++;	/* a line longer than a chunk */
+			used = (size_t)r;
+		}
+		if (!used)
+			break;	/* an unfinished last line: wait for more */
 		pm->parsed_bytes += used;
+	}
+	free(buf);
+	sort_entries(pm, before);
 	return rc;
 }
 

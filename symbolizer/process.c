@@ -2,7 +2,6 @@
 #include "process.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,12 +71,9 @@ static int procs_put(struct sym_session *s, struct sym_process *p)
 	return 0;
 }
 
-static void process_free(struct sym_process *p)
+static void process_free(struct sym_session *s, struct sym_process *p)
 {
-	if (p->pm_fd >= 0)
-		close(p->pm_fd);
-	if (p->pm_ready)
-		perfmap_release(&p->pm);
+	sym_jit_release(s, p);
 	free(p->m);
 	maps_list_release(&p->ml);
 	free(p);
@@ -88,12 +84,12 @@ void sym_process_free_all(struct sym_session *s)
 	for (size_t i = 0; i < s->nprocs_slots; i++) {
 		for (struct sym_process *p = s->procs[i], *nx; p; p = nx) {
 			nx = p->next;
-			process_free(p);
+			process_free(s, p);
 		}
 	}
 	for (struct sym_process *p = s->retired, *nx; p; p = nx) {
 		nx = p->next;
-		process_free(p);
+		process_free(s, p);
 	}
 	free(s->procs);
 	s->procs = NULL;
@@ -198,65 +194,12 @@ static void mark_main(struct sym_process *p, dev_t dev, ino_t ino)
 	}
 }
 
-/* ---- JIT perf map ---- */
-
-static bool has_anon_exec(const struct sym_process *p)
-{
-	for (size_t i = 0; i < p->ml.n; i++)
-		if (p->ml.v[i].kind == MAPS_ANON ||
-		    p->ml.v[i].kind == MAPS_ANON_NAMED)
-			return true;
-	return false;
-}
-
 static int set_pm_path(struct sym_session *s, struct sym_process *p)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->nspid);
 	p->pm_path = sym_strdup(s, path);
 	return p->pm_path ? 0 : -ENOMEM;
-}
-
-/* Open the perf map: through the process's root while it lives, else
- * (same mount namespace assumed) the host's /tmp.  Tried at the snapshot
- * and once more at the first lookup that needs it (last == true). */
-static void perfmap_open(struct sym_process *p, bool last)
-{
-	if (p->pm_fd >= 0 || p->pm_tried)
-		return;
-	p->pm_tried = last;
-	char rel[80];
-	snprintf(rel, sizeof(rel), "root%s", p->pm_path);
-	if (procfs_same_process(p->pid, p->starttime))
-		p->pm_fd = procfs_open(p->pid, rel);
-	if (p->pm_fd < 0 && p->nspid == p->pid)
-		p->pm_fd = open(p->pm_path, O_RDONLY | O_CLOEXEC);
-	if (p->pm_fd < 0)
-		p->pm_fd = -1;
-}
-
-const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
-				 uint64_t abs_addr)
-{
-	perfmap_open(p, true);
-	if (p->pm_fd < 0)
-		return NULL;
-	if (!p->pm_ready) {
-		if (perfmap_init(&p->pm))
-			return NULL;
-		p->pm_ready = true;
-	}
-	const char *name = perfmap_find(&p->pm, abs_addr);
-	if (name)
-		return name;
-	/* the JIT may have appended since: read the new lines */
-	uint64_t bad = p->pm.bad_lines;
-	if (perfmap_update(&p->pm, p->pm_fd))
-		return NULL;
-	if (p->pm.bad_lines && !bad)
-		sym_warn(s, "ignored malformed lines in perf map '%s' of "
-			 "process %d", p->pm_path, p->pid);
-	return perfmap_find(&p->pm, abs_addr);
 }
 
 /* ---- snapshot ---- */
@@ -312,8 +255,7 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 	ino_t ino;
 	if (!procfs_exe_id(p->pid, &dev, &ino))
 		mark_main(p, dev, ino);
-	if (has_anon_exec(p))
-		perfmap_open(p, false);
+	sym_jit_snapshot(s, p);
 	warn_bad_lines(s, p, "/proc/PID/maps");
 	return 0;
 }
@@ -329,7 +271,7 @@ int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err)
 	if (!rc)
 		rc = procs_put(s, p);
 	if (rc)
-		process_free(p);
+		process_free(s, p);
 	return rc;
 }
 
@@ -435,7 +377,7 @@ int sym_process_load_maps(struct sym_session *s, int pid, const char *text,
 	if (!rc)
 		rc = procs_put(s, p);
 	if (rc) {
-		process_free(p);
+		process_free(s, p);
 		return sf_err_set(err, -rc, "saved maps of process %d: %s",
 				  pid, strerror(-rc));
 	}

@@ -1,6 +1,6 @@
 /*
  * symbolizer_priv.h - struct sym_session internals shared by session.c,
- * process.c and vdso.c (not for use outside symbolizer/).
+ * process.c, procjit.c and vdso.c (not for use outside symbolizer/).
  *
  * Ownership: the session owns everything reachable from it.  Replaced
  * process snapshots are retired, not freed, so sym_module pointers and
@@ -37,10 +37,10 @@ struct sym_process {
 	struct sym_mapping *m;	/* parallel to ml.v */
 	size_t n;
 	uint64_t main_start;	/* #main of loaded text, 0 none */
-	/* JIT perf map: opened at snapshot when the process has anonymous
-	 * executable memory, else on first need */
-	int pm_fd;
-	bool pm_tried, pm_ready;
+	/* JIT perf map (procjit.c) */
+	int pm_fd;		/* -1 when not kept open */
+	int pm_missing;		/* times the file was not found */
+	bool pm_ready;		/* pm initialised */
 	struct perfmap pm;
 	const char *pm_path;	/* "/tmp/perf-NSPID.map", session-owned */
 	struct sym_process *next;	/* hash chain / retired list */
@@ -58,6 +58,7 @@ struct sym_session {
 	struct sym_process **procs;
 	size_t nprocs_slots, nprocs;
 	struct sym_process *retired;
+	size_t npm_fds;		/* perf-map fds kept open */
 
 	/* [vdso]: the images seen, by content; and our own */
 	struct sym_file **vdsos;
@@ -89,9 +90,13 @@ void sym_process_free_all(struct sym_session *s);
 /* The mapping holding abs_addr, or NULL. */
 struct sym_mapping *sym_process_mapping(struct sym_process *p,
 					uint64_t abs_addr);
-/* Name from the process's JIT perf map, or NULL. */
+
+/* procjit.c: read p's perf map at its snapshot (when it has anonymous
+ * executable memory); name abs_addr from it (NULL: none); release it. */
+void sym_jit_snapshot(struct sym_session *s, struct sym_process *p);
 const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
 				 uint64_t abs_addr);
+void sym_jit_release(struct sym_session *s, struct sym_process *p);
 
 /* vdso.c: the [vdso] image file for a mapping of pid (snapshot: read
  * through /proc/PID/mem; else our own vdso, when expect_bid is NULL or

@@ -194,8 +194,10 @@ else
 	else
 		nsp=$(awk '/^NSpid/ { print $NF }' "/proc/$NPID/status")
 		check "jit pidns: perf map not visible on the host" test ! -e "/tmp/perf-$nsp.map" -o "$nsp" = "$NPID"
-		out=$("$ST" snap "$NPID" user "$NPID" "$J")
-		check_eq "jit pidns: named through /proc/PID/root and NSpid" \
+		# killed before the lookup: its /tmp went with it, the map was
+		# read at the snapshot
+		out=$("$ST" snap "$NPID" kill "$NPID" user "$NPID" "$J")
+		check_eq "jit pidns: named through /proc/PID/root and NSpid, after exit" \
 			"sf_jit_compiled_fn /tmp/perf-$nsp.map 0" "$(res "$out" "$J")"
 	fi
 	kill -9 "$UPID" "$NPID" 2>/dev/null

@@ -1,0 +1,110 @@
+/*
+ * procjit.c - a process's JIT perf map (/tmp/perf-NSPID.map), see
+ * symbolizer_priv.h.
+ *
+ * The map is read at the snapshot when the process has anonymous
+ * executable memory (its container's /tmp may vanish with it), and again,
+ * from where the last read stopped, whenever a lookup misses (the JIT
+ * appends while it runs).  It is found through /proc/PID/root under the
+ * pid the process has in its own namespace (NSpid), or in our /tmp when
+ * the process is gone and shared our pid namespace.  Open perf-map fds are
+ * capped (a quarter of the pinned-file budget); beyond that each refresh
+ * reopens the file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "symbolizer_priv.h"
+
+static bool has_anon_exec(const struct sym_process *p)
+{
+	for (size_t i = 0; i < p->ml.n; i++)
+		if (p->ml.v[i].kind == MAPS_ANON ||
+		    p->ml.v[i].kind == MAPS_ANON_NAMED)
+			return true;
+	return false;
+}
+
+static int jit_open(const struct sym_process *p)
+{
+	char rel[80];
+	int fd = -1;
+	snprintf(rel, sizeof(rel), "root%s", p->pm_path);
+	if (procfs_same_process(p->pid, p->starttime))
+		fd = procfs_open(p->pid, rel);
+	if (fd < 0 && p->nspid == p->pid)
+		fd = open(p->pm_path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -1 : fd;
+}
+
+static size_t fd_cap(const struct sym_session *s)
+{
+	size_t cap = s->files.max_pinned / 4;
+	return cap ? cap : 1;
+}
+
+/* Read what was appended since the last read.  0 or -errno. */
+static int jit_refresh(struct sym_session *s, struct sym_process *p)
+{
+	int fd = p->pm_fd >= 0 ? p->pm_fd : jit_open(p);
+	if (fd < 0)
+		return -ENOENT;
+	if (!p->pm_ready && perfmap_init(&p->pm)) {
+		if (fd != p->pm_fd)
+			close(fd);
+		return -ENOMEM;
+	}
+	p->pm_ready = true;
+	uint64_t bad = p->pm.bad_lines;
+	int rc = perfmap_update(&p->pm, fd);
+	if (p->pm.bad_lines && !bad)
+		sym_warn(s, "ignored malformed lines in perf map '%s' of "
+			 "process %d", p->pm_path, p->pid);
+	if (fd != p->pm_fd) {
+		if (s->npm_fds < fd_cap(s)) {
+			p->pm_fd = fd;
+			s->npm_fds++;
+		} else {
+			close(fd);
+		}
+	}
+	return rc;
+}
+
+void sym_jit_snapshot(struct sym_session *s, struct sym_process *p)
+{
+	if (has_anon_exec(p) && jit_refresh(s, p) == -ENOENT)
+		p->pm_missing = 1;
+}
+
+const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
+				 uint64_t abs_addr)
+{
+	const char *name = p->pm_ready ? perfmap_find(&p->pm, abs_addr) : NULL;
+	if (name)
+		return name;
+	/* the JIT may have written it since: read on, but stop asking for a
+	 * file that was missing twice */
+	if (p->pm_missing > 1)
+		return NULL;
+	if (jit_refresh(s, p) == -ENOENT) {
+		p->pm_missing++;
+		return NULL;
+	}
+	return perfmap_find(&p->pm, abs_addr);
+}
+
+void sym_jit_release(struct sym_session *s, struct sym_process *p)
+{
+	if (p->pm_fd >= 0) {
+		close(p->pm_fd);
+		s->npm_fds--;
+	}
+	p->pm_fd = -1;
+	if (p->pm_ready)
+		perfmap_release(&p->pm);
+	p->pm_ready = false;
+}
