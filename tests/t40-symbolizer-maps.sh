@@ -48,6 +48,16 @@ limit=300
 [ "${SANITIZE:-}" = 1 ] && limit=900
 if [ -n "$ms" ] && [ "$ms" -lt "$limit" ]; then pass "maps: 200k lines parsed in ${ms} ms (< $limit)"; else fail "maps: 200k lines too slow" "ms=$ms limit=$limit"; fi
 
+# memory: streamed through a fixed buffer, only exec entries stored
+: >"$T/empty.maps"
+base=$("$T/st" maps "$T/empty.maps" | sed -n 's/.* maxrss_kb=\([0-9]*\).*/\1/p')
+big=$(sed -n 's/.* maxrss_kb=\([0-9]*\).*/\1/p' <<<"$out" | head -n1)
+if [ -n "$base" ] && [ -n "$big" ] && [ $((big - base)) -lt 4096 ]; then
+	pass "maps: 200k lines ($(($(stat -c %s "$T/huge.maps") / 1024)) KiB) cost $((big - base)) KiB of memory (< 4096)"
+else
+	fail "maps: 200k lines use too much memory" "base=$base big=$big (KiB)"
+fi
+
 out=$("$T/st" maps /proc/self/maps)
 check "maps: live /proc/self/maps parses with no bad line" grep -q 'bad=0 first_bad=0' <<<"$out"
 check "maps: live maps show [vdso] as vdso" grep -q 'kind=vdso deleted=0 path=\[vdso\]$' <<<"$out"

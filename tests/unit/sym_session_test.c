@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -129,9 +130,11 @@ static int cmd_maps(const char *path)
 	int rc = maps_list_read_fd(&ml, fd);
 	double t1 = now_ms();
 	close(fd);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
 	printf("maps rc=%d lines=%" PRIu64 " kept=%zu bad=%" PRIu64
-	       " first_bad=%" PRIu64 " ms=%.0f\n", rc, ml.lines, ml.n,
-	       ml.bad_lines, ml.first_bad_line, t1 - t0);
+	       " first_bad=%" PRIu64 " ms=%.0f maxrss_kb=%ld\n", rc, ml.lines,
+	       ml.n, ml.bad_lines, ml.first_bad_line, t1 - t0, ru.ru_maxrss);
 	for (size_t i = 0; i < ml.n && i < 64; i++) {
 		const struct maps_entry *e = &ml.v[i];
 		printf("KEPT %" PRIx64 "-%" PRIx64 " off=%" PRIx64
