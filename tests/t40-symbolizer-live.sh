@@ -36,6 +36,17 @@ out=$("$ST" elf "$T/target" "$E" elf "$T/no-such-file" 0x1000)
 check_eq "elf: nm address names the function" "sf_target_beta $T/target 0" "$(res "$out" "$E")"
 check_eq "elf: missing file" "mapped file unavailable" "$(reason "$out" 0x1000)"
 
+# the session passes its cache directory ($STACKFOLD_CACHE_DIR) to the
+# index: the second run loads what the first built
+c1=$(SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR=$T/cache "$ST" elf "$T/target" "$E" stats)
+c2=$(SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR=$T/cache "$ST" elf "$T/target" "$E" stats)
+check_eq "cache: first run builds, second loads from \$STACKFOLD_CACHE_DIR" \
+	"index_builds=1 index_cache_hits=0|index_builds=0 index_cache_hits=1" \
+	"$(grep -o 'index_builds=.*' <<<"$c1")|$(grep -o 'index_builds=.*' <<<"$c2")"
+check_eq "cache: same name from the cached index" "$(res "$c1" "$E")" "$(res "$c2" "$E")"
+XDG_CACHE_HOME=$T/xdg SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR='' "$ST" elf "$T/target" "$E" >/dev/null
+check "cache: \$XDG_CACHE_HOME/stackfold is the fallback" test -n "$(ls "$T/xdg/stackfold" 2>/dev/null)"
+
 # lookups are binary searches with no allocation: cheap once indexed
 start_target "$T/tb.out" "$T/target" || fail "bench: target did not start"
 A=$(func_addr sf_target_alpha "$T/tb.out")
