@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# t61-svg-browser: the SVG's script in a real browser.  Debian's chromium
+# (never a downloaded one) driven by playwright-core from npm
+# (tests/browser, installed on first run): hover details, search through
+# the Search button's prompt and Ctrl-F with the share matched checked
+# against the known answer (nested matches counted once), click-to-zoom
+# (the frame becomes full width, unrelated frames hide), Reset Zoom, a
+# bookmarked ?s= search, no script errors, no network.  Screenshots are kept
+# in tests/artifacts/ (git-ignored).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/svg_build.sh
+. "$TOP/tests/tools/svg_build.sh"
+
+need() {	# a missing tool skips, except in CI
+	if [ "${CI:-}" = true ]; then fail "browser test: $1"; else skip "browser test" "$1"; fi
+	exit 0
+}
+command -v node >/dev/null || need "node not installed"
+[ -x /usr/bin/chromium ] || need "/usr/bin/chromium not installed"
+B=$TOP/tests/browser
+if [ ! -f "$B/node_modules/playwright-core/package.json" ]; then
+	if ! out=$(cd "$B" && npm install --no-audit --no-fund 2>&1); then
+		need "npm install playwright-core failed: $(printf '%s' "$out" | tail -n 2)"
+	fi
+fi
+svg_driver_build || exit 0
+ART=$TOP/tests/artifacts
+mkdir -p "$ART"
+
+# 1. a small graph with known answers: 100 samples; "lex" under parse
+# (42) and under main (10, with a nested lex counted once) = 52%
+cat >"$T/small.folded" <<'IN'
+main;parse;lex 30
+main;parse;lex;next_char 12
+main;parse;expr 8
+main;lex;lex 10
+idle 40
+IN
+"$SVG_DRIVER" "$T/small.folded" >"$T/small.svg" || fail "small: writer failed"
+cat >"$T/small.json" <<JSON
+{"svg": "$T/small.svg", "shot": "$ART/svg-browser-small.png", "width": 1200,
+ "hover": "parse",
+ "search": [{"term": "pars", "pct": "50.00"}, {"term": "^lex\$", "pct": "52.00"}],
+ "ctrlf": {"term": "idle|expr", "pct": "48.00"},
+ "zoom": "parse", "hidden": "idle",
+ "bookmark": {"term": "expr", "pct": "8.00"}}
+JSON
+node "$B/svg_test.mjs" "$T/small.json" | sed 's/^\(PASS\|FAIL\): /\1: small: /'
+
+# 2. a generated profile, every frame drawn (0px): the share a search
+# reports must equal the share of samples whose stack has a matching
+# frame, computed here from the folded text
+awk -v lines=3000 -v seed=3 -f "$TOP/bench/gen_folded.awk" >"$T/gen.folded"
+"$SVG_DRIVER" --minwidth 0px "$T/gen.folded" >"$T/gen.svg" || fail "gen: writer failed"
+share() {	# ERE over frame names (suffix _[x] dropped, as drawn)
+	awk -v re="$1" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += c
+		n = split(s, f, ";"); for (i = 1; i <= n; i++) { x = f[i]; sub(/_\[[kjiw]\]$/, "", x)
+		if (x ~ re) { m += c; break } } } END { printf "%.2f", 100 * m / t }' "$T/gen.folded"
+}
+p1=$(share 'kernel_fn_1[0-9]$'); p2=$(share '^Interp3[.]')
+cat >"$T/gen.json" <<JSON
+{"svg": "$T/gen.svg", "shot": "$ART/svg-browser-generated.png", "width": 1200,
+ "search": [{"term": "kernel_fn_1[0-9]\$", "pct": "$p1"}, {"term": "^Interp3[.]", "pct": "$p2"}],
+ "zoom": "proc-7", "hidden": "proc-8"}
+JSON
+node "$B/svg_test.mjs" "$T/gen.json" | sed 's/^\(PASS\|FAIL\): /\1: generated: /'
