@@ -34,6 +34,13 @@ enum maps_kind {
 	MAPS_PSEUDO,		/* any other [name] or non-path (anon_inode:...) */
 };
 
+/* Executable memory of this kind may hold JIT code named by a perf map:
+ * anonymous, [anon:NAME] and the [heap]. */
+static inline bool maps_kind_may_jit(enum maps_kind k)
+{
+	return k == MAPS_ANON || k == MAPS_ANON_NAMED || k == MAPS_HEAP;
+}
+
 struct maps_entry {
 	uint64_t start, limit;	/* [start, limit) in the process */
 	uint64_t offset;	/* file offset of start */

@@ -22,8 +22,7 @@
 static bool has_anon_exec(const struct sym_process *p)
 {
 	for (size_t i = 0; i < p->ml.n; i++)
-		if (p->ml.v[i].kind == MAPS_ANON ||
-		    p->ml.v[i].kind == MAPS_ANON_NAMED)
+		if (maps_kind_may_jit(p->ml.v[i].kind))
 			return true;
 	return false;
 }

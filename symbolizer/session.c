@@ -248,6 +248,7 @@ int sym_lookup_user(struct sym_session *s, int pid, uint64_t abs_addr,
 		break;
 	case MAPS_ANON:
 	case MAPS_ANON_NAMED:
+	case MAPS_HEAP:		/* some JITs emit code into the brk heap */
 		lookup_anon(s, p, m, addr, res);
 		break;
 	default:
