@@ -183,13 +183,13 @@ static int attach_files(struct sym_session *s, struct sym_process *p,
 	return 0;
 }
 
+/* Mappings of the file /proc/PID/exe points to. */
 static void mark_main(struct sym_process *p, dev_t dev, ino_t ino)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		const struct maps_entry *e = p->m[i].e;
-		if (p->main_start ? e->start == p->main_start :
-				    (e->kind == MAPS_FILE && e->inode == ino &&
-				     maps_entry_dev(e) == dev))
+		if (e->kind == MAPS_FILE && e->inode == ino &&
+		    maps_entry_dev(e) == dev)
 			p->m[i].mod.is_main = true;
 	}
 }
@@ -281,6 +281,8 @@ struct saved_meta {
 	uint64_t *bid_start;	/* #bid lines */
 	char (*bid)[41];
 	size_t nbid, cap_s, cap_b;
+	uint64_t *mains;	/* #main lines */
+	size_t nmains, cap_m;
 };
 
 /* "#bid START BID", "#main START", "#starttime N", "#nspid N" */
@@ -303,7 +305,10 @@ static int parse_meta(struct sym_process *p, struct saved_meta *mt,
 		mt->bid_start[mt->nbid] = a;
 		memcpy(mt->bid[mt->nbid++], hex, strlen(hex) + 1);
 	} else if (sscanf(buf, "#main %llx", &a) == 1) {
-		p->main_start = a;
+		if (sf_grow((void **)&mt->mains, &mt->cap_m, mt->nmains + 1,
+			    sizeof(*mt->mains)))
+			return -ENOMEM;
+		mt->mains[mt->nmains++] = a;
 	} else if (sscanf(buf, "#starttime %llu", &b) == 1) {
 		p->starttime = b;
 	} else if (sscanf(buf, "#nspid %llu", &b) == 1 && b && b < 1u << 30) {
@@ -358,11 +363,15 @@ static int load(struct sym_session *s, struct sym_process *p,
 		rc = set_pm_path(s, p);
 	if (!rc)
 		rc = attach_files(s, p, bids);
-	if (!rc)
-		mark_main(p, 0, 0);
+	for (size_t i = 0; !rc && i < mt.nmains; i++) {
+		ptrdiff_t k = maps_list_find(&p->ml, mt.mains[i]);
+		if (k >= 0 && p->ml.v[k].start == mt.mains[i])
+			p->m[k].mod.is_main = true;
+	}
 	free(bids);
 	free(mt.bid_start);
 	free(mt.bid);
+	free(mt.mains);
 	return rc;
 }
 

@@ -36,7 +36,6 @@ struct sym_process {
 	struct maps_list ml;
 	struct sym_mapping *m;	/* parallel to ml.v */
 	size_t n;
-	uint64_t main_start;	/* #main of loaded text, 0 none */
 	/* JIT perf map (procjit.c) */
 	int pm_fd;		/* -1 when not kept open */
 	int pm_missing;		/* times the file was not found */
