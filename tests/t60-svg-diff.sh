@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# t60-svg-diff: differential flame graphs (difffolded.pl + flamegraph.pl
+# semantics): widths from AFTER, each frame coloured by the change of the
+# samples that end in it (white none, towards red growth, towards blue
+# shrinkage, saturating at the largest change), tooltips with the change
+# of the whole frame as a share of the AFTER total.  Through the writer
+# ("STACK BEFORE AFTER" lines) and through stackfold --diff BEFORE AFTER.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/svg_build.sh
+. "$TOP/tests/tools/svg_build.sh"
+
+svg_driver_build || exit 0
+printf 'a;b 10\na;c 10\na;d 5\na;gone 4\na;grow 5\n' >"$T/before.folded"
+printf 'a;b 20\na;c 5\na;d 5\na;e 5\na;grow 6\n' >"$T/after.folded"
+# the same as difffolded.pl's three columns
+printf 'a;b 10 20\na;c 10 5\na;d 5 5\na;gone 4 0\na;grow 5 6\na;e 0 5\n' >"$T/diff.folded"
+
+fill() { grep -o "<title>$2 ([^<]*</title><rect [^>]*fill=\"#[0-9a-f]*\"" "$1" | sed 's/.*fill="//; s/"$//'; }
+title() { grep -o "<title>$2 ([^<]*</title>" "$1" | sed 's/<[^>]*>//g'; }
+
+checks() {	# LABEL SVG
+	local l=$1 f=$2
+	check "$l: xmllint" xmllint --noout "$f"
+	check_eq "$l: width from after (root)" 41 "$(svg_root_count "$f")"
+	check_eq "$l: b +10, the largest growth: full red" "#ff0000" "$(fill "$f" b)"
+	check_eq "$l: e new with +5: half red" "#ff6969" "$(fill "$f" e)"
+	check_eq "$l: grow +1: light red" "#ffbdbd" "$(fill "$f" grow)"
+	check_eq "$l: c -5: half blue" "#6969ff" "$(fill "$f" c)"
+	check_eq "$l: d unchanged: white" "#ffffff" "$(fill "$f" d)"
+	check_eq "$l: gone (0 after) not drawn" "" "$(title "$f" gone)"
+	check_eq "$l: b tooltip: after count and +change" "b (20 samples, 48.78%; +24.39%)" "$(title "$f" b)"
+	check_eq "$l: c tooltip: -change" "c (5 samples, 12.20%; -12.20%)" "$(title "$f" c)"
+	check_eq "$l: a tooltip: net change of the subtree" "a (41 samples, 100.00%; +17.07%)" "$(title "$f" a)"
+	grep -q '<text id="subtitle"[^>]*>Differential' "$f" && pass "$l: says it is differential" ||
+		fail "$l: says it is differential"
+}
+
+if "$SVG_DRIVER" "$T/diff.folded" >"$T/w.svg" 2>"$T/err"; then
+	checks writer "$T/w.svg"
+else
+	fail "writer failed" "$(cat "$T/err")"
+fi
+if "$STACKFOLD" -f svg --diff "$T/before.folded" "$T/after.folded" >"$T/c.svg" 2>"$T/err"; then
+	checks "stackfold --diff" "$T/c.svg"
+	svg_titles "$T/w.svg" | sort >"$T/w.frames"
+	svg_titles "$T/c.svg" | sort >"$T/c.frames"
+	check_diff "stackfold --diff: same frames as the writer on difffolded columns" "$T/w.frames" "$T/c.frames"
+else
+	fail "stackfold -f svg --diff" "$(tail -3 "$T/err")"
+fi
+
+# a plain graph of the same after profile has no delta in its tooltips
+"$SVG_DRIVER" "$T/after.folded" >"$T/plain.svg"
+check_eq "non-differential tooltip has no delta" "b (20 samples, 48.78%)" "$(title "$T/plain.svg" b)"
