@@ -87,6 +87,10 @@ struct pp_ctx {
 	uint32_t *synfn;	/* profile string id -> synthetic output fn id */
 	uint32_t *synloc;	/* profile string id -> synthetic location id */
 	uint32_t *mapmap;	/* profile mapping id -> output id */
+	uint32_t *canon;	/* profile mapping id -> the one written for it */
+	uint32_t *nmerged;	/* canonical mapping -> mappings it stands for */
+	bool *addrloc;		/* mapping has used locations with addresses */
+	bool *ismain;		/* canonical mapping stands for an is_main one */
 	uint64_t *mapweight;	/* profile mapping id -> samples using it */
 	uint32_t *maplast;	/* profile mapping id -> last sample counted */
 	bool *mapguess;		/* basename matches the sample's comm */
@@ -228,7 +232,7 @@ static int index_init(struct pp_index *x, size_t entries)
 static uint32_t loc_pmap(const struct pp_ctx *c, const struct pf_location *l)
 {
 	if (l->mapping)
-		return l->mapping;
+		return c->canon[l->mapping];
 	return loc_on_kernel_map(l) ? c->kpm : 0;
 }
 
@@ -295,7 +299,7 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 	if (slot)
 		*slot = (uint32_t)c->nlocs;
 	if (l->mapping)
-		use_map(c, l->mapping);
+		use_map(c, c->canon[l->mapping]);
 	else if (loc_on_kernel_map(l) && c->kpm != PP_NO_MAP)
 		use_map(c, c->kpm);
 	else if (loc_on_kernel_map(l) && !c->kmap_used) {
@@ -342,7 +346,7 @@ static void weigh_sample(struct pp_ctx *c, uint32_t sid)
 
 	for (uint32_t i = 0; i < s->depth; i++) {
 		uint32_t m = p->locations[st[i]].mapping;
-		if (!m || c->maplast[m] == sid)
+		if (!m || c->maplast[m = c->canon[m]] == sid)
 			continue;
 		c->maplast[m] = sid;
 		c->mapweight[m] += s->count;
@@ -447,13 +451,82 @@ static int sample_cmp(const void *a, const void *b, void *arg)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-static int collect(struct pp_ctx *c)
+/* Mark the mappings some used location points into by address. */
+static void mark_addr_mappings(struct pp_ctx *c)
 {
 	const struct profile *p = c->p;
 
 	for (uint32_t sid = 1; sid < p->nsamples; sid++) {
+		const struct pf_sample *s = &p->samples[sid];
+		const uint32_t *st = profile_stack(p, s);
+		for (uint32_t i = 0; s->count && i < s->depth; i++) {
+			const struct pf_location *l = &p->locations[st[i]];
+			if (l->nlines || loc_is_synthetic(l))
+				continue;
+			if (l->mapping)
+				c->addrloc[l->mapping] = true;
+			else if (loc_on_kernel_map(l) && c->kpm != PP_NO_MAP)
+				c->addrloc[c->kpm] = true;
+		}
+	}
+}
+
+static bool map_same_file(const struct pf_mapping *a,
+			  const struct pf_mapping *b)
+{
+	return a->filename == b->filename && a->build_id == b->build_id &&
+	       a->is_kernel == b->is_kernel &&
+	       a->has_functions == b->has_functions &&
+	       a->has_filenames == b->has_filenames &&
+	       a->has_line_numbers == b->has_line_numbers &&
+	       a->has_inline_frames == b->has_inline_frames;
+}
+
+/* Mappings of one file in many processes differ only by their ranges; when
+ * no written location carries an address into them, the ranges mean
+ * nothing, so they are written as one mapping and their equal locations
+ * merge.  (A system-wide profile has hundreds of libc mappings.) */
+static int canon_maps(struct pp_ctx *c)
+{
+	const struct profile *p = c->p;
+	struct pp_index x;
+
+	if (index_init(&x, p->nmappings))
+		return -ENOMEM;
+	mark_addr_mappings(c);
+	for (uint32_t m = 1; m < p->nmappings; m++) {
+		const struct pf_mapping *pm = &p->mappings[m];
+		uint64_t h = sf_hash_u64((uint64_t)pm->filename << 32 |
+					 pm->build_id);
+		size_t i = h & x.mask;
+		c->canon[m] = m;
+		if (!c->addrloc[m]) {
+			for (; x.slots[i]; i = (i + 1) & x.mask)
+				if (map_same_file(&p->mappings[x.slots[i]], pm))
+					break;
+			if (x.slots[i])
+				c->canon[m] = x.slots[i];
+			else
+				x.slots[i] = m;
+		}
+		c->nmerged[c->canon[m]]++;
+		c->ismain[c->canon[m]] |= pm->is_main;
+	}
+	if (c->kpm != PP_NO_MAP)
+		c->kpm = c->canon[c->kpm];
+	free(x.slots);
+	return 0;
+}
+
+static int collect(struct pp_ctx *c)
+{
+	const struct profile *p = c->p;
+	int rc = canon_maps(c);
+
+	if (rc)
+		return rc;
+	for (uint32_t sid = 1; sid < p->nsamples; sid++) {
 		size_t off = c->nostack;
-		int rc;
 		if (!p->samples[sid].count)
 			continue;
 		if ((rc = sample_stack(c, &p->samples[sid])))
@@ -478,8 +551,7 @@ static long pick_main(const struct pp_ctx *c)
 			uint32_t m = c->maps[i];
 			if (m == PP_NO_MAP)
 				continue;
-			bool ok = pass == 0 ? c->p->mappings[m].is_main
-					    : c->mapguess[m];
+			bool ok = pass == 0 ? c->ismain[m] : c->mapguess[m];
 			if (ok && (best < 0 || c->mapweight[m] > bw)) {
 				best = (long)i;
 				bw = c->mapweight[m];
@@ -656,7 +728,7 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 {
 	static const Perftools__Profiles__Mapping init =
 		PERFTOOLS__PROFILES__MAPPING__INIT;
-	const struct pf_mapping *m = &c->p->mappings[pm];
+	const struct pf_mapping *m = &c->p->mappings[pm == PP_NO_MAP ? 0 : pm];
 	int64_t fname, bid;
 
 	*o = init;
@@ -670,9 +742,11 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 		else
 			fname = pp_pstr(c, m->filename);
 		bid = pp_pstr(c, m->build_id);
-		o->memory_start = m->start;
-		o->memory_limit = m->limit;
-		o->file_offset = m->offset;
+		if (c->nmerged[pm] <= 1) {	/* else no one range is right */
+			o->memory_start = m->start;
+			o->memory_limit = m->limit;
+			o->file_offset = m->offset;
+		}
 		o->has_functions = m->has_functions;
 		o->has_filenames = m->has_filenames;
 		o->has_line_numbers = m->has_line_numbers;
@@ -728,9 +802,10 @@ static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
 		return;
 	}
 	const struct pf_location *l = &p->locations[c->locs[i]];
-	o->mapping_id = l->mapping ? c->mapmap[l->mapping]
+	o->mapping_id = l->mapping ? c->mapmap[c->canon[l->mapping]]
 				   : loc_on_kernel_map(l) ? c->kout : 0;
 	o->address = loc_is_synthetic(l) || l->nlines ? 0 : l->address;
+	/* (a location with an address keeps its own, unmerged mapping) */
 	if (loc_is_synthetic(l)) {
 		add_line(m, nl, c->synfn[l->unknown_name], 0);
 		o->n_line = 1;
@@ -1014,6 +1089,10 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 	c->locs = pp_calloc(p->nlocations + 1, sizeof(*c->locs));
 	c->fnmap = pp_calloc(p->nfunctions, sizeof(*c->fnmap));
 	c->mapmap = pp_calloc(p->nmappings, sizeof(*c->mapmap));
+	c->canon = pp_calloc(p->nmappings, sizeof(*c->canon));
+	c->nmerged = pp_calloc(p->nmappings, sizeof(*c->nmerged));
+	c->addrloc = pp_calloc(p->nmappings, sizeof(*c->addrloc));
+	c->ismain = pp_calloc(p->nmappings, sizeof(*c->ismain));
 	c->mapweight = pp_calloc(p->nmappings, sizeof(*c->mapweight));
 	c->maplast = pp_calloc(p->nmappings, sizeof(*c->maplast));
 	c->mapguess = pp_calloc(p->nmappings, sizeof(*c->mapguess));
@@ -1026,8 +1105,9 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 	for (uint32_t m = (uint32_t)p->nmappings; m-- > 1;)
 		if (p->mappings[m].is_kernel)
 			c->kpm = m;
-	if (!c->strmap || !c->synfn || !c->synloc || !c->locmap || !c->locs || !c->fnmap ||
-	    !c->mapmap || !c->mapweight || !c->maplast || !c->mapguess ||
+	if (!c->strmap || !c->synfn || !c->synloc || !c->locmap || !c->locs ||
+	    !c->fnmap || !c->mapmap || !c->canon || !c->nmerged || !c->addrloc ||
+	    !c->ismain || !c->mapweight || !c->maplast || !c->mapguess ||
 	    !c->maps)
 		return -ENOMEM;
 	return 0;
@@ -1044,6 +1124,10 @@ static void ctx_release(struct pp_ctx *c)
 	free(c->fnmap);
 	free(c->fns);
 	free(c->mapmap);
+	free(c->canon);
+	free(c->nmerged);
+	free(c->addrloc);
+	free(c->ismain);
 	free(c->mapweight);
 	free(c->maplast);
 	free(c->mapguess);

@@ -7,6 +7,7 @@
  *
  * usage: pprof_gen [--raw] SCENARIO > out.pb.gz
  *   SCENARIO: mixed (executable found by comm) | main (flagged is_main) |
+ *             procs (one library, three processes) |
  *             kernel (no kernel mapping) | empty | bigcount | nullprof (fold only, no profile)
  * Exit 0, or 1 with a message on stderr.
  */
@@ -161,6 +162,26 @@ static void kernel(struct profile *p)
 	p->meta.time_nanos = 1;
 }
 
+/* One library in three processes: two fully symbolized (written as one
+ * mapping, one memcpy location), one with a raw address (kept apart). */
+static void procs(struct profile *p)
+{
+	const char *lib = "/usr/lib/libc.so.6", *bid = "feedface";
+	uint32_t ma = map(p, lib, bid, 0x7f0000000000, false, false, true);
+	uint32_t mb = map(p, lib, bid, 0x7f1100000000, false, false, true);
+	uint32_t mc = map(p, lib, bid, 0x7f2200000000, false, false, true);
+	uint32_t f = fn(p, "memcpy", NULL, "memcpy.S");
+	uint32_t la = loc(p, ma, 0x7f0000001000, PF_LOC_USER, &f, 1, NULL);
+	uint32_t lb = loc(p, mb, 0x7f1100001000, PF_LOC_USER, &f, 1, NULL);
+	uint32_t lc = loc(p, mc, 0x7f2200005000, PF_LOC_USER, NULL, 0,
+			  "libc.so.6+0x5000");
+
+	sample(p, 1, 1, "a", &la, 1, 2);
+	sample(p, 2, 2, "b", &lb, 1, 3);
+	sample(p, 3, 3, "c", &lc, 1, 4);
+	p->meta.time_nanos = 1;
+}
+
 static void bigcount(struct profile *p)
 {
 	uint32_t f = fn(p, "hot", NULL, NULL);
@@ -183,7 +204,7 @@ int main(int argc, char **argv)
 		a++;
 	}
 	if (a >= argc) {
-		fprintf(stderr, "usage: pprof_gen [--raw] mixed|main|kernel|empty|bigcount|nullprof\n");
+		fprintf(stderr, "usage: pprof_gen [--raw] mixed|main|procs|kernel|empty|bigcount|nullprof\n");
 		return 1;
 	}
 	CHECK(profile_init(&p));
@@ -191,6 +212,8 @@ int main(int argc, char **argv)
 		mixed(&p, false);
 	else if (!strcmp(argv[a], "main"))
 		mixed(&p, true);
+	else if (!strcmp(argv[a], "procs"))
+		procs(&p);
 	else if (!strcmp(argv[a], "kernel"))
 		kernel(&p);
 	else if (!strcmp(argv[a], "bigcount"))
