@@ -126,3 +126,10 @@ check_eq "same file, symbolized in 2 processes: one mapping, no range; raw-addre
 	"0x0/0x0/0x0 /usr/lib/libc.so.6 feedface [FN][FL][LN][IN]|0x7f2200000000/0x7f2200100000/0x0 /usr/lib/libc.so.6 feedface [FN][FL][LN][IN]" \
 	"$(sed -n '/^Mappings/,$p' "$T/procs.raw" | grep '^[0-9]*: ' | sed 's/^[0-9]*: //' | sort | paste -sd'|')"
 check_eq "same file in 2 processes: one memcpy location" 1 "$(grep -c ' memcpy memcpy.S' "$T/procs.raw")"
+
+# A write error is reported (-EIO), not ignored.
+if "$PPROF_GEN" mixed >/dev/full 2>"$T/full.err"; then
+	fail "write error reported" "pprof_gen succeeded writing to /dev/full"
+else
+	check_eq "write error reported" "pprof_gen: pprof: write error" "$(cat "$T/full.err")"
+fi

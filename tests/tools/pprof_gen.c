@@ -231,12 +231,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pprof_gen: unknown scenario '%s'\n", argv[a]);
 		return 1;
 	}
-	if (out_pprof_write(stdout, &in, &opts, &err)) {
+	int rc = out_pprof_write(stdout, &in, &opts, &err);
+	if (rc)
 		fprintf(stderr, "pprof_gen: %s\n", err.msg);
-		return 1;
-	}
 	if (!in.prof)
 		fold_release(&f);
 	profile_release(&p);
-	return 0;
+	return rc ? 1 : 0;
 }
