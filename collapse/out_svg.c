@@ -422,17 +422,18 @@ static void put_script(struct svg_buf *b, const struct svg_geom *g)
 
 /* ---- titles ---- */
 
-static void sub_add(char *buf, size_t cap, const char *sep, const char *fmt,
+/* Append SEP (when buf is not empty) and "V WHAT". */
+static void sub_add(char *buf, size_t cap, const char *sep, const char *what,
 		    uint64_t v)
 {
 	size_t n = strlen(buf);
-	if (n + 1 >= cap)
-		return;
-	if (n)
-		snprintf(buf + n, cap - n, "%s", sep);
-	n = strlen(buf);
-	snprintf(buf + n, cap - n, fmt, v);
+	if (n + 1 < cap)
+		snprintf(buf + n, cap - n, "%s%" PRIu64 " %s", n ? sep : "", v,
+			 what);
 }
+
+static void sub_meta(char *buf, size_t cap, const struct profile *p);
+static void sub_losses(char *buf, size_t cap, const struct pf_counters *c);
 
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples; lost: 12 events, ..." from
  * what the profile knows; "" when it knows nothing. */
@@ -449,8 +450,15 @@ static void default_subtitle(char *buf, size_t cap,
 			 in->fold->total, in->fold->total2);
 		return;
 	}
-	if (!p)
-		return;
+	if (p) {
+		sub_meta(buf, cap, p);
+		sub_losses(buf, cap, &p->counters);
+	}
+}
+
+/* "CMDLINE, 20.0 s at 999 Hz, 39876 samples" */
+static void sub_meta(char *buf, size_t cap, const struct profile *p)
+{
 	if (p->meta.cmdline)
 		snprintf(buf, cap, "%s", profile_str(p, p->meta.cmdline));
 	if (p->meta.duration_nanos) {
@@ -459,27 +467,34 @@ static void default_subtitle(char *buf, size_t cap,
 			 (double)p->meta.duration_nanos / 1e9);
 	}
 	if (p->meta.hz)
-		sub_add(buf, cap, p->meta.duration_nanos ? " at " : "",
-			"%" PRIu64 " Hz", p->meta.hz);
-	sub_add(buf, cap, ", ", "%" PRIu64 " samples", p->counters.samples);
-	const struct pf_counters *c = &p->counters;
+		sub_add(buf, cap, p->meta.duration_nanos ? " at " : ", ", "Hz",
+			p->meta.hz);
+	sub_add(buf, cap, ", ", p->counters.samples == 1 ? "sample" : "samples",
+		p->counters.samples);
+}
+
+/* "; lost: 12 events, 3 map-full drops; 2 truncated stacks" */
+static void sub_losses(char *buf, size_t cap, const struct pf_counters *c)
+{
 	const char *sep = "; lost: ";
-	struct { uint64_t v; const char *fmt; } lost[] = {
-		{ c->lost_events, "%" PRIu64 " events" },
-		{ c->map_dropped, "%" PRIu64 " map-full drops" },
-		{ c->stackid_errors, "%" PRIu64 " stack-id errors" },
-		{ c->incomplete_records, "%" PRIu64 " incomplete records" },
-		{ c->unparsable_lines, "%" PRIu64 " unparsable lines" },
+	struct { uint64_t v; const char *one, *many; } lost[] = {
+		{ c->lost_events, "event", "events" },
+		{ c->map_dropped, "map-full drop", "map-full drops" },
+		{ c->stackid_errors, "stack-id error", "stack-id errors" },
+		{ c->incomplete_records, "incomplete record", "incomplete records" },
+		{ c->unparsable_lines, "unparsable line", "unparsable lines" },
 	};
 	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++) {
 		if (!lost[i].v)
 			continue;
-		sub_add(buf, cap, sep, lost[i].fmt, lost[i].v);
+		sub_add(buf, cap, sep, lost[i].v == 1 ? lost[i].one : lost[i].many,
+			lost[i].v);
 		sep = ", ";
 	}
+	/* drawn, but cut short: not a loss */
 	if (c->truncated_stacks)
-		sub_add(buf, cap, "; ", "%" PRIu64 " truncated stacks",
-			c->truncated_stacks);
+		sub_add(buf, cap, "; ", c->truncated_stacks == 1 ?
+			"truncated stack" : "truncated stacks", c->truncated_stacks);
 }
 
 static const char *default_title(const struct out_opts *o)

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# bench/svg.sh - how fast and how big `stackfold -f svg` is (a benchmark,
+# not a test: it prints figures and never fails on them).
+#
+#   bench/svg.sh                      # synthetic input, 230,000 lines
+#   LINES=20000 bench/svg.sh          # smaller synthetic input
+#   INPUT=capture.txt bench/svg.sh    # a real capture (bpftrace text or
+#                                     # folded), e.g. made with
+#     bpftrace -e 'profile:hz:999 { @[kstack, ustack] = count(); }' \
+#         -c 'sleep 20' > capture.txt
+#   FLAMEGRAPH_PL=/path/flamegraph.pl bench/svg.sh   # compare with it
+#
+# The synthetic input comes from bench/gen_folded.awk (deep stacks through
+# fixed call graphs, see its header) and is cached in $TMPDIR.  Reported:
+# best of RUNS (5) wall and CPU time of the whole command, the writer alone
+# (tests/tools/svg_driver.c, CPU time inside out_svg_write), max RSS, and
+# SVG sizes at our default minwidth (0.1% of the total) and at
+# flamegraph.pl's (0.1 px).
+set -eu
+cd "$(dirname "$0")/.."
+TOP=$PWD
+RUNS=${RUNS:-5}
+LINES=${LINES:-230000}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-bench-svg.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+make -s all >/dev/null
+if [ -n "${INPUT:-}" ]; then
+	in=$INPUT
+else
+	in=${TMPDIR:-/tmp}/stackfold-bench-svg-$LINES.folded
+	if [ ! -s "$in" ]; then
+		echo "generating $in ..." >&2
+		awk -v lines="$LINES" -v seed=1 -f bench/gen_folded.awk >"$in.tmp"
+		mv "$in.tmp" "$in"
+	fi
+fi
+cc -std=gnu11 -O2 -D_GNU_SOURCE -Icollapse -Isymbolizer -o "$tmp/driver" \
+	tests/tools/svg_driver.c .output/libstackfold.a -ldw -lelf -lz \
+	-lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread -lm
+
+# best-of-RUNS "wall cpu rss_kb" of a command writing to $tmp/out
+best() {
+	local i best_wall="" line
+	for ((i = 0; i < RUNS; i++)); do
+		/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/out" 2>/dev/null
+		line=$(awk '{ printf "%.3f %.3f %d\n", $1, $2 + $3, $4 }' "$tmp/time")
+		if [ -z "$best_wall" ] || awk -v a="${line%% *}" -v b="$best_wall" 'BEGIN { exit !(a < b) }'; then
+			best_wall=${line%% *}
+			echo "$line" >"$tmp/best"
+		fi
+	done
+	cat "$tmp/best"
+}
+
+lines=$(wc -l <"$in")
+mb=$(awk -v b="$(wc -c <"$in")" 'BEGIN { printf "%.1f", b / 1048576 }')
+echo "input: $in ($lines lines, $mb MiB)"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+read -r wall cpu rss <<<"$(best bin/stackfold -f svg "$in")"
+size=$(wc -c <"$tmp/out")
+xmllint --noout "$tmp/out" && ok=valid || ok=INVALID
+echo "stackfold -f svg:            wall ${wall} s  cpu ${cpu} s  max RSS $((rss / 1024)) MiB  svg $size bytes ($ok)"
+read -r wall01 cpu01 rss01 <<<"$(best bin/stackfold -f svg --minwidth 0.1px "$in")"
+size01=$(wc -c <"$tmp/out")
+cp "$tmp/out" "$tmp/ours01.svg"
+echo "stackfold --minwidth 0.1px:  wall ${wall01} s  cpu ${cpu01} s  max RSS $((rss01 / 1024)) MiB  svg $size01 bytes"
+read -r fwall fcpu frss <<<"$(best bin/stackfold -f folded "$in")"
+echo "stackfold -f folded (parse+fold only, for reference): wall ${fwall} s  cpu ${fcpu} s"
+
+case $(head -c 4096 "$in") in
+*'@['*) ;;	# bpftrace text: the driver reads folded only
+*)
+	w=$(SVG_DRIVER_TIME=1 "$tmp/driver" "$in" 2>&1 >/dev/null | sed -n 's/.*wall, \([0-9.]*\) s cpu/\1/p')
+	w01=$(SVG_DRIVER_TIME=1 "$tmp/driver" --minwidth 0.1px "$in" 2>&1 >/dev/null | sed -n 's/.*wall, \([0-9.]*\) s cpu/\1/p')
+	echo "out_svg_write alone (cpu):   ${w} s default, ${w01} s at 0.1px"
+	;;
+esac
+
+if [ -n "${FLAMEGRAPH_PL:-}" ]; then
+	fin=$in
+	case $(head -c 4096 "$in") in *'@['*)
+		bin/stackfold -f folded "$in" >"$tmp/in.folded" 2>/dev/null
+		fin=$tmp/in.folded ;;
+	esac
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" perl "$FLAMEGRAPH_PL" "$fin" >"$tmp/fg.svg" 2>/dev/null
+	read -r pwall pcpu prss <<<"$(awk '{ printf "%.3f %.3f %d\n", $1, $2 + $3, $4 }' "$tmp/time")"
+	psize=$(wc -c <"$tmp/fg.svg")
+	echo "flamegraph.pl (0.1 px):      wall ${pwall} s  cpu ${pcpu} s  max RSS $((prss / 1024)) MiB  svg $psize bytes"
+	awk -v p="$pcpu" -v o="$cpu01" -v ps="$psize" -v os="$size01" 'BEGIN {
+		printf "speed-up (cpu, same 0.1 px): %.1fx   size ours/theirs: %.2f (%s)\n",
+			p / o, os / ps, os <= ps ? "no larger" : "LARGER" }'
+fi

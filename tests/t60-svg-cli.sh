@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# t60-svg-cli: `stackfold -f svg` end to end: every SVG option reaches the
+# writer (title, subtitle, width, minwidth in % and px, inverted, colors,
+# no-hash, countname, flamechart), the default subtitle comes from the
+# profile (samples and losses), the defaults equal the writer's (0.1%
+# minwidth, 1200 px, hot by name), an unknown palette is an error, and
+# output is the same bytes every run.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/svg_build.sh
+. "$TOP/tests/tools/svg_build.sh"
+
+svg_driver_build || exit 0
+in=$TOP/tests/fixtures/svg/basic.folded
+sf() { "$STACKFOLD" -f svg "$@" 2>"$T/err"; }
+
+if sf "$in" >"$T/default.svg"; then
+	check "default: xmllint" xmllint --noout "$T/default.svg"
+	"$SVG_DRIVER" "$in" >"$T/driver.svg"
+	svg_titles "$T/default.svg" >"$T/a"; svg_titles "$T/driver.svg" >"$T/b"
+	check_diff "default: same frames and colours as the writer's defaults" "$T/b" "$T/a"
+	grep -o 'fill="#[0-9a-f]*"' "$T/default.svg" >"$T/a"; grep -o 'fill="#[0-9a-f]*"' "$T/driver.svg" >"$T/b"
+	check_diff "default: same colours (hot, keyed by name)" "$T/b" "$T/a"
+	grep -q 'width="1200"' "$T/default.svg" && pass "default: 1200 px" || fail "default: 1200 px"
+	grep -q '<text id="subtitle" x="600" y="48">100 samples</text>' "$T/default.svg" &&
+		pass "default subtitle: sample count" || fail "default subtitle: sample count" "$(grep subtitle "$T/default.svg" | tail -1)"
+	sf "$in" | cmp -s - "$T/default.svg" && pass "same bytes every run" || fail "same bytes every run"
+else
+	fail "stackfold -f svg" "$(tail -3 "$T/err")"
+fi
+
+if sf --title 'My & title' --subtitle 'sub <x>' --width 900 --minwidth 5 --inverted \
+	--colors lang --no-hash --countname ms --flamechart "$in" >"$T/opts.svg"; then
+	f=$T/opts.svg
+	check "options: xmllint" xmllint --noout "$f"
+	grep -q '>My &amp; title</text>' "$f" && pass "--title" || fail "--title"
+	grep -q '>sub &lt;x&gt;</text>' "$f" && pass "--subtitle" || fail "--subtitle"
+	grep -q 'width="900"' "$f" && pass "--width" || fail "--width"
+	grep -q '<title>all (100 ms, 100.00%)</title><rect x="10.0" y="60"' "$f" &&
+		pass "--inverted (root on top) and --countname" || fail "--inverted and --countname" "$(grep -m1 '<title>all' "$f")"
+	# 5% of 100 samples: next_char (12) stays, mul (4) goes
+	grep -q '<title>next_char' "$f" && ! grep -q '<title>mul ' "$f" &&
+		pass "--minwidth 5 (percent)" || fail "--minwidth 5 (percent)"
+	"$SVG_DRIVER" --title 'My & title' --subtitle 'sub <x>' --width 900 --minwidth 5 --inverted \
+		--colors lang --no-hash --countname ms --flamechart "$in" >"$T/opts.driver.svg"
+	check_diff "options: same bytes as the writer given the same options" "$T/opts.driver.svg" "$f"
+else
+	fail "stackfold -f svg with every option" "$(tail -3 "$T/err")"
+fi
+
+# Npx: 1180 px for 100 samples, 50px keeps frames of >= 4.24 samples
+if sf --minwidth 50px "$in" >"$T/px.svg"; then
+	grep -q '<title>add (9 ' "$T/px.svg" && ! grep -q '<title>mul ' "$T/px.svg" &&
+		pass "--minwidth 50px" || fail "--minwidth 50px"
+else
+	fail "--minwidth 50px" "$(tail -3 "$T/err")"
+fi
+sf --minwidth 0px "$in" >"$T/all.svg" && grep -q '<title>mul (4 ' "$T/all.svg" &&
+	pass "--minwidth 0px keeps every frame" || fail "--minwidth 0px keeps every frame"
+
+if sf --colors no-such "$in" >"$T/bad.svg"; then
+	fail "unknown palette is an error" "exit 0"
+else
+	grep -q "no-such" "$T/err" && pass "unknown palette is an error naming it" ||
+		fail "unknown palette is an error naming it" "$(cat "$T/err")"
+fi
+
+# a bpftrace capture: the subtitle reports what was lost
+bt=$TOP/tests/fixtures/bt/crlf-truncated.txt
+if [ -f "$bt" ] && sf "$bt" >"$T/bt.svg"; then
+	check "bpftrace input: xmllint" xmllint --noout "$T/bt.svg"
+	grep -q '<text id="subtitle"[^>]*>[0-9]* samples\?; lost: ' "$T/bt.svg" &&
+		pass "subtitle reports losses" || fail "subtitle reports losses" "$(grep -o '<text id="subtitle"[^<]*' "$T/bt.svg")"
+else
+	fail "bpftrace input" "$(tail -3 "$T/err")"
+fi
