@@ -7,6 +7,18 @@
 
 enum bt_state { ST_IDLE, ST_RECORD, ST_MAPS };
 
+/* A frame as collected: its text lives in bp->buf (which moves as it
+ * grows), so it is kept as offsets until the record is emitted. */
+struct bt_rawframe {
+	uint8_t kind;		/* enum bt_frame_kind */
+	bool has_addr;
+	bool has_name;		/* name_off/name_len are set */
+	bool has_module;	/* module_off/module_len are set (len > 0) */
+	uint64_t addr;
+	size_t name_off, name_len;
+	size_t module_off, module_len;
+};
+
 /* A stack part being collected: frames [first, first+n) of bp->frames. */
 struct bt_part {
 	size_t first, n;
@@ -24,7 +36,7 @@ struct bt_parser {
 	size_t map_off, map_len, comm_off, comm_len;
 	bool has_comm, has_pid, has_tid;
 	uint32_t pid, tid;
-	struct bt_frame *frames;	/* name/module hold offsets into buf */
+	struct bt_rawframe *frames;
 	size_t nframes, fcap;
 	struct bt_part parts[8];
 	size_t nparts;
@@ -142,8 +154,7 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 	len = (size_t)(end - s);
 	if (!len)
 		return 0;
-	struct bt_frame f = { .kind = BT_FRAME_NAME };
-	size_t off;
+	struct bt_rawframe f = { .kind = BT_FRAME_NAME };
 	const char *sp = memchr(s, ' ', len);
 	size_t first = sp ? (size_t)(sp - s) : len;
 	uint64_t a;
@@ -170,10 +181,10 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 				}
 			}
 			if (mod && mod_end > mod) {
-				if (buf_append(bp, mod, (size_t)(mod_end - mod), &off))
-					return -ENOMEM;
-				f.module = (const char *)(uintptr_t)(off + 1);
 				f.module_len = (size_t)(mod_end - mod);
+				if (buf_append(bp, mod, f.module_len, &f.module_off))
+					return -ENOMEM;
+				f.has_module = true;
 			}
 			size_t nlen = (size_t)(end - r);
 			bool unknown = nlen == 0 || starts(r, nlen, "0x") ||
@@ -188,9 +199,9 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 		len = strip_offset(s, len);
 	}
 	if (f.kind == BT_FRAME_NAME) {
-		if (buf_append(bp, s, len, &off))
+		if (buf_append(bp, s, len, &f.name_off))
 			return -ENOMEM;
-		f.name = (const char *)(uintptr_t)(off + 1);
+		f.has_name = true;
 		f.name_len = len;
 	}
 	if (sf_grow((void **)&bp->frames, &bp->fcap, bp->nframes + 1,
@@ -234,30 +245,31 @@ static int part_side(const struct bt_parser *bp, const struct bt_part *pt)
 {
 	int side = -1;
 	for (size_t i = pt->first; i < pt->first + pt->n; i++) {
-		const struct bt_frame *f = &bp->frames[i];
+		const struct bt_rawframe *f = &bp->frames[i];
 		if (f->has_addr)
 			return f->addr >= KERNEL_MIN;
-		if (f->module && f->module_len)
+		if (f->has_module)
 			return 0;
-		const char *name = bp->buf + ((uintptr_t)f->name - 1);
-		if (kernel_name(name, f->name_len))
+		if (f->has_name &&
+		    kernel_name(bp->buf + f->name_off, f->name_len))
 			side = 1;
 	}
 	return side;
 }
 
-static int out_push(struct bt_parser *bp, const struct bt_frame *f, bool kernel,
-		    size_t *n)
+static int out_push(struct bt_parser *bp, const struct bt_rawframe *f,
+		    bool kernel, size_t *n)
 {
-	if (sf_grow((void **)&bp->out, &bp->ocap, *n + 1, sizeof(*f)))
+	if (sf_grow((void **)&bp->out, &bp->ocap, *n + 1, sizeof(*bp->out)))
 		return -ENOMEM;
-	struct bt_frame o = *f;
-	o.kernel = kernel;
-	if (o.name)
-		o.name = bp->buf + ((uintptr_t)o.name - 1);
-	if (o.module)
-		o.module = bp->buf + ((uintptr_t)o.module - 1);
-	bp->out[(*n)++] = o;
+	bp->out[(*n)++] = (struct bt_frame){
+		.kind = f->kind, .kernel = kernel,
+		.has_addr = f->has_addr, .addr = f->addr,
+		.name = f->has_name ? bp->buf + f->name_off : NULL,
+		.name_len = f->has_name ? f->name_len : 0,
+		.module = f->has_module ? bp->buf + f->module_off : NULL,
+		.module_len = f->has_module ? f->module_len : 0,
+	};
 	return 0;
 }
 
@@ -344,7 +356,12 @@ static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
 	return buf_append(bp, s, len, &bp->comm_off);
 }
 
-/* Parse "]: N" at the end of s; returns true and the count. */
+/* Largest count accepted: pprof values are int64, and bpftrace's counts
+ * are far below; anything above is a corrupt line, never wrapped. */
+#define BT_MAX_COUNT ((uint64_t)INT64_MAX)
+
+/* Parse "]: N" at the end of s: 1 and the count, 0 when s does not end
+ * the key, -1 for a count out of range. */
 static int parse_end(const char *s, size_t len, size_t *body, uint64_t *count)
 {
 	const char *e = trim_end(s, s + len);
@@ -353,7 +370,7 @@ static int parse_end(const char *s, size_t len, size_t *body, uint64_t *count)
 		q--;
 	if (q == e || q - s < 3 || q[-1] != ' ' || q[-2] != ':' || q[-3] != ']')
 		return 0;
-	if (!sf_parse_u64(q, (size_t)(e - q), count))
+	if (!sf_parse_u64(q, (size_t)(e - q), count) || *count > BT_MAX_COUNT)
 		return -1;	/* overflow */
 	*body = (size_t)(q - 3 - s);
 	return 1;
@@ -500,7 +517,8 @@ static int scalar_line(struct bt_parser *bp, const char *s, size_t len,
 	uint64_t n;
 	size_t vlen = (size_t)(trim_end(v, s + len) - v);
 	if (starts(s, len, "@stackfold_total:")) {
-		if (!sf_parse_u64(v, vlen, &n)) {
+		if (!sf_parse_u64(v, vlen, &n) ||
+		    n > BT_MAX_COUNT - bp->c.total_reported) {
 			bad_line(bp);
 			return 0;
 		}

@@ -66,7 +66,8 @@ int fold_finish(struct fold *f)
 		if (f->lines[i].stack && (f->lines[i].count || f->lines[i].count2))
 			f->lines[w++] = f->lines[i];
 	f->n = w;
-	qsort(f->lines, f->n, sizeof(*f->lines), line_cmp);
+	if (f->n)	/* lines is NULL while empty: qsort wants non-NULL */
+		qsort(f->lines, f->n, sizeof(*f->lines), line_cmp);
 	return 0;
 }
 
@@ -106,16 +107,25 @@ static int sb_frame(struct sbuf *b, const char *s, size_t n, const char *sfx)
 	return sfx ? sb_put(b, sfx, strlen(sfx)) : 0;
 }
 
+/* A profile string and its real length (names may hold NUL bytes, which
+ * sb_frame() turns into '?' like other control bytes). */
+static const char *pstr(const struct profile *p, uint32_t id, size_t *len)
+{
+	*len = strtab_len(&p->strs, id);
+	return profile_str(p, id);
+}
+
 static int sb_proc_frame(struct sbuf *b, const struct profile *p,
 			 const struct pf_sample *s, unsigned flags)
 {
 	char num[32];
-	const char *comm = profile_str(p, s->comm);
+	size_t clen;
+	const char *comm = pstr(p, s->comm, &clen);
 	if (flags & FOLD_NO_COMM)
 		return 0;
 	if (!s->comm && !(flags & FOLD_PID))
 		return 0;
-	if (sb_frame(b, comm, strlen(comm), NULL))
+	if (sb_frame(b, comm, clen, NULL))
 		return -ENOMEM;
 	if (flags & FOLD_PID) {
 		snprintf(num, sizeof(num), "%s%u", s->comm ? "-" : "pid-", s->pid);
@@ -148,16 +158,18 @@ static int sb_location(struct sbuf *b, const struct profile *p,
 {
 	const char *ksfx = kind_suffix(l->kind);
 	if (!l->nlines) {
-		const char *u = l->unknown_name ? profile_str(p, l->unknown_name)
+		size_t ulen = 9;
+		const char *u = l->unknown_name ? pstr(p, l->unknown_name, &ulen)
 						: "[unknown]";
-		return sb_frame(b, u, strlen(u), ksfx);
+		return sb_frame(b, u, ulen, ksfx);
 	}
 	for (uint32_t i = l->nlines; i-- > 0;) {
 		const struct pf_line *ln = &p->lines[l->line_start + i];
 		const struct pf_function *fn = &p->functions[ln->function];
-		const char *name = profile_str(p, fn->name);
+		size_t nlen;
+		const char *name = pstr(p, fn->name, &nlen);
 		const char *sfx = i > 0 ? "_[i]" : ksfx;
-		if (sb_frame(b, name, strlen(name), NULL))
+		if (sb_frame(b, name, nlen, NULL))
 			return -ENOMEM;
 		if ((flags & FOLD_LINES) && ln->line && fn->filename) {
 			char tail[64];

@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Largest sample total: pprof values are int64, and a sum past this is a
+ * corrupt count, not a profile (profile_add_sample() gives -EOVERFLOW). */
+#define PF_MAX_TOTAL ((uint64_t)INT64_MAX)
+
 /* Open-addressing index of ids (id+0, 0 = empty slot; ids start at 1). */
 
 static uint64_t map_hash(const struct pf_mapping *m)
@@ -71,8 +75,8 @@ static bool sample_eq(const struct profile *p, const struct pf_sample *a,
 {
 	return a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
 	       a->thread_name == b->thread_name && a->depth == b->depth &&
-	       !memcmp(p->stack_ids + a->stack_start, blocs,
-		       b->depth * sizeof(*blocs));
+	       (!b->depth || !memcmp(p->stack_ids + a->stack_start, blocs,
+				     b->depth * sizeof(*blocs)));
 }
 
 static int slots_init(uint32_t **slots, size_t *n)
@@ -94,7 +98,11 @@ int profile_init(struct profile *p)
 	if (sf_grow((void **)&p->mappings, &p->mappings_cap, 1, sizeof(*p->mappings)) ||
 	    sf_grow((void **)&p->functions, &p->functions_cap, 1, sizeof(*p->functions)) ||
 	    sf_grow((void **)&p->locations, &p->locations_cap, 1, sizeof(*p->locations)) ||
-	    sf_grow((void **)&p->samples, &p->samples_cap, 1, sizeof(*p->samples)))
+	    sf_grow((void **)&p->samples, &p->samples_cap, 1, sizeof(*p->samples)) ||
+	    /* never NULL, so p->lines + 0 and memcmp on them are defined */
+	    sf_grow((void **)&p->lines, &p->lines_cap, 1, sizeof(*p->lines)) ||
+	    sf_grow((void **)&p->stack_ids, &p->stack_ids_cap, 1,
+		    sizeof(*p->stack_ids)))
 		goto fail;
 	memset(&p->mappings[0], 0, sizeof(p->mappings[0]));
 	memset(&p->functions[0], 0, sizeof(p->functions[0]));
@@ -251,6 +259,9 @@ int profile_add_sample(struct profile *p, uint32_t pid, uint32_t tid,
 	struct pf_sample k = { .pid = pid, .tid = tid, .comm = comm,
 			       .thread_name = thread_name, .depth = depth,
 			       .count = count };
+	/* Totals stay within pprof's int64 values: refuse, never wrap. */
+	if (count > PF_MAX_TOTAL || p->counters.samples > PF_MAX_TOTAL - count)
+		return -EOVERFLOW;
 	size_t mask = p->sample_nslots - 1, i = sample_hash(&k, locs) & mask;
 	for (; p->sample_slots[i]; i = (i + 1) & mask) {
 		struct pf_sample *s = &p->samples[p->sample_slots[i]];
