@@ -2,6 +2,8 @@
 #include "maps.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -122,8 +124,6 @@ enum maps_line_status maps_parse_line(const char *line, size_t len,
 		return MAPS_LINE_BAD;
 	if (p < lim && *p != ' ')
 		return MAPS_LINE_BAD;
-	if (e->perms[2] != 'x')
-		return MAPS_LINE_SKIP;
 	while (p < lim && *p == ' ')
 		p++;
 	size_t plen = (size_t)(lim - p);
@@ -132,11 +132,12 @@ enum maps_line_status maps_parse_line(const char *line, size_t len,
 	if (e->deleted)
 		plen -= sl;
 	e->kind = classify(p, plen);
+	e->remapped = false;
 	e->path = p;
 	e->line = line;
 	e->line_len = (uint32_t)len;
 	*path_len = plen;
-	return MAPS_LINE_KEEP;
+	return e->perms[2] == 'x' ? MAPS_LINE_KEEP : MAPS_LINE_SKIP;
 }
 
 dev_t maps_entry_dev(const struct maps_entry *e)
@@ -156,6 +157,7 @@ void maps_list_release(struct maps_list *ml)
 	free(ml->chunks);
 	free(ml->v);
 	free(ml->carry);
+	free(ml->prev_path);
 	memset(ml, 0, sizeof(*ml));
 }
 
@@ -181,10 +183,71 @@ static char *arena_copy(struct maps_list *ml, const char *s, size_t len)
 	return dst;
 }
 
+/* Remember a file-backed line (its path copied: line may be transient). */
+static int remember_file(struct maps_list *ml, const struct maps_entry *e,
+			 size_t plen)
+{
+	if (sf_grow((void **)&ml->prev_path, &ml->prev_path_cap, plen + 1, 1))
+		return -ENOMEM;
+	memcpy(ml->prev_path, e->path, plen);
+	ml->prev_path[plen] = 0;
+	ml->prev = *e;
+	ml->prev.path = ml->prev_path;
+	ml->prev_valid = true;
+	return 0;
+}
+
+/* Anonymous exec memory starting where the last file mapping ends: that
+ * file's text remapped.  Rewrites *e as the file mapping it replaced;
+ * the line becomes what maps would show without the remap. */
+static int adopt_remapped(struct maps_list *ml, struct maps_entry *e)
+{
+	const struct maps_entry *pf = &ml->prev;
+	char buf[4096 + 128];
+	int n = snprintf(buf, sizeof(buf),
+			 "%" PRIx64 "-%" PRIx64 " %.4s %08" PRIx64
+			 " %02x:%02x %" PRIu64 " %s%s", e->start, e->limit,
+			 e->perms, pf->offset + (pf->limit - pf->start),
+			 pf->dev_major, pf->dev_minor, pf->inode, pf->path,
+			 pf->deleted ? DELETED_SUFFIX : "");
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return 1;	/* path too long: leave it anonymous */
+	e->offset = pf->offset + (pf->limit - pf->start);
+	e->dev_major = pf->dev_major;
+	e->dev_minor = pf->dev_minor;
+	e->inode = pf->inode;
+	e->deleted = pf->deleted;
+	e->kind = MAPS_FILE;
+	e->remapped = true;
+	e->line = arena_copy(ml, buf, (size_t)n);
+	e->line_len = (uint32_t)n;
+	e->path = arena_copy(ml, pf->path, strlen(pf->path));
+	return e->line && e->path ? 0 : -ENOMEM;
+}
+
+static int keep(struct maps_list *ml, struct maps_entry *e, const char *line,
+		size_t len, size_t plen)
+{
+	if (!e->remapped) {
+		size_t poff = (size_t)(e->path - line);
+		char *copy = arena_copy(ml, line, len);
+		char *path = copy ? arena_copy(ml, copy + poff, plen) : NULL;
+		if (!path)
+			return -ENOMEM;
+		e->line = copy;
+		e->path = path;
+	}
+	if (sf_grow((void **)&ml->v, &ml->cap, ml->n + 1, sizeof(*ml->v)))
+		return -ENOMEM;
+	ml->v[ml->n++] = *e;
+	return 0;
+}
+
 int maps_list_add_line(struct maps_list *ml, const char *line, size_t len)
 {
 	struct maps_entry e;
-	size_t plen;
+	size_t plen = 0;
+	int rc = 0;
 	ml->lines++;
 	enum maps_line_status st = maps_parse_line(line, len, &e, &plen);
 	if (st == MAPS_LINE_BAD) {
@@ -193,21 +256,24 @@ int maps_list_add_line(struct maps_list *ml, const char *line, size_t len)
 		ml->bad_lines++;
 		return 0;
 	}
-	if (st == MAPS_LINE_SKIP)
+	if (len == 0)
 		return 0;
-	size_t poff = (size_t)(e.path - line);
-	char *copy = arena_copy(ml, line, len);
-	if (!copy || sf_grow((void **)&ml->v, &ml->cap, ml->n + 1,
-			     sizeof(*ml->v)))
-		return -ENOMEM;
-	e.line = copy;
-	/* the path is copied as part of the line, then cut with its own NUL */
-	char *path = arena_copy(ml, copy + poff, plen);
-	if (!path)
-		return -ENOMEM;
-	e.path = path;
-	ml->v[ml->n++] = e;
-	return 0;
+	if (st == MAPS_LINE_KEEP && e.kind == MAPS_ANON && ml->prev_valid &&
+	    e.start == ml->prev.limit)
+		rc = adopt_remapped(ml, &e);
+	if (rc < 0)
+		return rc;
+	if (e.remapped) {
+		/* a next remapped piece continues from this one */
+		ml->prev.start = e.start;
+		ml->prev.limit = e.limit;
+		ml->prev.offset = e.offset;
+	} else if (e.kind == MAPS_FILE) {
+		rc = remember_file(ml, &e, plen);
+	}
+	if (rc)
+		return rc;
+	return st == MAPS_LINE_KEEP ? keep(ml, &e, line, len, plen) : 0;
 }
 
 static int carry_append(struct maps_list *ml, const char *buf, size_t len)

@@ -49,6 +49,11 @@ struct maps_entry {
 	char perms[4];		/* "r-xp", not NUL-terminated */
 	enum maps_kind kind;
 	bool deleted;		/* path ended in " (deleted)" (stripped) */
+	bool remapped;		/* anonymous in maps, but starts where a file
+				 * mapping ends: taken as that file's text
+				 * remapped onto (huge) anonymous pages, with
+				 * the file's path, dev, inode and the offset
+				 * continuing its mapping (bcc #1358) */
 	const char *path;	/* NUL-terminated, "" for anonymous */
 	const char *line;	/* the line verbatim, without newline */
 	uint32_t line_len;
@@ -62,9 +67,10 @@ enum maps_line_status {
 };
 
 /*
- * Parse one line (no newline) into *e.  On MAPS_LINE_KEEP, e->path points
- * into line (not NUL-terminated: its length is *path_len) and e->line is
- * line.  Never allocates.
+ * Parse one line (no newline) into *e.  On MAPS_LINE_KEEP and on
+ * MAPS_LINE_SKIP of a non-empty line, e is filled: e->path points into
+ * line (not NUL-terminated: its length is *path_len) and e->line is line.
+ * Never allocates.
  */
 enum maps_line_status maps_parse_line(const char *line, size_t len,
 				      struct maps_entry *e, size_t *path_len);
@@ -83,6 +89,11 @@ struct maps_list {
 	/* internal: partial line carried between maps_list_feed() calls */
 	char *carry;
 	size_t carry_len, carry_cap;
+	/* internal: the last file-backed line (any perms), for `remapped` */
+	struct maps_entry prev;
+	char *prev_path;
+	size_t prev_path_cap;
+	bool prev_valid;
 };
 
 void maps_list_init(struct maps_list *ml);

@@ -175,7 +175,7 @@ static int attach_files(struct sym_session *s, struct sym_process *p,
 						e->limit, bid);
 		if (m->file && m->file->bid_known)
 			m->mod.build_id = m->file->build_id;
-		if (maps_kind_may_jit(e->kind)) {
+		if (maps_kind_may_jit(e->kind) || e->remapped) {
 			module_init(&m->jit_mod, e, p->pm_path);
 			m->jit_mod.has_functions = true;
 		}

@@ -245,6 +245,10 @@ int sym_lookup_user(struct sym_session *s, int pid, uint64_t abs_addr,
 	case MAPS_FILE:
 	case MAPS_VDSO:
 		lookup_file(s, m, addr, adj, res);
+		/* a guessed remap that the file cannot name may be JIT code */
+		if (m->e->remapped && res->reason != SYM_OK &&
+		    sym_process_jit_name(s, p, addr))
+			lookup_anon(s, p, m, addr, res);
 		break;
 	case MAPS_ANON:
 	case MAPS_ANON_NAMED:

@@ -100,6 +100,20 @@ check "pid reuse: a second snapshot replaces the first" grep -q 'processes=2 ' <
 check_eq "pid reuse: lookups use the newest snapshot" "sf_target_alpha" "$(res "$out" "$A" | cut -d' ' -f1)"
 kill -9 "$TPID"
 
+# --- text remapped onto anonymous memory (huge-page remappers) ---------
+start_target "$T/tr.out" "$T/target" --remap || fail "remap: target did not start"
+A=$(func_addr sf_target_alpha "$T/tr.out")
+R=$(word_addr remapped "$T/tr.out")
+if [ -z "$R" ]; then
+	fail "remap: target could not remap its text"
+else
+	check "remap: its text is anonymous in maps" grep -q "^${R#0x}-[0-9a-f]* r-xp 00000000 00:00 0 *\$" "/proc/$TPID/maps"
+	out=$("$ST" snap "$TPID" write "$TPID" "$T/remap.maps" kill "$TPID" user "$TPID" "$A")
+	check_eq "remap: named through the file mapped before it" "sf_target_alpha $T/target 1" "$(res "$out" "$A")"
+	out=$("$ST" load "$TPID" "$T/remap.maps" user "$TPID" "$A")
+	check_eq "remap: saved maps keep it (as the file mapping it replaced)" "sf_target_alpha $T/target 1" "$(res "$out" "$A")"
+fi
+
 # --- unknown pid, kernel thread ------------------------------------------
 out=$("$ST" user 999999999 0x401000 snap 999999999 snap 2 user 2 0x401000)
 check_eq "unknown pid: reason" "process not snapshotted" "$(reason "$out" 0x401000)"

@@ -28,6 +28,13 @@ check_eq "maps: 14 malformed lines counted, the good one after them kept" \
 	"$(echo "$out" | grep -o 'lines=[0-9]* kept=[0-9]* bad=[0-9]* first_bad=[0-9]*')"
 check "maps: entry after garbage intact" grep -q 'path=/ok/after/garbage.so$' <<<"$out"
 
+# text remapped onto anonymous (huge) pages continues the file mapping it
+# follows; unrelated anonymous memory stays anonymous
+out=$("$T/st" maps "$FX/maps-remapped.txt")
+check_eq "maps: remapped text takes the file, offset and inode of the mapping before it" \
+	"555555555000-555555600000 off=1000 dev=fd:1 ino=1311 kind=file deleted=0 remapped=1 path=/usr/bin/app|7f0fff001000-7f0fff002000 off=0 dev=0:0 ino=0 kind=anon deleted=0 path=|7f1000002000-7f1000200000 off=2000 dev=fd:1 ino=77 kind=file deleted=0 remapped=1 path=/lib/libx.so" \
+	"$(grep -E '^KEPT (5555|7f0fff0|7f10000020)' <<<"$out" | cut -d' ' -f2- | paste -sd'|')"
+
 # saved maps with malformed lines: counted in sym_stats and warned once
 out=$("$T/st" load 4242 "$FX/maps-malformed.txt" stats warnings)
 check "load_maps: bad_maps_lines=14 in stats" grep -q 'bad_maps_lines=14 ' <<<"$out"

@@ -138,10 +138,10 @@ static int cmd_maps(const char *path)
 	for (size_t i = 0; i < ml.n && i < 64; i++) {
 		const struct maps_entry *e = &ml.v[i];
 		printf("KEPT %" PRIx64 "-%" PRIx64 " off=%" PRIx64
-		       " dev=%x:%x ino=%" PRIu64 " kind=%s deleted=%d path=%s\n",
-		       e->start, e->limit, e->offset, e->dev_major,
-		       e->dev_minor, e->inode, kind_str(e->kind), e->deleted,
-		       e->path);
+		       " dev=%x:%x ino=%" PRIu64 " kind=%s deleted=%d%s "
+		       "path=%s\n", e->start, e->limit, e->offset,
+		       e->dev_major, e->dev_minor, e->inode, kind_str(e->kind),
+		       e->deleted, e->remapped ? " remapped=1" : "", e->path);
 	}
 	maps_list_release(&ml);
 	return 0;
