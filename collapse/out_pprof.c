@@ -91,8 +91,8 @@ struct pp_ctx {
 	uint32_t *nmerged;	/* canonical mapping -> mappings it stands for */
 	bool *addrloc;		/* mapping has used locations with addresses */
 	bool *ismain;		/* canonical mapping stands for an is_main one */
-	uint64_t *mapweight;	/* profile mapping id -> samples using it */
-	uint32_t *maplast;	/* profile mapping id -> last sample counted */
+	uint64_t *mapweight;	/* canonical mapping -> samples using it */
+	uint32_t *maplast;	/* canonical mapping -> last sample counted */
 	bool *mapguess;		/* basename matches the sample's comm */
 	uint32_t *locs;		/* output location order: profile ids */
 	struct pp_fn *fns;	/* output function order */
@@ -101,9 +101,9 @@ struct pp_ctx {
 	size_t fns_cap;
 	struct pp_index lidx;	/* symbolized output locations by line chain */
 	struct pp_index sidx;	/* output samples by labels and stack */
-	struct pp_sample *osm;	/* output samples, first-seen order */
+	struct pp_sample *osm;	/* output samples, sorted by collect() */
 	uint32_t *ostack;	/* their stacks: output location ids */
-	size_t nostack, ostack_cap;
+	size_t ostack_len, ostack_cap;
 	uint32_t kpm;		/* profile mapping for kernel locations without
 				 * one: the first kernel mapping, or PP_NO_MAP
 				 * for a synthetic [kernel.kallsyms] */
@@ -384,7 +384,7 @@ static bool same_labels(const struct pf_sample *a, const struct pf_sample *b)
 static void merge_sample(struct pp_ctx *c, uint32_t sid, size_t off)
 {
 	const struct pf_sample *s = &c->p->samples[sid];
-	uint32_t depth = (uint32_t)(c->nostack - off);
+	uint32_t depth = (uint32_t)(c->ostack_len - off);
 	const uint32_t *st = c->ostack + off;
 	uint64_t h = sf_hash_u64((uint64_t)s->pid << 32 | s->tid) ^
 		     sf_hash_u64((uint64_t)s->comm << 32 | s->thread_name);
@@ -396,7 +396,7 @@ static void merge_sample(struct pp_ctx *c, uint32_t sid, size_t off)
 		    same_labels(&c->p->samples[o->sid], s) &&
 		    !memcmp(c->ostack + o->off, st, depth * sizeof(*st))) {
 			o->count = sat_add(o->count, s->count);
-			c->nostack = off;
+			c->ostack_len = off;
 			return;
 		}
 	}
@@ -414,23 +414,24 @@ static int sample_stack(struct pp_ctx *c, const struct pf_sample *s)
 	int rc;
 
 	if (sf_grow((void **)&c->ostack, &c->ostack_cap,
-		    c->nostack + s->depth + 1, sizeof(*c->ostack)))
+		    c->ostack_len + s->depth + 1, sizeof(*c->ostack)))
 		return -ENOMEM;
 	if (!s->depth) {
 		if (!c->nostack_loc && (rc = use_nostack(c)))
 			return rc;
-		c->ostack[c->nostack++] = c->nostack_loc;
+		c->ostack[c->ostack_len++] = c->nostack_loc;
 	}
 	for (uint32_t i = 0; i < s->depth; i++) {
 		if ((rc = use_loc(c, st[i])))
 			return rc;
-		c->ostack[c->nostack++] = c->locmap[st[i]];
+		c->ostack[c->ostack_len++] = c->locmap[st[i]];
 	}
 	return 0;
 }
 
-/* Samples ordered by labels, then stack: a process's samples end up
- * together: the sample section gzips ~15% smaller than in first-seen order. */
+/* Samples ordered by labels, then stack, so a thread's samples sit
+ * together: the sample section gzips ~15% smaller than in first-seen
+ * order, and the order still depends on the profile only. */
 static int sample_cmp(const void *a, const void *b, void *arg)
 {
 	const struct pp_ctx *c = arg;
@@ -526,7 +527,7 @@ static int collect(struct pp_ctx *c)
 	if (rc)
 		return rc;
 	for (uint32_t sid = 1; sid < p->nsamples; sid++) {
-		size_t off = c->nostack;
+		size_t off = c->ostack_len;
 		if (!p->samples[sid].count)
 			continue;
 		if ((rc = sample_stack(c, &p->samples[sid])))
@@ -629,7 +630,7 @@ static int msg_alloc(struct pp_msg *m, const struct pp_ctx *c)
 {
 	m->samples = pp_calloc(c->nsamples, sizeof(*m->samples));
 	m->samplep = pp_calloc(c->nsamples, sizeof(*m->samplep));
-	m->locids = pp_calloc(c->nostack, sizeof(*m->locids));
+	m->locids = pp_calloc(c->ostack_len, sizeof(*m->locids));
 	m->values = pp_calloc(c->nsamples * 2, sizeof(*m->values));
 	m->labels = pp_calloc(c->nlabels, sizeof(*m->labels));
 	m->labelp = pp_calloc(c->nlabels, sizeof(*m->labelp));
