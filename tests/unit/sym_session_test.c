@@ -13,11 +13,11 @@
  *   stats                prints every sym_stats counter
  *   warnings             drains the warning queue ("warning: ...")
  *   fds                  prints "fds N" (open fds of this process)
- *   maps FILE            parse FILE with maps.h; prints counts, timing
- *                        and every kept entry
+ *   maps FILE            parse FILE with maps.h; prints counts, CPU ms,
+ *                        max RSS and every kept entry
  *   perfmap FILE ADDR    perfmap.h lookup in FILE
- *   bench PID ADDR N     N sym_lookup_user calls; prints "bench NS" (ns
- *                        per lookup)
+ *   bench PID ADDR N     N sym_lookup_user calls; prints "bench NS" (CPU
+ *                        ns per lookup)
  *
  * A result line: "user ADDR reason=R name=N module=M main=0|1
  * maddr=0xA frames=K", with "-" for missing names.  Exits 2 on usage
@@ -110,10 +110,11 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
+/* CPU time of this process: steadier than wall time on a busy machine. */
 static double now_ms(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
