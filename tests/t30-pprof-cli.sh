@@ -27,11 +27,11 @@ input_total() {
 norm() { LC_ALL=C sed -e 's/_\[[kji]\]$//' -e 's/;/:/g' -e 's/[\x80-\xff][\x80-\xff]*/?/g'; }
 sf_top() {	# stackfold -f top: "SELF% SELF TOTAL% TOTAL FUNCTION"
 	awk '/^ +SELF%/ { s = 1; next } s && NF == 0 { exit }
-	     s { n = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", n); print $2, $4, n }' "$1" | norm | sort
+	     s { n = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", n); print $2, $4, n }' "$1" | norm | LC_ALL=C sort
 }
 go_top() {	# go tool pprof -top: "flat flat% sum% cum cum% name"
 	awk '/^ +flat +flat%/ { s = 1; next }
-	     s { n = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", n); sub(/ \(inline\)$/, "", n); print $1, $4, n }' "$1" | norm | sort
+	     s { n = $0; sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+  /, "", n); sub(/ \(inline\)$/, "", n); print $1, $4, n }' "$1" | norm | LC_ALL=C sort
 }
 
 for in in "$FX"/*; do
@@ -74,7 +74,7 @@ for in in "$FX"/*; do
 	sf_top "$T/$name.sftop" >"$T/$name.sfrows"
 	go_top "$T/$name.gotop" >"$T/$name.gorows"
 	if [ -s "$T/$name.gorows" ] &&
-		missing=$(comm -13 "$T/$name.sfrows" "$T/$name.gorows") && [ -z "$missing" ]; then
+		missing=$(LC_ALL=C comm -13 "$T/$name.sfrows" "$T/$name.gorows") && [ -z "$missing" ]; then
 		pass "$name: every pprof top row (flat, cum, name) is in stackfold's top"
 	else
 		fail "$name: every pprof top row (flat, cum, name) is in stackfold's top" \

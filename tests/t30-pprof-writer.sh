@@ -14,7 +14,7 @@ pprof_tools_build || exit 0
 # --- the validator itself must catch violations (raw protobuf bytes) ----
 bad() {	# NAME EXPECTED-SUBSTRING PRINTF-BYTES
 	local out
-	printf "$3" >"$T/bad.pb"
+	printf '%b' "$3" >"$T/bad.pb"
 	if out=$("$PPROF_CHECK" --raw "$T/bad.pb" 2>&1); then
 		fail "validator rejects $1" "accepted: $out"
 	else
@@ -87,6 +87,7 @@ map_of() { awk -v a="$1" '$2 == a && $3 ~ /^M=/ && NF == 3 { sub(/M=/, "", $3); 
 check "unsymbolized address keeps mapping, no line" grep -q 'libc.so.6' <<<"$(map_of 0x7f0000099000 "$raw")"
 check "kernel address without mapping gets the kernel mapping" grep -q 'kernel.kallsyms' <<<"$(map_of 0xffffffff81999000 "$raw")"
 check "synthetic mark kept as a function" grep -qE '^ +[0-9]+: 0x0 \[missed user stack\]' "$raw"
+# shellcheck disable=SC2016
 check "inline chain innermost first" awk '/^ +[0-9]+: 0x0 M=1 inner_inlined demo.c:20/ { getline; if ($1 == "work") f = 1 } END { exit !f }' "$raw"
 check_eq "symbolized: address 0, one location per line chain" 1 "$(grep -cE '^ +[0-9]+: 0x0 M=1 main demo.c:20' "$raw")"
 check "equal stacks after dedupe merge (3 + 3 samples)" grep -qE '^ +6 +122448978: [0-9]+ [0-9]+ $' "$raw"
