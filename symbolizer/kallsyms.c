@@ -84,8 +84,11 @@ static int parse_line(struct ks_build *b, const char *p, const char *lim)
 	note_bounds(b, name, nlen, addr);
 	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 		return 1;
-	/* _etext marks the end of text, it names nothing */
-	if (nlen == 6 && !memcmp(name, "_etext", 6))
+	/* _etext marks the end of text, it names nothing; __pfx_F is the
+	 * padding before F (CONFIG_FUNCTION_PADDING), part of the function
+	 * before it for our purpose: no call returns into it */
+	if ((nlen == 6 && !memcmp(name, "_etext", 6)) ||
+	    (nlen > 6 && !memcmp(name, "__pfx_", 6)))
 		return 1;
 	int64_t mod = 0;
 	const char *m = next_field(ne, lim);

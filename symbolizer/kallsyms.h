@@ -1,7 +1,8 @@
 /*
  * kallsyms.h - kernel text symbols from /proc/kallsyms.
  *
- * Only text symbols (types t, T, w, W) are kept, sorted by address.
+ * Only text symbols (types t, T, w, W) are kept, sorted by address,
+ * without the __pfx_ padding symbols and the _etext marker.
  * Kernel symbols have no size, so an address matches the symbol at or
  * below it only up to the next symbol, never past `_etext` for the core
  * kernel and never past the module's end (from /proc/modules) for a

@@ -92,7 +92,7 @@ check_eq "kallsyms: marker _text loses to the function at its address" "startup_
 	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff81000000 | name_of)"
 check_eq "kallsyms: T preferred over W alias, inside the function" "vfs_read [kernel]" \
 	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff810011ff | name_of)"
-check_eq "kallsyms: return address looks up addr-1" "secondary_startup_64 [kernel]" \
+check_eq "kallsyms: return address looks up addr-1 (__pfx_ padding is not a function)" "secondary_startup_64 [kernel]" \
 	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff81001000 ret | name_of)"
 check_eq "kallsyms: data symbols are not boundaries, _etext is" "vfs_write [kernel]" \
 	"$(kern kallsyms-small.txt modules-small.txt kern 0xffffffff81001fff | name_of)"
