@@ -10,6 +10,11 @@
  * address, the return address itself, not the adjusted one), the file
  * offset when the file cannot be read or for [vdso], the absolute address
  * for anonymous memory and for the kernel.
+ *
+ * sym_stats: files_pinned counts distinct files opened (once each, however
+ * often the LRU reopens them); index_cache_hits counts indexes loaded from
+ * the on-disk cache plus indexes shared by files with the same build-id;
+ * index_corrupt stays 0 until elfindex.h reports corrupt cache entries.
  */
 #include <errno.h>
 #include <stdarg.h>
