@@ -33,6 +33,7 @@ struct dwalk {
 	const char *comp_dir;	/* of the current CU, NULL if none */
 	size_t *seqs;		/* index in b->lines where a sequence starts */
 	size_t nseqs, seqcap;
+	int in_func;		/* > 0 while below a subprogram */
 	int rc;
 };
 
@@ -367,13 +368,16 @@ static void walk_func(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
 	if ((w->rc = add_ranges(w, die, node, &any)))
 		return;
 	if (!any) {
-		/* A declaration or abstract instance: nothing at any
-		 * address, and nothing below it can be either. */
+		/* A declaration or an abstract instance: no node, but a
+		 * local class below it may hold a concrete function (a
+		 * lambda's operator()). */
 		w->b->nnodes = mark_nodes;
 		w->nr = mark_r;
-		return;
+		node = IDX_NONE;
 	}
+	w->in_func++;
 	walk_children(w, die, node, depth);
+	w->in_func--;
 }
 
 static void walk(struct dwalk *w, Dwarf_Die *die, uint32_t parent, int depth)
@@ -392,6 +396,14 @@ static void walk(struct dwalk *w, Dwarf_Die *die, uint32_t parent, int depth)
 	case DW_TAG_namespace:
 	case DW_TAG_module:
 		walk_children(w, die, parent, depth);
+		break;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		/* Local classes (lambda closures) can hold concrete member
+		 * functions; at file scope they hold only declarations. */
+		if (w->in_func)
+			walk_children(w, die, IDX_NONE, depth);
 		break;
 	default:
 		break;

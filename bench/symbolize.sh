@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# bench/symbolize.sh - side-by-side figures for `stackfold symbolize` (a
+# measurement, not a test: it never fails on a number).
+#
+#  1. Speed: N random text addresses in libc (debug info from libc6-dbg)
+#     through addr2line, eu-addr2line, llvm-symbolizer and stackfold (cold
+#     cache, warm cache, no cache); median wall time of R runs each.
+#  2. Name agreement with `addr2line -f -i -C` on AGREE_N random text
+#     addresses in libc, in a C++ program with DWARF built here, and in a
+#     big C++ library with only .dynsym (libLLVM), classified as: same
+#     names; honest unknown (we print ??, a profile shows module+0xOFF:
+#     the address is in padding or in a function the symbol table does not
+#     describe, where addr2line names the nearest preceding symbol); alias
+#     (another name of the same address); different.
+#
+# USAGE: bench/symbolize.sh            (N=1000 R=5 AGREE_N=100000 SEED=1)
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
+N=${N:-1000} R=${R:-5} AGREE_N=${AGREE_N:-100000} SEED=${SEED:-1}
+W=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-bench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+
+LIBC=${LIBC:-$(ldd /bin/true | awk '/libc\.so\.6/ {print $3}')}
+LLVM_SYM=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)
+EU=$(command -v eu-addr2line || true)
+
+# random_text FILE COUNT SEED: hex addresses uniform over FILE's .text
+random_text() {
+	readelf -SW "$1" | python3 -c '
+import random, re, sys
+n, seed = int(sys.argv[1]), int(sys.argv[2])
+for line in sys.stdin:
+    f = line.replace("[ ", "[").split()
+    if len(f) > 5 and f[1] == ".text":
+        lo, sz = int(f[3], 16), int(f[5], 16)
+random.seed(seed)
+print("\n".join(hex(lo + random.randrange(sz)) for _ in range(n)))' "$2" "$3"
+}
+
+now_ms() { date +%s%N | awk '{ printf "%.1f", $1 / 1e6 }'; }
+
+# median_ms CMD...: median wall time over R runs (stdin from $W/in.*)
+median_ms() {
+	local i t0 t1 ts=()
+	for ((i = 0; i < R; i++)); do
+		[ -n "${PRE:-}" ] && eval "$PRE"
+		t0=$(now_ms)
+		"$@" >/dev/null 2>&1
+		t1=$(now_ms)
+		ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')")
+	done
+	printf '%s\n' "${ts[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+echo "== machine: $(uname -n), $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) CPUs"
+echo "== stackfold: $STACKFOLD ($(cd "$TOP" && git rev-parse --short HEAD 2>/dev/null))"
+echo "== libc: $LIBC (build-id $(readelf -n "$LIBC" | awk '/Build ID/ {print $3}'))"
+echo
+
+# ---- 1. speed ----
+random_text "$LIBC" "$N" "$SEED" >"$W/addrs"
+sed "s|^|$LIBC |" "$W/addrs" >"$W/in.sf"
+C=$W/cache
+a2l() { addr2line -f -i -C -e "$LIBC" <"$W/addrs"; }
+eu() { "$EU" -f -i -C -e "$LIBC" <"$W/addrs"; }
+llvm() { "$LLVM_SYM" --obj="$LIBC" --output-style=GNU -f -i -C <"$W/addrs"; }
+sf() { "$STACKFOLD" symbolize "$@" <"$W/in.sf"; }
+
+t_a2l=$(median_ms a2l)
+t_eu=$([ -n "$EU" ] && median_ms eu || echo n/a)
+t_llvm=$([ -n "$LLVM_SYM" ] && median_ms llvm || echo n/a)
+t_cold=$(PRE='rm -rf "$C"' median_ms sf --cache-dir "$C")
+sf --cache-dir "$C" >/dev/null
+t_warm=$(median_ms sf --cache-dir "$C")
+t_nocache=$(median_ms sf --no-cache)
+idx_bytes=$(cat "$C"/*.idx | wc -c)
+
+printf '%s random .text addresses in libc, median of %s runs (ms, wall):\n' "$N" "$R"
+printf '  %-40s %10s %10s\n' tool ms "vs a2l"
+row() { printf '  %-40s %10s %10s\n' "$1" "$2" \
+	"$(awk -v a="$t_a2l" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1fx", a / b; else print "-" }')"; }
+row "addr2line -f -i -C" "$t_a2l"
+row "eu-addr2line -f -i -C" "$t_eu"
+row "llvm-symbolizer -f -i -C" "$t_llvm"
+row "stackfold symbolize, cold (build+store)" "$t_cold"
+row "stackfold symbolize, --no-cache" "$t_nocache"
+row "stackfold symbolize, warm cache" "$t_warm"
+echo "  index cache entry: $idx_bytes bytes"
+echo
+
+# ---- 2. name agreement ----
+# agree LABEL MODULE SYMFILE: AGREE_N addresses; SYMFILE lists aliases
+agree() {
+	local label=$1 mod=$2 symfile=$3
+	random_text "$mod" "$AGREE_N" "$SEED" >"$W/ag.addrs"
+	addr2line -a -f -i -C -e "$mod" <"$W/ag.addrs" >"$W/ag.a2l"
+	sed "s|^|$mod |" "$W/ag.addrs" | "$STACKFOLD" symbolize -a --no-cache >"$W/ag.sf"
+	nm -C --defined-only "$symfile" >"$W/ag.syms" 2>/dev/null
+	nm -S --defined-only "$symfile" >"$W/ag.sized" 2>/dev/null
+	python3 - "$label" "$W/ag.syms" "$W/ag.a2l" "$W/ag.sf" "$W/ag.sized" <<'PY'
+import bisect, re, sys
+label, symf, a2lf, sff, sizedf = sys.argv[1:6]
+addr = {}
+for line in open(symf, errors="replace"):
+    f = line.rstrip("\n").split(" ", 2)
+    if len(f) == 3:
+        addr.setdefault(f[2], set()).add(f[0])
+# [lo, hi) of every sized code symbol, merged: an address outside them all
+# is padding between functions (or code no symbol describes)
+iv = []
+for line in open(sizedf, errors="replace"):
+    f = line.split()
+    if len(f) >= 4 and f[2] in "TtWwi" and int(f[1], 16) > 0:
+        iv.append((int(f[0], 16), int(f[0], 16) + int(f[1], 16)))
+iv.sort()
+los = [lo for lo, _ in iv]
+his, m = [], 0
+for lo, hi in iv:
+    m = max(m, hi)
+    his.append(m)
+def covered(a):
+    i = bisect.bisect_right(los, a) - 1
+    return i >= 0 and a < his[i]
+def blocks(path):
+    out, cur = {}, None
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        if re.fullmatch(r"0x[0-9a-f]+", line):
+            cur = out[int(line, 16)] = []  # a repeated address: same answer
+        elif cur is not None:
+            cur.append(line)
+    return {k: v[0::2] for k, v in out.items()}
+a, s = blocks(a2lf), blocks(sff)
+same = honest = alias = diff = inside = inside_same = 0
+ex = []
+for k, na in a.items():
+    ns = s.get(k, [])
+    if covered(k):
+        inside += 1
+        inside_same += na == ns
+    if na == ns:
+        same += 1
+    elif ns == ["??"]:
+        honest += 1
+    elif len(na) == len(ns) and all(x == y or (addr.get(x, set()) & addr.get(y, set())) for x, y in zip(na, ns)):
+        alias += 1
+    else:
+        diff += 1
+        if len(ex) < 5:
+            ex.append(f"      {k:#x}: a2l {' / '.join(na)} | ours {' / '.join(ns)}")
+n = len(a) or 1
+print(f"  {label:34s} {len(a):7d} addrs  same {100*same/n:6.2f}%  same-or-honest {100*(same+honest)/n:6.2f}%"
+      f"  (honest ?? {honest}, alias {alias}, different {diff})")
+print(f"  {'':34s} inside a sized symbol: {inside} addrs, same {100*inside_same/(inside or 1):6.2f}%")
+if ex:
+    print("    different, first ones:")
+    print("\n".join(ex))
+PY
+}
+
+echo "name agreement with addr2line -f -i -C, $AGREE_N random .text addresses each:"
+LIBC_DBG=/usr/lib/debug/.build-id/$(readelf -n "$LIBC" | awk '/Build ID/ {b = $3; print substr(b, 1, 2) "/" substr(b, 3) ".debug"}')
+agree "libc (libc6-dbg DWARF)" "$LIBC" "$LIBC_DBG"
+
+# A C++ program with DWARF: templates, the STL, <regex>, built here.
+cat >"$W/big.cc" <<'EOF'
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+template <int N> struct W {
+	std::map<std::string, std::vector<int>> m;
+	std::unordered_map<int, std::string> u;
+	std::set<long> s;
+	int run(const std::string &text) {
+		std::regex re("([a-z]+)([0-9]{" + std::to_string(N % 3 + 1) + "})");
+		int hits = 0;
+		for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) {
+			m[(*it)[1]].push_back(N + hits++);
+			u[hits] = (*it)[2];
+			s.insert(hits * N);
+		}
+		std::vector<std::pair<std::string, int>> v;
+		for (auto &kv : m) v.emplace_back(kv.first, (int)kv.second.size());
+		std::sort(v.begin(), v.end(), [](auto &a, auto &b) { return a.second > b.second; });
+		std::function<int(int)> f = [&](int x) { return x ? x + f(x - 1) : 0; };
+		auto p = std::make_shared<std::ostringstream>();
+		*p << v.size() << f(N % 10);
+		return hits + (int)p->str().size() + (int)s.size();
+	}
+};
+template <int N> int all(const std::string &t) { return W<N>().run(t) + all<N - 1>(t); }
+template <> int all<0>(const std::string &t) { return W<0>().run(t); }
+int main(int argc, char **argv) { std::cout << all<24>(argc > 1 ? argv[1] : "ab12 cd345 ef6") << "\n"; }
+EOF
+if g++ -O2 -g -o "$W/big" "$W/big.cc" 2>"$W/big.err"; then
+	agree "C++ program, DWARF ($(($(stat -c %s "$W/big") / 1024)) KiB)" "$W/big" "$W/big"
+else
+	echo "  (C++ program did not build: $(head -1 "$W/big.err"))"
+fi
+LLVMSO=$(ls /usr/lib/x86_64-linux-gnu/libLLVM-1[0-9].so.1 2>/dev/null | head -1)
+if [ -n "$LLVMSO" ] && [ "${BIG:-1}" = 1 ]; then
+	agree "$(basename "$LLVMSO") (.dynsym only)" "$LLVMSO" "$LLVMSO"
+fi
