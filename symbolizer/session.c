@@ -152,8 +152,7 @@ const char *sym_reason_str(enum sym_reason r)
 		[SYM_NO_SYMBOLS] = "no symbol table",
 		[SYM_NOT_FOUND] = "no symbol at address",
 		[SYM_ANON] = "anonymous memory",
-		[SYM_KPTR_RESTRICTED] = "kernel addresses hidden "
-					"(kptr_restrict)",
+		[SYM_KPTR_RESTRICTED] = "kernel addresses hidden (kptr_restrict)",
 	};
 	if ((unsigned)r < sizeof(names) / sizeof(names[0]) && names[r])
 		return names[r];
