@@ -91,6 +91,7 @@ struct pp_ctx {
 	uint32_t *nmerged;	/* canonical mapping -> mappings it stands for */
 	bool *addrloc;		/* mapping has used locations with addresses */
 	bool *ismain;		/* canonical mapping stands for an is_main one */
+	bool *mapsym;		/* canonical mapping has written lines */
 	uint64_t *mapweight;	/* canonical mapping -> samples using it */
 	uint32_t *maplast;	/* canonical mapping -> last sample counted */
 	bool *mapguess;		/* basename matches the sample's comm */
@@ -308,6 +309,8 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 	}
 	if (loc_on_kernel_map(l) && l->nlines)
 		c->kmap_has_functions = true;
+	if (l->nlines && loc_pmap(c, l) && loc_pmap(c, l) != PP_NO_MAP)
+		c->mapsym[loc_pmap(c, l)] = true;
 	if (loc_is_synthetic(l)) {
 		c->synloc[l->unknown_name] = (uint32_t)c->nlocs;
 		c->nlines++;
@@ -748,7 +751,9 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 			o->memory_limit = m->limit;
 			o->file_offset = m->offset;
 		}
-		o->has_functions = m->has_functions;
+		/* Locations with lines are written without their address, so
+		 * pprof must not re-symbolize them: it would look up 0. */
+		o->has_functions = m->has_functions || c->mapsym[pm];
 		o->has_filenames = m->has_filenames;
 		o->has_line_numbers = m->has_line_numbers;
 		o->has_inline_frames = m->has_inline_frames;
@@ -1094,6 +1099,7 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 	c->nmerged = pp_calloc(p->nmappings, sizeof(*c->nmerged));
 	c->addrloc = pp_calloc(p->nmappings, sizeof(*c->addrloc));
 	c->ismain = pp_calloc(p->nmappings, sizeof(*c->ismain));
+	c->mapsym = pp_calloc(p->nmappings, sizeof(*c->mapsym));
 	c->mapweight = pp_calloc(p->nmappings, sizeof(*c->mapweight));
 	c->maplast = pp_calloc(p->nmappings, sizeof(*c->maplast));
 	c->mapguess = pp_calloc(p->nmappings, sizeof(*c->mapguess));
@@ -1108,7 +1114,7 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 			c->kpm = m;
 	if (!c->strmap || !c->synfn || !c->synloc || !c->locmap || !c->locs ||
 	    !c->fnmap || !c->mapmap || !c->canon || !c->nmerged || !c->addrloc ||
-	    !c->ismain || !c->mapweight || !c->maplast || !c->mapguess ||
+	    !c->ismain || !c->mapsym || !c->mapweight || !c->maplast || !c->mapguess ||
 	    !c->maps)
 		return -ENOMEM;
 	return 0;
@@ -1129,6 +1135,7 @@ static void ctx_release(struct pp_ctx *c)
 	free(c->nmerged);
 	free(c->addrloc);
 	free(c->ismain);
+	free(c->mapsym);
 	free(c->mapweight);
 	free(c->maplast);
 	free(c->mapguess);

@@ -38,7 +38,7 @@ printf 'not a profile' >"$T/plain"
 if "$PPROF_CHECK" "$T/plain" >/dev/null; then fail "validator rejects ungzipped"; else pass "validator rejects ungzipped"; fi
 
 # --- generated profiles ---------------------------------------------------
-declare -A want=([mixed]=37 [main]=37 [procs]=9 [kernel]=9 [empty]=0
+declare -A want=([mixed]=37 [main]=37 [procs]=10 [kernel]=9 [empty]=0
 		 [bigcount]=4611686018427387904 [nullprof]=6)
 for s in mixed main procs kernel empty bigcount nullprof; do
 	f=$T/$s.pb.gz
@@ -48,7 +48,7 @@ for s in mixed main procs kernel empty bigcount nullprof; do
 	fi
 	notime=
 	[ "$s" = nullprof ] && notime=--no-time
-	check_eq "validator ok: $s" "ok samples=$(case $s in mixed|main) echo 8 ;; procs|nullprof) echo 3 ;; empty) echo 0 ;; *) echo 1 ;; esac) total=${want[$s]}" \
+	check_eq "validator ok: $s" "ok samples=$(case $s in mixed|main) echo 8 ;; procs) echo 4 ;; nullprof) echo 3 ;; empty) echo 0 ;; *) echo 1 ;; esac) total=${want[$s]}" \
 		"$("$PPROF_CHECK" $notime "$f" 2>&1)"
 	if gopprof -raw -symbolize=none "$f" >"$T/$s.raw" 2>"$T/$s.goerr"; then
 		check_eq "go pprof -raw total: $s" "${want[$s]}" "$(raw_total "$T/$s.raw")"
@@ -125,8 +125,10 @@ check "empty stack: [no stack] function" grep -qE '^ +[0-9]+: 0x0 \[no stack\]' 
 # points into it by address (no range then), kept apart when one does.
 check_eq "same file, symbolized in 2 processes: one mapping, no range; raw-address one kept" \
 	"0x0/0x0/0x0 /usr/lib/libc.so.6 feedface [FN][FL][LN][IN]|0x7f2200000000/0x7f2200100000/0x0 /usr/lib/libc.so.6 feedface [FN][FL][LN][IN]" \
-	"$(sed -n '/^Mappings/,$p' "$T/procs.raw" | grep '^[0-9]*: ' | sed 's/^[0-9]*: //' | sort | paste -sd'|')"
-check_eq "same file in 2 processes: one memcpy location" 1 "$(grep -c ' memcpy memcpy.S' "$T/procs.raw")"
+	"$(sed -n '/^Mappings/,$p' "$T/procs.raw" | grep '^[0-9]*: ' | sed 's/^[0-9]*: //' | grep libc | sort | paste -sd'|')"
+check_eq "one memcpy location per file (libc in 2 processes, jit.so)" 2 "$(grep -c " M=[0-9]* memcpy memcpy.S" "$T/procs.raw")"
+check "symbolized locations mark their mapping [FN] (no address to re-symbolize)" \
+	grep -qE '^[0-9]+: 0x7f3300000000/0x7f3300100000/0x0 /tmp/jit.so  \[FN\]$' "$T/procs.raw"
 
 # A write error is reported (-EIO), not ignored.
 if "$PPROF_GEN" mixed >/dev/full 2>"$T/full.err"; then

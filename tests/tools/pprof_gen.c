@@ -171,6 +171,12 @@ static void procs(struct profile *p)
 	uint32_t mb = map(p, lib, bid, 0x7f1100000000, false, false, true);
 	uint32_t mc = map(p, lib, bid, 0x7f2200000000, false, false, true);
 	uint32_t f = fn(p, "memcpy", NULL, "memcpy.S");
+	/* symbolized, but the mapping says it has no functions (a JIT map,
+	 * say): the writer must still mark it, its locations lose their
+	 * addresses */
+	uint32_t md = map(p, "/tmp/jit.so", NULL, 0x7f3300000000, false, false,
+			  false);
+	uint32_t ld = loc(p, md, 0x7f3300000040, PF_LOC_USER, &f, 1, NULL);
 	uint32_t la = loc(p, ma, 0x7f0000001000, PF_LOC_USER, &f, 1, NULL);
 	uint32_t lb = loc(p, mb, 0x7f1100001000, PF_LOC_USER, &f, 1, NULL);
 	uint32_t lc = loc(p, mc, 0x7f2200005000, PF_LOC_USER, NULL, 0,
@@ -179,6 +185,7 @@ static void procs(struct profile *p)
 	sample(p, 1, 1, "a", &la, 1, 2);
 	sample(p, 2, 2, "b", &lb, 1, 3);
 	sample(p, 3, 3, "c", &lc, 1, 4);
+	sample(p, 4, 4, "d", &ld, 1, 1);
 	p->meta.time_nanos = 1;
 }
 
