@@ -124,3 +124,13 @@ fi
 "$STACKFOLD" -q -f pprof --no-gzip -o "$T/nogz.pb" "$FX/kstack.bt.txt" 2>/dev/null
 gzip -dc "$T/kstack.bt.txt.pb.gz" >"$T/gunz.pb"
 check "--no-gzip: the same message, uncompressed" cmp "$T/nogz.pb" "$T/gunz.pb"
+
+# Folded input with FlameGraph's _[k] frames: kernel frames (suffix gone)
+# on one [kernel.kallsyms] mapping, user frames on none, no addresses.
+raw=$T/kernel.folded.raw
+check_eq "folded _[k]: kernel frames on [kernel.kallsyms]" "copy_user vfs_read" \
+	"$(awk '/^ +[0-9]+: 0x0 M=/ { print $4 }' "$raw" | sort | paste -sd' ')"
+check_eq "folded _[k]: user frames without mapping" "demo main read" \
+	"$(awk '/^ +[0-9]+: 0x0 [^M]/ { print $3 }' "$raw" | sort | paste -sd' ')"
+check_eq "folded _[k]: the only mapping" "1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]" \
+	"$(sed -n '/^Mappings/,$p' "$raw" | grep '^[0-9]*: ')"
