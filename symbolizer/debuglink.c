@@ -281,6 +281,24 @@ static Elf *by_debuginfod(struct find *f)
 	return e;
 }
 
+static Elf *exists_in(const char *root, void *arg)
+{
+	const char *bid = arg;
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", root, bid,
+		     bid + 2) < (int)sizeof(p) &&
+	    access(p, R_OK) == 0)
+		return (Elf *)1;	/* a non-NULL marker, never used as Elf */
+	return NULL;
+}
+
+bool debuglink_buildid_exists(const char *build_id)
+{
+	return strlen(build_id) > 2 &&
+	       each_root(exists_in, (void *)build_id) != NULL;
+}
+
 Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
 		    const struct idx_builder *b, int *fdp)
 {

@@ -42,6 +42,7 @@ enum idx_flags {
 	IDX_HAS_INLINE = 1 << 3,
 	IDX_DWARF_TRIED = 1 << 4,	/* built with DWARF enabled */
 	IDX_DEMANGLED = 1 << 5,		/* names demangled at build */
+	IDX_DEBUG_FOUND = 1 << 6,	/* had DWARF (own or separate) */
 };
 
 struct idx_hdr {
@@ -191,6 +192,10 @@ int dwarfidx_collect(struct idx_builder *b, Elf *elf);
  * *fdp is its fd: the caller does elf_end() and close(). */
 Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
 		    const struct idx_builder *b, int *fdp);
+/* debuglink.c: does a build-id debug file for build_id exist now in a
+ * debug root?  (A cached index built before libc6-dbg & co. were
+ * installed is then rebuilt.) */
+bool debuglink_buildid_exists(const char *build_id);
 /* debuglink.c: the MiniDebugInfo ELF in elf's .gnu_debugdata, or NULL.
  * On success free(*bufp) after elf_end(). */
 Elf *debugdata_open(Elf *elf, void **bufp);

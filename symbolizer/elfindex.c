@@ -330,6 +330,8 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 		dbg = debuglink_open(elf, fd, path, b->build_id, b, &dbgfd);
 	if (!rc)
 		rc = build_syms(b, elf, dbg);
+	if (own_dwarf || dbg)
+		b->flags |= IDX_DEBUG_FOUND;
 	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
 		rc = dwarfidx_collect(b, own_dwarf ? elf : dbg);
 		if (rc == -ENOENT)
@@ -403,6 +405,13 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 	if (!idx)
 		return NULL;
 	int rc = idxcache_load(o->cache_dir, key, idx, &e);
+	if (!rc && !(idx->hdr->flags & IDX_DEBUG_FOUND) && !o->no_dwarf &&
+	    debuglink_buildid_exists(idx->hdr->build_id)) {
+		/* Built before its debug file was installed: rebuild. */
+		free(idx->blob);
+		free(idx);
+		return NULL;
+	}
 	if (!rc) {
 		idx->from_cache = true;
 		return idx;

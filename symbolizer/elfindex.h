@@ -11,6 +11,22 @@
  *
  * Ownership: the index owns its strings; results point into it and stay
  * valid until elfidx_free().  The caller keeps ownership of fd.
+ *
+ * Cache entries (symbolizer/idxcache.h) are read into memory with one
+ * pread and fully validated (magic, version, length, CRC32, every
+ * reference) rather than used through a shared mmap: a file truncated by
+ * another process could otherwise SIGBUS us.  A corrupt entry is deleted,
+ * rebuilt and reported once through opts->warn.
+ *
+ * Where debug info is looked for, in order: the file itself; for each
+ * debug root ROOT in $STACKFOLD_DEBUG_DIRS (colon-separated; for tests and
+ * sysroots) and then /usr/lib/debug, ROOT/.build-id/xx/yyyy.debug; the
+ * .gnu_debuglink name next to the file, in its .debug/ directory and in
+ * ROOT/<file's directory>/ (CRC32 checked; a mismatch is warned about and
+ * the file ignored); debuginfod, only when $DEBUGINFOD_URLS is set (5 s
+ * deadline; libdebuginfod caches "not found" answers).  Symbols come from
+ * .symtab, else the debug file's .symtab, else .dynsym plus the
+ * .gnu_debugdata (MiniDebugInfo) .symtab.
  */
 #ifndef SF_ELFINDEX_H
 #define SF_ELFINDEX_H

@@ -116,3 +116,18 @@ check "unusable cache dir: warned" grep -q 'not cached' nodir.err
 	XDG_CACHE_HOME=$T/xdg symb <inl.in >/dev/null
 	check "\$XDG_CACHE_HOME/stackfold is used when set" test -n "$(find "$T/xdg/stackfold" -name '*.idx')"
 )
+
+# --- a debug file installed after the index was cached: rebuilt with it
+gcc -O2 -g -Wl,--build-id=sha1 -o late "$FIX/inl.c"
+bid=$("$IDXT" buildid late | cut -d' ' -f2)
+strip -o late-stripped late
+D=$T/latecache
+addr=$(nm late | awk '$3 == "outer" {print $1}')
+before=$(echo "late-stripped 0x$addr" | symb --cache-dir "$D" | head -1)
+mkdir -p "$T/latedbg/.build-id/${bid:0:2}"
+objcopy --only-keep-debug late "$T/latedbg/.build-id/${bid:0:2}/${bid:2}.debug"
+after=$(echo "late-stripped 0x$addr" | STACKFOLD_DEBUG_DIRS=$T/latedbg symb --cache-dir "$D" | tail -1)
+check_eq "debug file installed later: cached symbol-less index rebuilt" \
+	"??|$(addr2line -f -i -e late "0x$addr" | tail -1)" "$before|$after"
+out=$(STACKFOLD_DEBUG_DIRS=$T/latedbg "$IDXT" open late-stripped "$D")
+check_eq "debug file installed later: then a plain hit" "cache=hit" "$(echo "$out" | grep cache=)"

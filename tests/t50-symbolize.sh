@@ -134,3 +134,63 @@ check "bad input lines: line 3 reported" grep -q 'line 3:' badin.err
 check_eq "bad input lines: good line still symbolized" \
 	"$(addr2line -f -e inl "$first" | head -1)" "$(head -1 badin.out)"
 check "bad input lines: counted" grep -q '2 bad lines' badin.err
+
+# --- .gnu_debugdata (MiniDebugInfo): symbols of a fully stripped file
+nm -D inl --format=posix --defined-only | awk '{print $1}' | sort >dynsyms
+nm inl --format=posix --defined-only | awk '$2 ~ /^[Tt]$/ {print $1}' | sort >funcsyms
+comm -13 dynsyms funcsyms >keep
+objcopy --only-keep-debug inl mini.full
+objcopy -S --remove-section .comment --keep-symbols=keep mini.full mini
+xz -f mini
+strip --strip-all -o minidbg inl
+objcopy --add-section .gnu_debugdata=mini.xz minidbg
+sed 's/^/minidbg /' inl.addrs | symb --no-cache | paste - - | cut -f1 >mini.names
+fixture_funcs inl "$CFUNCS" | awk '{print $3; print $3; print $3}' >mini.expect
+check_diff ".gnu_debugdata (MiniDebugInfo): function names from its .symtab" \
+	mini.expect mini.names
+
+# --- debuginfod: served by a local HTTP server with the debuginfod layout
+if command -v python3 >/dev/null; then
+	mkdir -p "srv/buildid/$bidhex"
+	cp "dbg/.build-id/${bidhex:0:2}/${bidhex:2}.debug" "srv/buildid/$bidhex/debuginfo"
+	port=$((20000 + RANDOM % 20000))
+	python3 -m http.server --bind 127.0.0.1 --directory srv "$port" >http.log 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do grep -q Serving http.log && break; sleep 0.1; done
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$T/dcache \
+		compare_a2l "debuginfod (DEBUGINFOD_URLS): same as addr2line on the original" \
+		bid-stripped bid bid.addrs
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	start=$(date +%s)
+	sed 's/^/bid-stripped /' bid.addrs | DEBUGINFOD_URLS=http://127.0.0.1:1 \
+		DEBUGINFOD_CACHE_PATH=$T/dcache2 symb --no-cache >dnone.out
+	check_eq "debuginfod unreachable: honest ??, quickly" "$(wc -l <bid.addrs)|1" \
+		"$(paste - - <dnone.out | grep -c '^??	??:0$')|$([ $(($(date +%s) - start)) -lt 10 ] && echo 1)"
+else
+	skip "debuginfod" "python3 (for a local HTTP server) not installed"
+fi
+
+# --- file offsets to ELF addresses (PT_LOAD), build-ids
+if build_idxtest; then
+	text_off() { readelf -lW "$1" | awk '$1 == "LOAD" && / R E / {print $2, $3; exit}'; }
+	for f in inl inl-nopie; do
+		read -r off vaddr <<<"$(text_off "$f")"
+		check_eq "file offset -> vaddr ($f)" "$(printf '0x%x' $((vaddr + 0x10)))" \
+			"$("$IDXT" off2vaddr "$f" $((off + 0x10)))"
+	done
+	check_eq "file offset past every segment -> none" none "$("$IDXT" off2vaddr inl 0x7fffffff)"
+	check_eq "build-id read" "0 $bidhex" "$("$IDXT" buildid bid)"
+	gcc -O2 -Wl,--build-id=none -o nobid "$FIX/inl.c"
+	check_eq "no build-id: -ENOENT" "-2 " "$("$IDXT" buildid nobid)"
+	check_eq "not ELF: -EINVAL" "-22 " "$("$IDXT" buildid "$FIX/inl.c")"
+	lo=$(nm inl | awk '$3 == "outer" {print $1}')
+	check_eq "lookup: SYM_OK, real function last, raw name kept" "reason=0|outer|outer" \
+		"$("$IDXT" lookup inl "$lo" | awk -F'|' 'NR == 1 { r = $1; sub(/ .*/, "", r) } NR > 1 { n = $1; s = $2 } END { print r "|" n "|" s }')"
+	lo=$(nm cxx | awk '$3 ~ /^_ZN2sf5labelB5cxx11Ei$/ {print $1}')
+	check_eq "lookup: C++ name demangled, system_name raw" \
+		"sf::label[abi:cxx11](int)|_ZN2sf5labelB5cxx11Ei" \
+		"$("$IDXT" lookup cxx "$lo" | awk -F'|' 'NR > 1 { n = $1; s = $2 } END { print n "|" s }')"
+else
+	fail "build tests/unit/elfindex_test.c" "$(tail -5 "$T/idxt.err")"
+fi
