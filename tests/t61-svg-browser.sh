@@ -48,6 +48,15 @@ cat >"$T/small.json" <<JSON
 JSON
 node "$B/svg_test.mjs" "$T/small.json" | sed 's/^\(PASS\|FAIL\): /\1: small: /'
 
+# the same as an icicle graph (root on top: depths run the other way)
+"$SVG_DRIVER" --inverted "$T/small.folded" >"$T/icicle.svg" || fail "icicle: writer failed"
+cat >"$T/icicle.json" <<JSON
+{"svg": "$T/icicle.svg", "shot": "$ART/svg-browser-icicle.png", "width": 1200,
+ "search": [{"term": "^lex\$", "pct": "52.00"}],
+ "zoom": "parse", "hidden": "idle"}
+JSON
+node "$B/svg_test.mjs" "$T/icicle.json" | sed 's/^\(PASS\|FAIL\): /\1: icicle: /'
+
 # 2. a generated profile, every frame drawn (0px): the share a search
 # reports must equal the share of samples whose stack has a matching
 # frame, computed here from the folded text
