@@ -6,7 +6,9 @@
  * needs; the types live in symbolizer_priv.h.
  *
  * Saved-maps text format (what sym_process_write_maps() writes):
- *   - the kept /proc/PID/maps lines, verbatim;
+ *   - the kept /proc/PID/maps lines, verbatim (except text remapped onto
+ *     anonymous pages, written as the file mapping it replaced, see
+ *     maps.h `remapped`);
  *   - `#bid START-HEX BUILDID-HEX` for every mapping with a build-id;
  *   - `#main START-HEX` for the mapping of the process's executable;
  *   - `#starttime TICKS` and `#nspid PID`: identify the process (so files
