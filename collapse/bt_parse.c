@@ -158,6 +158,16 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 	const char *sp = memchr(s, ' ', len);
 	size_t first = sp ? (size_t)(sp - s) : len;
 	uint64_t a;
+	if (first >= 2 && s[0] == '0' && s[1] == 'x' &&
+	    !sf_parse_hex(s, first, &a)) {
+		/* "0x", "0xZZ", more than 16 digits: the line is counted as
+		 * unparsable, the sample keeps a frame saying so */
+		bad_line(bp);
+		s = "[bad address]";
+		len = first = strlen(s);
+		end = s + len;
+		sp = NULL;
+	}
 	if (first > 2 && s[0] == '0' && s[1] == 'x' &&
 	    sf_parse_hex(s, first, &a) && !sp) {
 		f.kind = BT_FRAME_ADDR;		/* 0xADDR */
@@ -382,8 +392,17 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 	size_t body = len;
 	uint64_t count = 0;
 	int end = parse_end(s, len, &body, &count);
-	if (end < 0) {
-		bad_line(bp);
+	const char *t = trim_end(s, s + len);
+	if (!end && t - s >= 2 && t[-1] == ':' && t[-2] == ']') {
+		if (bp->nparts)
+			return 0;	/* "]:" cut before its count: stays open,
+					 * so it ends as an incomplete record */
+		record_reset(bp);	/* "@[k]:" then a histogram: no sample */
+		return 0;
+	}
+	/* not the key's end: scalars before a stack part end in ',' */
+	if (end < 0 || (!end && t > s && t[-1] != ',')) {
+		bad_line(bp);	/* "]: -3", "]: 1x", "]: 2^64"... */
 		record_reset(bp);
 		return 0;
 	}
@@ -559,6 +578,8 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 		bp->c.map_full_warnings++;
 		return 0;
 	}
+	if ((s[0] == '[' || s[0] == '(') && memchr(s, '|', len))
+		return 0;	/* a histogram row */
 	if (starts(s, len, "Attaching ") || starts(s, len, "WARNING") ||
 	    starts(s, len, "ERROR") || starts(s, len, "warning:") ||
 	    starts(s, len, "HINT") || starts(s, len, "Tracing "))
@@ -604,5 +625,9 @@ bool bt_line_is_bpftrace(const char *line, size_t len)
 {
 	return starts(line, len, "Attaching ") || starts(line, len, "@") ||
 	       starts(line, len, "#") || starts(line, len, "Lost ") ||
-	       starts(line, len, "ERROR") || starts(line, len, "WARNING");
+	       starts(line, len, "ERROR") || starts(line, len, "WARNING") ||
+	       starts(line, len, "HINT") || starts(line, len, "Tracing ") ||
+	       contains(line, len, "failed to look up stack id") ||
+	       contains(line, len, "Map full") ||
+	       contains(line, len, "map full");
 }

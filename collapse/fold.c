@@ -125,10 +125,14 @@ static int sb_proc_frame(struct sbuf *b, const struct profile *p,
 		return 0;
 	if (!s->comm && !(flags & FOLD_PID))
 		return 0;
-	if (sb_frame(b, comm, clen, NULL))
+	if (!s->comm) {		/* -p without a comm: "pid-N" */
+		snprintf(num, sizeof(num), "pid-%u", s->pid);
+		if (sb_frame(b, num, strlen(num), NULL))
+			return -ENOMEM;
+	} else if (sb_frame(b, comm, clen, NULL)) {
 		return -ENOMEM;
-	if (flags & FOLD_PID) {
-		snprintf(num, sizeof(num), "%s%u", s->comm ? "-" : "pid-", s->pid);
+	} else if (flags & FOLD_PID) {
+		snprintf(num, sizeof(num), "-%u", s->pid);
 		if (sb_put(b, num, strlen(num)))
 			return -ENOMEM;
 	}

@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# t70-robust-input: bad bpftrace/folded input (failure-cases.md section 7 A
+# and D28): empty input, truncated records, junk and CRLF, bad numbers with
+# their line numbers, stack-id errors, 1024-frame stacks, 10M lines in
+# bounded memory, control/NUL/non-UTF-8 bytes, and the folded round trip.
+# Every case also checks conservation: samples read == folded total ==
+# pprof total == SVG root total.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+FX=$TOP/tests/fixtures/bt
+
+# pprof validator (tests/tools/pprof_check.c), when it builds here.
+PPROF_OK=0
+if [ -f "$TOP/tests/tools/pprof_build.sh" ]; then
+	# shellcheck source=tests/tools/pprof_build.sh
+	. "$TOP/tests/tools/pprof_build.sh"
+	pprof_tools_build >"$T/pprof-build.log" 2>&1 && PPROF_OK=1
+	[ "$PPROF_OK" = 1 ] || fail "pprof_check builds" "$(tail -n 5 "$T/pprof-build.log")"
+fi
+
+# sf NAME ARGS...: run stackfold, keep $T/NAME.out, .err and .rc
+sf() {
+	local n=$1
+	shift
+	"$STACKFOLD" "$@" >"$T/$n.out" 2>"$T/$n.err"
+	echo $? >"$T/$n.rc"
+}
+rc() { cat "$T/$1.rc"; }
+# samples the summary line reports ("read: N samples")
+read_samples() { sed -n 's/.*read: \([0-9]*\) samples.*/\1/p' "$T/$1.err" | tail -n 1; }
+svg_total() { sed -n 's/.*<title>all (\([0-9,]*\) samples.*/\1/p' "$1" | head -n 1 | tr -d ,; }
+
+# conserve NAME INPUT: folded total == samples read == pprof total == SVG.
+conserve() {
+	local n=$1 in=$2 folded pp="" svg
+	"$STACKFOLD" -f folded,svg,pprof -o "$T/$n.c" "$in" 2>"$T/$n.c.err"
+	folded=$(folded_total "$T/$n.c.folded")
+	svg=$(svg_total "$T/$n.c.svg")
+	[ "$PPROF_OK" = 1 ] && pp=$("$PPROF_CHECK" --sum --no-time "$T/$n.c.pb.gz" 2>&1)
+	[ "$PPROF_OK" = 1 ] || pp=$folded
+	if [ "$folded" = "$(read_samples "$n.c")" ] && [ "$folded" = "$pp" ] &&
+		[ "$folded" = "$svg" ]; then
+		pass "$n: conservation (read = folded = pprof = svg = $folded)"
+	else
+		fail "$n: conservation" "read=$(read_samples "$n.c") folded=$folded pprof=$pp svg=$svg"
+	fi
+}
+
+# --- A1: empty input, only "Attaching" -----------------------------------
+: >"$T/empty.txt"
+for f in folded svg pb.gz; do echo "old $f" >"$T/prev.$f"; done
+sf empty -f folded,svg,pprof -o "$T/prev" "$T/empty.txt"
+check_eq "empty: exit 2" 2 "$(rc empty)"
+check_eq "empty: message names the file" "stackfold: no samples found in $T/empty.txt" "$(tail -n 1 "$T/empty.err")"
+check_eq "empty: previous outputs untouched" "old folded old svg old pb.gz" \
+	"$(cat "$T/prev.folded" "$T/prev.svg" "$T/prev.pb.gz" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "empty: no temporary file left" "" "$(find "$T" -maxdepth 1 -name 'prev*.tmp*')"
+printf 'Attaching 1 probe...\r\n\r\n' >"$T/attach.txt"
+sf attach "$T/attach.txt"
+check_eq "only Attaching (CRLF): exit 2" 2 "$(rc attach)"
+check "only Attaching: message" grep -q "no samples found in $T/attach.txt" "$T/attach.err"
+printf '' | "$STACKFOLD" 2>"$T/stdin.err" >/dev/null
+check_eq "empty stdin: exit 2" 2 $?
+check "empty stdin: message says <stdin>" grep -q 'no samples found in <stdin>' "$T/stdin.err"
+
+# --- A2: truncated final record ------------------------------------------
+printf '@[\n    a+1\n    main+2\n]: 3\n@[\n    b+1\n    main+2\n]: 7' >"$T/lastnonl.txt"
+sf lastnonl "$T/lastnonl.txt"
+check_eq "final '\]: N' without newline still counts" "10" "$(folded_total "$T/lastnonl.out")"
+printf '@[\n    a+1\n    main+2\n]: 3\n@[\n    b+1\n    main+2' >"$T/trunc.txt"
+sf trunc "$T/trunc.txt"
+check_eq "truncated: exit 0 with the complete records" 0 "$(rc trunc)"
+check_eq "truncated: partial stack never counted" "main;a 3" "$(cat "$T/trunc.out")"
+check "truncated: reported as incomplete" grep -q 'ignored 1 incomplete record' "$T/trunc.err"
+printf '@[\n    a+1\n]: 3\n@[\n    b+1\n]:' >"$T/trunc2.txt"
+sf trunc2 "$T/trunc2.txt"
+check_eq "truncated inside ']: N': not counted" "a 3" "$(cat "$T/trunc2.out")"
+check "truncated inside ']: N': reported" grep -q 'incomplete record' "$T/trunc2.err"
+# bpftrace killed mid-print of a raw capture: directives cut too
+head -c 2000 "$TOP/tests/fuzz/corpus/bt_parse/raw-capture-records.txt" >"$T/rawcut.txt"
+sf rawcut "$T/rawcut.txt"
+check "raw capture cut at 2000 bytes: no crash, exit 0 or 2" test "$(rc rawcut)" -le 2
+
+# --- A3: junk, CRLF -------------------------------------------------------
+sf junk "$FX/junk.txt"
+check "junk: unparsable lines in one warning with the first line" \
+	grep -q 'junk.txt:3: ignored 3 unparsable lines (first at line 3)' "$T/junk.err"
+check "junk: lost events and stack-id errors counted" \
+	grep -q '1 stack-id errors.*bpftrace lost 7 events' "$T/junk.err"
+"$STACKFOLD" -q -f svg "$FX/junk.txt" >"$T/junk.svg" 2>/dev/null
+check "junk: losses in the SVG subtitle" grep -q 'lost: 7 events, 1 stack-id error, 3 unparsable lines' "$T/junk.svg"
+if [ "$PPROF_OK" = 1 ]; then
+	"$STACKFOLD" -q -f pprof -o "$T/junk.pb.gz" "$FX/junk.txt" 2>/dev/null
+	check "junk: losses in the pprof comments" bash -c "gzip -dc '$T/junk.pb.gz' | grep -a -q 'lost_events=7'"
+fi
+conserve junk "$FX/junk.txt"
+printf 'Map full; can'"'"'t update element. Try increasing max_map_keys\n@[\n    a+1\n]: 2\n' >"$T/mapfull.txt"
+sf mapfull "$T/mapfull.txt"
+check "'Map full' is recognised, not an unparsable line" bash -c "! grep -q unparsable '$T/mapfull.err'"
+sed 's/$/\r/' "$FX/ustack-kstack.txt" >"$T/crlf.txt"
+sf crlf -q "$T/crlf.txt"
+check_diff "CRLF input gives the same folded output as LF" "$FX/ustack-kstack.expected" "$T/crlf.out"
+sed 's/$/\r/' "$FX/ustack-kstack.expected" >"$T/crlf.folded"
+sf crlff -q "$T/crlf.folded"
+check_diff "CRLF folded input reads back the same" "$FX/ustack-kstack.expected" "$T/crlff.out"
+
+# --- A4: bad numbers, rejected with their line numbers ---------------------
+cat >"$T/badnum.txt" <<'EOF'
+@[
+    a+1
+]: 5
+@[
+    b+1
+]: -3
+@[
+    c+1
+]: 0
+@[
+    d+1
+]: 99999999999999999999
+@[
+    e+1
+]: 9223372036854775808
+@[
+    f+1
+]: 1x
+@[
+    g+1
+]: 0x10
+EOF
+sf badnum "$T/badnum.txt"
+check_eq "bad counts: only the good record is kept" "a 5" "$(cat "$T/badnum.out")"
+check "bad counts: 5 lines rejected, first at line 6" \
+	grep -q 'badnum.txt:6: ignored 5 unparsable lines (first at line 6)' "$T/badnum.err"
+check "bad counts: not mistaken for truncation" bash -c "! grep -q 'ignored .* incomplete' '$T/badnum.err'"
+printf '@[\n    0xZZ\n    0x\n    0x12345678901234567890\n    main+1\n]: 2\n' >"$T/badaddr.txt"
+sf badaddr "$T/badaddr.txt"
+check_eq "bad addresses: the sample stays, frames say so" "main;[bad address];[bad address];[bad address] 2" "$(cat "$T/badaddr.out")"
+check "bad addresses: rejected lines with the first line number" \
+	grep -q 'badaddr.txt:2: ignored 3 unparsable lines (first at line 2)' "$T/badaddr.err"
+# Totals never wrap: 2 x 2^62 x 3 passes INT64_MAX.
+printf '@[\n    a+1\n]: 6917529027641081856\n@[\n    b+1\n]: 6917529027641081856\n' >"$T/wrap.txt"
+sf wrap "$T/wrap.txt"
+check "sum past INT64_MAX: an error (exit 2), not a wrapped total" test "$(rc wrap)" = 2
+check "sum past INT64_MAX: nothing printed" test ! -s "$T/wrap.out"
+printf 'a;b 18446744073709551615\na;c 1\n' >"$T/wrap.folded"
+sf wrapf "$T/wrap.folded"
+check_eq "folded count of 2^64-1: refused (exit 2), not wrapped to 0 samples" 2 "$(rc wrapf)"
+check "folded count of 2^64-1: not reported as 'no samples'" bash -c "! grep -q 'no samples' '$T/wrapf.err'"
+printf '@[\n    a+1\n]: 9223372036854775807\n' >"$T/max.txt"
+sf max -f folded,svg,pprof -o "$T/max" "$T/max.txt"
+check_eq "count of INT64_MAX is accepted by every writer" 0 "$(rc max)"
+check_eq "count of INT64_MAX: folded total" 9223372036854775807 "$(awk '{print $NF}' "$T/max.folded")"
+
+# --- A5: stack-id error lines ---------------------------------------------
+cat >"$T/stackid.txt" <<'EOF'
+Attaching 1 probe...
+failed to look up stack id -17 (pid 12): File exists
+failed to look up stack id -12 (pid 12): Cannot allocate memory
+@[12, 12, app,
+, 
+    ffffffff81000000 do_syscall_64+1
+]: 4
+@[12, 12, app,
+    0x401000
+, ]: 2
+@[]: 3
+EOF
+sf stackid -p "$T/stackid.txt"
+check_eq "stack-id errors: exit 0" 0 "$(rc stackid)"
+check "stack-id errors: counted" grep -q '2 stack-id errors' "$T/stackid.err"
+check_eq "stack-id errors: empty stacks keep their samples" 9 "$(folded_total "$T/stackid.out")"
+check "empty stack without comm: -p frame is pid-0" grep -q '^pid-0 3$' "$T/stackid.out"
+conserve stackid "$T/stackid.txt"
+
+# --- A6: 1024-frame and 127-frame stacks ----------------------------------
+awk 'BEGIN { print "@[1, 1, deep,"; for (i = 0; i < 1024; i++) printf "\tf%d+1\n", i;
+	print "]: 5"; print "@[1, 1, deep,"; for (i = 0; i < 127; i++) printf "\tk%d+1\n", i; print "]: 2" }' >"$T/deep.txt"
+sf deep "$T/deep.txt"
+check_eq "1024-frame stack: every frame kept (+ process frame)" 1025 \
+	"$(awk '/f1023/ { print gsub(/;/, ";") + 1 }' "$T/deep.out")"
+check_eq "127-frame stack: every frame kept" 128 "$(awk '/k126/ { print gsub(/;/, ";") + 1 }' "$T/deep.out")"
+check "1024-frame stack: root first" grep -q '^deep;f1023;f1022;' "$T/deep.out"
+conserve deep "$T/deep.txt"
+
+# --- A7: 10M lines streamed in bounded memory ------------------------------
+# 2M records of 5 lines over 100 unique stacks.  ASan reserves terabytes of
+# virtual memory, so under it the bound is checked on the RSS instead.
+gen_lines() {	# RECORDS
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) { s = i % 100;
+		printf "@[\n    leaf%d+1\n    mid%d+2\n    main+3\n]: 1\n", s, s % 7 } }'
+}
+big_run() {	# NAME RECORDS -> folded total in $T/NAME.out, max RSS (KiB) in NAME.rss
+	local n=$1 recs=$2
+	if [ "${SANITIZE:-}" = 1 ]; then
+		gen_lines "$recs" | /usr/bin/time -f %M -o "$T/$n.rss" "$STACKFOLD" -q >"$T/$n.out" 2>"$T/$n.err"
+	else
+		gen_lines "$recs" | (ulimit -v 262144 && /usr/bin/time -f %M -o "$T/$n.rss" "$STACKFOLD" -q) >"$T/$n.out" 2>"$T/$n.err"
+	fi
+}
+if [ -x /usr/bin/time ]; then
+	start=$(date +%s)
+	big_run big 2000000
+	secs=$(($(date +%s) - start))
+	check_eq "10M lines: every sample counted (ulimit -v 256 MiB unless ASan)" 2000000 "$(folded_total "$T/big.out")"
+	big_run small 20000
+	big_rss=$(tail -n 1 "$T/big.rss") small_rss=$(tail -n 1 "$T/small.rss")
+	if [ -n "$big_rss" ] && [ -n "$small_rss" ] && [ "$big_rss" -lt $((small_rss + 16384)) ]; then
+		pass "10M lines: memory does not grow with input (RSS ${big_rss} KiB vs ${small_rss} KiB for 100k lines; ${secs}s)"
+	else
+		fail "10M lines: memory does not grow with input" "RSS 10M lines: $big_rss KiB, 100k lines: $small_rss KiB"
+	fi
+else
+	fail "10M lines" "/usr/bin/time missing (apt-get install time)"
+fi
+
+# --- A8: control bytes, NUL, non-UTF-8 ------------------------------------
+printf '@[1, 2, c\377o\001m\033[31m,\n\tf\303\050o;o+1\n\tn\000u\tl+2\n\tb a;r\177+0x2\n, ]: 2\n@[1, 2, ok,\n\tmain+1\n, ]: 1\n' >"$T/bytes.txt"
+sf bytes "$T/bytes.txt"
+check_eq "control bytes: exit 0" 0 "$(rc bytes)"
+check_eq "control bytes: no control byte or NUL in the folded output" 0 \
+	"$(LC_ALL=C tr -d '\n' <"$T/bytes.out" | LC_ALL=C tr -d '\040-\176\200-\377' | wc -c)"
+check "NUL in a frame name becomes '?', the name is not cut" grep -a -q 'n?u?l' "$T/bytes.out"
+# shellcheck disable=SC2016
+check "every line matches flamegraph.pl's line regex" \
+	perl -ne 'BEGIN { $ok = 1 } $ok = 0 unless /^(.*)\s+?(\d+(?:\.\d*)?)$/; END { exit !$ok }' "$T/bytes.out"
+conserve bytes "$T/bytes.txt"
+"$STACKFOLD" -q -f svg "$T/bytes.txt" >"$T/bytes.svg" 2>/dev/null
+if command -v xmllint >/dev/null; then
+	check "control bytes: SVG is well-formed XML" xmllint --noout "$T/bytes.svg"
+fi
+if [ "$PPROF_OK" = 1 ]; then
+	"$STACKFOLD" -q -f pprof -o "$T/bytes.pb.gz" "$T/bytes.txt" 2>/dev/null
+	check "control bytes: pprof validates (UTF-8 strings)" "$PPROF_CHECK" --no-time "$T/bytes.pb.gz"
+fi
+
+# --- D28: folded round trip (property test) ---------------------------------
+# Random stacks whose names hold ';', spaces, tabs, trailing digits, [T; 4],
+# memcpy@GLIBC_2.2.5 and high bytes: bpftrace text -> folded -> folded must
+# be a fixed point with the same totals and the same frame count per line.
+seed=${ROUNDTRIP_SEED:-$(date +%s)}
+awk -v seed="$seed" 'BEGIN { srand(seed)
+	split("[T; 4]|memcpy@GLIBC_2.2.5|a b c|f 123|x;y;z|trail 9|v2 10|\303\251t\303\251|tab\there|_[k]|[unknown]|end_[i]", w, "|")
+	for (r = 0; r < 300; r++) {
+		printf "@[%d, %d, comm %d,\n", r % 5, r % 5, r % 3
+		d = 1 + int(rand() * 12)
+		for (i = 0; i < d; i++) printf "\t%s%d+%d\n", w[1 + int(rand() * 12)], int(rand() * 4), i
+		printf ", ]: %d\n", 1 + int(rand() * 1000)
+	} }' >"$T/rt.txt"
+sf rt1 -q "$T/rt.txt"
+sf rt2 -q "$T/rt1.out"
+check_diff "round trip: folded -> folded is a fixed point (seed $seed)" "$T/rt1.out" "$T/rt2.out"
+check_eq "round trip: totals equal" "$(grep -o ']: [0-9]*$' "$T/rt.txt" | awk '{ s += $2 } END { print s }')" "$(folded_total "$T/rt2.out")"
+# frames per stack survive: depth + process frame, summed over the lines
+want=$(awk '/^@\[/ { d = 0; next } /^\t/ { d++; next } /^, \]: / { print d + 1 }' "$T/rt.txt" | sort -n | uniq -c | awk '{ print $2 }' | sort -n | tr '\n' ' ')
+got=$(awk '{ sub(/ [0-9]+$/, ""); print gsub(/;/, ";") + 1 }' "$T/rt1.out" | sort -n | uniq | tr '\n' ' ')
+check_eq "round trip: frame counts per stack preserved" "$want" "$got"
+# shellcheck disable=SC2016
+check "round trip: every line matches flamegraph.pl's regex" \
+	perl -ne 'BEGIN { $ok = 1 } $ok = 0 unless /^(.*)\s+?(\d+(?:\.\d*)?)$/; END { exit !$ok }' "$T/rt1.out"
+conserve roundtrip "$T/rt.txt"
+
+# Under SANITIZE=1 a sanitizer report in any stderr kept above fails.
+check_eq "no ASan/UBSan/LSan report in any run" "" \
+	"$(grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T"/*.err 2>/dev/null)"
