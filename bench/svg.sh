@@ -18,7 +18,6 @@
 # flamegraph.pl's (0.1 px).
 set -eu
 cd "$(dirname "$0")/.."
-TOP=$PWD
 RUNS=${RUNS:-5}
 LINES=${LINES:-230000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-bench-svg.XXXXXX")
@@ -66,7 +65,7 @@ read -r wall01 cpu01 rss01 <<<"$(best bin/stackfold -f svg --minwidth 0.1px "$in
 size01=$(wc -c <"$tmp/out")
 cp "$tmp/out" "$tmp/ours01.svg"
 echo "stackfold --minwidth 0.1px:  wall ${wall01} s  cpu ${cpu01} s  max RSS $((rss01 / 1024)) MiB  svg $size01 bytes"
-read -r fwall fcpu frss <<<"$(best bin/stackfold -f folded "$in")"
+read -r fwall fcpu _ <<<"$(best bin/stackfold -f folded "$in")"
 echo "stackfold -f folded (parse+fold only, for reference): wall ${fwall} s  cpu ${fcpu} s"
 
 case $(head -c 4096 "$in") in

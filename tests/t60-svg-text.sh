@@ -55,8 +55,8 @@ grep -q '<title>stray�cont (' "$T/out.svg" && grep -q '<title>overlong�� (
 # boundary with ".." and no wider than the frame allows
 for pat in 'x' 'é' '€' '🔥'; do
 	# (not the '€' name that ends in a bad byte)
-	t=$(grep -o "<title>$pat$pat$pat[^<]*" "$T/out.svg" | grep -v '�' | head -1 | sed 's/<title>//; s/ ([0-9,]* .*//')
-	l=$(grep -o "<text x=\"[0-9.]*\" y=\"[0-9.]*\">$pat$pat$pat[^<]*</text>" "$T/out.svg" | head -1 | sed 's/<[^>]*>//g')
+	t=$(grep -o "<title>${pat}${pat}${pat}[^<]*" "$T/out.svg" | grep -v '�' | head -1 | sed 's/<title>//; s/ ([0-9,]* .*//')
+	l=$(grep -o "<text x=\"[0-9.]*\" y=\"[0-9.]*\">${pat}${pat}${pat}[^<]*</text>" "$T/out.svg" | head -1 | sed 's/<[^>]*>//g')
 	tc=$(printf '%s' "$t" | wc -m); lc=$(printf '%s' "$l" | wc -m)
 	case $pat in x) want=5000 ;; é) want=2500 ;; €) want=1668 ;; 🔥) want=1250 ;; esac
 	check_eq "long '$pat': full name in title ($want chars)" "$want" "$tc"
