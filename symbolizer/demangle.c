@@ -49,9 +49,9 @@ static void cxa_load(void)
 static bool is_rust_legacy(const char *name)
 {
 	size_t n = strlen(name);
-	if (n < 21 || name[n - 1] != 'E' || strncmp(name, "_ZN", 3))
+	if (n < 23 || name[n - 1] != 'E' || strncmp(name, "_ZN", 3))
 		return false;
-	const char *h = name + n - 21;
+	const char *h = name + n - 20;	/* "17h" 16 hex digits "E" */
 	if (strncmp(h, "17h", 3))
 		return false;
 	for (int i = 3; i < 19; i++)

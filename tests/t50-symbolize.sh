@@ -184,6 +184,15 @@ if build_idxtest; then
 	gcc -O2 -Wl,--build-id=none -o nobid "$FIX/inl.c"
 	check_eq "no build-id: -ENOENT" "-2 " "$("$IDXT" buildid nobid)"
 	check_eq "not ELF: -EINVAL" "-22 " "$("$IDXT" buildid "$FIX/inl.c")"
+	check_eq "demangle: C++ clone" "foo() [clone .cold]" "$("$IDXT" demangle _Z3foov.cold)"
+	check_eq "demangle: C name untouched" "(raw)" "$("$IDXT" demangle main)"
+	# Rust legacy: libiberty gives core::fmt::write; the __cxa_demangle
+	# fallback must leave it mangled rather than keep the ::h<hash>.
+	r=$("$IDXT" demangle _ZN4core3fmt5write17h0123456789abcdefE)
+	case "$r" in
+	core::fmt::write | "(raw)") pass "demangle: Rust legacy name, never with its hash ($r)" ;;
+	*) fail "demangle: Rust legacy name, never with its hash" "got: $r" ;;
+	esac
 	lo=$(nm inl | awk '$3 == "outer" {print $1}')
 	check_eq "lookup: SYM_OK, real function last, raw name kept" "reason=0|outer|outer" \
 		"$("$IDXT" lookup inl "$lo" | awk -F'|' 'NR == 1 { r = $1; sub(/ .*/, "", r) } NR > 1 { n = $1; s = $2 } END { print r "|" n "|" s }')"

@@ -8,6 +8,7 @@
  *   elfindex_test buildid FILE      elf_read_build_id(); exit 0/1/2
  *   elfindex_test off2vaddr FILE OFF   file offset -> ELF vaddr (hex)
  *   elfindex_test lookup FILE ADDR  reason, nframes and frames
+ *   elfindex_test demangle NAME     sf_demangle(), or "(raw)"
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfidx_priv.h"
 #include "elfindex.h"
 
 static void print_warning(void *ctx, const char *msg)
@@ -106,6 +108,12 @@ static int cmd_lookup(char **argv)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "demangle")) {
+		char *d = sf_demangle(argv[2]);
+		printf("%s\n", d ? d : "(raw)");
+		free(d);
+		return 0;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "open"))
 		return cmd_open(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "buildid"))
