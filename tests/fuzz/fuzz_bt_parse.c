@@ -1,7 +1,8 @@
 /*
  * fuzz_bt_parse.c - libFuzzer target: bpftrace text through the parser,
- * then the records through the resolver (no symbolizer) into a profile and
- * its fold.
+ * then (for one input in eight, chosen by its bytes: the profile's set-up
+ * costs ten parses) the records through the resolver (no symbolizer) into
+ * a profile and its fold.
  *
  * Checked on every input:
  *   - every record is well formed: nframes == nuser + nkernel, user frames
@@ -13,6 +14,7 @@
  * Any violation aborts (a crash for libFuzzer).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,10 @@ static int on_record(void *ctx, const struct bt_record *r)
 {
 	struct ctx *c = ctx;
 	check_record(c, r);
+	if (!c->res) {
+		c->total += r->count;
+		return 0;
+	}
 	int ret = resolver_record(c->res, r);
 	if (!ret)
 		c->total += r->count;
@@ -134,11 +140,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bt_callbacks cb = { .ctx = &c, .record = on_record,
 				   .maps = on_maps, .first_sample = on_first,
 				   .meta = on_meta };
-	if (profile_init(&c.prof))
-		abort();
-	c.res = resolver_new(&c.prof, NULL, false);
+	bool deep = size && (data[size / 2] & 7) == 0;
+	if (deep) {
+		if (profile_init(&c.prof))
+			abort();
+		c.res = resolver_new(&c.prof, NULL, false);
+		if (!c.res)
+			abort();
+	}
 	struct bt_parser *bp = bt_parser_new(&cb);
-	if (!c.res || !bp)
+	if (!bp)
 		abort();
 	int ret = feed(bp, data, size);
 	if (ret && ret != -EOVERFLOW)
@@ -146,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct bt_counters *k = bt_parser_counters(bp);
 	if (k->first_bad_line && !k->unparsable_lines)
 		abort();
-	{
+	if (deep) {
 		struct fold f;
 		if (c.prof.counters.samples != c.total)
 			abort();
@@ -159,7 +170,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fold_release(&f);
 	}
 	bt_parser_free(bp);
-	resolver_free(c.res);
-	profile_release(&c.prof);
+	if (deep) {
+		resolver_free(c.res);
+		profile_release(&c.prof);
+	}
 	return 0;
 }
