@@ -347,7 +347,9 @@ int filetab_open(struct filetab *ft, struct sym_file *f)
 		int fd = open_candidate(f, i, alive);
 		if (fd < 0)
 			continue;
-		enum verify v = verify(f, fd, i == 0);
+		/* map_files is the mapped file itself, if the process is the
+		 * one that mapped it (start time known, not just the pid) */
+		enum verify v = verify(f, fd, i == 0 && f->starttime);
 		if (v == V_OK) {
 			if (f->state == SYMF_NEW)
 				ft->stats->files_pinned++;
