@@ -416,6 +416,10 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 		if (!c && e - p >= 1 && e[-1] == ',')
 			c = e - 1;
 		const char *pe = c ? c : e;
+		/* an empty part between commas ("@[, , comm]") is an empty
+		 * stack: bpftrace prints a stack with no frames as nothing */
+		if (skip_ws(p, pe) == pe && c)
+			bp->empty_part = true;
 		if (scalar_part(bp, p, (size_t)(pe - p)))
 			return -ENOMEM;
 		p = c ? c + (c + 1 < e ? 2 : 1) : e;

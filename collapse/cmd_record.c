@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -315,6 +316,24 @@ static int child_status(struct rec *x)
 	return EXIT_ENV;
 }
 
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* What the capture cost, so users (and make bench) can see it. */
+static void print_cost(const struct rec *x)
+{
+	struct rusage self, kids;
+	if (x->c->quiet || getrusage(RUSAGE_SELF, &self) ||
+	    getrusage(RUSAGE_CHILDREN, &kids))
+		return;
+	fprintf(stderr, "stackfold: cpu: stackfold %.3f s, bpftrace %.3f s "
+		"(user+sys); stackfold max rss %ld KiB\n",
+		tv_s(self.ru_utime) + tv_s(self.ru_stime),
+		tv_s(kids.ru_utime) + tv_s(kids.ru_stime), self.ru_maxrss);
+}
+
 static int finish(struct rec *x)
 {
 	char buf[32];
@@ -341,6 +360,7 @@ static int finish(struct rec *x)
 	}
 	int ret = cmd_write(&x->r, x->c, NULL);
 	cmd_summary(&x->r, x->c, "recorded");
+	print_cost(x);
 	return ret;
 }
 

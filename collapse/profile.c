@@ -252,7 +252,7 @@ int64_t profile_named_location(struct profile *p, const char *name,
 	return profile_location(p, &loc, &line, 1);
 }
 
-int profile_add_sample(struct profile *p, uint32_t pid, uint32_t tid,
+int64_t profile_add_sample_id(struct profile *p, uint32_t pid, uint32_t tid,
 		       uint32_t comm, uint32_t thread_name,
 		       const uint32_t *locs, uint32_t depth, uint64_t count)
 {
@@ -268,7 +268,7 @@ int profile_add_sample(struct profile *p, uint32_t pid, uint32_t tid,
 		if (sample_eq(p, s, &k, locs)) {
 			s->count += count;
 			p->counters.samples += count;
-			return 0;
+			return p->sample_slots[i];
 		}
 	}
 	if (sf_grow((void **)&p->samples, &p->samples_cap, p->nsamples + 1,
@@ -284,6 +284,28 @@ int profile_add_sample(struct profile *p, uint32_t pid, uint32_t tid,
 	p->samples[id] = k;
 	p->sample_slots[i] = id;
 	p->counters.samples += count;
-	return slots_maybe_grow(p, &p->sample_slots, &p->sample_nslots,
-				p->nsamples, rh_sample);
+	if (slots_maybe_grow(p, &p->sample_slots, &p->sample_nslots,
+			     p->nsamples, rh_sample))
+		return -ENOMEM;
+	return id;
+}
+
+int profile_add_sample(struct profile *p, uint32_t pid, uint32_t tid,
+		       uint32_t comm, uint32_t thread_name,
+		       const uint32_t *locs, uint32_t depth, uint64_t count)
+{
+	int64_t id = profile_add_sample_id(p, pid, tid, comm, thread_name,
+					   locs, depth, count);
+	return id < 0 ? (int)id : 0;
+}
+
+int profile_sample_add_count(struct profile *p, uint32_t id, uint64_t count)
+{
+	if (id == 0 || id >= p->nsamples)
+		return -EINVAL;
+	if (count > PF_MAX_TOTAL || p->counters.samples > PF_MAX_TOTAL - count)
+		return -EOVERFLOW;
+	p->samples[id].count += count;
+	p->counters.samples += count;
+	return 0;
 }

@@ -135,6 +135,14 @@ int64_t profile_named_location(struct profile *p, const char *name,
 
 /* Add count samples of one stack (locs leaf first).  Merges with an equal
  * (pid, tid, comm, thread_name, stack).  0 or negative errno. */
+/* The same, returning the sample's id (> 0) or a negative errno. */
+int64_t profile_add_sample_id(struct profile *p, uint32_t pid, uint32_t tid,
+			      uint32_t comm, uint32_t thread_name,
+			      const uint32_t *locs, uint32_t depth,
+			      uint64_t count);
+/* Add count to an existing sample id (a repeat of a known stack).
+ * 0, -EINVAL for an unknown id, -EOVERFLOW past the int64 total. */
+int profile_sample_add_count(struct profile *p, uint32_t id, uint64_t count);
 int profile_add_sample(struct profile *p, uint32_t pid, uint32_t tid,
 		       uint32_t comm, uint32_t thread_name,
 		       const uint32_t *locs, uint32_t depth, uint64_t count);

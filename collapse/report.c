@@ -50,10 +50,15 @@ static int flush_deferred(struct report *r)
 static int on_record(void *ctx, const struct bt_record *rec)
 {
 	struct report *r = ctx;
+	r->last_sample = 0;
 	if (!rec->had_stack)
 		return defer_record(r, rec);
 	r->in.stack_records++;
-	return resolver_record(r->res, rec);
+	int64_t id = resolver_record_id(r->res, rec);
+	if (id < 0)
+		return (int)id;
+	r->last_sample = (uint32_t)id;
+	return 0;
 }
 
 static int on_maps(void *ctx, uint32_t pid, const char *text, size_t len)
@@ -108,7 +113,7 @@ int report_init(struct report *r, const struct sym_opts *so, bool lazy)
 	if (so)
 		r->sym_opts = *so;
 	r->lazy_snapshot = lazy;
-	if (profile_init(&r->prof))
+	if (profile_init(&r->prof) || reccache_init(&r->rc))
 		return -ENOMEM;
 	r->res = resolver_new(&r->prof, NULL, lazy);
 	return r->res ? 0 : -ENOMEM;
@@ -120,6 +125,7 @@ void report_release(struct report *r)
 	resolver_free(r->res);
 	sym_session_free(r->sym);
 	profile_release(&r->prof);
+	reccache_release(&r->rc);
 	free(r->deferred);
 	memset(r, 0, sizeof(*r));
 }
@@ -146,6 +152,9 @@ void report_begin_input(struct report *r)
 	r->samples_before = r->prof.counters.samples;
 	bt_parser_free(r->bt);
 	r->bt = NULL;
+	/* the same text in another input may come from other binaries */
+	reccache_release(&r->rc);
+	reccache_init(&r->rc);
 }
 
 static bool blank(const char *s, size_t len)
@@ -194,6 +203,40 @@ static int folded_line(struct report *r, const char *s, size_t len)
 	return resolver_folded(r->res, s, slen, count);
 }
 
+static int bt_feed(void *ctx, const char *line, size_t len)
+{
+	struct report *r = ctx;
+	return bt_parser_line(r->bt, line, len);
+}
+
+/* bpftrace text: repeated entries go through the record cache; new ones,
+ * and everything that is not a plain entry, through the parser. */
+static int bt_line(struct report *r, const char *line, size_t len)
+{
+	uint32_t sample = 0;
+	uint64_t count = 0;
+	int ret, res = reccache_line(&r->rc, line, len, &sample, &count);
+	switch (res) {
+	case RC_CONSUMED:
+		return 0;
+	case RC_HIT:
+		r->in.stack_records++;
+		return profile_sample_add_count(&r->prof, sample, count);
+	case RC_MISS:
+		r->last_sample = 0;
+		ret = reccache_replay(&r->rc, bt_feed, r);
+		return ret ? ret : reccache_learn(&r->rc, r->last_sample);
+	case RC_REPLAY:
+		ret = reccache_replay(&r->rc, bt_feed, r);
+		reccache_discard(&r->rc);
+		return ret ? ret : bt_parser_line(r->bt, line, len);
+	case RC_PASS:
+		return bt_parser_line(r->bt, line, len);
+	default:
+		return res;	/* -ENOMEM */
+	}
+}
+
 int report_line(struct report *r, const char *line, size_t len)
 {
 	r->in.lines++;
@@ -209,14 +252,34 @@ int report_line(struct report *r, const char *line, size_t len)
 	}
 	if (r->in.fmt == REPORT_FOLDED)
 		return folded_line(r, line, len);
-	return bt_parser_line(r->bt, line, len);
+	return bt_line(r, line, len);
+}
+
+/* Frames shown as module+0xOFF or [unknown], weighted by samples. */
+static uint64_t count_unsymbolized(const struct profile *p)
+{
+	uint64_t n = 0;
+	for (size_t i = 1; i < p->nsamples; i++) {
+		const struct pf_sample *s = &p->samples[i];
+		const uint32_t *st = profile_stack(p, s);
+		for (uint32_t d = 0; d < s->depth; d++)
+			if (!p->locations[st[d]].nlines)
+				n += s->count;
+	}
+	return n;
 }
 
 int report_end_input(struct report *r, struct report_input_stats *st)
 {
 	struct pf_counters *c = &r->prof.counters;
 	if (r->bt) {
-		int ret = bt_parser_finish(r->bt);
+		int ret = 0;
+		if (reccache_open(&r->rc)) {	/* truncated entry */
+			ret = reccache_replay(&r->rc, bt_feed, r);
+			reccache_discard(&r->rc);
+		}
+		if (!ret)
+			ret = bt_parser_finish(r->bt);
 		if (!ret)
 			ret = flush_deferred(r);
 		if (ret)
@@ -231,6 +294,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		if (bc->has_total && bc->total_reported > got)
 			c->map_dropped += bc->total_reported - got;
 	}
+	c->unsymbolized_frames = count_unsymbolized(&r->prof);
 	c->unparsable_lines += r->in.unparsable;
 	c->incomplete_records += r->in.incomplete;
 	r->in.samples = c->samples - r->samples_before;

@@ -17,6 +17,7 @@
 #include "fold.h"
 #include "out.h"
 #include "profile.h"
+#include "reccache.h"
 #include "resolve.h"
 #include "symbolizer.h"
 
@@ -51,6 +52,8 @@ struct report {
 	struct bt_parser *bt;
 	struct report_input_stats in;
 	uint64_t samples_before;
+	struct reccache rc;	/* repeated entries skip parsing */
+	uint32_t last_sample;	/* sample of the last parsed record */
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
 	struct sf_err err;	/* last callback error */

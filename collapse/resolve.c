@@ -297,16 +297,17 @@ static int stack_push(struct resolver *r, size_t n, int64_t loc)
 	return 0;
 }
 
-static bool loc_unsymbolized(const struct profile *p, uint32_t loc)
-{
-	return p->locations[loc].nlines == 0;
-}
 
 int resolver_record(struct resolver *r, const struct bt_record *rec)
 {
+	int64_t id = resolver_record_id(r, rec);
+	return id < 0 ? (int)id : 0;
+}
+
+int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
+{
 	size_t n = rec->nframes;
 	uint32_t pid = rec->has_pid ? rec->pid : 0;
-	uint64_t unsym = 0;
 	/* frames are root first; the profile wants leaf first */
 	for (size_t i = 0; i < n; i++) {
 		const struct bt_frame *f = &rec->frames[n - 1 - i];
@@ -323,14 +324,12 @@ int resolver_record(struct resolver *r, const struct bt_record *rec)
 		int ret = stack_push(r, i, loc);
 		if (ret)
 			return ret;
-		unsym += loc_unsymbolized(r->p, (uint32_t)loc);
 	}
 	int64_t comm = rec->comm ? strtab_intern(&r->p->strs, rec->comm,
 						 rec->comm_len) : 0;
 	if (comm < 0)
 		return -ENOMEM;
-	r->p->counters.unsymbolized_frames += unsym * rec->count;
-	return profile_add_sample(r->p, pid, rec->has_tid ? rec->tid : 0,
+	return profile_add_sample_id(r->p, pid, rec->has_tid ? rec->tid : 0,
 				  (uint32_t)comm, (uint32_t)comm, r->stack,
 				  (uint32_t)n, rec->count);
 }

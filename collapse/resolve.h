@@ -29,6 +29,8 @@ void resolver_free(struct resolver *r);	/* NULL is fine */
 
 /* Add one bpftrace record.  0 or a negative errno. */
 int resolver_record(struct resolver *r, const struct bt_record *rec);
+/* The same, returning the profile sample id it went to (> 0). */
+int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec);
 /* Add one folded line "a;b;c" with count.  0 or a negative errno. */
 int resolver_folded(struct resolver *r, const char *stack, size_t len,
 		    uint64_t count);

@@ -23,8 +23,12 @@ struct sf_err {
 int sf_err_set(struct sf_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* 64-bit FNV-1a over bytes, and a mixer for integers. */
+/* 64-bit FNV-1a over bytes (stable: SVG colours derive from it), and a
+ * mixer for integers. */
 uint64_t sf_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* Faster hash for in-memory tables only (8 bytes per step; its values may
+ * change between versions, so never persist or display them). */
+uint64_t sf_hash_fast(const void *p, size_t n, uint64_t seed);
 static inline uint64_t sf_hash_u64(uint64_t x)
 {
 	x ^= x >> 33;
