@@ -207,6 +207,45 @@ void svg_order_release(struct svg_order *o)
 	o->order = o->cp = NULL;
 }
 
+/* Does the line pair (i - 1, i), sharing cp bytes, split a frame?  Then
+ * *k is where that frame starts. */
+static bool splits_frame(const struct fold *f, size_t i, uint32_t cp,
+			 uint32_t *k)
+{
+	const struct fold_line *a = &f->lines[i - 1], *b = &f->lines[i];
+	if (svg_fkey(a->stack, a->len, cp) <= svg_fkey(b->stack, b->len, cp))
+		return false;
+	/* b's frame F sorts after a's "F0": F is split only when the line
+	 * ending at F exists (it sorts before "F0"); else the order just
+	 * differs and the graph is the same */
+	if (!is_line(f, b->stack, cp))
+		return false;
+	*k = frame_start(b->stack, cp);
+	return true;
+}
+
+/* Grow [lo, hi) to every line sharing s[0..k). */
+static struct job block_around(const struct fold *f, uint32_t lo, uint32_t hi,
+			       const char *s, uint32_t k)
+{
+	while (lo > 0 && has_prefix(&f->lines[lo - 1], s, k))
+		lo--;
+	while (hi < f->n && has_prefix(&f->lines[hi], s, k))
+		hi++;
+	return (struct job){ lo, hi, k };
+}
+
+static int fixer_start(struct fixer *x, size_t n)
+{
+	x->order = malloc(n * sizeof(*x->order));
+	x->tmp = malloc(n * sizeof(*x->tmp));
+	if (!x->order || !x->tmp)
+		return -ENOMEM;
+	for (size_t j = 0; j < n; j++)
+		x->order[j] = (uint32_t)j;
+	return 0;
+}
+
 int svg_order_build(struct svg_order *o, const struct fold *f)
 {
 	o->order = NULL;
@@ -215,48 +254,30 @@ int svg_order_build(struct svg_order *o, const struct fold *f)
 		return -ENOMEM;
 	o->cp[0] = 0;
 	struct fixer x = { .lines = f->lines };
-	struct job cur = { 0, 0, 0 };
+	struct job cur = { 0, 0, 0 };	/* the block found last, unfixed */
 	int ret = 0;
-	bool any = false;
 	for (size_t i = 1; !ret && i < f->n; i++) {
 		const struct fold_line *a = &f->lines[i - 1], *b = &f->lines[i];
 		if (i + 4 < f->n)	/* lines sit anywhere in memory */
 			__builtin_prefetch(f->lines[i + 4].stack);
-		uint32_t n = a->len < b->len ? a->len : b->len;
-		uint32_t cp = svg_common_prefix(a->stack, b->stack, n);
+		uint32_t cp = svg_common_prefix(a->stack, b->stack,
+						a->len < b->len ? a->len : b->len);
 		o->cp[i] = cp;
-		if (svg_fkey(a->stack, a->len, cp) <= svg_fkey(b->stack, b->len, cp))
+		uint32_t k;
+		if (!splits_frame(f, i, cp, &k))
 			continue;
-		/* b's frame F sorts after a's "F0": F is split only when the
-		 * line ending at F exists (it sorts before "F0"); else the order
-		 * just differs and the graph is the same */
-		if (!is_line(f, b->stack, cp))
-			continue;
-		uint32_t k = frame_start(b->stack, cp);
-		if (any && i < cur.hi && k >= cur.k)
-			continue;	/* inside the block already found */
-		if (!any) {
-			x.order = malloc(f->n * sizeof(*x.order));
-			x.tmp = malloc(f->n * sizeof(*x.tmp));
-			if (!x.order || !x.tmp) {
-				ret = -ENOMEM;
-				break;
-			}
-			for (size_t j = 0; j < f->n; j++)
-				x.order[j] = (uint32_t)j;
-		} else if (i >= cur.hi) {
+		bool inside = x.order && i < cur.hi;
+		if (inside && k >= cur.k)
+			continue;	/* within the block already found */
+		if (!x.order)
+			ret = fixer_start(&x, f->n);
+		else if (!inside)	/* blocks nest or are disjoint */
 			ret = fix_and_forget(&x, &cur, o->cp, f->n);
-		}
-		uint32_t lo = any && i < cur.hi ? cur.lo : (uint32_t)i - 1;
-		uint32_t hi = any && i < cur.hi ? cur.hi : (uint32_t)i + 1;
-		while (lo > 0 && has_prefix(&f->lines[lo - 1], b->stack, k))
-			lo--;
-		while (hi < f->n && has_prefix(&f->lines[hi], b->stack, k))
-			hi++;
-		cur = (struct job){ lo, hi, k };
-		any = true;
+		cur = inside ? block_around(f, cur.lo, cur.hi, b->stack, k)
+			     : block_around(f, (uint32_t)i - 1, (uint32_t)i + 1,
+					    b->stack, k);
 	}
-	if (!ret && any)
+	if (!ret && x.order)
 		ret = fix_and_forget(&x, &cur, o->cp, f->n);
 	free(x.tmp);
 	free(x.runs);
