@@ -129,6 +129,7 @@ static int64_t module_mapping(struct resolver *r, const struct sym_module *m)
 	struct pf_mapping pm = {
 		.start = m->start, .limit = m->limit, .offset = m->offset,
 		.filename = (uint32_t)fn, .build_id = (uint32_t)bid,
+		.is_main = m->is_main,
 		.has_functions = m->has_functions,
 		.has_filenames = m->has_filenames,
 		.has_line_numbers = m->has_line_numbers,
