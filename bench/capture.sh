@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# bench/capture.sh - what a capture costs, with every CPU busy (bin/demo on
+# each CPU), measured here, side by side:
+#  1. capture design: in-kernel aggregation (bt/profile.bt: one map entry
+#     per unique stack, printed every 10 s) against printing every sample
+#     (printf per sample), both at 99 Hz for SECS seconds: bpftrace's own CPU
+#     in steady state (from /proc, after start-up) plus the BPF programs' run
+#     time (kernel.bpf_stats_enabled), as CPU-seconds and share of the machine;
+#  2. a 30-second system-wide capture through `stackfold record` with a
+#     cold symbol cache: stackfold's CPU (post-processing, snapshots
+#     included) and bpftrace's (start-up included).
+# Needs root and bpftrace.  Not a test: prints tables.
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SECS=${CAPTURE_SECS:-20}
+W=$(mktemp -d)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+cleanup() {
+	sysctl -q -w kernel.bpf_stats_enabled="$old_stats"
+	pkill -f "$TOP/bin/demo" 2>/dev/null || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
+[ "$(id -u)" = 0 ] || { echo "bench/capture.sh: needs root" >&2; exit 3; }
+tck=$(getconf CLK_TCK)
+ncpu=$(nproc)
+
+busy() { for _ in $(seq "$ncpu"); do "$TOP/bin/demo" "$1" >/dev/null & done; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+bpf_ns() {	# total run time of perf_event BPF programs
+	bpftool prog show 2>/dev/null | awk '/perf_event/ { for (i = 1; i <= NF; i++) if ($i == "run_time_ns") s += $(i + 1) } END { print s + 0 }'
+}
+
+# measure NAME PROGRAM: steady-state cost of one bpftrace program
+measure() {
+	local name=$1 prog=$2 pid t0 t1 b0 b1
+	sysctl -q -w kernel.bpf_stats_enabled=1
+	BPFTRACE_NO_USER_SYMBOLS=1 BPFTRACE_MAP_KEYS_MAX=65536 \
+		bpftrace -e "$prog" >"$W/$name.out" 2>/dev/null &
+	pid=$!
+	sleep 4	# start-up (LLVM) is not steady state
+	t0=$(cpu_ticks "$pid") b0=$(bpf_ns)
+	sleep "$SECS"
+	t1=$(cpu_ticks "$pid") b1=$(bpf_ns)
+	kill -INT "$pid"
+	wait "$pid" 2>/dev/null || true
+	awk -v n="$name" -v t="$(( t1 - t0 ))" -v tck="$tck" -v b="$(( b1 - b0 ))" \
+		-v s="$SECS" -v c="$ncpu" -v sz="$(stat -c %s "$W/$name.out")" 'BEGIN {
+		u = t / tck; k = b / 1e9
+		printf "%-26s %9.3f %9.3f %9.3f %8.3f%% %10d\n", n, u, k, u + k,
+			100 * (u + k) / (s * c), sz }'
+}
+
+busy $((SECS * 2 + 50))
+sleep 1
+printf '\n== capture design: %s, %s CPUs (%s), %s s at 99 Hz, all CPUs busy\n' \
+	"$(uname -n)" "$ncpu" "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" "$SECS"
+printf '%-26s %9s %9s %9s %9s %10s\n' mode "user cpu" "bpf cpu" "total s" "machine" "out bytes"
+measure "aggregate in kernel" 'profile:hz:99 /pid != 0/ { @s[pid, tid, comm, ustack, kstack(perf)] = count(); @t = count(); } interval:s:10 { print(@s); clear(@s); }'
+measure "print every sample" 'profile:hz:99 /pid != 0/ { printf("%d %d %s %s %s\n", pid, tid, comm, ustack, kstack(perf)); }'
+
+pkill -f "$TOP/bin/demo" 2>/dev/null || true
+busy 45
+sleep 1
+STACKFOLD_CACHE_DIR=$W/cache "$TOP/scripts/profile" -a -d 30 -f folded -o "$W/sys" >/dev/null 2>"$W/sys.err" </dev/null ||
+	echo "capture failed: $(cat "$W/sys.err")"
+printf '\n== 30 s system-wide capture at 99 Hz, all CPUs busy, cold symbol cache\n'
+grep 'stackfold: recorded' "$W/sys.err" || true
+grep 'stackfold: cpu' "$W/sys.err" || true
