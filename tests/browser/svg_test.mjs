@@ -8,7 +8,8 @@
 //   "ctrlf": {"term": re, "pct": "48.00"},          via Ctrl-F
 //   "hover": name, "zoom": name, "hidden": name, "bookmark": {...}}
 // Prints one "PASS: ..." / "FAIL: ..." line per check (tests/lib.sh format)
-// and exits 1 when anything failed.  Never downloads a browser.
+// and exits 1 when anything failed.  Never downloads a browser.  Also checks
+// that a zoom is kept in the URL and the bookmarked URL reopens zoomed.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -102,6 +103,8 @@ try {
 	checkEq(`click '${cfg.zoom}': '${cfg.hidden}' hidden`, 'none', hid);
 	const unz = await page.$eval('#unzoom', (e) => e.classList.contains('hide'));
 	checkEq('Reset Zoom shown while zoomed', false, unz);
+	const zurl = page.url();
+	checkEq('zoom kept in the URL (?x=&y=)', true, /\?x=[0-9.]+&y=[0-9]+/.test(zurl));
 	fs.mkdirSync(path.dirname(cfg.shot), { recursive: true });
 	await page.screenshot({ path: cfg.shot.replace(/\.png$/, '-zoomed.png') });
 
@@ -110,6 +113,12 @@ try {
 	checkEq(`Reset Zoom: '${cfg.zoom}' back to ${before}`, before, await rectAttr(cfg.zoom, 'width'));
 	const shown = await (await frame(cfg.hidden)).evaluate((g) => g.style.display);
 	checkEq(`Reset Zoom: '${cfg.hidden}' shown again`, '', shown);
+
+	// opening the bookmarked URL zooms to the same frame
+	await page.goto(zurl);
+	await page.waitForFunction(() => window.stackfold, null, { timeout: 10000 });
+	checkEq(`bookmarked zoom reopens on '${cfg.zoom}'`, full, await rectAttr(cfg.zoom, 'width'));
+	await page.click('#unzoom');
 	}
 
 	// the view is bookmarkable: ?s= search restored on load
