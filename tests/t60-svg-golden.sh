@@ -47,3 +47,15 @@ grep -q '<title>big (989 samples' "$fx/minwidth.expected.svg" &&
 grep -q '>Allocations &amp; &lt;friends&gt;<' "$fx/icicle.expected.svg" &&
 	grep -q '<title>all (100 bytes, 100.00%)</title><rect x="10.0" y="60"' "$fx/icicle.expected.svg" &&
 	pass "icicle: escaped title, countname, root on top" || fail "icicle: escaped title, countname, root on top"
+
+# colours keyed by name: the same function has the same colour wherever it
+# is and in another graph; --no-hash keys them by position instead
+printf 'main;lex 5\nmain;parse;lex 7\nidle;lex;lex 3\n' >"$T/c1.folded"
+printf 'other;deeper;lex 9\n' >"$T/c2.folded"
+fills() { grep -o "<title>lex ([^<]*</title><rect [^>]*fill=\"#[0-9a-f]*\"" "$1" | sed 's/.*fill="//; s/"$//' | sort -u; }
+"$SVG_DRIVER" "$T/c1.folded" >"$T/c1.svg"; "$SVG_DRIVER" "$T/c2.folded" >"$T/c2.svg"
+check_eq "hash: 'lex' one colour at 4 places" 1 "$(fills "$T/c1.svg" | wc -l)"
+check_eq "hash: 'lex' same colour in another graph" "$(fills "$T/c1.svg")" "$(fills "$T/c2.svg")"
+"$SVG_DRIVER" --no-hash "$T/c1.folded" >"$T/c1n.svg"
+[ "$(fills "$T/c1n.svg" | wc -l)" -gt 1 ] && pass "no-hash: 'lex' coloured by position" ||
+	fail "no-hash: 'lex' coloured by position" "$(fills "$T/c1n.svg")"
