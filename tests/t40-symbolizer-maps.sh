@@ -121,4 +121,17 @@ else
 		"$(echo "$out" | head -n2 | name_of | cut -d' ' -f1 | xargs)"
 	check "kallsyms: live return address at vfs_read names its predecessor" \
 		bash -c "! sed -n 3p <<<'$out' | grep -q 'name=vfs_read '"
+	# a function of a loaded module names the module
+	read -r ma mf mm < <(awk 'NF == 4 && ($2 == "T" || $2 == "t") && $4 ~ /^\[[a-z0-9_]+\]$/ && $4 != "[bpf]" && $4 !~ /^\[__builtin/ && $3 !~ /^__pfx_/ { print $1, $3, $4; exit }' /proc/kallsyms)
+	if [ -n "${ma:-}" ]; then
+		check_eq "kallsyms: live module function $mf" "$mf $mm" "$("$T/st" kern "0x$ma" | name_of)"
+	else
+		skip "kallsyms: live module function" "no kernel module loaded"
+	fi
+	for fn in schedule ksys_write do_sys_openat2; do
+		a=$(awk -v f="$fn" '$3 == f && ($2 == "T" || $2 == "t") { print $1; exit }' /proc/kallsyms)
+		[ -n "$a" ] || continue
+		check_eq "kallsyms: live $fn (+0x4)" "$fn [kernel]" \
+			"$("$T/st" kern "$(printf '0x%x' $((0x$a + 4)))" | name_of)"
+	done
 fi
