@@ -3,10 +3,12 @@
  *
  * The vDSO is not a file: its image is copied into a memfd so the ELF index
  * can read it like one.  A snapshot reads the target's image through
- * /proc/PID/mem; when that fails (or for saved maps) our own vDSO is used,
- * which is the same kernel's image for a process of our ABI.  Images are
+ * /proc/PID/mem; when that fails our own vDSO is used if the process's
+ * executable has our ELF class (the same kernel's image for our ABI), and
+ * for saved maps only if its build-id is the one recorded.  Images are
  * shared by content, so there is normally one per session.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -100,6 +102,23 @@ static size_t own_vdso(const void **img)
 	return len;
 }
 
+/* Is pid's executable of our ELF class (its vDSO then is ours)? */
+static bool same_class(int pid)
+{
+	char path[64];
+	unsigned char ident[EI_NIDENT];
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = pread(fd, ident, sizeof(ident), 0) == (ssize_t)sizeof(ident) &&
+		  !memcmp(ident, ELFMAG, SELFMAG) &&
+		  ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 :
+							    ELFCLASS32);
+	close(fd);
+	return ok;
+}
+
 struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
 			       uint64_t start, uint64_t limit,
 			       const char *expect_bid)
@@ -117,7 +136,7 @@ struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
 	}
 	const void *own;
 	size_t olen = own_vdso(&own);
-	if (!olen || (!expect_bid && olen != len))
+	if (!olen || (!expect_bid && (olen != len || !same_class(pid))))
 		return NULL;
 	struct sym_file *f = add_image(s, own, olen);
 	if (f && expect_bid && strcmp(f->build_id, expect_bid))

@@ -182,10 +182,13 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v setpriv >/d
 		 exec setpriv --reuid=nobody --regid=nogroup --clear-groups '$T/ns2/prog'" ||
 		fail "mntns-nobody: target did not start" "$(cat "$T/t6b.out")"
 	A=$(func_addr sf_target_alpha "$T/t6b.out")
-	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$ST" snap "$TPID" user "$TPID" "$A" 2>&1)
+	V=$(word_addr vdso "$T/t6b.out")
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$ST" snap "$TPID" user "$TPID" "$A" user "$TPID" "${V:-0x1}" 2>&1)
 	check "mntns-nobody: map_files is refused to an unprivileged user" \
 		bash -c "! setpriv --reuid=nobody --regid=nogroup --clear-groups cat /proc/$TPID/map_files/* >/dev/null 2>&1"
 	check_eq "mntns-nobody: named through /proc/PID/root" "sf_target_alpha $T/ns2/prog 1" "$(res "$out" "$A")"
+	check "mntns-nobody: [vdso] named (its image, or ours: same kernel and ELF class)" \
+		grep -Eq 'reason=ok name=(__vdso_)?clock_gettime module=\[vdso\] ' <<<"$out"
 	kill -9 "$TPID"
 else
 	skip "mount namespace without CAP_SYS_ADMIN" "needs root, unshare, setpriv and user nobody"
