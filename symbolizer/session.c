@@ -14,7 +14,8 @@
  * sym_stats: files_pinned counts distinct files opened (once each, however
  * often the LRU reopens them); index_cache_hits counts indexes loaded from
  * the on-disk cache plus indexes shared by files with the same build-id;
- * index_corrupt stays 0 until elfindex.h reports corrupt cache entries.
+ * index_corrupt counts corrupt cache entries elfindex rebuilt (recognised
+ * by its warning text until elfindex.h reports them directly).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -28,10 +29,21 @@
 
 /* ---- warnings ---- */
 
+/* elfindex.c reports a corrupt cache entry it deleted and rebuilt as
+ * "...; rebuilt" (its only channel for it): counted in index_corrupt. */
+static void count_corrupt(struct sym_session *s, const char *msg)
+{
+	static const char tail[] = "; rebuilt";
+	size_t n = strlen(msg), t = sizeof(tail) - 1;
+	if (n >= t && !memcmp(msg + n - t, tail, t))
+		s->stats.index_corrupt++;
+}
+
 void sym_warn_cb(void *ctx, const char *msg)
 {
 	struct sym_session *s = ctx;
 	size_t before = s->warn_seen.n;
+	count_corrupt(s, msg);
 	int64_t id = strtab_intern_cstr(&s->warn_seen, msg);
 	if (id < 0 || s->warn_seen.n == before)
 		return;	/* out of memory, or said before */

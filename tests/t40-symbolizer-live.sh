@@ -41,9 +41,15 @@ check_eq "elf: missing file" "mapped file unavailable" "$(reason "$out" 0x1000)"
 c1=$(SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR=$T/cache "$ST" elf "$T/target" "$E" stats)
 c2=$(SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR=$T/cache "$ST" elf "$T/target" "$E" stats)
 check_eq "cache: first run builds, second loads from \$STACKFOLD_CACHE_DIR" \
-	"index_builds=1 index_cache_hits=0|index_builds=0 index_cache_hits=1" \
+	"index_builds=1 index_cache_hits=0 index_corrupt=0|index_builds=0 index_cache_hits=1 index_corrupt=0" \
 	"$(grep -o 'index_builds=.*' <<<"$c1")|$(grep -o 'index_builds=.*' <<<"$c2")"
 check_eq "cache: same name from the cached index" "$(res "$c1" "$E")" "$(res "$c2" "$E")"
+for f in "$T"/cache/*.idx; do printf 'garbage' | dd of="$f" bs=1 seek=64 conv=notrunc 2>/dev/null; done
+c4=$(SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR=$T/cache "$ST" elf "$T/target" "$E" stats warnings)
+check "cache: a corrupt entry is rebuilt and counted" \
+	grep -q 'index_builds=1 index_cache_hits=0 index_corrupt=1' <<<"$c4"
+check_eq "cache: a corrupt entry is warned once" 1 "$(grep -c '^warning: .*; rebuilt$' <<<"$c4")"
+check_eq "cache: same name after the rebuild" "$(res "$c1" "$E")" "$(res "$c4" "$E")"
 XDG_CACHE_HOME=$T/xdg SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR='' "$ST" elf "$T/target" "$E" >/dev/null
 check "cache: \$XDG_CACHE_HOME/stackfold is the fallback" test -n "$(ls "$T/xdg/stackfold" 2>/dev/null)"
 
@@ -271,7 +277,7 @@ $out2"
 nf=$(awk '$1 == "fds" { n = $2 } END { print n }' <<<"$out")
 if [ -n "$nf" ] && [ "$nf" -lt 32 ]; then pass "fds: stays under the limit ($nf open)"; else fail "fds: too many open" "$out"; fi
 check "fds: each library pinned once" grep -Eq 'files_pinned=(6[0-9]) ' <<<"$out2"
-check_eq "fds: 60 copies with one build-id share one index" "index_builds=1 index_cache_hits=59" \
+check_eq "fds: 60 copies with one build-id share one index" "index_builds=1 index_cache_hits=59 index_corrupt=0" \
 	"$(grep -o 'index_builds=.*' <<<"$out2")"
 
 # deleted files evicted by the LRU are indexed first (no path reaches them

@@ -182,10 +182,11 @@ static void print_stats(struct sym_session *s)
 	printf("stats lookups=%" PRIu64 " unresolved=%" PRIu64
 	       " processes=%" PRIu64 " files_pinned=%" PRIu64
 	       " files_mismatched=%" PRIu64 " bad_maps_lines=%" PRIu64
-	       " index_builds=%" PRIu64 " index_cache_hits=%" PRIu64 "\n",
+	       " index_builds=%" PRIu64 " index_cache_hits=%" PRIu64
+	       " index_corrupt=%" PRIu64 "\n",
 	       st.lookups, st.unresolved, st.processes, st.files_pinned,
 	       st.files_mismatched, st.bad_maps_lines, st.index_builds,
-	       st.index_cache_hits);
+	       st.index_cache_hits, st.index_corrupt);
 }
 
 static int cmd_load(struct sym_session *s, int pid, const char *path)
