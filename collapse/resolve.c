@@ -178,8 +178,9 @@ static int64_t location_from_result(struct resolver *r, uint64_t addr,
 	}
 	if (!res->nframes) {
 		if (res->module)
-			snprintf(unk, sizeof(unk), "%s+0x%llx",
+			snprintf(unk, sizeof(unk), "%s%s+0x%llx",
 				 base_name(res->module->path),
+				 res->module->deleted ? " (deleted)" : "",
 				 (unsigned long long)res->module_addr);
 		else
 			snprintf(unk, sizeof(unk), "[unknown]");

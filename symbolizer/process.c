@@ -126,6 +126,7 @@ static void module_init(struct sym_module *mod, const struct maps_entry *e,
 	mod->offset = e->offset;
 	mod->path = path;
 	mod->build_id = "";
+	mod->deleted = e->deleted;
 }
 
 static const char *anon_path(const struct maps_entry *e)

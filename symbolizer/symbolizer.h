@@ -84,6 +84,7 @@ struct sym_module {
 	const char *build_id;	/* lowercase hex, "" when unknown */
 	bool is_kernel;
 	bool is_main;		/* the process's executable */
+	bool deleted;		/* the mapped file was deleted (maps said so) */
 	bool has_functions, has_filenames, has_line_numbers,
 		has_inline_frames;	/* what symbolization really provided */
 };
