@@ -17,9 +17,26 @@ static void af_release(struct atomic_file *af)
 	af->fp = NULL;
 }
 
+/* Devices and FIFOs are written in place, never renamed over. */
+static int open_special(struct atomic_file *af, const char *path,
+			struct sf_err *err)
+{
+	af->path = strdup(path);
+	af->fp = af->path ? fopen(path, "w") : NULL;
+	if (!af->fp) {
+		int e = af->path ? errno : ENOMEM;
+		af_release(af);
+		return sf_err_set(err, e, "cannot open '%s': %s", path, strerror(e));
+	}
+	return 0;
+}
+
 int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 {
+	struct stat st;
 	memset(af, 0, sizeof(*af));
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open_special(af, path, err);
 	af->path = strdup(path);
 	if (!af->path || asprintf(&af->tmp, "%s.tmp.XXXXXX", path) < 0) {
 		af->tmp = NULL;
@@ -61,6 +78,16 @@ static void fsync_dir(const char *path)
 int atomic_commit(struct atomic_file *af, struct sf_err *err)
 {
 	int e = 0;
+	if (!af->tmp) {		/* a device or FIFO: no rename */
+		if (fflush(af->fp) != 0 || ferror(af->fp))
+			e = errno ? errno : EIO;
+		if (fclose(af->fp) != 0 && !e)
+			e = errno ? errno : EIO;
+		if (e)
+			sf_err_set(err, e, "write '%s': %s", af->path, strerror(e));
+		af_release(af);
+		return -e;
+	}
 	if (fflush(af->fp) != 0 || ferror(af->fp))
 		e = errno ? errno : EIO;
 	if (!e && fsync(fileno(af->fp)) != 0)
@@ -83,10 +110,10 @@ int atomic_commit(struct atomic_file *af, struct sf_err *err)
 
 void atomic_abort(struct atomic_file *af)
 {
-	if (!af || !af->tmp)
+	if (!af || !af->fp)
 		return;
-	if (af->fp)
-		fclose(af->fp);
-	unlink(af->tmp);
+	fclose(af->fp);
+	if (af->tmp)
+		unlink(af->tmp);
 	af_release(af);
 }

@@ -14,10 +14,13 @@
 struct atomic_file {
 	FILE *fp;		/* write here */
 	char *path;		/* final name (owned) */
-	char *tmp;		/* temporary name (owned) */
+	char *tmp;		/* temporary name (owned); NULL when writing
+				 * straight to a device or FIFO */
 };
 
-/* Open a temporary file next to path.  0, or -errno with err filled
+/* Open a temporary file next to path.  When path exists and is not a
+ * regular file (/dev/null, /dev/stdout, a FIFO) it is written directly:
+ * renaming over it would replace the device with a file.  0, or -errno with err filled
  * ("cannot create '<dir>/...': <reason>"). */
 int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err);
 /* Flush, fsync, rename over path, fsync the directory.  Always releases

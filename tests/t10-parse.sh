@@ -108,3 +108,12 @@ check_eq "unknown format exits 1" 1 $?
 check_eq "several formats without -o exit 1" 1 $?
 "$STACKFOLD" -f folded,top -o "$T/multi" "$T/in.folded" 2>/dev/null
 check "several formats with -o PREFIX write PREFIX.folded and PREFIX.top" test -s "$T/multi.folded" -a -s "$T/multi.top"
+
+# -o to a device or FIFO writes in place: it never replaces /dev/null.
+"$STACKFOLD" -q -o /dev/null "$FX/kstack.txt"
+check "-o /dev/null leaves /dev/null a character device" test -c /dev/null
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/fifo.out" &
+"$STACKFOLD" -q -o "$T/fifo" "$FX/kstack.txt"
+wait
+check "-o FIFO streams into the FIFO" test -p "$T/fifo" -a -s "$T/fifo.out"
