@@ -38,12 +38,15 @@ cc -std=gnu11 -O2 -D_GNU_SOURCE -Icollapse -Isymbolizer -o "$tmp/driver" \
 	tests/tools/svg_driver.c .output/libstackfold.a -ldw -lelf -lz \
 	-lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread -lm
 
-# best-of-RUNS "wall cpu rss_kb" of a command writing to $tmp/out
+# best-of-RUNS "wall cpu rss_kb" of a command writing to $tmp/out; times
+# from bash's `time` (ms resolution), RSS from /usr/bin/time
 best() {
-	local i best_wall="" line
+	local i best_wall="" line t
 	for ((i = 0; i < RUNS; i++)); do
-		/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/out" 2>/dev/null
-		line=$(awk '{ printf "%.3f %.3f %d\n", $1, $2 + $3, $4 }' "$tmp/time")
+		t=$( { TIMEFORMAT='%3R %3U %3S'; time /usr/bin/time -f '%M' -o "$tmp/rss" \
+			"$@" >"$tmp/out" 2>/dev/null; } 2>&1)
+		line=$(awk -v t="$t" -v rss="$(cat "$tmp/rss")" 'BEGIN {
+			split(t, a, " "); printf "%.3f %.3f %d\n", a[1], a[2] + a[3], rss }')
 		if [ -z "$best_wall" ] || awk -v a="${line%% *}" -v b="$best_wall" 'BEGIN { exit !(a < b) }'; then
 			best_wall=${line%% *}
 			echo "$line" >"$tmp/best"
@@ -83,11 +86,11 @@ if [ -n "${FLAMEGRAPH_PL:-}" ]; then
 		bin/stackfold -f folded "$in" >"$tmp/in.folded" 2>/dev/null
 		fin=$tmp/in.folded ;;
 	esac
-	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" perl "$FLAMEGRAPH_PL" "$fin" >"$tmp/fg.svg" 2>/dev/null
-	read -r pwall pcpu prss <<<"$(awk '{ printf "%.3f %.3f %d\n", $1, $2 + $3, $4 }' "$tmp/time")"
-	psize=$(wc -c <"$tmp/fg.svg")
+	read -r pwall pcpu prss <<<"$(RUNS=1 best perl "$FLAMEGRAPH_PL" "$fin")"
+	psize=$(wc -c <"$tmp/out")
 	echo "flamegraph.pl (0.1 px):      wall ${pwall} s  cpu ${pcpu} s  max RSS $((prss / 1024)) MiB  svg $psize bytes"
 	awk -v p="$pcpu" -v o="$cpu01" -v ps="$psize" -v os="$size01" 'BEGIN {
-		printf "speed-up (cpu, same 0.1 px): %.1fx   size ours/theirs: %.2f (%s)\n",
-			p / o, os / ps, os <= ps ? "no larger" : "LARGER" }'
+		printf "speed-up (cpu, same 0.1 px): %s   size ours/theirs: %.2f (%s)\n",
+			(o > 0 ? sprintf("%.1fx", p / o) : "(ours under 1 ms)"), os / ps,
+			(os <= ps ? "no larger" : "LARGER") }'
 fi
