@@ -125,7 +125,8 @@ static struct svg_rgb lang(const char *name, size_t len, double v1)
 		break;
 	}
 	/* [unknown], [missed user stack], module+0x...: no symbol, grey */
-	if (len >= 2 && name[0] == '[' && name[len - 1] == ']')
+	if ((len >= 2 && name[0] == '[' && name[len - 1] == ']') ||
+	    memmem(name, len, "+0x", 3))
 		return rgb(ramp(170, 40, v1), ramp(170, 40, v1),
 			   ramp(170, 40, v1));
 	return solid(SVG_PAL_RED, v1, 0, 0);
