@@ -60,6 +60,12 @@
 /* /proc reads per window are capped (a fork storm must not turn into a
  * snapshot storm); pids beyond it are snapshotted lazily when resolved. */
 #define SNAPS_PER_WINDOW 1024
+/* A process whose name has not changed is re-snapshotted only this often
+ * (windows): reading /proc/PID/maps and opening its files is most of what
+ * a window costs.  An exec shows as a new name; a dlopen waits for the
+ * refresh; a pid not seen for this long is forgotten. */
+#define REFRESH_WINDOWS 6
+#define COALESCE_MS 20
 #define STOP_GRACE_S 10		/* bpftrace's time to print and exit */
 #define RESTART_MAX_S 60
 #define STEM_MAX 40
@@ -89,6 +95,13 @@ struct stored {
 	time_t t;		/* window start */
 };
 
+/* What the last snapshot of a pid was taken of. */
+struct seen {
+	int pid;
+	uint32_t comm_hash;
+	uint32_t snap_window, seen_window;	/* cont.win_no then */
+};
+
 struct pipebuf {
 	int fd;
 	char *buf;
@@ -104,8 +117,10 @@ struct cont {
 	bool r_open;
 	uint64_t win_start_ns;	/* CLOCK_REALTIME */
 	uint64_t win_records;	/* stack entries read in this window */
-	int *snap_pids;		/* pids snapshotted in this window */
-	size_t nsnap, snap_cap;
+	struct seen *seen;	/* pid memo, open addressing, 0 = empty */
+	size_t nseen, seen_cap;	/* cap: a power of 2 or 0 */
+	uint32_t win_no;	/* windows ended so far */
+	uint64_t nsnap;		/* snapshots taken in this window */
 	uint64_t snap_skipped;
 	/* bpftrace */
 	pid_t child;
@@ -467,6 +482,66 @@ static uint64_t retention(struct cont *x)
 	return removed;
 }
 
+/* ---- which processes to snapshot ----------------------------------- */
+
+static struct seen *seen_slot(struct seen *tab, size_t cap, int pid)
+{
+	size_t i = (size_t)sf_hash_u64((uint64_t)pid) & (cap - 1);
+	while (tab[i].pid && tab[i].pid != pid)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* Rebuild the memo with the pids seen lately (and room to grow). */
+static int seen_rebuild(struct cont *x, size_t want)
+{
+	size_t cap = 64;
+	while (cap < want * 2)
+		cap *= 2;
+	struct seen *tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < x->seen_cap; i++) {
+		const struct seen *e = &x->seen[i];
+		if (e->pid && x->win_no - e->seen_window <= REFRESH_WINDOWS) {
+			*seen_slot(tab, cap, e->pid) = *e;
+			n++;
+		}
+	}
+	free(x->seen);
+	x->seen = tab;
+	x->seen_cap = cap;
+	x->nseen = n;
+	return 0;
+}
+
+/* Once a window: forget the pids gone quiet. */
+static void seen_sweep(struct cont *x)
+{
+	if (x->seen_cap)
+		seen_rebuild(x, x->nseen + 1);
+}
+
+/* True when pid needs a (new) snapshot; the memo is updated. */
+static bool needs_snapshot(struct cont *x, int pid, const char *comm,
+			   size_t len)
+{
+	uint32_t h = (uint32_t)sf_hash_bytes(comm, len, 0);
+	if ((x->nseen + 1) * 2 > x->seen_cap && seen_rebuild(x, x->nseen + 1))
+		return true;	/* no memo: snapshot, as without one */
+	struct seen *e = seen_slot(x->seen, x->seen_cap, pid);
+	bool fresh = e->pid == pid && e->comm_hash == h &&
+		     x->win_no - e->snap_window < REFRESH_WINDOWS;
+	if (!e->pid)
+		x->nseen++;
+	if (!fresh)
+		*e = (struct seen){ .pid = pid, .comm_hash = h,
+				    .snap_window = x->win_no };
+	e->seen_window = x->win_no;
+	return !fresh;
+}
+
 /* ---- one window ------------------------------------------------------- */
 
 static void feed(struct cont *x, const char *s, size_t len)
@@ -622,8 +697,9 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 	fputc('\n', stderr);
 }
 
-/* A full session is replaced; the pids of this window are re-snapshotted
- * into the new one (their #pid lines may already have gone by). */
+/* A full session is replaced (the memo with it: every process is
+ * snapshotted again at its next "#pid" line, which for the next window
+ * comes after this window's total line). */
 static void session_recycle(struct cont *x)
 {
 	struct sym_stats st;
@@ -636,10 +712,8 @@ static void session_recycle(struct cont *x)
 	sym_session_free(x->ss);
 	x->ss = ns;
 	x->ss_snaps0 = 0;
-	for (size_t i = 0; i < x->nsnap; i++)
-		sym_process_snapshot(x->ss, x->snap_pids[i], NULL);
-	sym_session_stats(x->ss, &st);
-	x->ss_snaps0 = st.processes;
+	memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
+	x->nseen = 0;
 }
 
 static void drain_warnings(struct cont *x)
@@ -680,6 +754,8 @@ static int window_end(struct cont *x, bool at_eof)
 		}
 	}
 	drain_warnings(x);
+	x->win_no++;
+	seen_sweep(x);
 	session_recycle(x);
 	window_release(x);
 	x->win_start_ns = now;
@@ -688,23 +764,24 @@ static int window_end(struct cont *x, bool at_eof)
 
 /* ---- bpftrace's output ------------------------------------------------ */
 
+/* "#pid PID COMM": the process's first sample in this window. */
 static void first_sample(struct cont *x, const char *s, size_t len)
 {
-	char num[16];
-	size_t i = 5, n = 0;
-	while (i < len && s[i] >= '0' && s[i] <= '9' && n < sizeof(num) - 1)
-		num[n++] = s[i++];
-	num[n] = 0;
-	int pid = atoi(num);
+	size_t i = 5;
+	int pid = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9' && pid < 100000000)
+		pid = pid * 10 + (s[i++] - '0');
 	if (pid <= 0)
+		return;
+	if (i < len && s[i] == ' ')
+		i++;
+	if (!needs_snapshot(x, pid, s + i, len - i))
 		return;
 	if (x->nsnap >= SNAPS_PER_WINDOW) {
 		x->snap_skipped++;
 		return;
 	}
-	if (sf_grow((void **)&x->snap_pids, &x->snap_cap, x->nsnap + 1,
-		    sizeof(*x->snap_pids)) == 0)
-		x->snap_pids[x->nsnap++] = pid;
+	x->nsnap++;
 	sym_process_snapshot(x->ss, pid, NULL);	/* gone: frames say so */
 }
 
@@ -780,7 +857,7 @@ static int err_line(struct cont *x, const char *s, size_t len)
 static int pb_read(struct cont *x, struct pipebuf *pb,
 		   int (*fn)(struct cont *, const char *, size_t))
 {
-	if (sf_grow((void **)&pb->buf, &pb->cap, pb->len + 65536, 1))
+	if (sf_grow((void **)&pb->buf, &pb->cap, pb->len + (1 << 20), 1))
 		return -ENOMEM;
 	ssize_t n = read(pb->fd, pb->buf + pb->len, pb->cap - pb->len);
 	if (n <= 0) {
@@ -840,6 +917,7 @@ static pid_t spawn(char **argv, int *out_fd, int *err_fd)
 	}
 	close(po[1]);
 	close(pe[1]);
+	fcntl(po[0], F_SETPIPE_SZ, 1 << 20);	/* best effort */
 	*out_fd = po[0];
 	*err_fd = pe[0];
 	return pid;
@@ -870,6 +948,11 @@ static int pump(struct cont *x)
 			kill(-x->child, SIGKILL);	/* hung: pipes close */
 		if (n <= 0)
 			continue;
+		/* bpftrace writes a window as many small writes: let them
+		 * gather (the pipe holds 1 MiB) so a window costs a few
+		 * wake-ups rather than one per write. */
+		if (!x->stop_sent)
+			poll(NULL, 0, COALESCE_MS);
 		int ret = 0;
 		if (pf[0].revents)
 			ret = pb_read(x, &x->out, out_line);
@@ -1034,7 +1117,7 @@ int cmd_continuous(int argc, char **argv)
 	child_reset(&x);
 	free(x.out.buf);
 	free(x.err.buf);
-	free(x.snap_pids);
+	free(x.seen);
 	free(x.files);
 	sym_session_free(x.ss);
 	return st;
