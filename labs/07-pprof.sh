@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Lab 7: pprof and differential flame graphs.  Usage: labs/07-pprof.sh [OUTDIR]
+. "$(dirname "$0")/lib.sh"
+lab_init 07 "$@"
+command -v go >/dev/null || lab_die "go is not installed (apt-get install golang-go)"
+
+# Before: shares as in lab 2 (matrix_multiply 14 ms of each 20 ms round).
+# After: an "optimized" matrix_multiply, 4 ms a round (second argument).
+"$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/before" -f folded,pprof \
+	-- "$BUILD/shares" 0
+"$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/after" -f folded,pprof \
+	-- "$BUILD/shares" 0 4
+
+# pprof's own view of one profile (go tool pprof -http=:8080 FILE opens the
+# same in a browser: flame graph, source, graph).
+go tool pprof -top -nodecount=12 "$OUT/before.pb.gz" 2>&1 | tee "$OUT/before.pprof-top.txt"
+
+# What changed: after minus before, per function.
+go tool pprof -top -nodecount=12 -diff_base="$OUT/before.pb.gz" "$OUT/after.pb.gz" 2>&1 |
+	tee "$OUT/diff.pprof-top.txt"
+
+# The same as a differential flame graph: widths from after, colour by
+# change (red grew, blue shrank).
+"$STACKFOLD" -f svg --diff "$OUT/before.folded" "$OUT/after.folded" >"$OUT/diff.svg"

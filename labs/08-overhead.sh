@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Lab 8: profiling the profiler.  Usage: labs/08-overhead.sh [OUTDIR]
+. "$(dirname "$0")/lib.sh"
+lab_init 08 "$@"
+command -v bpftool >/dev/null || lab_die "bpftool is not installed (apt-get install bpftool)"
+
+HZ8=997		# a high rate, so per-sample costs add up to something visible
+
+# A busy process to sample.
+"$BUILD/shares" 0 &
+work=$!
+
+# The kernel times BPF programs only when kernel.bpf_stats_enabled=1 (the
+# timing itself costs a little).  Turn it on, and put back the old value
+# however this script ends.
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+trap 'sysctl -q -w kernel.bpf_stats_enabled="$old_stats"; stop "$work"' EXIT
+sysctl -q -w kernel.bpf_stats_enabled=1
+
+# CPU time of a process, all threads, in ns (first field of schedstat).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+# Ids of the loaded perf_event BPF programs named after the rate.
+prog_ids() { bpftool prog show | awk -v n="$HZ8" '$2 == "perf_event" && $4 == n { sub(":", "", $1); print $1 }'; }
+# run_time_ns and run_cnt of BPF program ID.
+prog_stats() {
+	bpftool prog show id "$1" | awk '{ for (i = 1; i < NF; i++)
+		if ($i == "run_time_ns" || $i == "run_cnt") v[$i] = $(i + 1) }
+		END { print v["run_time_ns"] + 0, v["run_cnt"] + 0 }'
+}
+
+# measure MODE PROGRAM: run PROGRAM for LAB_SECONDS after it attached; write
+# MODE's bpftrace CPU time and BPF run time to OUT/MODE.stats.
+measure() {
+	local mode=$1 prog=$2 before pid id t0 t1 s0 s1 i=0
+	before=$(prog_ids)
+	bpftrace -e "$prog" >"$OUT/$mode.txt" 2>"$OUT/$mode.err" &
+	pid=$!
+	until grep -q '^Attaching' "$OUT/$mode.txt"; do
+		kill -0 "$pid" 2>/dev/null || lab_die "bpftrace failed: $(cat "$OUT/$mode.err")"
+		sleep 0.1; i=$((i + 1)); [ "$i" -lt 600 ] || lab_die "bpftrace did not attach"
+	done
+	sleep 1		# let it settle: startup (LLVM, loading) is not what we measure
+	id=$(prog_ids | grep -vxF "$before" | head -n 1)
+	[ -n "$id" ] || lab_die "cannot find bpftrace's BPF program (bpftool prog show)"
+	t0=$(cpu_ns "$pid"); read -r s0 c0 < <(prog_stats "$id")
+	sleep "$LAB_SECONDS"
+	t1=$(cpu_ns "$pid"); read -r s1 c1 < <(prog_stats "$id")
+	kill -INT "$pid"
+	wait "$pid"
+	printf 'mode=%s seconds=%s runs=%s bpftrace_cpu_ns=%s bpf_run_ns=%s lost=%s\n' \
+		"$mode" "$LAB_SECONDS" "$((c1 - c0))" "$((t1 - t0))" "$((s1 - s0))" \
+		"$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$OUT/$mode.txt")" >"$OUT/$mode.stats"
+}
+
+# 1. Aggregate in the kernel: one map entry per unique stack, printed once.
+measure aggregate "profile:hz:$HZ8 /pid == $work/ { @[tid, ustack, kstack] = count(); }"
+# 2. Print every sample: each goes through the perf ring buffer to bpftrace,
+#    which formats (and symbolizes) it in user space.
+measure printf "profile:hz:$HZ8 /pid == $work/ { printf(\"%d %s%s\\n\", tid, ustack, kstack); }"
+
+cat "$OUT/aggregate.stats" "$OUT/printf.stats" >"$OUT/overhead.txt"
+awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+       n = v["runs"] > 0 ? v["runs"] : 1
+       printf "%-10s %6d probe runs  bpftrace %7.1f ms CPU (%6.1f us/run)  BPF %6.1f ms (%5.2f us/run)  lost %d\n",
+         v["mode"], v["runs"], v["bpftrace_cpu_ns"] / 1e6, v["bpftrace_cpu_ns"] / n / 1e3,
+         v["bpf_run_ns"] / 1e6, v["bpf_run_ns"] / n / 1e3, v["lost"] }' "$OUT/overhead.txt"
