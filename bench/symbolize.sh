@@ -38,19 +38,17 @@ random.seed(seed)
 print("\n".join(hex(lo + random.randrange(sz)) for _ in range(n)))' "$2" "$3"
 }
 
-now_ms() { date +%s%N | awk '{ printf "%.1f", $1 / 1e6 }'; }
-
-# median_ms CMD...: median wall time over R runs (stdin from $W/in.*)
-median_ms() {
-	local i t0 t1 ts=()
-	for ((i = 0; i < R; i++)); do
-		[ -n "${PRE:-}" ] && eval "$PRE"
-		t0=$(now_ms)
-		"$@" >/dev/null 2>&1
-		t1=$(now_ms)
-		ts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')")
-	done
-	printf '%s\n' "${ts[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+# timed NAME CMD...: append "wall_ms cpu_ms" of one run to $W/t.NAME
+timed() {
+	local name=$1 TIMEFORMAT='%R %U %S'
+	shift
+	{ time "$@" >/dev/null 2>&1; } 2>"$W/one"
+	awk '{ printf "%.1f %.1f\n", $1 * 1000, ($2 + $3) * 1000 }' "$W/one" >>"$W/t.$name"
+}
+# median COLUMN NAME: median of wall (1) or cpu (2) times of NAME
+median() {
+	[ -s "$W/t.$2" ] || { echo n/a; return; }
+	cut -d' ' -f"$1" "$W/t.$2" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
 echo "== machine: $(uname -n), $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) CPUs"
@@ -67,26 +65,35 @@ eu() { "$EU" -f -i -C -e "$LIBC" <"$W/addrs"; }
 llvm() { "$LLVM_SYM" --obj="$LIBC" --output-style=GNU -f -i -C <"$W/addrs"; }
 sf() { "$STACKFOLD" symbolize "$@" <"$W/in.sf"; }
 
-t_a2l=$(median_ms a2l)
-t_eu=$([ -n "$EU" ] && median_ms eu || echo n/a)
-t_llvm=$([ -n "$LLVM_SYM" ] && median_ms llvm || echo n/a)
-t_cold=$(PRE='rm -rf "$C"' median_ms sf --cache-dir "$C")
-sf --cache-dir "$C" >/dev/null
-t_warm=$(median_ms sf --cache-dir "$C")
-t_nocache=$(median_ms sf --no-cache)
+sf --cache-dir "$W/warm" >/dev/null
+# Rounds interleave the tools, so a load change on the machine hits all.
+for ((r = 0; r < R; r++)); do
+	timed a2l a2l
+	[ -n "$EU" ] && timed eu eu
+	[ -n "$LLVM_SYM" ] && timed llvm llvm
+	rm -rf "$C"
+	timed cold sf --cache-dir "$C"
+	timed nocache sf --no-cache
+	timed warm sf --cache-dir "$W/warm"
+done
 idx_bytes=$(cat "$C"/*.idx | wc -c)
 
-printf '%s random .text addresses in libc, median of %s runs (ms, wall):\n' "$N" "$R"
-printf '  %-40s %10s %10s\n' tool ms "vs a2l"
-row() { printf '  %-40s %10s %10s\n' "$1" "$2" \
-	"$(awk -v a="$t_a2l" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.1fx", a / b; else print "-" }')"; }
-row "addr2line -f -i -C" "$t_a2l"
-row "eu-addr2line -f -i -C" "$t_eu"
-row "llvm-symbolizer -f -i -C" "$t_llvm"
-row "stackfold symbolize, cold (build+store)" "$t_cold"
-row "stackfold symbolize, --no-cache" "$t_nocache"
-row "stackfold symbolize, warm cache" "$t_warm"
-echo "  index cache entry: $idx_bytes bytes"
+printf '%s random .text addresses in libc, median of %s interleaved runs:\n' "$N" "$R"
+printf '  %-40s %9s %9s %9s %9s\n' tool "wall ms" "vs a2l" "cpu ms" "vs a2l"
+row() {
+	local w c
+	w=$(median 1 "$2") c=$(median 2 "$2")
+	printf '  %-40s %9s %9s %9s %9s\n' "$1" "$w" \
+		"$(awk -v a="$(median 1 a2l)" -v b="$w" 'BEGIN { if (b + 0 > 0) printf "%.1fx", a / b; else print "-" }')" "$c" \
+		"$(awk -v a="$(median 2 a2l)" -v b="$c" 'BEGIN { if (b + 0 > 0) printf "%.1fx", a / b; else print "-" }')"
+}
+row "addr2line -f -i -C" a2l
+row "eu-addr2line -f -i -C" eu
+row "llvm-symbolizer -f -i -C" llvm
+row "stackfold symbolize, cold (build+store)" cold
+row "stackfold symbolize, --no-cache" nocache
+row "stackfold symbolize, warm cache" warm
+echo "  index cache entry: $idx_bytes bytes; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
 # ---- 2. name agreement ----

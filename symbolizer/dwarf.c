@@ -158,7 +158,7 @@ static bool same_place(const struct bline *a, const struct bline *b)
 }
 
 struct seqref {
-	uint64_t first;
+	uint64_t first, last;
 	size_t start, n;
 };
 
@@ -170,7 +170,7 @@ static int seqref_cmp(const void *pa, const void *pb)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* End of the non-decreasing run starting at i. */
+/* End of the non-decreasing run of v[0..n) starting at i. */
 static size_t run_end(const struct bline *v, size_t i, size_t n)
 {
 	while (++i < n && line_cmp(&v[i - 1], &v[i]) <= 0)
@@ -178,46 +178,79 @@ static size_t run_end(const struct bline *v, size_t i, size_t n)
 	return i;
 }
 
-/* Stable bottom-up merge of natural runs: O(rows * log(runs)). */
-static int natural_sort(struct bline **v, size_t n)
-{
-	struct bline *a = *v, *t = malloc((n ? n : 1) * sizeof(*t));
+/* A run being merged: its next row and its end. */
+struct run {
+	size_t at, end;
+};
 
-	if (!t)
-		return -ENOMEM;
-	while (run_end(a, 0, n) < n) {
-		size_t o = 0;
-		for (size_t i = 0; i < n;) {
-			size_t m = run_end(a, i, n), e = m < n ? run_end(a, m, n) : n;
-			size_t x = i, y = m;
-			while (x < m && y < e)
-				t[o++] = line_cmp(&a[y], &a[x]) < 0 ? a[y++] : a[x++];
-			while (x < m)
-				t[o++] = a[x++];
-			while (y < e)
-				t[o++] = a[y++];
-			i = e;
-		}
-		struct bline *sw = a;
-		a = t;
-		t = sw;
+/* Is run x's head before run y's head (ties: earlier run first)? */
+static bool run_before(const struct bline *v, const struct run *x,
+		       const struct run *y)
+{
+	int c = line_cmp(&v[x->at], &v[y->at]);
+	return c < 0 || (c == 0 && x->at < y->at);
+}
+
+static void heap_down(const struct bline *v, struct run *h, size_t n,
+		      size_t i)
+{
+	for (;;) {
+		size_t m = i, l = 2 * i + 1, r = l + 1;
+		if (l < n && run_before(v, &h[l], &h[m]))
+			m = l;
+		if (r < n && run_before(v, &h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		struct run t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
 	}
-	free(t);
-	*v = a;
+}
+
+/* Merge the natural runs of v[0..n) in one pass through a heap of run
+ * heads, into t (n elements), then back: O(n log runs), two copies.  A
+ * cluster of overlapping sequences is a handful of long sorted runs.
+ * Returns -ENOMEM or 0. */
+static int merge_runs(struct bline *v, struct bline *t, size_t n)
+{
+	struct run *h = NULL;
+	size_t nr = 0, cap = 0, w = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t e = run_end(v, i, n);
+		if (sf_grow((void **)&h, &cap, nr + 1, sizeof(*h)))
+			return -ENOMEM;
+		h[nr++] = (struct run){ i, e };
+		i = e;
+	}
+	for (size_t i = nr / 2; i-- > 0;)
+		heap_down(v, h, nr, i);
+	while (nr) {
+		t[w++] = v[h[0].at++];
+		if (h[0].at == h[0].end)
+			h[0] = h[--nr];
+		heap_down(v, h, nr, 0);
+	}
+	free(h);
+	memcpy(v, t, n * sizeof(*v));
 	return 0;
 }
 
 /*
  * Line programs emit sorted sequences that seldom overlap in a linked
- * file: order the sequences by start address, concatenate them, and merge
- * whatever runs remain.  Nearly O(rows), where a plain sort of all rows
- * was the biggest cost of a cold build.
+ * file: order the sequences by start address and concatenate them, then
+ * sort only the clusters of sequences whose address ranges overlap.
+ * Nearly O(rows), where sorting every row was the biggest cost of a cold
+ * build.  Rows keep their table order on ties (line_cmp's order key).
  */
 static int sort_rows(struct idx_builder *b, const size_t *seqs, size_t nseqs)
 {
 	struct seqref *sr = malloc((nseqs ? nseqs : 1) * sizeof(*sr));
 	struct bline *out = malloc((b->nlines ? b->nlines : 1) * sizeof(*out));
-	size_t n = 0;
+	struct bline *tmp = NULL;	/* merge scratch */
+	size_t n = 0, tcap = 0;
 
 	if (!sr || !out) {
 		free(sr);
@@ -228,20 +261,50 @@ static int sort_rows(struct idx_builder *b, const size_t *seqs, size_t nseqs)
 		b->lines[i].order = (uint32_t)i;
 	for (size_t i = 0; i < nseqs; i++) {
 		size_t end = i + 1 < nseqs ? seqs[i + 1] : b->nlines;
-		uint64_t first = end > seqs[i] ? b->lines[seqs[i]].addr : 0;
-		sr[i] = (struct seqref){ first, seqs[i], end - seqs[i] };
+		sr[i] = (struct seqref){ 0, 0, seqs[i], end - seqs[i] };
+		for (size_t k = seqs[i]; k < end; k++) {
+			uint64_t a = b->lines[k].addr;
+			if (k == seqs[i] || a < sr[i].first)
+				sr[i].first = a;
+			if (a > sr[i].last)
+				sr[i].last = a;
+		}
 	}
-	qsort(sr, nseqs, sizeof(*sr), seqref_cmp);
-	for (size_t i = 0; i < nseqs; i++) {
-		memcpy(out + n, b->lines + sr[i].start, sr[i].n * sizeof(*out));
-		n += sr[i].n;
+	if (nseqs)
+		qsort(sr, nseqs, sizeof(*sr), seqref_cmp);
+	for (size_t i = 0; i < nseqs;) {
+		size_t j = i + 1, from = n;
+		uint64_t last = sr[i].last;
+		for (; j < nseqs && sr[j].first < last; j++)
+			last = sr[j].last > last ? sr[j].last : last;
+		for (size_t k = i; k < j; k++) {
+			memcpy(out + n, b->lines + sr[k].start,
+			       sr[k].n * sizeof(*out));
+			n += sr[k].n;
+		}
+		if (run_end(out + from, 0, n - from) < n - from) {
+			if (sf_grow((void **)&tmp, &tcap, n - from, sizeof(*tmp))) {
+				free(sr);
+				free(out);
+				free(tmp);
+				return -ENOMEM;
+			}
+			if (merge_runs(out + from, tmp, n - from)) {
+				free(sr);
+				free(out);
+				free(tmp);
+				return -ENOMEM;
+			}
+		}
+		i = j;
 	}
+	free(tmp);
 	free(sr);
 	free(b->lines);
 	b->lines = out;
 	b->linecap = b->nlines;
 	b->nlines = n;
-	return natural_sort(&b->lines, n);
+	return 0;
 }
 
 /* Sort rows, then drop the ones no lookup can reach: a row shadowed by a
@@ -477,6 +540,7 @@ int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 	struct dwalk w = { .b = b };
 	struct elfzstd_bufs zb = { 0 };
 
+	elfzstd_hide_unused(elf);
 	if (elfzstd_inflate(elf, &zb)) {
 		elfzstd_release(&zb);
 		return -ENOMEM;

@@ -210,6 +210,10 @@ struct elfzstd_bufs {
 };
 int elfzstd_inflate(Elf *elf, struct elfzstd_bufs *bufs);
 void elfzstd_release(struct elfzstd_bufs *bufs);
+/* elfzstd.c: hide from libdw the debug sections the index never reads
+ * (location lists, macros, name indexes), so dwarf_begin_elf does not
+ * decompress them.  Changes only elf's in-memory section headers. */
+void elfzstd_hide_unused(Elf *elf);
 
 /* crc32 of the on-disk/blob body, as stored in idx_hdr.crc. */
 uint32_t idx_body_crc(const unsigned char *blob, size_t len);

@@ -87,6 +87,42 @@ int elfzstd_inflate(Elf *elf, struct elfzstd_bufs *bufs)
 	return 0;
 }
 
+/*
+ * Sections libdw would decompress and check when the Dwarf is opened but
+ * the index never reads (location lists are the biggest section of a
+ * typical -O2 debug file).  Hiding them (an empty name in the in-memory
+ * section header) saves that work on every cold build.
+ */
+static const char *const unused_debug[] = {
+	".debug_loc", ".debug_loclists", ".debug_macro", ".debug_macinfo",
+	".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames",
+	".debug_gnu_pubtypes", ".debug_names", ".debug_frame", ".gdb_index",
+	".zdebug_loc", ".zdebug_loclists", ".zdebug_macro", ".zdebug_frame",
+};
+
+void elfzstd_hide_unused(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		for (size_t i = 0; i < sizeof(unused_debug) / sizeof(*unused_debug); i++) {
+			if (strcmp(name, unused_debug[i]))
+				continue;
+			sh.sh_name = 0;
+			gelf_update_shdr(scn, &sh);
+			break;
+		}
+	}
+}
+
 void elfzstd_release(struct elfzstd_bufs *bufs)
 {
 	for (size_t i = 0; i < bufs->n; i++)
