@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# t70-robust-output: output faults (failure-cases.md section 7 D30, D31):
+# disk full on a 64 KiB tmpfs, a read-only file system, an unwritable
+# directory (as an unprivileged user), an output path that is a directory,
+# and SIGKILL of the writer at random moments.  The final path only ever
+# holds a complete old or new file, and no temporary file is left after an
+# error.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+MNT=()
+cleanup() {
+	local m
+	for m in "${MNT[@]}"; do umount "$m" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" != 0 ]; then
+	if [ "${CI:-}" = true ]; then fail "output faults" "needs root (mount)"; else skip "output faults" "needs root (mount)"; fi
+	exit 0
+fi
+
+# 300 stacks of equal weight: every frame is drawn, so the SVG is ~100 KiB
+awk 'BEGIN { for (i = 0; i < 300; i++) printf "main;work_%d;inner_%d;leaf_%d 10\n", i % 40, i, i }' >"$T/in.folded"
+awk 'BEGIN { for (i = 0; i < 300; i++) printf "main;other_%d;leaf_%d 7\n", i % 30, i }' >"$T/in2.folded"
+# 20000 stacks of random names: folded and pprof (even gzipped) > 64 KiB
+awk 'BEGIN { srand(7); for (i = 0; i < 20000; i++)
+	printf "main;fn_%08x;leaf_%08x 3\n", int(rand() * 4294967295), int(rand() * 4294967295) }' >"$T/wide.folded"
+
+# --- D30: disk full -----------------------------------------------------------
+mkdir -p "$T/full"
+if mount -t tmpfs -o size=64k tmpfs "$T/full"; then
+	MNT+=("$T/full")
+	for fmt in folded svg pprof; do
+		out=$T/full/out.$fmt in=$T/wide.folded
+		[ "$fmt" = svg ] && in=$T/in.folded	# narrow frames are not drawn
+		echo "old $fmt" >"$out"
+		"$STACKFOLD" -q -f "$fmt" -o "$out" "$in" >/dev/null 2>"$T/full-$fmt.err"
+		rc=$?
+		check_eq "disk full ($fmt): exit 4" 4 "$rc"
+		if grep -E -q "write '?$out'?: No space left on device" "$T/full-$fmt.err"; then
+			pass "disk full ($fmt): 'write $out: No space left on device'"
+		else
+			fail "disk full ($fmt): 'write $out: No space left on device'" "stderr: $(cat "$T/full-$fmt.err")" \
+				"(proposed fix in collapse/report.c write_one: see tests/fuzz/FINDINGS.md)"
+		fi
+		check_eq "disk full ($fmt): previous output intact" "old $fmt" "$(cat "$out")"
+		check_eq "disk full ($fmt): no temporary file left" "" "$(find "$T/full" -name '*.tmp*')"
+	done
+	# several formats: each output is old or new, none half-written
+	for f in folded svg pb.gz; do echo "old" >"$T/full/multi.$f"; done
+	"$STACKFOLD" -q -f folded,svg,pprof -o "$T/full/multi" "$T/wide.folded" >/dev/null 2>"$T/full-multi.err"
+	check_eq "disk full (3 formats): exit 4" 4 $?
+	check_eq "disk full (3 formats): no temporary file left" "" "$(find "$T/full" -name '*.tmp*')"
+else
+	fail "disk full: mount a 64 KiB tmpfs"
+fi
+
+# --- read-only file system, output path is a directory --------------------
+mkdir -p "$T/ro"
+if mount -t tmpfs -o size=64k,ro tmpfs "$T/ro"; then
+	MNT+=("$T/ro")
+	"$STACKFOLD" -q -o "$T/ro/out.folded" "$T/in.folded" 2>"$T/ro.err"
+	check_eq "read-only file system: exit 4" 4 $?
+	check "read-only file system: names the path and the reason" \
+		grep -E -q "$T/ro/out.folded.*Read-only file system" "$T/ro.err"
+else
+	fail "read-only tmpfs: mount"
+fi
+mkdir -p "$T/isdir/out.folded"
+"$STACKFOLD" -q -o "$T/isdir/out.folded" "$T/in.folded" 2>"$T/isdir.err"
+check_eq "output path is a directory: exit 4" 4 $?
+check_eq "output path is a directory: no temporary file left" "" "$(find "$T/isdir" -name '*.tmp*')"
+
+# --- unwritable directory, as an unprivileged user --------------------------
+# (root ignores directory permissions)
+mkdir -p "$T/pub/locked"
+chmod 711 "$T"
+chmod 755 "$T/pub"
+chmod 555 "$T/pub/locked"
+cp "$T/in.folded" "$T/pub/in.folded"
+chmod 644 "$T/pub/in.folded"
+if command -v setpriv >/dev/null && [ -r "$STACKFOLD" ]; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$STACKFOLD" -q -o "$T/pub/locked/out.folded" "$T/pub/in.folded" 2>"$T/pub/locked.err"
+	check_eq "unwritable directory: exit 4" 4 $?
+	check "unwritable directory: names the output and 'Permission denied'" \
+		grep -E -q "$T/pub/locked/out.folded.*Permission denied" "$T/pub/locked.err"
+	check_eq "unwritable directory: nothing created" "" "$(ls -A "$T/pub/locked")"
+else
+	fail "unwritable directory" "setpriv missing"
+fi
+chmod 700 "$T"
+
+# --- D31: SIGKILL of the writer, at random moments ---------------------------
+# The final path holds the complete old file or the complete new one, every
+# time; a .pb.gz always passes gzip -t.
+big=$T/kill.folded
+awk 'BEGIN { for (i = 0; i < 60000; i++) printf "main;mod_%d;fn_%d;leaf_%d %d\n", i % 97, i % 1009, i, 1 + i % 13 }' >"$big"
+"$STACKFOLD" -q -f folded,pprof -o "$T/ref-new" "$big" || fail "SIGKILL: reference outputs"
+"$STACKFOLD" -q -f folded,pprof -o "$T/ref-old" "$T/in2.folded" || fail "SIGKILL: reference outputs"
+cp "$T/ref-old.folded" "$T/k.folded"
+cp "$T/ref-old.pb.gz" "$T/k.pb.gz"
+start=$(date +%s%N)
+"$STACKFOLD" -q -f folded,pprof -o "$T/timing" "$big"
+full_ms=$((($(date +%s%N) - start) / 1000000))
+bad=0 olds=0 news=0
+for i in $(seq 1 40); do
+	"$STACKFOLD" -q -f folded,pprof -o "$T/k" "$big" &
+	pid=$!
+	# uniform over the run, a bit past its end
+	ms=$((RANDOM % (full_ms + full_ms / 4 + 1)))
+	sleep "$(awk -v m="$ms" 'BEGIN { printf "%.3f", m / 1000 }')"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	for f in folded pb.gz; do
+		if cmp -s "$T/k.$f" "$T/ref-new.$f"; then
+			news=$((news + 1))
+		elif cmp -s "$T/k.$f" "$T/ref-old.$f"; then
+			olds=$((olds + 1))
+		else
+			bad=$((bad + 1))
+			echo "iteration $i ($ms ms): $f is neither old nor new" >>"$T/kill.log"
+		fi
+	done
+	gzip -t "$T/k.pb.gz" 2>>"$T/kill.log" || bad=$((bad + 1))
+	# next round starts from the old files again
+	cp "$T/ref-old.folded" "$T/k.folded"
+	cp "$T/ref-old.pb.gz" "$T/k.pb.gz"
+done
+if [ "$bad" = 0 ]; then
+	pass "SIGKILL x40 (run ${full_ms} ms): final paths always complete old ($olds) or new ($news), gzip -t ok"
+else
+	fail "SIGKILL x40: final paths always complete" "$(head -n 5 "$T/kill.log")"
+fi
+leftover=$(find "$T" -maxdepth 1 -name 'k.*.tmp.*' | wc -l)
+check_eq "SIGKILL: leftovers are only recognisable temporary files ($leftover *.tmp.*)" "" \
+	"$(find "$T" -maxdepth 1 -name 'k.*' ! -name k.folded ! -name k.pb.gz ! -name 'k.folded.tmp.??????' ! -name 'k.pb.gz.tmp.??????')"
+
+check_eq "no ASan/UBSan/LSan report in any run" "" \
+	"$(grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T"/*.err "$T"/pub/*.err 2>/dev/null)"
