@@ -396,8 +396,26 @@ static void warn(const struct elfidx_opts *o, const char *fmt, ...)
 
 /* A cached index for key, or NULL (a corrupt entry is deleted and
  * reported once through o->warn, so the caller rebuilds it). */
+/*
+ * Was a cached entry built from a poorer copy of this file?  Copies that
+ * share a build-id (a stripped binary and the unstripped one, or one
+ * whose debug file was installed later) share the entry, and the first
+ * one indexed must not hide what a richer one provides.
+ */
+static bool entry_poorer(const struct elf_index *idx, Elf *elf,
+			 const struct elfidx_opts *o)
+{
+	uint32_t f = idx->hdr->flags;
+
+	if (!(f & IDX_HAS_SYMBOLS) && elfsyms_has_symtab(elf))
+		return true;
+	if (o->no_dwarf || (f & IDX_DEBUG_FOUND))
+		return false;
+	return has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id);
+}
+
 static struct elf_index *open_cached(const struct elfidx_opts *o,
-				     const char *key)
+				     const char *key, Elf *elf)
 {
 	struct elf_index *idx = calloc(1, sizeof(*idx));
 	struct sf_err e = { "" };
@@ -405,9 +423,7 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 	if (!idx)
 		return NULL;
 	int rc = idxcache_load(o->cache_dir, key, idx, &e);
-	if (!rc && !(idx->hdr->flags & IDX_DEBUG_FOUND) && !o->no_dwarf &&
-	    debuglink_buildid_exists(idx->hdr->build_id)) {
-		/* Built before its debug file was installed: rebuild. */
+	if (!rc && entry_poorer(idx, elf, o)) {
 		free(idx->blob);
 		free(idx);
 		return NULL;
@@ -458,7 +474,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 		return NULL;
 	}
 	if (o->cache_dir)
-		idx = open_cached(o, key);
+		idx = open_cached(o, key, elf);
 	if (!idx) {
 		idx = open_built(elf, fd, path, o, key, bid, err);
 		if (idx && o->cache_dir)

@@ -131,3 +131,14 @@ check_eq "debug file installed later: cached symbol-less index rebuilt" \
 	"??|$(addr2line -f -i -e late "0x$addr" | tail -1)" "$before|$after"
 out=$(STACKFOLD_DEBUG_DIRS=$T/latedbg "$IDXT" open late-stripped "$D")
 check_eq "debug file installed later: then a plain hit" "cache=hit" "$(echo "$out" | grep cache=)"
+
+# --- copies sharing a build-id: a stripped one cached first must not hide
+# the unstripped one's symbols and DWARF
+P=$T/poorer
+strip -o late-stripped2 late
+echo "late-stripped2 0x$addr" | symb --cache-dir "$P" >/dev/null
+check_eq "same build-id, richer copy: rebuilt with its DWARF" \
+	"$(addr2line -f -i -e late "0x$addr" | tail -1)" \
+	"$(echo "late 0x$addr" | symb --cache-dir "$P" | tail -1)"
+out=$("$IDXT" open late "$P")
+check_eq "same build-id, richer copy: then a plain hit" "cache=hit" "$(echo "$out" | grep cache=)"
