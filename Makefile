@@ -84,7 +84,7 @@ HZ      ?= 99
 flame:
 	@scripts/install-deps
 	@$(MAKE) --no-print-directory all demo
-	@scripts/profile $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(B),$(B),flame) $(if $(PID),,-- bin/demo)
+	@scripts/profile $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
 
 test:
 	@scripts/install-deps --test

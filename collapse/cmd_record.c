@@ -240,7 +240,11 @@ static int loop(struct rec *x)
 			stop_child(x);
 		uint64_t el = x->attached_ns ? (now_ns(CLOCK_MONOTONIC) -
 				x->attached_ns) / 1000000000ULL : 0;
-		if (x->c->seconds && x->attached_ns && el >= x->c->seconds)
+		/* the program's own deadline ends sampling at exactly
+		 * SECONDS; stop a moment later so the last samples land */
+		if (x->c->seconds && x->attached_ns &&
+		    now_ns(CLOCK_MONOTONIC) - x->attached_ns >=
+			    x->c->seconds * 1000000000ULL + 100000000ULL)
 			stop_child(x);
 		if (x->c->watch_pid && pid_gone(x->c->watch_pid))
 			stop_child(x);
