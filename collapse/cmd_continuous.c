@@ -298,7 +298,7 @@ static int parse_args(struct copts *o, int argc, char **argv)
 /* YYYYMMDDTHHMMSSZ, optionally -N; the time it names in *t. */
 static bool stem_parse(const char *s, size_t len, time_t *t)
 {
-	static const char pat[] = "dddddddddTddddddZ";
+	static const char pat[] = "ddddddddTddddddZ";
 	if (len < 16)
 		return false;
 	for (size_t i = 0; i < 16; i++)

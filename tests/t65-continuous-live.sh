@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# t65-continuous-live: scripts/continuous for real, 2 s windows, the whole
+# machine (-a) while bin/demo burns CPU and a loop starts short-lived
+# processes.  Checks: one valid pprof per window (strict validator, go
+# tool pprof), totals equal to the .folded sidecars, names and no
+# temporary file in sight; SIGKILL then restart (stale temporaries and a
+# half-written window removed, nothing overwritten, no bpftrace left
+# behind); retention by size; SIGTERM writes the window in progress and
+# exits 0; scripts/flame merges a range.  Needs root and bpftrace.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"
+
+live_prereq "continuous live" || exit 0
+pprof_tools_build || exit 0
+[ -x "$TOP/bin/demo" ] || { fail "continuous live: bin/demo is built (make demo)"; exit 0; }
+
+W=$T/windows
+bg_pids=()
+cleanup_bg() {
+	[ ${#bg_pids[@]} -gt 0 ] && kill "${bg_pids[@]}" 2>/dev/null
+	[ -n "${cpid:-}" ] && kill -KILL "$cpid" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup_bg EXIT
+
+"$TOP/bin/demo" 0 >/dev/null &
+bg_pids+=($!)
+demo=$!
+# short-lived processes: a new pid every ~50 ms, each gone before the
+# window ends
+(while :; do /bin/true; sleep 0.05; done) &
+bg_pids+=($!)
+
+nwin() { find "$W" -maxdepth 1 -name '*.pb.gz' 2>/dev/null | wc -l; }
+# wait_for N SECONDS: until N windows exist (false on timeout)
+wait_for() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ "$(nwin)" -ge "$1" ] && return 0
+		kill -0 "$cpid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+start() {
+	"$TOP/scripts/continuous" -a --window 2 --folded -o "$W" "$@" 2>>"$T/log" &
+	cpid=$!
+}
+
+# --- windows -----------------------------------------------------------------
+start
+if wait_for 3 30; then pass "continuous: 3 windows within 30 s"; else
+	fail "continuous: 3 windows within 30 s" "$(tail -5 "$T/log")"; exit 0; fi
+
+bad_names=$(find "$W" -maxdepth 1 -type f ! -name '.continuous.bt' ! -name '*.tmp.*' \
+	-regextype posix-extended ! -regex '.*/[0-9]{8}T[0-9]{6}Z(-[0-9]+)?\.(pb\.gz|folded)')
+check_eq "continuous: every file is STAMP.pb.gz or STAMP.folded" "" "$bad_names"
+
+ok=0 bad=""
+for pb in "$W"/*.pb.gz; do
+	fo=${pb%.pb.gz}.folded
+	res=$("$PPROF_CHECK" "$pb" 2>&1)
+	want=$(folded_total "$fo")
+	case $res in
+	"ok samples="*" total=$want") ok=$((ok + 1)) ;;
+	*) bad+="${pb##*/}: $res (folded $want); " ;;
+	esac
+done
+check_eq "continuous: each window valid pprof, total == its .folded" "" "$bad"
+first=$(find "$W" -name '*.pb.gz' | sort | sed -n 2p)
+if gopprof -raw -symbolize=none "$first" >"$T/raw" 2>"$T/goerr"; then
+	check_eq "continuous: go tool pprof -raw total == .folded" \
+		"$(folded_total "${first%.pb.gz}.folded")" "$(raw_total "$T/raw")"
+else
+	fail "continuous: go tool pprof -raw" "$(tail -5 "$T/goerr")"
+fi
+if cat "$W"/*.folded | grep -q "^demo-$demo;.*;matrix_multiply "; then
+	pass "continuous: demo's matrix_multiply symbolized"
+else
+	fail "continuous: demo's matrix_multiply symbolized" "$(head -c 600 "$W"/*.folded)"
+fi
+logged=$(grep -c ': [0-9]* samples, ' "$T/log")
+check_eq "continuous: one log line per window" "$(nwin)" "$logged"
+
+# --- SIGKILL, leftovers, restart ----------------------------------------------
+bt=$(pgrep -P "$cpid" bpftrace)
+kill -KILL "$cpid"
+wait "$cpid" 2>/dev/null
+sleep 0.5
+# dead means gone or a zombie (this container's pid 1 may not reap)
+if [ -n "$bt" ] && ! awk '{ exit $3 == "Z" ? 0 : 1 }' "/proc/$bt/stat" 2>/dev/null &&
+	[ -e "/proc/$bt" ]; then
+	fail "SIGKILL: bpftrace ends with its consumer"
+	kill -KILL "$bt"
+else
+	pass "SIGKILL: bpftrace ends with its consumer"
+fi
+# what a crash mid-write leaves: a temporary, and a .folded whose .pb.gz
+# never got renamed
+echo junk >"$W/20200101T000000Z.pb.gz.tmp.Ab12Cd"
+echo 'a;b 1' >"$W/20200101T000001Z.folded"
+stat -c '%n %Y.%i' "$W"/*.pb.gz | sort >"$T/before"
+newest=$(find "$W" -name '*.pb.gz' | sort | tail -n 1)
+start --max-size 6K
+# retention leaves one window: wait for two new ones by their log lines
+logged0=$(grep -c ': [0-9]* samples, ' "$T/log")
+for ((i = 0; i < 300; i++)); do
+	[ "$(grep -c ': [0-9]* samples, ' "$T/log")" -ge $((logged0 + 2)) ] && break
+	kill -0 "$cpid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ "$(grep -c ': [0-9]* samples, ' "$T/log")" -ge $((logged0 + 2)) ]; then
+	pass "restart: windows continue"
+else
+	fail "restart: windows continue" "$(tail -5 "$T/log")"
+fi
+check "restart: stale temporary removed" test ! -e "$W/20200101T000000Z.pb.gz.tmp.Ab12Cd"
+check "restart: half-written window removed" test ! -e "$W/20200101T000001Z.folded"
+check "restart: says what it removed" grep -q 'removed 2 unfinished files' "$T/log"
+stat -c '%n %Y.%i' "$W"/*.pb.gz | sort >"$T/after"
+changed=$(join "$T/before" "$T/after" | awk '$2 != $3')
+check_eq "restart: no window rewritten" "" "$changed"
+
+# --- SIGTERM -----------------------------------------------------------------
+sleep 1
+touch "$T/mark"
+kill -TERM "$cpid"
+wait "$cpid"
+check_eq "SIGTERM: exit status 0" 0 "$?"
+cpid=""
+check "SIGTERM: says it stopped" grep -q 'stopped: ' "$T/log"
+after_term=$(find "$W" -name '*.pb.gz' -newer "$T/mark" | wc -l)
+if [ "$after_term" -ge 1 ]; then pass "SIGTERM: the window in progress is written"; else
+	fail "SIGTERM: the window in progress is written" "$(tail -n 3 "$T/log")"; fi
+check_eq "SIGTERM: no bpftrace left" "" "$(pgrep -f "$W/.continuous.bt")"
+
+# retention, now that nothing is being written
+total=0
+for pb in "$W"/*.pb.gz; do
+	total=$(( total + $(stat -c %s "$pb") + $(stat -c %s "${pb%.pb.gz}.folded") ))
+done
+newest_now=$(find "$W" -name '*.pb.gz' | sort | tail -n 1)
+newest_size=$(( $(stat -c %s "$newest_now") + $(stat -c %s "${newest_now%.pb.gz}.folded") ))
+if [ "$total" -le $((6144 > newest_size ? 6144 : newest_size)) ]; then
+	pass "retention: --max-size 6K holds ($total bytes, newest window $newest_size)"
+else
+	fail "retention: --max-size 6K holds" "total $total bytes" "$(ls -l "$W")"
+fi
+check "retention: oldest removed first" test ! -e "$newest"
+
+# --- scripts/flame -------------------------------------------------------------
+if "$TOP/scripts/flame" "$W" --since 10m --comm demo -f folded,svg -o "$T/fl" 2>"$T/flerr"; then
+	pass "flame: merged the last 10 minutes"
+	check "flame: demo only, comm frame without pid" \
+		sh -c "! grep -v '^demo;' '$T/fl.folded' && grep -q matrix_multiply '$T/fl.folded'"
+	check "flame: svg written" grep -q '<svg' "$T/fl.svg"
+else
+	fail "flame: merged the last 10 minutes" "$(cat "$T/flerr")"
+fi
+"$TOP/scripts/flame" "$W" --from '2001-01-01' --to '2001-01-02' -o "$T/none" 2>/dev/null
+check_eq "flame: empty range exits 2" 2 "$?"
