@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lab 1: sampling basics.  Usage: labs/01-sampling.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
-LAB_HZ=99	# the one-liner samples at 99 Hz
+export LAB_HZ=99	# the one-liner samples at 99 Hz (recorded in lab.env)
 lab_init 01 "$@"
 
 # Something for the kernel to do: dd copies zeros, so most of its time is

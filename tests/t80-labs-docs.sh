@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# t80-labs-docs: the labs' pages quote their scripts exactly and answer every
+# question; labs scripts pass shellcheck and the lab programs compile with
+# -Werror; every bt/*.bt follows the header convention and has a man page;
+# every man page has the required sections and no groff warnings.  Runs
+# without root.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# --- lab pages
+for page in "$TOP"/labs/0[1-8]-*.md; do
+	name=$(basename "$page" .md)
+	script=$TOP/labs/$name.sh
+	if [ ! -f "$script" ]; then fail "$name.md has a script" "no $script"; continue; fi
+	# The page's one ```bash block must be the script, byte for byte.
+	awk '/^```bash$/ { on = 1; next } on && /^```$/ { exit } on' "$page" >"$T/$name.quoted"
+	check_diff "$name.md quotes labs/$name.sh exactly" "$script" "$T/$name.quoted"
+	missing=""
+	for s in '## Background' '## Commands' '## What to look for' '## Questions' '## Answers'; do
+		grep -qx "$s" "$page" || missing="$missing '$s'"
+	done
+	check_eq "$name.md has every section" "" "$missing"
+	q=$(awk '/^## Questions$/ { on = 1; next } /^## / { on = 0 } on && /^[0-9]+\. / { n++ } END { print n + 0 }' "$page")
+	a=$(awk '/^## Answers$/ { on = 1; next } /^## / { on = 0 } on && /^[0-9]+\. / { n++ } END { print n + 0 }' "$page")
+	if [ "$q" -ge 3 ] && [ "$q" = "$a" ]; then pass "$name.md: $q questions, $a answers"
+	else fail "$name.md answers every question" "questions: $q, answers: $a"; fi
+done
+n=$(find "$TOP/labs" -maxdepth 1 -name '0[1-8]-*.md' | wc -l)
+check_eq "eight lab pages" 8 "$n"
+
+# --- shell and C hygiene
+if command -v shellcheck >/dev/null 2>&1; then
+	# From the top, so that the scripts' "source=" directives resolve.
+	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
+	check "labs scripts pass shellcheck" sh -c 'cd "$1" && shellcheck -x labs/check labs/lib.sh labs/0*.sh tests/t80-labs*.sh' sh "$TOP"
+else
+	skip "labs scripts pass shellcheck" "shellcheck not installed"
+fi
+for src in "$TOP"/labs/src/*.c; do
+	check "$(basename "$src") compiles with -Wall -Wextra -Werror" \
+		"${CC:-cc}" -O2 -Wall -Wextra -Werror -pthread -fsyntax-only "$src"
+done
+
+# --- bt/ family: header convention (house style), a man page each
+for bt in "$TOP"/bt/*.bt; do
+	name=$(basename "$bt")
+	why=""
+	[ "$(head -n 1 "$bt")" = "#!/usr/bin/env bpftrace" ] || why="$why no shebang;"
+	sed -n 2p "$bt" | grep -q "^// $name	[A-Z]" || why="$why line 2 is not '// $name<TAB>Purpose';"
+	grep -q '^// USAGE: ' "$bt" || why="$why no '// USAGE:' line;"
+	grep -q '^// Example of usage' "$bt" || why="$why no '// Example of usage';"
+	grep -q '^//   Attaching [0-9]* probes\.\.\.$' "$bt" || why="$why example output not captured (no 'Attaching N probes...');"
+	grep -qE '^// [0-9]{2}-[A-Z][a-z]{2}-[0-9]{4}	' "$bt" || why="$why no dated history line;"
+	grep -q 'Hit Ctrl-C to end' "$bt" || why="$why BEGIN banner does not say 'Hit Ctrl-C to end';"
+	check_eq "bt/$name header convention" "" "$why"
+	if [ -f "$TOP/man/$name.8" ]; then pass "bt/$name has man/$name.8"
+	else fail "bt/$name has man/$name.8" "missing"; fi
+done
+
+# --- man pages: sections, and groff finds nothing to warn about.
+for page in "$TOP"/man/*.[18]; do
+	name=$(basename "$page")
+	missing=""
+	for s in NAME SYNOPSIS DESCRIPTION FIELDS OVERHEAD EXAMPLES "EXIT STATUS"; do
+		grep -qE "^\.SH \"?$s\"?$" "$page" || missing="$missing $s;"
+	done
+	check_eq "man/$name has NAME ... EXIT STATUS" "" "$missing"
+	if command -v groff >/dev/null 2>&1; then
+		w=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1)
+		check_eq "man/$name: no groff warnings" "" "$w"
+	else
+		skip "man/$name: no groff warnings" "groff not installed"
+	fi
+done
+for p in stackfold.1 profile.1 continuous.1; do
+	if [ -f "$TOP/man/$p" ]; then pass "man/$p exists"; else fail "man/$p exists"; fi
+done
