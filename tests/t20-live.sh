@@ -10,7 +10,10 @@ PROFILE=$TOP/scripts/profile
 HZ=99
 
 # within PCT% of EXPECTED?
-near() { awk -v a="$1" -v e="$2" -v p="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }'; }
+near() {
+	[ -n "$1" ] && [ -n "$2" ] && [ "$2" -gt 0 ] 2>/dev/null || return 1
+	awk -v a="$1" -v e="$2" -v p="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }'
+}
 # share (percent) of samples whose stack contains FRAME
 share() { awk -v f=";$2(;| |$)" '{ t += $NF; if ((";" $0) ~ f) s += $NF } END { printf "%.1f", t ? 100 * s / t : 0 }' "$1"; }
 
