@@ -134,6 +134,7 @@ struct cont {
 	size_t nfiles, files_cap;
 	uint64_t total_bytes;
 	uint64_t written, failed;
+	char last_stem[STEM_MAX];	/* the last name tried, written or not */
 	char host[256], kernel[256];
 };
 
@@ -622,8 +623,13 @@ static void window_stem(struct cont *x, char *stem, time_t *t)
 	snprintf(stem, STEM_MAX, "%s", base);
 	for (unsigned n = 1; n < 100000; n++) {
 		path_of(path, sizeof(path), x->o.dir, stem, ".pb.gz");
-		if (!index_has(x, stem) && access(path, F_OK) != 0)
+		if (!index_has(x, stem) && access(path, F_OK) != 0 &&
+		    strcmp(stem, x->last_stem) != 0) {
+			/* a failed window keeps its name too: the log never
+			 * names two windows alike */
+			memcpy(x->last_stem, stem, STEM_MAX);
 			return;
+		}
 		snprintf(stem, STEM_MAX, "%s-%u", base, n);
 	}
 }

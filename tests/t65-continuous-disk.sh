@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# t65-continuous-disk: a full disk under scripts/continuous.  Windows go to
+# a small tmpfs; once it is filled, every window must cost exactly one
+# clear error line (ENOSPC), leave no temporary file, and leave the older
+# windows intact; when space returns, writing resumes by itself.  Needs
+# root (mount) and bpftrace.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"
+
+live_prereq "continuous disk full" || exit 0
+pprof_tools_build || exit 0
+[ -x "$TOP/bin/demo" ] || { fail "continuous disk: bin/demo is built (make demo)"; exit 0; }
+
+D=$T/disk
+W=$D/windows
+mkdir -p "$D"
+if ! mount -t tmpfs -o size=512k stackfold-t65 "$D"; then
+	fail "continuous disk: mount a tmpfs"
+	exit 0
+fi
+cpid=""
+cleanup() {
+	[ -n "$cpid" ] && kill -KILL "$cpid" 2>/dev/null
+	kill "$demo" 2>/dev/null
+	wait 2>/dev/null
+	umount "$D" 2>/dev/null || umount -l "$D"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+"$TOP/bin/demo" 0 >/dev/null &
+demo=$!
+written() { grep -c ': [0-9]* samples, ' "$T/log"; }
+failed() { grep -c ' not written: ' "$T/log"; }
+# wait_until CMD N SECONDS: until $(CMD) >= N
+wait_until() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ "$($1)" -ge "$2" ] && return 0
+		kill -0 "$cpid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+: >"$T/log"
+"$TOP/scripts/continuous" -p "$demo" --window 1 --folded -o "$W" 2>>"$T/log" &
+cpid=$!
+if wait_until written 2 30; then pass "disk: windows before the disk fills"; else
+	fail "disk: windows before the disk fills" "$(tail -5 "$T/log")"; exit 0; fi
+
+# --- full --------------------------------------------------------------------
+dd if=/dev/zero of="$D/fill" bs=4k 2>/dev/null
+(cd "$W" && sha1sum ./*Z.pb.gz ./*Z.folded) >"$T/sums.before"
+f0=$(failed)
+sleep 3.5
+f1=$(failed)
+nfail=$((f1 - f0))
+if [ "$nfail" -ge 2 ] && [ "$nfail" -le 5 ]; then
+	pass "disk full: one error line per window ($nfail in 3.5 s of 1 s windows)"
+else
+	fail "disk full: one error line per window" "$nfail lines in 3.5 s" "$(tail -5 "$T/log")"
+fi
+dup=$(grep -o 'window [^ ]* not written' "$T/log" | sort | uniq -d)
+check_eq "disk full: no window logged twice" "" "$dup"
+line=$(grep ' not written: ' "$T/log" | tail -n 1)
+case $line in
+*"No space left on device"*"lost so far)") pass "disk full: the line names the cause and counts losses" ;;
+*) fail "disk full: the line names the cause and counts losses" "$line" ;;
+esac
+check_eq "disk full: no temporary file left" "" "$(find "$W" -name '*.tmp.*')"
+check "disk full: older windows intact" sh -c "cd '$W' && sha1sum -c --quiet '$T/sums.before'"
+check "disk full: still running" kill -0 "$cpid"
+
+# --- space returns -------------------------------------------------------------
+rm -f "$D/fill"
+w0=$(written)
+if wait_until written $((w0 + 2)) 10; then pass "disk back: writing resumes"; else
+	fail "disk back: writing resumes" "$(tail -5 "$T/log")"; fi
+newest=$(find "$W" -name '*Z.pb.gz' -o -name '*Z-*.pb.gz' | sort | tail -n 1)
+res=$("$PPROF_CHECK" "$newest" 2>&1)
+case $res in
+"ok samples="*" total=$(folded_total "${newest%.pb.gz}.folded")") pass "disk back: new window valid, total == .folded" ;;
+*) fail "disk back: new window valid, total == .folded" "$res" ;;
+esac
+
+kill -TERM "$cpid"
+wait "$cpid"
+check_eq "disk: SIGTERM exits 0 after the faults" 0 "$?"
+cpid=""
+check "disk: the closing line counts the lost windows" grep -q "stopped: .* written, $f1 lost" "$T/log"
