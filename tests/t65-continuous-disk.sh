@@ -2,7 +2,8 @@
 # t65-continuous-disk: a full disk under scripts/continuous.  Windows go to
 # a small tmpfs; once it is filled, every window must cost exactly one
 # clear error line (ENOSPC), leave no temporary file, and leave the older
-# windows intact; when space returns, writing resumes by itself.  Needs
+# windows intact; when space returns, writing resumes by itself.  Then
+# bpftrace is SIGKILLed: it is restarted and windows continue.  Needs
 # root (mount) and bpftrace.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -85,6 +86,14 @@ case $res in
 "ok samples="*" total=$(folded_total "${newest%.pb.gz}.folded")") pass "disk back: new window valid, total == .folded" ;;
 *) fail "disk back: new window valid, total == .folded" "$res" ;;
 esac
+
+# --- bpftrace dies under it ----------------------------------------------------
+bt=$(pgrep -P "$cpid" bpftrace)
+kill -KILL "$bt"
+w0=$(written)
+if wait_until written $((w0 + 2)) 30; then pass "bpftrace killed: restarted, windows continue"; else
+	fail "bpftrace killed: restarted, windows continue" "$(tail -5 "$T/log")"; fi
+check "bpftrace killed: one line says so" grep -q 'bpftrace exited (signal 9), restarting in 1 s' "$T/log"
 
 kill -TERM "$cpid"
 wait "$cpid"
