@@ -230,9 +230,9 @@ int idxcache_store(const char *dir, const char *key,
 		    (int)sizeof(tmp))
 		return sf_err_set(err, ENAMETOOLONG, "cache path too long");
 	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return sf_err_set(err, errno, "cannot create '%s': %s", tmp,
-				  strerror(errno));
+	if (fd < 0)	/* no temp name in the message: it must repeat */
+		return sf_err_set(err, errno, "cannot write in cache dir '%s': %s",
+				  dir, strerror(errno));
 	rc = write_all(fd, blob, len);
 	if (!rc && fsync(fd))
 		rc = -errno;
