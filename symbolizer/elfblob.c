@@ -26,6 +26,7 @@ void idxb_release(struct idx_builder *b)
 	free(b->lines);
 	free(b->segs);
 	free(b->nodes);
+	free(b->dm);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -41,15 +42,22 @@ int idxb_name(struct idx_builder *b, const char *raw, uint32_t *name,
 	if (sys < 0)
 		return -ENOMEM;
 	*sysname = *name = (uint32_t)sys;
-	if (!b->demangle)
+	if (!b->demangle || !raw || raw[0] != '_')
 		return 0;
+	if ((size_t)sys < b->dmcap && b->dm[sys]) {
+		*name = b->dm[sys] - 1;
+		return 0;
+	}
 	char *dm = sf_demangle(raw);
-	if (!dm)
-		return 0;
-	int64_t id = idxb_str(b, dm);
+	int64_t id = dm ? idxb_str(b, dm) : sys;
 	free(dm);
 	if (id < 0)
 		return -ENOMEM;
+	size_t old = b->dmcap;
+	if (sf_grow((void **)&b->dm, &b->dmcap, (size_t)sys + 1, sizeof(*b->dm)))
+		return -ENOMEM;
+	memset(b->dm + old, 0, (b->dmcap - old) * sizeof(*b->dm));
+	b->dm[sys] = (uint32_t)id + 1;
 	*name = (uint32_t)id;
 	return 0;
 }

@@ -142,6 +142,10 @@ struct idx_builder {
 	uint32_t flags;
 	char build_id[48];
 	bool demangle;
+	/* raw name id -> demangled id + 1 (0: not demangled yet): inlined
+	 * C++ functions repeat their names thousands of times */
+	uint32_t *dm;
+	size_t dmcap;
 	/* warning sink, copied from the opts */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
