@@ -20,6 +20,11 @@ STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
 N=${N:-1000} R=${R:-5} AGREE_N=${AGREE_N:-100000} SEED=${SEED:-1}
 W=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
+# A private copy: a rebuild of bin/ during the run must not change it.
+cp "$STACKFOLD" "$W/stackfold" || exit 2
+STACKFOLD=$W/stackfold
+echo "/bin/true 0x0" | "$STACKFOLD" symbolize --no-cache >/dev/null ||
+	{ echo "bench: $STACKFOLD symbolize does not run" >&2; exit 2; }
 
 LIBC=${LIBC:-$(ldd /bin/true | awk '/libc\.so\.6/ {print $3}')}
 LLVM_SYM=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)
@@ -52,7 +57,7 @@ median() {
 }
 
 echo "== machine: $(uname -n), $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) CPUs"
-echo "== stackfold: $STACKFOLD ($(cd "$TOP" && git rev-parse --short HEAD 2>/dev/null))"
+echo "== stackfold: $(cd "$TOP" && git rev-parse --short HEAD 2>/dev/null), ldd: $(ldd "$STACKFOLD" | wc -l) libraries"
 echo "== libc: $LIBC (build-id $(readelf -n "$LIBC" | awk '/Build ID/ {print $3}'))"
 echo
 
