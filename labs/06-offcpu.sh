@@ -11,8 +11,9 @@ pid=$!
 capture "$LAB_SECONDS" "$OUT/offcpu.txt" bpftrace "$TOP/bt/offcpu.bt" "$pid"
 stop "$pid"
 
-"$STACKFOLD" "$OUT/offcpu.txt" >"$OUT/offcpu.folded"
-"$STACKFOLD" -f svg --countname ns --colors io --title "Off-CPU time" \
+# -q: stackfold's summary would call the nanoseconds "samples".
+"$STACKFOLD" -q "$OUT/offcpu.txt" >"$OUT/offcpu.folded"
+"$STACKFOLD" -q -f svg --countname ns --colors io --title "Off-CPU time" \
 	"$OUT/offcpu.folded" >"$OUT/offcpu.svg"
 
 # Seconds blocked per thread (the first frame is the thread's name).
