@@ -107,6 +107,15 @@ check_eq "sizeless symbol matches its exact address" "sizeless_label" \
 check_eq "sizeless symbol never matches addresses after it" 4 \
 	"$(grep -c '^??	??:0$' sizeless.out)"
 
+# --- aliases at one address (symbol tables only): global > weak > local,
+# then shortest, then lexicographic
+gcc -O2 -g -o aliases "$FIX/aliases.c"
+for f in impl impl2; do
+	printf 'aliases 0x%s\n' "$(nm aliases | awk -v f="$f" '$3 == f {print $1}')"
+done | symb --no-cache --no-dwarf | paste - - | cut -f1 | tr '\n' ' ' >aliases.out
+check_eq "aliases: global over weak over local, shortest, lexicographic" \
+	"zeta_public ga " "$(cat aliases.out)"
+
 # --- malformed ELF files: one error naming the file, no crash, exit 2
 : >empty.elf
 head -c 64 inl >header-only.elf
