@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "svg_color.h"
 
 enum {
 	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_INVERTED,
@@ -97,6 +98,7 @@ void cli_usage(FILE *out, bool record)
 	      "      --no-dwarf         symbol tables only (no inline frames, lines)\n"
 	      "SVG:\n"
 	      "      --title T --subtitle S --width PX --minwidth PCT|Npx\n"
+	      "                         (default 0.1%; 0px keeps every frame)\n"
 	      "      --inverted --colors hot|mem|io|lang|... --no-hash\n"
 	      "      --countname NAME --flamechart\n"
 	      "      --diff BEFORE AFTER  differential flame graph of two inputs\n"
@@ -192,7 +194,12 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 		break;
 	case OPT_MINWIDTH: return parse_minwidth(c, arg);
 	case OPT_INVERTED: c->oo.inverted = true; break;
-	case OPT_COLORS: c->oo.colors = arg; break;
+	case OPT_COLORS:
+		if (svg_palette_find(arg) < 0)
+			return bad("unknown --colors (hot, mem, io, red, green, "
+				   "blue, yellow, purple, aqua, orange, lang)", arg);
+		c->oo.colors = arg;
+		break;
 	case OPT_NOHASH: c->oo.no_hash = true; break;
 	case OPT_COUNTNAME: c->oo.countname = arg; break;
 	case OPT_FLAMECHART: c->oo.flamechart = true; break;

@@ -68,7 +68,7 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	const struct pf_counters *k = &r->prof.counters;
 	uint64_t dropped = report_dropped(r);
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu unique stacks",
-		what, k->samples, r->prof.nsamples - 1);
+		what, report_samples(r), r->prof.nsamples - 1 + r->direct.n);
 	if (dropped)
 		fprintf(stderr, "; %" PRIu64 " samples dropped by a full map "
 			"(%.2f%%)", dropped, 100.0 * (double)dropped /

@@ -29,6 +29,16 @@ static int no_samples(char **inputs, int n)
 	return EXIT_BADINPUT;
 }
 
+/* Folded text can skip the profile unless an output needs one (pprof,
+ * which keeps kernel frames on a kernel mapping). */
+static bool want_direct(const struct cli *c)
+{
+	for (unsigned i = 0; i < c->nformats; i++)
+		if (strcmp(c->formats[i]->name, "pprof") == 0)
+			return false;
+	return true;
+}
+
 /* --diff BEFORE AFTER: fold both, join them, render the after profile. */
 static int report_diff(struct cli *c)
 {
@@ -38,18 +48,19 @@ static int report_diff(struct cli *c)
 	if (report_init(&before, &c->so, false) ||
 	    report_init(&after, &c->so, false))
 		goto out;
+	before.fold_direct = after.fold_direct = want_direct(c);
 	st = read_all(&before, (char **)&c->diff_before, 1);
 	if (!st)
 		st = read_all(&after, (char **)&c->diff_after, 1);
 	if (st)
 		goto out;
-	if (!before.prof.counters.samples && !after.prof.counters.samples) {
+	if (!report_samples(&before) && !report_samples(&after)) {
 		st = no_samples(c->inputs, 2);
 		goto out;
 	}
 	st = EXIT_IO;
-	if (fold_build(&fb, &before.prof, c->oo.fold_flags) ||
-	    fold_build(&fa, &after.prof, c->oo.fold_flags) ||
+	if (report_fold(&before, c->oo.fold_flags, &fb) ||
+	    report_fold(&after, c->oo.fold_flags, &fa) ||
 	    fold_diff(&fd, &fb, &fa))
 		goto out;
 	st = cmd_write(&after, c, &fd);
@@ -76,8 +87,9 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
+	r.fold_direct = want_direct(&c);
 	st = read_all(&r, c.inputs, c.ninputs);
-	if (!st && !r.prof.counters.samples) {
+	if (!st && !report_samples(&r)) {
 		cmd_summary(&r, &c, "read");
 		st = no_samples(c.inputs, c.ninputs);
 	} else if (!st) {

@@ -432,7 +432,8 @@ static void sub_add(char *buf, size_t cap, const char *sep, const char *what,
 			 what);
 }
 
-static void sub_meta(char *buf, size_t cap, const struct profile *p);
+static void sub_meta(char *buf, size_t cap, const struct profile *p,
+		     uint64_t samples);
 static void sub_losses(char *buf, size_t cap, const struct pf_counters *c);
 
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples; lost: 12 events, ..." from
@@ -450,14 +451,20 @@ static void default_subtitle(char *buf, size_t cap,
 			 in->fold->total, in->fold->total2);
 		return;
 	}
-	if (p) {
-		sub_meta(buf, cap, p);
+	/* the sample count is the fold's: what the graph really shows, also
+	 * for folded-text input, which has no profile */
+	if (p)
+		sub_meta(buf, cap, p, in->fold->total);
+	else
+		sub_add(buf, cap, "", in->fold->total == 1 ? "sample" : "samples",
+			in->fold->total);
+	if (p)
 		sub_losses(buf, cap, &p->counters);
-	}
 }
 
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples" */
-static void sub_meta(char *buf, size_t cap, const struct profile *p)
+static void sub_meta(char *buf, size_t cap, const struct profile *p,
+		     uint64_t samples)
 {
 	if (p->meta.cmdline)
 		snprintf(buf, cap, "%s", profile_str(p, p->meta.cmdline));
@@ -469,8 +476,7 @@ static void sub_meta(char *buf, size_t cap, const struct profile *p)
 	if (p->meta.hz)
 		sub_add(buf, cap, p->meta.duration_nanos ? " at " : ", ", "Hz",
 			p->meta.hz);
-	sub_add(buf, cap, ", ", p->counters.samples == 1 ? "sample" : "samples",
-		p->counters.samples);
+	sub_add(buf, cap, ", ", samples == 1 ? "sample" : "samples", samples);
 }
 
 /* "; lost: 12 events, 3 map-full drops; 2 truncated stacks" */

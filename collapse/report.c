@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,7 +114,8 @@ int report_init(struct report *r, const struct sym_opts *so, bool lazy)
 	if (so)
 		r->sym_opts = *so;
 	r->lazy_snapshot = lazy;
-	if (profile_init(&r->prof) || reccache_init(&r->rc))
+	if (profile_init(&r->prof) || reccache_init(&r->rc) ||
+	    fold_init(&r->direct))
 		return -ENOMEM;
 	r->res = resolver_new(&r->prof, NULL, lazy);
 	return r->res ? 0 : -ENOMEM;
@@ -126,6 +128,7 @@ void report_release(struct report *r)
 	sym_session_free(r->sym);
 	profile_release(&r->prof);
 	reccache_release(&r->rc);
+	fold_release(&r->direct);
 	free(r->deferred);
 	memset(r, 0, sizeof(*r));
 }
@@ -200,7 +203,12 @@ static int folded_line(struct report *r, const char *s, size_t len)
 		slen--;
 	if (!count)
 		return 0;
-	return resolver_folded(r->res, s, slen, count);
+	if (!r->fold_direct)
+		return resolver_folded(r->res, s, slen, count);
+	if (count > INT64_MAX || r->direct.total > INT64_MAX - count)
+		return -EOVERFLOW;	/* totals stay within pprof's int64 */
+	r->in.samples += count;
+	return fold_add(&r->direct, s, slen, count, 0);
 }
 
 static int bt_feed(void *ctx, const char *line, size_t len)
@@ -297,9 +305,36 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 	c->unsymbolized_frames = count_unsymbolized(&r->prof);
 	c->unparsable_lines += r->in.unparsable;
 	c->incomplete_records += r->in.incomplete;
-	r->in.samples = c->samples - r->samples_before;
+	if (r->in.fmt != REPORT_FOLDED)
+		r->in.samples = c->samples - r->samples_before;
 	*st = r->in;
 	return 0;
+}
+
+uint64_t report_samples(const struct report *r)
+{
+	return r->prof.counters.samples + r->direct.total;
+}
+
+int report_fold(struct report *r, unsigned flags, struct fold *out)
+{
+	int ret;
+	if (r->prof.counters.samples == 0 && r->direct.n) {
+		ret = fold_init(out);	/* folded input only: hand it over */
+		if (ret)
+			return ret;
+		struct fold tmp = *out;
+		*out = r->direct;
+		r->direct = tmp;
+		return fold_finish(out);
+	}
+	ret = fold_build(out, &r->prof, flags);
+	for (size_t i = 0; !ret && i < r->direct.n; i++)
+		ret = fold_add(out, r->direct.lines[i].stack,
+			       r->direct.lines[i].len, r->direct.lines[i].count, 0);
+	if (!ret && r->direct.n)
+		ret = fold_finish(out);
+	return ret;
 }
 
 uint64_t report_dropped(const struct report *r)
@@ -337,11 +372,13 @@ int report_write(struct report *r, const struct report_output *outs,
 	struct fold own = { 0 };
 	int ret = 0;
 	if (!fold) {
-		if (fold_build(&own, &r->prof, oo->fold_flags))
+		if (report_fold(r, oo->fold_flags, &own))
 			return sf_err_set(err, ENOMEM, "out of memory");
 		fold = &own;
 	}
-	struct out_input in = { .prof = &r->prof, .fold = fold };
+	/* folded-text input only: the writers work from the fold alone */
+	struct out_input in = { .prof = r->prof.counters.samples ? &r->prof : NULL,
+				.fold = fold };
 	for (unsigned i = 0; !ret && i < nouts; i++)
 		ret = write_one(&outs[i], &in, oo, err);
 	fold_release(&own);

@@ -48,11 +48,15 @@ struct report {
 	struct sym_session *sym;	/* owned; NULL until first needed */
 	struct sym_opts sym_opts;
 	bool lazy_snapshot;
+	bool fold_direct;	/* folded text goes straight to `direct` (set
+				 * when no output needs a profile: not pprof) */
 	struct resolver *res;
 	struct bt_parser *bt;
 	struct report_input_stats in;
 	uint64_t samples_before;
 	struct reccache rc;	/* repeated entries skip parsing */
+	struct fold direct;	/* folded-text input goes straight here: it
+				 * has only names, so no profile is needed */
 	uint32_t last_sample;	/* sample of the last parsed record */
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
@@ -83,6 +87,13 @@ struct report_output {
 int report_write(struct report *r, const struct report_output *outs,
 		 unsigned nouts, const struct out_opts *oo, const struct fold *fold,
 		 struct sf_err *err);
+
+/* Samples read from every input (profile and folded text). */
+uint64_t report_samples(const struct report *r);
+/* The folded view of everything read: the profile's (built with flags)
+ * merged with the folded-text input.  out is initialised here; release it
+ * with fold_release().  0 or -ENOMEM. */
+int report_fold(struct report *r, unsigned flags, struct fold *out);
 
 /* Samples taken but not in the profile (a full BPF map).  Stack-id
  * errors lose a sample's stack, not the sample; "Lost N events" loses
