@@ -4,9 +4,10 @@
  *
  * Kept: STT_FUNC and STT_GNU_IFUNC, plus sized STT_NOTYPE symbols in
  * executable sections (hand-written assembly).  Aliases at one address are
- * reduced to one name: sized before sizeless, then global, weak, local,
- * then the shortest, then the lexicographically smallest name; the range is
- * the largest size among them.  Every libelf call is checked, so a
+ * reduced to one name: sized before sizeless (a sizeless alias must not
+ * shrink the function to one byte), then global, weak, local, then the
+ * shortest, then the lexicographically smallest name; the range is the
+ * largest size among them.  Every libelf call is checked, so a
  * malformed file gives fewer symbols, never a crash.
  */
 #include "elfidx_priv.h"
@@ -69,6 +70,8 @@ static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	if (!d || !ent || sh->sh_entsize != ent)
 		return 0;
 	size_t n = d->d_size / ent;
+	if (n > (size_t)INT32_MAX)	/* gelf_getsym takes an int index */
+		n = (size_t)INT32_MAX;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym s;
 		if (!gelf_getsym(d, (int)i, &s) || !sym_wanted(elf, &s))
@@ -83,8 +86,6 @@ static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 			.lo = s.st_value, .size = s.st_size, .name = name,
 			.rank = bind_rank(s.st_info),
 		};
-		if (i > (size_t)INT32_MAX)
-			break;
 	}
 	return 0;
 }
