@@ -108,8 +108,10 @@ agree() {
 	random_text "$mod" "$AGREE_N" "$SEED" >"$W/ag.addrs"
 	addr2line -a -f -i -C -e "$mod" <"$W/ag.addrs" >"$W/ag.a2l"
 	sed "s|^|$mod |" "$W/ag.addrs" | "$STACKFOLD" symbolize -a --no-cache >"$W/ag.sf"
-	nm -C --defined-only "$symfile" >"$W/ag.syms" 2>/dev/null
-	nm -S --defined-only "$symfile" >"$W/ag.sized" 2>/dev/null
+	local dyn=
+	nm "$symfile" >/dev/null 2>&1 || dyn=-D # .dynsym only
+	nm $dyn -C --defined-only "$symfile" | sed 's/@.*//' >"$W/ag.syms" 2>/dev/null
+	nm $dyn -S --defined-only "$symfile" >"$W/ag.sized" 2>/dev/null
 	python3 - "$label" "$W/ag.syms" "$W/ag.a2l" "$W/ag.sf" "$W/ag.sized" <<'PY'
 import bisect, re, sys
 label, symf, a2lf, sff, sizedf = sys.argv[1:6]
