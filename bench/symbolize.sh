@@ -109,7 +109,7 @@ agree() {
 	addr2line -a -f -i -C -e "$mod" <"$W/ag.addrs" >"$W/ag.a2l"
 	sed "s|^|$mod |" "$W/ag.addrs" | "$STACKFOLD" symbolize -a --no-cache >"$W/ag.sf"
 	local dyn=
-	nm "$symfile" >/dev/null 2>&1 || dyn=-D # .dynsym only
+	[ -n "$(nm --defined-only "$symfile" 2>/dev/null | head -1)" ] || dyn=-D # .dynsym only
 	nm $dyn -C --defined-only "$symfile" | sed 's/@.*//' >"$W/ag.syms" 2>/dev/null
 	nm $dyn -S --defined-only "$symfile" >"$W/ag.sized" 2>/dev/null
 	python3 - "$label" "$W/ag.syms" "$W/ag.a2l" "$W/ag.sf" "$W/ag.sized" <<'PY'
