@@ -7,6 +7,7 @@
 # pprof total == SVG root total.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+[ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }
 FX=$TOP/tests/fixtures/bt
 
 # pprof validator (tests/tools/pprof_check.c), when it builds here.

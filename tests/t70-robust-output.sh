@@ -7,6 +7,7 @@
 # error.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+[ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }
 
 MNT=()
 cleanup() {

@@ -8,6 +8,7 @@
 # Live: needs root and bpftrace; in CI (CI=true) a missing one FAILs.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+[ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }
 
 PROFILE=$TOP/scripts/profile
 DEMO=$TOP/bin/demo
