@@ -431,7 +431,8 @@ static int scan_dir(struct cont *x)
 		}
 		closedir(d);
 	}
-	qsort(x->files, x->nfiles, sizeof(*x->files), stored_cmp);
+	if (x->nfiles)	/* qsort(NULL, 0) is undefined */
+		qsort(x->files, x->nfiles, sizeof(*x->files), stored_cmp);
 	if (stale)
 		fprintf(stderr, "stackfold: removed %" PRIu64 " unfinished file%s "
 			"left in '%s' by an earlier run\n", stale,
@@ -718,7 +719,8 @@ static void session_recycle(struct cont *x)
 	sym_session_free(x->ss);
 	x->ss = ns;
 	x->ss_snaps0 = 0;
-	memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
+	if (x->seen)
+		memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
 	x->nseen = 0;
 }
 
