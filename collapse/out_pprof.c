@@ -21,21 +21,28 @@
  * U+FFFD: proto3 `string` fields must be UTF-8 or strict readers (protoc,
  * the C++ and Python runtimes) refuse the whole profile.
  *
- * Locations:
- *  - symbolized (has lines): one per (mapping, line chain), address 0 -
- *    the profile keeps one location per address, but pprof shows
- *    functions and lines, and per-address locations made the output ~25%
- *    larger; mapping flags say it is symbolized, so pprof does not try to
- *    re-symbolize;
- *  - unsymbolized with a mapping: its mapping and address, no Line - an
- *    honest unknown that pprof can symbolize later from the build-id;
+ * Locations (the issue's rule: one Location per unique address, with its
+ * mapping and the address as the process saw it, Line entries innermost
+ * first when DWARF gives them):
+ *  - with an address (pf_location.address != 0): one per profile location,
+ *    written with its address, its own mapping and its line chain (none
+ *    when unsymbolized: an honest unknown pprof can symbolize later from
+ *    the build-id).  Every mapping keeps its range and file offset; a
+ *    library in many processes is many mappings, as in /proc/PID/maps
+ *    (profile_mapping() already interns mappings equal in file, build-id,
+ *    range and offset, so nothing is merged here);
+ *  - without an address (folded input, pre-symbolized bpftrace text): one
+ *    per (mapping, line chain), address 0;
  *  - known only by its fallback text (synthetic marks, user addresses
  *    whose process had no saved mapping): one per text, a Function named
  *    by it, so the frame is not lost;
  *  - kernel frames with no mapping: the profile's kernel mapping, or a
- *    synthetic "[kernel.kallsyms]" one;
+ *    synthetic "[kernel.kallsyms]" one (range 0/0, or the kernel half of
+ *    the address space when its locations carry addresses);
  *  - an empty stack: one "[no stack]" frame, because pprof's readers drop
  *    samples without locations.
+ * Mapping flags (has_functions ...) are the symbolizer's; see
+ * build_mapping() for the one case the writer sets has_functions itself.
  * Profile samples that become equal (same labels, same output stack) are
  * merged, their counts added.
  */
@@ -51,6 +58,8 @@
 #define PP_DEFAULT_HZ 99
 #define PP_KERNEL_NAME "[kernel.kallsyms]"
 #define PP_NO_MAP UINT32_MAX	/* maps[] entry: the synthetic kernel mapping */
+#define PP_KERNEL_START 0xffff800000000000ULL	/* its range when it carries
+						 * addresses (resolve.c's) */
 /* pprof's readers drop samples without locations (go tool pprof loses
  * them from every total), so an empty stack gets this one frame. */
 #define PP_NO_STACK "[no stack]"
@@ -87,13 +96,10 @@ struct pp_ctx {
 	uint32_t *synfn;	/* profile string id -> synthetic output fn id */
 	uint32_t *synloc;	/* profile string id -> synthetic location id */
 	uint32_t *mapmap;	/* profile mapping id -> output id */
-	uint32_t *canon;	/* profile mapping id -> the one written for it */
-	uint32_t *nmerged;	/* canonical mapping -> mappings it stands for */
-	bool *addrloc;		/* mapping has used locations with addresses */
-	bool *ismain;		/* canonical mapping stands for an is_main one */
-	bool *mapsym;		/* canonical mapping has written lines */
-	uint64_t *mapweight;	/* canonical mapping -> samples using it */
-	uint32_t *maplast;	/* canonical mapping -> last sample counted */
+	bool *mapsym0;		/* mapping has written addressless locations
+				 * with lines */
+	uint64_t *mapweight;	/* profile mapping id -> samples using it */
+	uint32_t *maplast;	/* profile mapping id -> last sample counted */
 	bool *mapguess;		/* basename matches the sample's comm */
 	uint32_t *locs;		/* output location order: profile ids */
 	struct pp_fn *fns;	/* output function order */
@@ -113,6 +119,8 @@ struct pp_ctx {
 	uint32_t nostack_fn;
 	bool kmap_used;
 	bool kmap_has_functions;
+	bool kmap_addr;		/* a location on the synthetic kernel mapping
+				 * carries an address */
 	char *tmp;		/* UTF-8 repair buffer */
 	size_t tmpcap;
 };
@@ -233,12 +241,12 @@ static int index_init(struct pp_index *x, size_t entries)
 static uint32_t loc_pmap(const struct pp_ctx *c, const struct pf_location *l)
 {
 	if (l->mapping)
-		return c->canon[l->mapping];
+		return l->mapping;
 	return loc_on_kernel_map(l) ? c->kpm : 0;
 }
 
-/* Slot of the symbolized output location with l's mapping and line chain,
- * or of the empty slot where it goes. */
+/* Slot of the addressless symbolized output location with l's mapping and
+ * line chain, or of the empty slot where it goes. */
 static uint32_t *loc_slot(struct pp_ctx *c, const struct pf_location *l)
 {
 	const struct pf_line *ln = c->p->lines + l->line_start;
@@ -290,7 +298,7 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 		c->locmap[id] = c->synloc[l->unknown_name];
 		return 0;
 	}
-	uint32_t *slot = l->nlines ? loc_slot(c, l) : NULL;
+	uint32_t *slot = l->nlines && !l->address ? loc_slot(c, l) : NULL;
 	if (slot && *slot) {
 		c->locmap[id] = *slot;
 		return 0;
@@ -300,17 +308,20 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 	if (slot)
 		*slot = (uint32_t)c->nlocs;
 	if (l->mapping)
-		use_map(c, c->canon[l->mapping]);
+		use_map(c, l->mapping);
 	else if (loc_on_kernel_map(l) && c->kpm != PP_NO_MAP)
 		use_map(c, c->kpm);
 	else if (loc_on_kernel_map(l) && !c->kmap_used) {
 		c->kmap_used = true;
 		c->maps[c->nmaps++] = PP_NO_MAP;
 	}
-	if (loc_on_kernel_map(l) && l->nlines)
-		c->kmap_has_functions = true;
-	if (l->nlines && loc_pmap(c, l) && loc_pmap(c, l) != PP_NO_MAP)
-		c->mapsym[loc_pmap(c, l)] = true;
+	if (loc_on_kernel_map(l) && c->kpm == PP_NO_MAP) {
+		c->kmap_has_functions |= l->nlines > 0;
+		c->kmap_addr |= l->address != 0;
+	}
+	if (l->nlines && !l->address && loc_pmap(c, l) &&
+	    loc_pmap(c, l) != PP_NO_MAP)
+		c->mapsym0[loc_pmap(c, l)] = true;
 	if (loc_is_synthetic(l)) {
 		c->synloc[l->unknown_name] = (uint32_t)c->nlocs;
 		c->nlines++;
@@ -349,7 +360,7 @@ static void weigh_sample(struct pp_ctx *c, uint32_t sid)
 
 	for (uint32_t i = 0; i < s->depth; i++) {
 		uint32_t m = p->locations[st[i]].mapping;
-		if (!m || c->maplast[m = c->canon[m]] == sid)
+		if (!m || c->maplast[m] == sid)
 			continue;
 		c->maplast[m] = sid;
 		c->mapweight[m] += s->count;
@@ -455,80 +466,11 @@ static int sample_cmp(const void *a, const void *b, void *arg)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-/* Mark the mappings some used location points into by address. */
-static void mark_addr_mappings(struct pp_ctx *c)
-{
-	const struct profile *p = c->p;
-
-	for (uint32_t sid = 1; sid < p->nsamples; sid++) {
-		const struct pf_sample *s = &p->samples[sid];
-		const uint32_t *st = profile_stack(p, s);
-		for (uint32_t i = 0; s->count && i < s->depth; i++) {
-			const struct pf_location *l = &p->locations[st[i]];
-			if (l->nlines || loc_is_synthetic(l))
-				continue;
-			if (l->mapping)
-				c->addrloc[l->mapping] = true;
-			else if (loc_on_kernel_map(l) && c->kpm != PP_NO_MAP)
-				c->addrloc[c->kpm] = true;
-		}
-	}
-}
-
-static bool map_same_file(const struct pf_mapping *a,
-			  const struct pf_mapping *b)
-{
-	return a->filename == b->filename && a->build_id == b->build_id &&
-	       a->is_kernel == b->is_kernel &&
-	       a->has_functions == b->has_functions &&
-	       a->has_filenames == b->has_filenames &&
-	       a->has_line_numbers == b->has_line_numbers &&
-	       a->has_inline_frames == b->has_inline_frames;
-}
-
-/* Mappings of one file in many processes differ only by their ranges; when
- * no written location carries an address into them, the ranges mean
- * nothing, so they are written as one mapping and their equal locations
- * merge.  (A system-wide profile has hundreds of libc mappings.) */
-static int canon_maps(struct pp_ctx *c)
-{
-	const struct profile *p = c->p;
-	struct pp_index x;
-
-	if (index_init(&x, p->nmappings))
-		return -ENOMEM;
-	mark_addr_mappings(c);
-	for (uint32_t m = 1; m < p->nmappings; m++) {
-		const struct pf_mapping *pm = &p->mappings[m];
-		uint64_t h = sf_hash_u64((uint64_t)pm->filename << 32 |
-					 pm->build_id);
-		size_t i = h & x.mask;
-		c->canon[m] = m;
-		if (!c->addrloc[m]) {
-			for (; x.slots[i]; i = (i + 1) & x.mask)
-				if (map_same_file(&p->mappings[x.slots[i]], pm))
-					break;
-			if (x.slots[i])
-				c->canon[m] = x.slots[i];
-			else
-				x.slots[i] = m;
-		}
-		c->nmerged[c->canon[m]]++;
-		c->ismain[c->canon[m]] |= pm->is_main;
-	}
-	if (c->kpm != PP_NO_MAP)
-		c->kpm = c->canon[c->kpm];
-	free(x.slots);
-	return 0;
-}
-
 static int collect(struct pp_ctx *c)
 {
 	const struct profile *p = c->p;
-	int rc = canon_maps(c);
+	int rc;
 
-	if (rc)
-		return rc;
 	for (uint32_t sid = 1; sid < p->nsamples; sid++) {
 		size_t off = c->ostack_len;
 		if (!p->samples[sid].count)
@@ -555,7 +497,8 @@ static long pick_main(const struct pp_ctx *c)
 			uint32_t m = c->maps[i];
 			if (m == PP_NO_MAP)
 				continue;
-			bool ok = pass == 0 ? c->ismain[m] : c->mapguess[m];
+			bool ok = pass == 0 ? c->p->mappings[m].is_main
+					    : c->mapguess[m];
 			if (ok && (best < 0 || c->mapweight[m] > bw)) {
 				best = (long)i;
 				bw = c->mapweight[m];
@@ -738,7 +681,12 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 	*o = init;
 	if (pm == PP_NO_MAP) {
 		fname = pp_cstr(c, PP_KERNEL_NAME);
+		/* the writer's own lines: the kernel symbols the input named */
 		o->has_functions = c->kmap_has_functions;
+		if (c->kmap_addr) {	/* the kernel half, as resolve.c */
+			o->memory_start = PP_KERNEL_START;
+			o->memory_limit = UINT64_MAX;
+		}
 		bid = 0;
 	} else {
 		if (!m->filename && m->is_kernel)
@@ -746,14 +694,18 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 		else
 			fname = pp_pstr(c, m->filename);
 		bid = pp_pstr(c, m->build_id);
-		if (c->nmerged[pm] <= 1) {	/* else no one range is right */
-			o->memory_start = m->start;
-			o->memory_limit = m->limit;
-			o->file_offset = m->offset;
-		}
-		/* Locations with lines are written without their address, so
-		 * pprof must not re-symbolize them: it would look up 0. */
-		o->has_functions = m->has_functions || c->mapsym[pm];
+		o->memory_start = m->start;
+		o->memory_limit = m->limit;
+		o->file_offset = m->offset;
+		/* The symbolizer's flags.  pprof re-symbolizes a mapping with
+		 * none of functions/filenames/line numbers, replacing each
+		 * location's lines by a lookup of its address; a location
+		 * written with lines but no address (pre-symbolized input on
+		 * a mapping) would be looked up at 0, so such a mapping says
+		 * it has functions, which its lines are. */
+		o->has_functions = m->has_functions ||
+				   (c->mapsym0[pm] && !m->has_filenames &&
+				    !m->has_line_numbers);
 		o->has_filenames = m->has_filenames;
 		o->has_line_numbers = m->has_line_numbers;
 		o->has_inline_frames = m->has_inline_frames;
@@ -808,10 +760,9 @@ static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
 		return;
 	}
 	const struct pf_location *l = &p->locations[c->locs[i]];
-	o->mapping_id = l->mapping ? c->mapmap[c->canon[l->mapping]]
+	o->mapping_id = l->mapping ? c->mapmap[l->mapping]
 				   : loc_on_kernel_map(l) ? c->kout : 0;
-	o->address = loc_is_synthetic(l) || l->nlines ? 0 : l->address;
-	/* (a location with an address keeps its own, unmerged mapping) */
+	o->address = loc_is_synthetic(l) ? 0 : l->address;
 	if (loc_is_synthetic(l)) {
 		add_line(m, nl, c->synfn[l->unknown_name], 0);
 		o->n_line = 1;
@@ -1095,11 +1046,7 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 	c->locs = pp_calloc(p->nlocations + 1, sizeof(*c->locs));
 	c->fnmap = pp_calloc(p->nfunctions, sizeof(*c->fnmap));
 	c->mapmap = pp_calloc(p->nmappings, sizeof(*c->mapmap));
-	c->canon = pp_calloc(p->nmappings, sizeof(*c->canon));
-	c->nmerged = pp_calloc(p->nmappings, sizeof(*c->nmerged));
-	c->addrloc = pp_calloc(p->nmappings, sizeof(*c->addrloc));
-	c->ismain = pp_calloc(p->nmappings, sizeof(*c->ismain));
-	c->mapsym = pp_calloc(p->nmappings, sizeof(*c->mapsym));
+	c->mapsym0 = pp_calloc(p->nmappings, sizeof(*c->mapsym0));
 	c->mapweight = pp_calloc(p->nmappings, sizeof(*c->mapweight));
 	c->maplast = pp_calloc(p->nmappings, sizeof(*c->maplast));
 	c->mapguess = pp_calloc(p->nmappings, sizeof(*c->mapguess));
@@ -1113,9 +1060,8 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 		if (p->mappings[m].is_kernel)
 			c->kpm = m;
 	if (!c->strmap || !c->synfn || !c->synloc || !c->locmap || !c->locs ||
-	    !c->fnmap || !c->mapmap || !c->canon || !c->nmerged || !c->addrloc ||
-	    !c->ismain || !c->mapsym || !c->mapweight || !c->maplast || !c->mapguess ||
-	    !c->maps)
+	    !c->fnmap || !c->mapmap || !c->mapsym0 || !c->mapweight ||
+	    !c->maplast || !c->mapguess || !c->maps)
 		return -ENOMEM;
 	return 0;
 }
@@ -1131,11 +1077,7 @@ static void ctx_release(struct pp_ctx *c)
 	free(c->fnmap);
 	free(c->fns);
 	free(c->mapmap);
-	free(c->canon);
-	free(c->nmerged);
-	free(c->addrloc);
-	free(c->ismain);
-	free(c->mapsym);
+	free(c->mapsym0);
 	free(c->mapweight);
 	free(c->maplast);
 	free(c->mapguess);

@@ -2,9 +2,11 @@
 # t30-pprof-live: real captures to pprof.  (1) 2 s of plain bpftrace kstack
 # text through `stackfold -f pprof`; (2) 2 s of `stackfold record` with
 # bt/profile.bt while a shell loop burns CPU: a profile with real mappings,
-# build-ids, labels and a capture time.  Both must pass the strict
-# validator, go tool pprof and protoc, and conserve samples.  Needs root and
-# bpftrace (lib.sh: skipped outside CI, failed in CI).
+# build-ids, labels, a capture time and one location per address (user
+# frames with their address inside their mapping, go tool pprof -top
+# -addresses).  Both must pass the strict validator, go tool pprof and
+# protoc, and conserve samples.  Needs root and bpftrace (lib.sh: skipped
+# outside CI, failed in CI).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/pprof_build.sh
@@ -56,14 +58,37 @@ if "$STACKFOLD" record -q -F 99 -D 2 -f folded,pprof -o "$T/rec" \
 		check "record: pid/tid/comm labels" grep -qE 'comm:\[bash\]' "$T/rec.raw"
 		check "record: capture time" grep -q '^Time: ' "$T/rec.raw"
 		check "record: counters comment matches the folded total" grep -q "^Comment: samples=$want " "$T/rec.raw"
+		# The issue's rule: one location per address, with its mapping.
+		read -r n user outside < <(raw_addr_check "$T/rec.raw")
+		if [ "${user:-0}" -gt 0 ] && [ "$outside" = 0 ]; then
+			pass "record: user frames have addresses, each in its mapping's range ($user of $n)"
+		else
+			fail "record: user frames have addresses, each in its mapping's range" "raw_addr_check: $n $user $outside"
+		fi
+		check "record: no symbolized location without its address" \
+			bash -c "! grep -qE '^ +[0-9]+: 0x0 M=' '$T/rec.raw'"
 	else
 		fail "record: go pprof -raw" "$(tail -5 "$T/goerr")"
+	fi
+	res=$("$PPROF_CHECK" --addresses "$T/rec.pb.gz" | sed -n '/^addresses/p')
+	case $res in "addresses user=0 "*|"") fail "record: validator sees user addresses" "$res" ;;
+	*" zero_on_mapping=0 "*) pass "record: validator: $res" ;;
+	*) fail "record: no location on a mapping without its address" "$res" ;; esac
+	if gopprof -top -addresses -symbolize=none "$T/rec.pb.gz" >"$T/rec.addrtop" 2>"$T/goerr"; then
+		check "record: go pprof -top -addresses lists addresses" \
+			grep -qE '^ +[0-9.]+[a-z]*s? +[0-9.]+% .* [0-9a-f]{16} ' "$T/rec.addrtop"
+	else
+		fail "record: go pprof -top -addresses" "$(tail -5 "$T/goerr")"
 	fi
 	check "record: protoc --decode" pb_decode "$T/rec.pb.gz"
 	# Re-reading the saved raw capture gives the same profile bytes.
 	"$STACKFOLD" -q -f pprof -o "$T/rec2.pb.gz" "$T/rec.capture" 2>/dev/null
 	check "record: raw capture re-read gives a valid profile" "$PPROF_CHECK" "$T/rec2.pb.gz"
 	check_eq "record: re-read total" "$want" "$("$PPROF_CHECK" --sum "$T/rec2.pb.gz")"
+	res=$("$PPROF_CHECK" --addresses "$T/rec2.pb.gz" | sed -n '/^addresses/p')
+	case $res in "addresses user=0 "*|"") fail "record: re-read raw capture keeps user addresses" "$res" ;;
+	*" zero_on_mapping=0 "*) pass "record: re-read raw capture keeps user addresses ($res)" ;;
+	*) fail "record: re-read raw capture keeps user addresses" "$res" ;; esac
 else
 	kill "$burner" 2>/dev/null
 	fail "record: stackfold record -f folded,pprof" "$(tail -5 "$T/rec.err")"

@@ -66,3 +66,20 @@ raw_total() {
 	awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
 	     s && /^ *[0-9]+ +[0-9]+:/ { t += $1 } END { printf "%.0f\n", t }' "$1"
 }
+
+# Locations of `go tool pprof -raw` output with a mapping and an address:
+# prints "N USER OUTSIDE": N such locations, USER of them below
+# 0x800000000000 (user space), OUTSIDE of them not in their mapping's
+# [memory_start, memory_limit).  Hex compared as 16-digit strings (awk
+# numbers are doubles).
+raw_addr_check() {
+	awk 'function pad(h) { h = substr(h, 3); while (length(h) < 16) h = "0" h; return h }
+	     /^Locations/ { s = "l"; next } /^Mappings/ { s = "m"; next }
+	     s == "l" && $1 ~ /^[0-9]+:$/ && $2 ~ /^0x/ && $3 ~ /^M=/ && $2 != "0x0" {
+		n++; a[n] = pad($2); m[n] = substr($3, 3); if (a[n] < "0000800000000000") u++ }
+	     s == "m" && $1 ~ /^[0-9]+:$/ { split($2, r, "/"); k = $1; sub(/:/, "", k)
+		lo[k] = pad(r[1]); hi[k] = pad(r[2]) }
+	     END { for (i = 1; i <= n; i++)
+			if (!(a[i] >= lo[m[i]] && (hi[m[i]] == pad("0x0") || a[i] < hi[m[i]]))) bad++
+		   printf "%d %d %d\n", n, u, bad }' "$1"
+}

@@ -1,7 +1,7 @@
 /*
  * pprof_check.c - strict validator for pprof profiles (tests only).
  *
- * usage: pprof_check [--sum] [--no-time] [--raw] FILE
+ * usage: pprof_check [--sum] [--no-time] [--raw] [--sizes] [--addresses] FILE
  *
  * Reads FILE (gzipped profile.proto; --raw accepts it uncompressed too),
  * decodes it with protobuf-c and the schema in collapse/profile.proto, and
@@ -14,6 +14,8 @@
  *     key/str/num_unit, mapping filename/build_id, function names/file);
  *   - mapping, location and function ids are non-zero and unique;
  *   - every location_id, function_id and non-zero mapping_id resolves;
+ *   - a location with an address and a mapping that has a range lies in
+ *     it: memory_start <= address < memory_limit;
  *   - len(value) == len(sample_type) for every sample, and sample_type is
  *     present when samples exist; value[0] >= 0;
  *   - period_type is set; every singular field appears at most once on the
@@ -22,6 +24,13 @@
  *   - labels have a key and not both str and num.
  * Prints "ok samples=N total=SUM(value[0])" and exits 0, or prints the first
  * violation and exits 1.  --sum prints only the total.  Exit 2: unreadable.
+ * --sizes also prints, per top-level field, "size FIELD n=COUNT raw=BYTES
+ * gz=BYTES" (bytes on the wire, tags included, and those bytes gzipped -6
+ * on their own: an attribution of the .pb.gz size, for bench/pprof.sh).
+ * --addresses also prints "addresses user=N kernel=N zero_on_mapping=N
+ * unmapped=N": locations with an address in a mapping below / above
+ * 0x800000000000, locations on a mapping with address 0, and locations
+ * with an address but no mapping.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -188,6 +197,86 @@ static bool check_wire(const uint8_t *p, size_t len, bool samples, bool need_tim
 	return true;
 }
 
+/* ---- size breakdown (--sizes) ------------------------------------------ */
+
+static size_t gz_size(const uint8_t *p, size_t len)
+{
+	uLongf cap = compressBound(len) + 32;
+	uint8_t *b = malloc(cap);
+	z_stream zs;
+	size_t n = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	if (!b || deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(b);
+		return 0;
+	}
+	zs.next_in = (Bytef *)p;
+	zs.avail_in = (uInt)len;
+	zs.next_out = b;
+	zs.avail_out = (uInt)cap;
+	if (deflate(&zs, Z_FINISH) == Z_STREAM_END)
+		n = cap - zs.avail_out;
+	deflateEnd(&zs);
+	free(b);
+	return n;
+}
+
+/* The wire bytes of each top-level field, concatenated per field. */
+static bool print_sizes(const uint8_t *p, size_t len)
+{
+	static const char *names[16] = {
+		[1] = "sample_type", [2] = "sample", [3] = "mapping",
+		[4] = "location", [5] = "function", [6] = "string_table",
+		[9] = "time_nanos", [10] = "duration_nanos",
+		[11] = "period_type", [12] = "period", [13] = "comment",
+	};
+	uint8_t *part[16] = { 0 };
+	size_t plen[16] = { 0 }, cnt[16] = { 0 };
+	const uint8_t *end = p + len, *start;
+	uint64_t tag, v;
+	bool ok = true;
+
+	while (ok && p < end) {
+		start = p;
+		if (!get_varint(&p, end, &tag)) {
+			ok = false;
+			break;
+		}
+		switch (tag & 7) {
+		case 0: ok = get_varint(&p, end, &v); break;
+		case 1: p += 8; ok = p <= end; break;
+		case 2:
+			ok = get_varint(&p, end, &v) && v <= (uint64_t)(end - p);
+			p += ok ? v : 0;
+			break;
+		case 5: p += 4; ok = p <= end; break;
+		default: ok = false;
+		}
+		unsigned f = (tag >> 3) < 16 ? (unsigned)(tag >> 3) : 0;
+		uint8_t *np = ok ? realloc(part[f], plen[f] + (size_t)(p - start)) : NULL;
+		if (!np) {
+			ok = false;
+			break;
+		}
+		part[f] = np;
+		memcpy(np + plen[f], start, (size_t)(p - start));
+		plen[f] += (size_t)(p - start);
+		cnt[f]++;
+	}
+	for (unsigned f = 0; ok && f < 16; f++)
+		if (cnt[f])
+			printf("size %s n=%zu raw=%zu gz=%zu\n",
+			       names[f] ? names[f] : "other", cnt[f], plen[f],
+			       gz_size(part[f], plen[f]));
+	if (ok)
+		printf("size total raw=%zu gz=%zu\n", len,
+		       gz_size(end - len, len));
+	for (unsigned f = 0; f < 16; f++)
+		free(part[f]);
+	return ok;
+}
+
 /* ---- decoded checks ---------------------------------------------------- */
 
 static bool utf8_ok(const unsigned char *s)
@@ -339,6 +428,48 @@ static bool check_functions(const Profile *pr)
 	return true;
 }
 
+static struct {
+	size_t user, kernel, zero_on_mapping, unmapped;
+} addr_stats;
+
+static const Perftools__Profiles__Mapping *find_mapping(const Profile *pr,
+							uint64_t id)
+{
+	for (size_t i = 0; i < pr->n_mapping; i++)
+		if (pr->mapping[i]->id == id)
+			return pr->mapping[i];
+	return NULL;
+}
+
+static bool check_address(const Profile *pr,
+			  const Perftools__Profiles__Location *l)
+{
+	const Perftools__Profiles__Mapping *m;
+
+	if (!l->mapping_id) {
+		addr_stats.unmapped += l->address != 0;
+		return true;
+	}
+	m = find_mapping(pr, l->mapping_id);
+	if (!l->address) {
+		addr_stats.zero_on_mapping++;
+		return true;
+	}
+	if (l->address < 0x800000000000ULL)
+		addr_stats.user++;
+	else
+		addr_stats.kernel++;
+	if (m->memory_limit &&
+	    (l->address < m->memory_start || l->address >= m->memory_limit))
+		FAIL("location %llu: address 0x%llx outside its mapping %llu "
+		     "[0x%llx, 0x%llx)", (unsigned long long)l->id,
+		     (unsigned long long)l->address,
+		     (unsigned long long)m->id,
+		     (unsigned long long)m->memory_start,
+		     (unsigned long long)m->memory_limit);
+	return true;
+}
+
 static bool check_locations(const Profile *pr, const uint64_t *maps,
 			    const uint64_t *fns)
 {
@@ -348,6 +479,8 @@ static bool check_locations(const Profile *pr, const uint64_t *maps,
 			FAIL("location %llu: mapping_id %llu does not exist",
 			     (unsigned long long)l->id,
 			     (unsigned long long)l->mapping_id);
+		if (!check_address(pr, l))
+			return false;
 		for (size_t k = 0; k < l->n_line; k++) {
 			uint64_t f = l->line[k]->function_id;
 			if (!f)
@@ -419,13 +552,14 @@ static bool check_profile(const Profile *pr, bool need_time, uint64_t *total)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: pprof_check [--sum] [--no-time] [--raw] FILE\n");
+	fprintf(stderr, "usage: pprof_check [--sum] [--no-time] [--raw] [--sizes] [--addresses] FILE\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	bool sum = false, need_time = true, raw_ok = false;
+	bool sum = false, need_time = true, raw_ok = false, sizes = false;
+	bool addrs = false;
 	const char *path = NULL;
 	uint8_t *file, *pb;
 	size_t flen, pblen;
@@ -438,6 +572,10 @@ int main(int argc, char **argv)
 			need_time = false;
 		else if (!strcmp(argv[i], "--raw"))
 			raw_ok = true;
+		else if (!strcmp(argv[i], "--sizes"))
+			sizes = true;
+		else if (!strcmp(argv[i], "--addresses"))
+			addrs = true;
 		else if (argv[i][0] == '-' || path)
 			return usage();
 		else
@@ -480,6 +618,12 @@ int main(int argc, char **argv)
 	else
 		printf("ok samples=%zu total=%llu\n", pr->n_sample,
 		       (unsigned long long)total);
+	if (ok && sizes)
+		print_sizes(pb, pblen);
+	if (ok && addrs)
+		printf("addresses user=%zu kernel=%zu zero_on_mapping=%zu "
+		       "unmapped=%zu\n", addr_stats.user, addr_stats.kernel,
+		       addr_stats.zero_on_mapping, addr_stats.unmapped);
 	perftools__profiles__profile__free_unpacked(pr, NULL);
 	free(pb);
 	return ok ? 0 : 1;

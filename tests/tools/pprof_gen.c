@@ -107,7 +107,7 @@ static void mixed(struct profile *p, bool flag_main)
 	uint32_t l_memcpy = loc(p, libc, 0x7f0000001000, PF_LOC_USER, &f_memcpy, 1, NULL);
 	uint32_t l_work = loc(p, demo, 0x401000, PF_LOC_USER, f_work, 2, NULL);
 	uint32_t l_main = loc(p, demo, 0x402000, PF_LOC_USER, &f_main, 1, NULL);
-	/* another address on the same line: the same pprof location */
+	/* another address on the same line: its own pprof location */
 	uint32_t l_main2 = loc(p, demo, 0x402004, PF_LOC_USER, &f_main, 1, NULL);
 	uint32_t l_odd = loc(p, demo, 0x403000, PF_LOC_USER, &f_odd, 1, NULL);
 	uint32_t l_bad = loc(p, demo, 0x404000, PF_LOC_USER, &f_bad, 1, NULL);
@@ -115,7 +115,7 @@ static void mixed(struct profile *p, bool flag_main)
 			     "libc.so.6+0x99000");
 	uint32_t l_sys = loc(p, vmlinux, 0xffffffff81001000, PF_LOC_KERNEL, &f_sys, 1, NULL);
 	uint32_t l_entry = loc(p, 0, 0, PF_LOC_KERNEL, &f_entry, 1, NULL);
-	uint32_t l_kunk = loc(p, 0, 0xffffffff81999000, PF_LOC_KERNEL, NULL, 0,
+	uint32_t l_kunk = loc(p, 0, 0xffffffff81099000, PF_LOC_KERNEL, NULL, 0,
 			      "[unknown]");
 	uint32_t l_mark = loc(p, 0, 0, PF_LOC_MARK, NULL, 0, "[missed user stack]");
 	uint32_t l_unk2 = loc(p, 0, 0, PF_LOC_USER, NULL, 0, "[unknown]");
@@ -127,7 +127,7 @@ static void mixed(struct profile *p, bool flag_main)
 	uint32_t s5[] = { l_unk, l_main };
 	uint32_t s6[] = { l_kunk, l_mark };
 	uint32_t s7[] = { l_unk2 };
-	uint32_t s8[] = { l_odd, l_main2 };	/* merges with s3 */
+	uint32_t s8[] = { l_odd, l_main2 };	/* not s3: another address */
 
 	sample(p, 42, 42, "demo", s1, 3, 5);
 	sample(p, 42, 43, "demo", s2, 4, 7);
@@ -162,8 +162,11 @@ static void kernel(struct profile *p)
 	p->meta.time_nanos = 1;
 }
 
-/* One library in three processes: two fully symbolized (written as one
- * mapping, one memcpy location), one with a raw address (kept apart). */
+/* One library in three processes (three mappings, each with its range, one
+ * memcpy location per address); a symbolized location on a mapping the
+ * symbolizer gave no flags (kept as it is); a pre-symbolized location
+ * without an address on a mapping with no flags (marked [FN], or pprof
+ * would re-symbolize address 0). */
 static void procs(struct profile *p)
 {
 	const char *lib = "/usr/lib/libc.so.6", *bid = "feedface";
@@ -172,8 +175,7 @@ static void procs(struct profile *p)
 	uint32_t mc = map(p, lib, bid, 0x7f2200000000, false, false, true);
 	uint32_t f = fn(p, "memcpy", NULL, "memcpy.S");
 	/* symbolized, but the mapping says it has no functions (a JIT map,
-	 * say): the writer must still mark it, its locations lose their
-	 * addresses */
+	 * say): flags and address written as they are */
 	uint32_t md = map(p, "/tmp/jit.so", NULL, 0x7f3300000000, false, false,
 			  false);
 	uint32_t ld = loc(p, md, 0x7f3300000040, PF_LOC_USER, &f, 1, NULL);
@@ -181,11 +183,16 @@ static void procs(struct profile *p)
 	uint32_t lb = loc(p, mb, 0x7f1100001000, PF_LOC_USER, &f, 1, NULL);
 	uint32_t lc = loc(p, mc, 0x7f2200005000, PF_LOC_USER, NULL, 0,
 			  "libc.so.6+0x5000");
+	uint32_t mp = map(p, "/opt/pre.so", NULL, 0x7f4400000000, false, false,
+			  false);
+	uint32_t fp = fn(p, "presym", NULL, NULL);
+	uint32_t lp = loc(p, mp, 0, PF_LOC_USER, &fp, 1, NULL);
 
 	sample(p, 1, 1, "a", &la, 1, 2);
 	sample(p, 2, 2, "b", &lb, 1, 3);
 	sample(p, 3, 3, "c", &lc, 1, 4);
 	sample(p, 4, 4, "d", &ld, 1, 1);
+	sample(p, 5, 5, "e", &lp, 1, 6);
 	p->meta.time_nanos = 1;
 }
 
