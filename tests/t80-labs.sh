@@ -59,10 +59,12 @@ for script in "$TOP"/labs/0[1-8]-*.sh; do
 	n=${name%%-*}
 	dir=$T/lab$n
 	start=$(date +%s)
-	if "$script" "$dir" >"$T/$name.log" 2>&1; then
+	"$script" "$dir" >"$T/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ]; then
 		pass "lab $name runs ($(( $(date +%s) - start )) s)"
 	else
-		fail "lab $name runs" "$(tail -n 15 "$T/$name.log")"
+		fail "lab $name runs" "exit status $rc (over 128: killed by signal $((rc - 128)))" "$(tail -n 15 "$T/$name.log")"
 		continue
 	fi
 	if out=$("$TOP/labs/check" "$n" "$dir" 2>&1); then
