@@ -22,6 +22,10 @@ void fold_release(struct fold *f)
 int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
 	     uint64_t count2)
 {
+	/* totals stay within pprof's int64 values: refuse, never wrap */
+	if (count > (uint64_t)INT64_MAX || f->total > (uint64_t)INT64_MAX - count ||
+	    count2 > (uint64_t)INT64_MAX || f->total2 > (uint64_t)INT64_MAX - count2)
+		return -EOVERFLOW;
 	int64_t id = strtab_intern(&f->strs, stack, len);
 	if (id < 0)
 		return -ENOMEM;

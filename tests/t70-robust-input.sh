@@ -153,6 +153,12 @@ sf max -f folded,svg,pprof -o "$T/max" "$T/max.txt"
 check_eq "count of INT64_MAX is accepted by every writer" 0 "$(rc max)"
 check_eq "count of INT64_MAX: folded total" 9223372036854775807 "$(awk '{print $NF}' "$T/max.folded")"
 
+# two inputs whose totals together pass INT64_MAX: refused, not wrapped
+printf 'a;b 9223372036854775807\n' >"$T/max.folded"
+sf max2 "$T/max.folded" "$T/max.txt"
+check "two inputs summing past INT64_MAX: an error, nothing printed" \
+	test "$(rc max2)" != 0 -a ! -s "$T/max2.out"
+
 # --- A5: stack-id error lines ---------------------------------------------
 cat >"$T/stackid.txt" <<'EOF'
 Attaching 1 probe...
@@ -173,6 +179,10 @@ check "stack-id errors: counted" grep -q '2 stack-id errors' "$T/stackid.err"
 check_eq "stack-id errors: empty stacks keep their samples" 9 "$(folded_total "$T/stackid.out")"
 check "empty stack without comm: -p frame is pid-0" grep -q '^pid-0 3$' "$T/stackid.out"
 conserve stackid "$T/stackid.txt"
+# equal empty stacks merge (regression: memcmp on a NULL stack, under UBSan)
+printf '@[]: 3\n@[]: 4\n' >"$T/empty2.txt"
+sf empty2 "$T/empty2.txt"
+check_eq "equal empty stacks merge into one [no stack] line" "[no stack] 7" "$(cat "$T/empty2.out")"
 
 # --- A6: 1024-frame and 127-frame stacks ----------------------------------
 awk 'BEGIN { print "@[1, 1, deep,"; for (i = 0; i < 1024; i++) printf "\tf%d+1\n", i;
