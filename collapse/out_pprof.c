@@ -15,11 +15,15 @@
  *   Location per location used, one Function per function used; labels
  *   pid, tid (num) and comm, thread_name (str) when known; two comments:
  *   the loss counters and the capture metadata.
- * Ids are renumbered densely in first-use order of the samples, and
- * samples are sorted by labels then stack, so the same profile gives the
- * same bytes; the gzip header carries mtime 0 and a fixed OS byte.  Strings that are not valid UTF-8 get each bad byte replaced by
- * U+FFFD: proto3 `string` fields must be UTF-8 or strict readers (protoc,
- * the C++ and Python runtimes) refuse the whole profile.
+ * Ids are dense and depend on the profile only: mappings and functions in
+ * first-use order of the samples (the executable first), locations in
+ * (mapping, address) order, samples sorted by labels then stack root
+ * first, so the same profile gives the same bytes; the gzip header
+ * carries mtime 0 and a fixed OS byte.  The orders are also chosen for
+ * size (see order_locs(), sample_cmp()).  Strings that are not valid
+ * UTF-8 get each bad byte replaced by U+FFFD: proto3 `string` fields must
+ * be UTF-8 or strict readers (protoc, the C++ and Python runtimes) refuse
+ * the whole profile.
  *
  * Locations (the issue's rule: one Location per unique address, with its
  * mapping and the address as the process saw it, Line entries innermost
@@ -91,7 +95,9 @@ struct pp_ctx {
 	const struct profile *p;
 	struct strtab st;	/* output string table, "" at 0 */
 	uint32_t *strmap;	/* profile string id -> output id (0: none yet) */
-	uint32_t *locmap;	/* profile location id -> output id */
+	uint32_t *locmap;	/* profile location id -> output id (first-use
+				 * ids: stale after order_locs(), as are
+				 * synloc, lidx and nostack_loc) */
 	uint32_t *fnmap;	/* profile function id -> output id */
 	uint32_t *synfn;	/* profile string id -> synthetic output fn id */
 	uint32_t *synloc;	/* profile string id -> synthetic location id */
@@ -124,6 +130,12 @@ struct pp_ctx {
 	char *tmp;		/* UTF-8 repair buffer */
 	size_t tmpcap;
 };
+
+/* calloc that never returns NULL for n == 0 on success. */
+static void *pp_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
 
 /* ---- strings ---------------------------------------------------------- */
 
@@ -443,9 +455,10 @@ static int sample_stack(struct pp_ctx *c, const struct pf_sample *s)
 	return 0;
 }
 
-/* Samples ordered by labels, then stack, so a thread's samples sit
- * together: the sample section gzips ~15% smaller than in first-seen
- * order, and the order still depends on the profile only. */
+/* Samples ordered by labels, then stack root first, so a thread's samples
+ * sit together and stacks sharing callers follow each other: the sample
+ * section gzips ~15% smaller than in first-seen order, and the order still
+ * depends on the profile only. */
 static int sample_cmp(const void *a, const void *b, void *arg)
 {
 	const struct pp_ctx *c = arg;
@@ -458,8 +471,9 @@ static int sample_cmp(const void *a, const void *b, void *arg)
 	for (int i = 0; i < 4; i++)
 		if (kx[i] != ky[i])
 			return kx[i] < ky[i] ? -1 : 1;
-	for (uint32_t i = 0; i < x->depth && i < y->depth; i++) {
-		uint32_t lx = c->ostack[x->off + i], ly = c->ostack[y->off + i];
+	for (uint32_t i = 1; i <= x->depth && i <= y->depth; i++) {
+		uint32_t lx = c->ostack[x->off + x->depth - i];
+		uint32_t ly = c->ostack[y->off + y->depth - i];
 		if (lx != ly)
 			return lx < ly ? -1 : 1;
 	}
@@ -480,7 +494,6 @@ static int collect(struct pp_ctx *c)
 		merge_sample(c, sid, off);
 		weigh_sample(c, sid);
 	}
-	qsort_r(c->osm, c->nsamples, sizeof(*c->osm), sample_cmp, c);
 	return 0;
 }
 
@@ -528,6 +541,67 @@ static void order_maps(struct pp_ctx *c)
 		c->kout = c->mapmap[c->kpm];
 }
 
+/* Output mapping id and address of output location i (0-based). */
+static void loc_key(const struct pp_ctx *c, size_t i, uint64_t k[2])
+{
+	const struct pf_location *l;
+
+	k[0] = k[1] = 0;
+	if (c->locs[i] == PP_NO_STACK_LOC)
+		return;
+	l = &c->p->locations[c->locs[i]];
+	k[0] = l->mapping ? c->mapmap[l->mapping]
+			  : loc_on_kernel_map(l) ? c->kout : 0;
+	k[1] = loc_is_synthetic(l) ? 0 : l->address;
+}
+
+static int locidx_cmp(const void *a, const void *b, void *arg)
+{
+	const struct pp_ctx *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t kx[2], ky[2];
+
+	loc_key(c, x, kx);
+	loc_key(c, y, ky);
+	for (int i = 0; i < 2; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Renumber locations in (mapping, address) order - a mapping's locations
+ * then sit together with their addresses ascending, so the location
+ * section gzips ~25% smaller than in first-use order - then sort the
+ * samples by the new ids. */
+static int order_locs(struct pp_ctx *c)
+{
+	uint32_t *ord = pp_calloc(c->nlocs, sizeof(*ord));
+	uint32_t *newid = pp_calloc(c->nlocs + 1, sizeof(*newid));
+	uint32_t *locs = pp_calloc(c->nlocs, sizeof(*locs));
+
+	if (!ord || !newid || !locs) {
+		free(ord);
+		free(newid);
+		free(locs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->nlocs; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, c->nlocs, sizeof(*ord), locidx_cmp, c);
+	for (size_t i = 0; i < c->nlocs; i++) {
+		newid[ord[i] + 1] = (uint32_t)(i + 1);
+		locs[i] = c->locs[ord[i]];
+	}
+	memcpy(c->locs, locs, c->nlocs * sizeof(*locs));
+	for (size_t i = 0; i < c->ostack_len; i++)
+		c->ostack[i] = newid[c->ostack[i]];
+	free(ord);
+	free(newid);
+	free(locs);
+	qsort_r(c->osm, c->nsamples, sizeof(*c->osm), sample_cmp, c);
+	return 0;
+}
+
 /* ---- pass 2: the protobuf-c message ----------------------------------- */
 
 /* Every array the message points into; freed together. */
@@ -564,12 +638,6 @@ static void msg_release(struct pp_msg *m)
 	free(m->maps);
 	free(m->mapp);
 	free(m->strs);
-}
-
-/* calloc that never returns NULL for n == 0 on success. */
-static void *pp_calloc(size_t n, size_t size)
-{
-	return calloc(n ? n : 1, size);
 }
 
 static int msg_alloc(struct pp_msg *m, const struct pp_ctx *c)
@@ -1102,8 +1170,10 @@ static int write_profile(FILE *out, const struct profile *p, bool gzip,
 		rc = collect(&c);
 	if (!rc) {
 		order_maps(&c);
-		rc = build_msg(&c, &m);
+		rc = order_locs(&c);
 	}
+	if (!rc)
+		rc = build_msg(&c, &m);
 	if (rc)
 		rc = sf_err_set(err, ENOMEM, "pprof: out of memory");
 	else
