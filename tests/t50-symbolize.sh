@@ -193,6 +193,13 @@ if build_idxtest; then
 	gcc -O2 -Wl,--build-id=none -o nobid "$FIX/inl.c"
 	check_eq "no build-id: -ENOENT" "-2 " "$("$IDXT" buildid nobid)"
 	check_eq "not ELF: -EINVAL" "-22 " "$("$IDXT" buildid "$FIX/inl.c")"
+	check_eq "lookup reasons: no symbol table at all -> SYM_NO_SYMBOLS" "reason=4 nframes=0" \
+		"$("$IDXT" lookup inl-stripped "$(head -1 inl.addrs)")"
+	check_eq "lookup reasons: outside every function -> SYM_NOT_FOUND" "reason=5 nframes=0" \
+		"$("$IDXT" lookup inl 0x10)"
+	check_eq "caps: DWARF with inlines" "caps=1111" "$("$IDXT" open inl | grep caps=)"
+	check_eq "caps: symbols only (MiniDebugInfo)" "caps=1000" "$("$IDXT" open minidbg | grep caps=)"
+	check_eq "caps: stripped" "caps=0000" "$("$IDXT" open inl-stripped | grep caps=)"
 	check_eq "demangle: C++ clone" "foo() [clone .cold]" "$("$IDXT" demangle _Z3foov.cold)"
 	check_eq "demangle: C name untouched" "(raw)" "$("$IDXT" demangle main)"
 	# Rust legacy: libiberty gives core::fmt::write; the __cxa_demangle
