@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,6 +58,11 @@
 /* A session is replaced after this many snapshots: each re-snapshot keeps
  * the one it replaces until the session is freed (symbolizer.h). */
 #define SNAPS_PER_SESSION 4096
+/* ... or once our resident memory passes this (ELF indexes of programs
+ * long gone, e.g. on a build machine), at most every RSS_RECYCLE_MIN
+ * windows so a big working set does not cost a reload per window. */
+#define RSS_RECYCLE_BYTES (40ULL << 20)
+#define RSS_RECYCLE_MIN 30
 /* /proc reads per window are capped (a fork storm must not turn into a
  * snapshot storm); pids beyond it are snapshotted lazily when resolved. */
 #define SNAPS_PER_WINDOW 1024
@@ -113,6 +119,7 @@ struct cont {
 	struct copts o;
 	struct sym_session *ss;	/* shared by every window */
 	uint64_t ss_snaps0;	/* stats.processes when ss was created */
+	uint32_t ss_window;	/* win_no when ss was created */
 	struct report r;
 	bool r_open;
 	uint64_t win_start_ns;	/* CLOCK_REALTIME */
@@ -707,18 +714,40 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 /* A full session is replaced (the memo with it: every process is
  * snapshotted again at its next "#pid" line, which for the next window
  * comes after this window's total line). */
-static void session_recycle(struct cont *x)
+static uint64_t rss_bytes(void)
+{
+	unsigned long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static bool session_full(struct cont *x)
 {
 	struct sym_stats st;
 	sym_session_stats(x->ss, &st);
-	if (st.processes - x->ss_snaps0 < SNAPS_PER_SESSION)
+	if (st.processes - x->ss_snaps0 >= SNAPS_PER_SESSION)
+		return true;
+	return x->win_no - x->ss_window >= RSS_RECYCLE_MIN &&
+	       rss_bytes() > RSS_RECYCLE_BYTES;
+}
+
+static void session_recycle(struct cont *x)
+{
+	if (!session_full(x))
 		return;
 	struct sym_session *ns = sym_session_new(&x->o.so, NULL);
 	if (!ns)
 		return;		/* keep the old one: bigger beats broken */
 	sym_session_free(x->ss);
+	malloc_trim(0);		/* give the freed indexes back */
 	x->ss = ns;
 	x->ss_snaps0 = 0;
+	x->ss_window = x->win_no;
 	if (x->seen)
 		memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
 	x->nseen = 0;
