@@ -24,6 +24,59 @@ struct drange {
 	uint32_t node;
 };
 
+/*
+ * Names by abstract origin: every inlined copy of a function names the
+ * same DIE, and integrating its attributes (and interning and demangling
+ * a long C++ name) again for each copy was a third of a cold C++ build.
+ * Open addressing, keyed by the origin's DIE offset + 1.
+ */
+struct origin_val {
+	uint32_t name, sysname, decl_line;
+};
+struct origin_cache {
+	uint64_t *keys;
+	struct origin_val *vals;
+	size_t cap, n;
+};
+
+static struct origin_val *oc_find(struct origin_cache *c, uint64_t key,
+				  bool *found)
+{
+	if (c->n * 2 >= c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		uint64_t *k = calloc(ncap, sizeof(*k));
+		struct origin_val *v = malloc(ncap * sizeof(*v));
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return NULL;
+		}
+		for (size_t i = 0; i < c->cap; i++) {
+			if (!c->keys[i])
+				continue;
+			size_t j = sf_hash_u64(c->keys[i]) & (ncap - 1);
+			while (k[j])
+				j = (j + 1) & (ncap - 1);
+			k[j] = c->keys[i];
+			v[j] = c->vals[i];
+		}
+		free(c->keys);
+		free(c->vals);
+		c->keys = k;
+		c->vals = v;
+		c->cap = ncap;
+	}
+	size_t j = sf_hash_u64(key) & (c->cap - 1);
+	while (c->keys[j] && c->keys[j] != key)
+		j = (j + 1) & (c->cap - 1);
+	*found = c->keys[j] == key;
+	if (!*found) {
+		c->keys[j] = key;
+		c->n++;
+	}
+	return &c->vals[j];
+}
+
 struct dwalk {
 	struct idx_builder *b;
 	struct drange *r;
@@ -34,6 +87,10 @@ struct dwalk {
 	size_t *seqs;		/* index in b->lines where a sequence starts */
 	size_t nseqs, seqcap;
 	int in_func;		/* > 0 while below a subprogram */
+	/* CU file index -> interned path + 1 (0: not yet), for call_file */
+	uint32_t *fids;
+	size_t nfids;
+	struct origin_cache oc;
 	int rc;
 };
 
@@ -347,30 +404,71 @@ static const char *die_name(Dwarf_Die *die, bool *linkage)
 	return s;
 }
 
+/* Name and first line of die, through the origin cache. */
+static int node_names(struct dwalk *w, Dwarf_Die *die, struct idx_node *nd)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die org;
+	struct origin_val *v = NULL;
+	bool found = false, linkage;
+	int line;
+
+	if (dwarf_attr(die, DW_AT_abstract_origin, &a) &&
+	    dwarf_formref_die(&a, &org)) {
+		v = oc_find(&w->oc, dwarf_dieoffset(&org) + 1, &found);
+		if (!v)
+			return -ENOMEM;
+	}
+	if (!found) {
+		const char *name = die_name(die, &linkage);
+		struct origin_val nv = { 0 };
+		if (idxb_name(w->b, name ? name : "", &nv.name, &nv.sysname))
+			return -ENOMEM;
+		if (!dwarf_decl_line(die, &line) && line > 0)
+			nv.decl_line = (uint32_t)line;
+		if (v)
+			*v = nv;
+		v = v ? v : &nv;
+		nd->name = v->name;
+		nd->sysname = v->sysname;
+		nd->decl_line = v->decl_line;
+		return 0;
+	}
+	nd->name = v->name;
+	nd->sysname = v->sysname;
+	nd->decl_line = v->decl_line;
+	return 0;
+}
+
+/* Interned path of the CU's file index u, cached per CU; 0 if none. */
+static int64_t call_file(struct dwalk *w, Dwarf_Word u)
+{
+	if (!w->files || u >= w->nfiles)
+		return 0;
+	if (u < w->nfids && w->fids[u])
+		return w->fids[u] - 1;
+	int64_t id = intern_path(w->b, w->comp_dir,
+				 dwarf_filesrc(w->files, u, NULL, NULL));
+	if (id >= 0 && u < w->nfids)
+		w->fids[u] = (uint32_t)id + 1;
+	return id;
+}
+
 static int add_node(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
 		    uint32_t *out)
 {
 	struct idx_builder *b = w->b;
 	struct idx_node nd = { .parent = parent };
-	bool linkage;
-	const char *name = die_name(die, &linkage);
 	Dwarf_Word u;
 	Dwarf_Attribute a;
-	int line;
 
-	if (idxb_name(b, name ? name : "", &nd.name, &nd.sysname))
+	if (node_names(w, die, &nd))
 		return -ENOMEM;
-	if (!dwarf_decl_line(die, &line) && line > 0)
-		nd.decl_line = (uint32_t)line;
 	if (parent != IDX_NONE) {
 		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &u) == 0)
 			nd.call_line = (uint32_t)u;
-		if (w->files &&
-		    dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &u) == 0 &&
-		    u < w->nfiles) {
-			int64_t id = intern_path(
-				b, w->comp_dir,
-				dwarf_filesrc(w->files, u, NULL, NULL));
+		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &u) == 0) {
+			int64_t id = call_file(w, u);
 			if (id < 0)
 				return -ENOMEM;
 			nd.call_file = (uint32_t)id;
@@ -561,6 +659,17 @@ int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 		w.files = NULL;
 		w.nfiles = 0;
 		dwarf_getsrcfiles(&cudie, &w.files, &w.nfiles);
+		if (w.nfiles > w.nfids) {
+			uint32_t *f = realloc(w.fids, w.nfiles * sizeof(*f));
+			if (!f) {
+				w.rc = -ENOMEM;
+				break;
+			}
+			w.fids = f;
+			w.nfids = w.nfiles;
+		}
+		if (w.fids)
+			memset(w.fids, 0, w.nfids * sizeof(*w.fids));
 		Dwarf_Attribute cd;
 		w.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir,
 							 &cd));
@@ -571,6 +680,9 @@ int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 	if (!w.rc)
 		w.rc = flatten(&w);
 	free(w.r);
+	free(w.fids);
+	free(w.oc.keys);
+	free(w.oc.vals);
 	dwarf_end(dw);
 	elfzstd_release(&zb);
 	if (!w.rc)
