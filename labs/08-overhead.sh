@@ -31,22 +31,19 @@ prog_stats() {
 # measure MODE PROGRAM: run PROGRAM for LAB_SECONDS after it attached; write
 # MODE's bpftrace CPU time and BPF run time to OUT/MODE.stats.
 measure() {
-	local mode=$1 prog=$2 before pid id t0 t1 s0 s1 i=0
+	local mode=$1 prog=$2 before pid id t0 t1 s0 s1
 	before=$(prog_ids)
 	bpftrace -e "$prog" >"$OUT/$mode.txt" 2>"$OUT/$mode.err" &
 	pid=$!
-	until grep -q '^Attaching' "$OUT/$mode.txt"; do
-		kill -0 "$pid" 2>/dev/null || lab_die "bpftrace failed: $(cat "$OUT/$mode.err")"
-		sleep 0.1; i=$((i + 1)); [ "$i" -lt 600 ] || lab_die "bpftrace did not attach"
-	done
+	wait_attached "$pid" "$OUT/$mode.txt" ||
+		lab_die "bpftrace did not start: $(cat "$OUT/$mode.err")"
 	sleep 1		# let it settle: startup (LLVM, loading) is not what we measure
 	id=$(prog_ids | grep -vxF "$before" | head -n 1)
 	[ -n "$id" ] || lab_die "cannot find bpftrace's BPF program (bpftool prog show)"
 	t0=$(cpu_ns "$pid"); read -r s0 c0 < <(prog_stats "$id")
 	sleep "$LAB_SECONDS"
 	t1=$(cpu_ns "$pid"); read -r s1 c1 < <(prog_stats "$id")
-	kill -INT "$pid"
-	wait "$pid"
+	interrupt "$pid"
 	printf 'mode=%s seconds=%s runs=%s bpftrace_cpu_ns=%s bpf_run_ns=%s lost=%s\n' \
 		"$mode" "$LAB_SECONDS" "$((c1 - c0))" "$((t1 - t0))" "$((s1 - s0))" \
 		"$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$OUT/$mode.txt")" >"$OUT/$mode.stats"

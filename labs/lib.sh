@@ -32,26 +32,56 @@ lab_init() {
 	echo "lab $1: outputs in $OUT"
 }
 
+# sigint_ready PID: PID catches SIGINT.  A background job starts with SIGINT
+# ignored, and bpftrace installs its handler only during start-up: a SIGINT
+# sent before that is lost, and bpftrace would run on.
+sigint_ready() {
+	local cgt
+	cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$cgt" ] && (( 0x$cgt & 2 ))
+}
+
+# wait_attached PID FILE: wait (at most 60 s) until the bpftrace PID, with
+# its output in FILE, has printed "Attaching N probes..." and catches
+# SIGINT.  Fails when bpftrace exits first.
+wait_attached() {
+	local i=0
+	until grep -q '^Attaching' "$2" 2>/dev/null && sigint_ready "$1"; do
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+		[ "$i" -lt 600 ] || return 1
+	done
+}
+
+# interrupt PID: what Ctrl-C does to bpftrace (it prints its maps and
+# exits), then wait for it; SIGTERM if it has not exited 120 s later.
+interrupt() {
+	local pid=$1 watchdog
+	kill -INT "$pid" 2>/dev/null
+	(sleep 120 && kill -TERM "$pid" 2>/dev/null) &
+	watchdog=$!
+	wait "$pid"
+	local rc=$?
+	kill "$watchdog" 2>/dev/null
+	wait "$watchdog" 2>/dev/null
+	return "$rc"
+}
+
 # capture SECONDS FILE CMD...: run CMD (a bpftrace command) with its output
-# in FILE, and stop it with SIGINT (as Ctrl-C would) SECONDS after it has
-# attached its probes.  bpftrace prints its maps when it stops.
+# in FILE, and stop it as Ctrl-C would, SECONDS after it has attached its
+# probes.  bpftrace prints its maps when it stops.
 capture() {
-	local secs=$1 file=$2 pid waited=0
+	local secs=$1 file=$2 pid
 	shift 2
 	"$@" >"$file" &
 	pid=$!
-	until grep -q '^Attaching' "$file" 2>/dev/null; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid"
-			return
-		fi
-		sleep 0.1
-		waited=$((waited + 1))
-		[ "$waited" -lt 600 ] || break
-	done
+	if ! wait_attached "$pid" "$file"; then
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		echo "lab: bpftrace did not attach within 60 s" >&2
+	fi
 	sleep "$secs"
-	kill -INT "$pid" 2>/dev/null
-	wait "$pid"
+	interrupt "$pid"
 }
 
 # stop PID...: end the background workloads a lab started.
