@@ -356,10 +356,15 @@ static uint64_t file_size(const char *path)
 	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
+/* By time, then suffix: "T-1" is later than "T", though '-' < '.'. */
 static int stored_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct stored *)a)->stem,
-		      ((const struct stored *)b)->stem);
+	const struct stored *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	unsigned long nx = strlen(x->stem) > 17 ? strtoul(x->stem + 17, NULL, 10) : 0;
+	unsigned long ny = strlen(y->stem) > 17 ? strtoul(y->stem + 17, NULL, 10) : 0;
+	return nx < ny ? -1 : nx > ny;
 }
 
 static int index_add(struct cont *x, const char *stem, time_t t, uint64_t bytes)
@@ -711,9 +716,6 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 	fputc('\n', stderr);
 }
 
-/* A full session is replaced (the memo with it: every process is
- * snapshotted again at its next "#pid" line, which for the next window
- * comes after this window's total line). */
 static uint64_t rss_bytes(void)
 {
 	unsigned long size = 0, resident = 0;
@@ -736,6 +738,9 @@ static bool session_full(struct cont *x)
 	       rss_bytes() > RSS_RECYCLE_BYTES;
 }
 
+/* A full session is replaced (the memo with it: every process is
+ * snapshotted again at its next "#pid" line, which for the next window
+ * comes after this window's total line). */
 static void session_recycle(struct cont *x)
 {
 	if (!session_full(x))
@@ -849,6 +854,18 @@ static int total_line(struct cont *x, const char *s, size_t len)
 	return window_end(x, false);
 }
 
+/* Sampling starts now: the first window of a run starts here, not when
+ * bpftrace was started (its compile takes seconds). */
+static void attached(struct cont *x)
+{
+	char buf[32];
+	if (x->win_records)
+		return;
+	x->win_start_ns = now_ns(CLOCK_REALTIME);
+	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
+	feed_meta(x, "start_ns", buf);
+}
+
 static int out_line(struct cont *x, const char *s, size_t len)
 {
 	if (starts(s, len, "#pid ")) {
@@ -857,6 +874,7 @@ static int out_line(struct cont *x, const char *s, size_t len)
 	}
 	if (starts(s, len, "#attached")) {
 		x->attached = x->ever_attached = true;
+		attached(x);
 		return 0;
 	}
 	if (starts(s, len, "@stackfold_total"))

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# t65-continuous-windows: `stackfold continuous` against a fake bpftrace
+# that prints canned bt/continuous.bt output, so window splitting is
+# checked exactly and without root: a window per total line, both halves
+# of the double buffer (@stackfold_total_b counts as a total), a short
+# total reported as a loss, and bpftrace's exit-time echo of the keyless
+# maps (as 0) not taken for a window.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"
+
+pprof_tools_build || exit 0
+
+cat >"$T/canned" <<'EOF'
+Attaching 4 probes...
+#attached Tracing stacks at 99 Hz... Hit Ctrl-C to end.
+#pid 4242 fake
+@stackfold[4242, 4242, fake, 
+        work+12
+        main+30
+, ]: 7
+@stackfold[4242, 4243, fake, 
+        idle+5
+        main+30
+, ]: 3
+
+@stackfold_total: 10
+#pid 4242 fake
+@stackfold_b[4242, 4242, fake, 
+        work+12
+        main+30
+, ]: 5
+
+@stackfold_total_b: 6
+EOF
+# The fake: print, then wait for SIGINT as bpftrace does, and echo the
+# keyless maps at exit as bpftrace 0.17 does.
+cat >"$T/fake-bpftrace" <<'EOF'
+#!/bin/sh
+trap 'printf "\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
+cat "$1"
+sleep 60 &
+wait
+EOF
+chmod +x "$T/fake-bpftrace"
+
+W=$T/w
+"$STACKFOLD" continuous -o "$W" --window 2 --folded -- "$T/fake-bpftrace" "$T/canned" 2>"$T/log" &
+cpid=$!
+for ((i = 0; i < 100; i++)); do
+	[ "$(grep -c ' samples, ' "$T/log")" -ge 2 ] && break
+	sleep 0.1
+done
+kill -TERM "$cpid"
+wait "$cpid"
+check_eq "fake capture: SIGTERM exits 0" 0 "$?"
+
+# in the order written (a second window in the same second is STAMP-1)
+mapfile -t pbs < <(sed -n 's/^stackfold: \([0-9TZ-]*\): .* samples, .*/\1/p' "$T/log" |
+	while read -r stem; do [ -e "$W/$stem.pb.gz" ] && echo "$W/$stem.pb.gz"; done)
+check_eq "fake capture: one window per total line, none for the exit echo" 2 "${#pbs[@]}"
+if [ "${#pbs[@]}" -eq 2 ]; then
+	check_eq "window 1: folded" "$(printf 'fake-4242;main;idle 3\nfake-4242;main;work 7')" \
+		"$(cat "${pbs[0]%.pb.gz}.folded")"
+	check_eq "window 2 (@stackfold_b): folded" "fake-4242;main;work 5" \
+		"$(cat "${pbs[1]%.pb.gz}.folded")"
+	res=$("$PPROF_CHECK" "${pbs[0]}" 2>&1)
+	check_eq "window 1: valid pprof, 10 samples" "ok samples=2 total=10" "$res"
+	res=$("$PPROF_CHECK" "${pbs[1]}" 2>&1)
+	check_eq "window 2: valid pprof, 5 samples" "ok samples=1 total=5" "$res"
+fi
+check "window 2: the short total is logged as a loss" grep -q ': 5 samples, 1 stacks, .*; 1 dropped' "$T/log"
+check_eq "fake capture: log lines" 3 "$(grep -c . "$T/log")"
