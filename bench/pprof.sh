@@ -10,7 +10,21 @@
 #         difference `-f folded,pprof` minus `-f folded` (min of RUNS runs,
 #         noisier)
 #   size  .pb.gz bytes against the gzipped folded text of the same profile
-#         (gzip -6 and -9; target .pb.gz <= 1.5 x)
+#         (gzip -6 and -9; the old target was .pb.gz <= 1.5 x), and where
+#         they go: "pb_part_FIELD N RAW GZ" per top-level field of the
+#         profile (tests/tools/pprof_check.c --sizes: count, wire bytes,
+#         those bytes gzipped on their own), and "pb_addresses" (locations
+#         with an address, user and kernel).
+#         The folded text is one line per stack and names only; the profile
+#         has, as the issue asks, one Location per address with its mapping
+#         (a library in N processes is N mappings and N locations per
+#         sampled instruction), line numbers, file names, mangled names and
+#         pid/tid/comm labels per sample, so 1.5 x is out of reach.
+#         Measured on two 30 s system-wide captures (~7400 samples, ~4950
+#         written locations, ~450 mappings): 2.78-2.81 x (the address-less
+#         writer before it was 2.40-2.44 x, per-address in first-use order
+#         3.26-3.34 x); the location, sample and string sections each
+#         weigh more than a third of the folded text.
 # Needs root and bpftrace only to record.  Prints one "name value" per line.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +83,8 @@ b=$(cpu_ms -f folded,pprof -o "$W/b" "$cap")
 pb=$(stat -c %s "$W/p.pb.gz")
 g6=$(gzip -6 -c "$W/a.folded" | wc -c)
 g9=$(gzip -9 -c "$W/a.folded" | wc -c)
+cc -std=gnu11 -O2 -I"$B/gen" -o "$W/pprof_check" "$TOP/tests/tools/pprof_check.c" \
+	"$B/gen/profile.pb-c.c" -lprotobuf-c -lz
 "$W/pprof_bench" "$cap" "$W/bench.pb.gz" "$W/bench.folded" 20 2>/dev/null
 echo "folded_lines $(wc -l <"$W/a.folded")"
 echo "folded_bytes $(stat -c %s "$W/a.folded")"
@@ -80,4 +96,8 @@ echo "folded_gzip6_bytes $g6"
 echo "folded_gzip9_bytes $g9"
 awk -v p="$pb" -v g="$g6" 'BEGIN { printf "size_ratio_vs_gzip6 %.2f\n", p / g }'
 awk -v p="$pb" -v g="$g9" 'BEGIN { printf "size_ratio_vs_gzip9 %.2f\n", p / g }'
+"$W/pprof_check" --sizes --addresses "$W/p.pb.gz" | awk '
+	$1 == "size" { n = $3; r = $4; z = $5; sub(/n=/, "", n); sub(/raw=/, "", r); sub(/gz=/, "", z)
+		if ($2 == "total") print "pb_part_total - " $3 " " $4; else print "pb_part_" $2, n, r, z }
+	$1 == "addresses" { print "pb_" $0 }' | sed 's/raw=//; s/gz=//'
 if [ -n "${KEEP:-}" ]; then cp "$cap" "$KEEP"; echo "capture_saved $KEEP"; fi

@@ -457,9 +457,8 @@ static int sample_stack(struct pp_ctx *c, const struct pf_sample *s)
 
 /* Samples ordered by labels (comm, pid, tid, thread), then stack root
  * first, so a thread's samples sit together and stacks sharing callers
- * follow each other: the sample
- * section gzips ~15% smaller than in first-seen order, and the order still
- * depends on the profile only. */
+ * follow each other: the sample section gzips ~15% smaller than in
+ * first-seen order, and the order still depends on the profile only. */
 static int sample_cmp(const void *a, const void *b, void *arg)
 {
 	const struct pp_ctx *c = arg;
@@ -524,9 +523,12 @@ static long pick_main(const struct pp_ctx *c)
 
 static const char *map_name(const struct pp_ctx *c, uint32_t m)
 {
-	const struct pf_mapping *pm = &c->p->mappings[m];
+	const struct pf_mapping *pm;
 
-	if (m == PP_NO_MAP || (!pm->filename && pm->is_kernel))
+	if (m == PP_NO_MAP)
+		return PP_KERNEL_NAME;
+	pm = &c->p->mappings[m];
+	if (!pm->filename && pm->is_kernel)
 		return PP_KERNEL_NAME;
 	return profile_str(c->p, pm->filename);
 }
