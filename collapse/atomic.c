@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,23 @@ static int open_special(struct atomic_file *af, const char *path,
 	return 0;
 }
 
+/* The mode the new file gets: the old file's, else 0666 less the umask
+ * (never wider than what the user had or asked for). */
+static mode_t file_mode(const struct stat *old)
+{
+	if (old)
+		return old->st_mode & 07777;
+	mode_t mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
 int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 {
 	struct stat st;
+	bool exists = stat(path, &st) == 0;
 	memset(af, 0, sizeof(*af));
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	if (exists && !S_ISREG(st.st_mode))
 		return open_special(af, path, err);
 	af->path = strdup(path);
 	if (!af->path || asprintf(&af->tmp, "%s.tmp.XXXXXX", path) < 0) {
@@ -50,7 +63,7 @@ int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 		af_release(af);
 		return -e;
 	}
-	fchmod(fd, 0644);
+	fchmod(fd, file_mode(exists ? &st : NULL));
 	af->fp = fdopen(fd, "w");
 	if (!af->fp) {
 		int e = errno;

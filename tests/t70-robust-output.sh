@@ -94,6 +94,14 @@ else
 fi
 chmod 700 "$T"
 
+# --- output file mode: the old file's, else 0666 less the umask ------------
+rm -f "$T/mode.folded"
+(umask 077 && "$STACKFOLD" -q -o "$T/mode.folded" "$T/in2.folded")
+check_eq "new output under umask 077 is 600" 600 "$(stat -c %a "$T/mode.folded")"
+chmod 640 "$T/mode.folded"
+"$STACKFOLD" -q -o "$T/mode.folded" "$T/in.folded"
+check_eq "rewritten output keeps its mode (640)" 640 "$(stat -c %a "$T/mode.folded")"
+
 # --- D31: SIGKILL of the writer, at random moments ---------------------------
 # The final path holds the complete old file or the complete new one, every
 # time; a .pb.gz always passes gzip -t.
