@@ -204,10 +204,11 @@ bool debuglink_buildid_exists(const char *build_id);
  * On success free(*bufp) after elf_end(). */
 Elf *debugdata_open(Elf *elf, void **bufp);
 
-/* elfzstd.c: decompress zstd SHF_COMPRESSED sections of elf in memory
- * (libelf < 0.189 cannot); the buffers are kept in bufs and must outlive
- * every use of elf's data.  0 or -ENOMEM; undecodable sections are left
- * alone. */
+/* elfzstd.c: decompress the SHF_COMPRESSED (zlib, zstd) .debug_*
+ * sections of elf in memory, on two threads (libelf < 0.189 cannot do
+ * zstd, and does zlib serially); the buffers are kept in bufs and must
+ * outlive every use of elf's data.  0 or -ENOMEM; undecodable sections
+ * are left alone. */
 struct elfzstd_bufs {
 	void **v;
 	size_t n, cap;

@@ -11,7 +11,9 @@ cd "$T" || exit 2
 
 gcc -O2 -g -o inl "$FIX/inl.c" || { fail "build inl.c"; exit 0; }
 probe_addrs inl '^(main|outer|helper)$' >addrs
-size=$(stat -c %s inl)
+# every other mutant starts from zlib- or zstd-compressed debug sections
+objcopy --compress-debug-sections=zlib inl inl-zlib
+objcopy --compress-debug-sections=zstd inl inl-zstd 2>/dev/null || cp inl-zlib inl-zstd
 NMUT=${NMUT:-100}
 NCACHE=${NCACHE:-30}
 
@@ -19,8 +21,11 @@ NCACHE=${NCACHE:-30}
 crashed() { [ "$2" -ge 128 ] || [ "$2" -eq 1 ] || grep -qE 'runtime error|AddressSanitizer|LeakSanitizer' "$1"; }
 
 RANDOM=42
+bases=(inl inl-zlib inl-zstd)
 for ((i = 0; i < NMUT; i++)); do
-	cp inl "m$i"
+	base=${bases[i % 3]}
+	cp "$base" "m$i"
+	size=$(stat -c %s "$base")
 	for ((k = 0; k < 6; k++)); do
 		# bias half of the flips into the first 4 KiB (headers)
 		if ((k % 2)); then off=$((RANDOM % 4096)); else off=$(((RANDOM * 32768 + RANDOM) % size)); fi
@@ -46,6 +51,27 @@ symb -a --cache-dir "$T/mc" <mut.in >mut3.out 2>mut3.err
 rc=$?
 check "byte-flipped ELF files via the cache: no crash" test "$rc" -lt 128
 check_diff "byte-flipped ELF files: cache hits give what was stored" mut2.out mut3.out
+
+# Flips inside the compressed .debug_info payload (zlib: the data, not
+# the headers), where only the decompressor stands guard.
+for base in inl-zlib inl-zstd; do
+	read -r off len <<<"$(readelf -SW "$base" | awk '{ for (i = 1; i < NF; i++) if ($i == ".debug_info") print $(i + 3), $(i + 4) }')"
+	[ -n "${len:-}" ] || continue
+	off=$((16#$off)) len=$((16#$len))
+	for ((i = 0; i < 20; i++)); do
+		cp "$base" "z$base$i"
+		printf "\\x$(printf %02x $((RANDOM % 256)))" |
+			dd of="z$base$i" bs=1 seek=$((off + 24 + RANDOM % (len - 24))) conv=notrunc 2>/dev/null
+		sed "s/^/z$base$i /" addrs
+	done
+done >zmut.in
+symb --no-cache <zmut.in >zmut.out 2>zmut.err
+rc=$?
+if crashed zmut.err $rc; then
+	fail "corrupt compressed debug sections: no crash" "exit $rc" "$(grep -m3 -E 'runtime error|Sanitizer' zmut.err)"
+else
+	pass "corrupt compressed debug sections: no crash ($(wc -l <zmut.in) lookups, exit $rc)"
+fi
 
 # Cache entries with flipped body bytes and a valid CRC.
 if ! command -v python3 >/dev/null; then
