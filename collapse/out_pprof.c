@@ -660,18 +660,21 @@ static int order_fns(struct pp_ctx *c)
 	return 0;
 }
 
-static int locidx_cmp(const void *a, const void *b, void *arg)
-{
-	const struct pp_ctx *c = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t kx[2], ky[2];
+/* A location's sort key: output mapping id, address, first-use index. */
+struct pp_lockey {
+	uint64_t map, addr;
+	uint32_t idx;
+};
 
-	loc_key(c, x, kx);
-	loc_key(c, y, ky);
-	for (int i = 0; i < 2; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	return x < y ? -1 : x > y;
+static int lockey_cmp(const void *a, const void *b)
+{
+	const struct pp_lockey *x = a, *y = b;
+
+	if (x->map != y->map)
+		return x->map < y->map ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* Renumber locations in (mapping, address) order - a mapping's locations
@@ -680,7 +683,7 @@ static int locidx_cmp(const void *a, const void *b, void *arg)
  * samples by the new ids. */
 static int order_locs(struct pp_ctx *c)
 {
-	uint32_t *ord = pp_calloc(c->nlocs, sizeof(*ord));
+	struct pp_lockey *ord = pp_calloc(c->nlocs, sizeof(*ord));
 	uint32_t *newid = pp_calloc(c->nlocs + 1, sizeof(*newid));
 	uint32_t *locs = pp_calloc(c->nlocs, sizeof(*locs));
 
@@ -690,12 +693,16 @@ static int order_locs(struct pp_ctx *c)
 		free(locs);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < c->nlocs; i++)
-		ord[i] = (uint32_t)i;
-	qsort_r(ord, c->nlocs, sizeof(*ord), locidx_cmp, c);
 	for (size_t i = 0; i < c->nlocs; i++) {
-		newid[ord[i] + 1] = (uint32_t)(i + 1);
-		locs[i] = c->locs[ord[i]];
+		uint64_t k[2];
+		loc_key(c, i, k);
+		ord[i] = (struct pp_lockey){ .map = k[0], .addr = k[1],
+					     .idx = (uint32_t)i };
+	}
+	qsort(ord, c->nlocs, sizeof(*ord), lockey_cmp);
+	for (size_t i = 0; i < c->nlocs; i++) {
+		newid[ord[i].idx + 1] = (uint32_t)(i + 1);
+		locs[i] = c->locs[ord[i].idx];
 	}
 	memcpy(c->locs, locs, c->nlocs * sizeof(*locs));
 	for (size_t i = 0; i < c->ostack_len; i++)
