@@ -90,6 +90,12 @@ check_eq "bpftrace 0.9.0: exit 3" 3 $?
 check "bpftrace 0.9.0: 'too old (need >= 0.17)'" grep -q 'bpftrace 0.9.0 is too old (need >= 0.17)' "$T/oldbt.err"
 check_eq "bpftrace 0.9.0: no file touched" "$before" "$(dir_state "$T/o-old")"
 
+# E37: a rate above the cap is refused before anything runs
+"$PROFILE" -p $$ -F 20000 -d 1 -o "$T/o-old/p" >/dev/null 2>"$T/hz.err"
+check_eq "-F 20000: refused (exit 1)" 1 $?
+check "-F 20000: says the range" grep -q 'out of range' "$T/hz.err"
+check_eq "-F 20000: no file touched" "$before" "$(dir_state "$T/o-old")"
+
 if ! live_prereq "runtime faults"; then
 	exit 0
 fi
