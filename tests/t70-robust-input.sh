@@ -194,6 +194,11 @@ check_eq "127-frame stack: every frame kept" 128 "$(awk '/k126/ { print gsub(/;/
 check "1024-frame stack: root first" grep -q '^deep;f1023;f1022;' "$T/deep.out"
 conserve deep "$T/deep.txt"
 
+# an 8 MB frame name on one line (the line reader grows to the line)
+{ printf '@[\n    '; head -c 8000000 /dev/zero | tr '\0' x; printf '+1\n]: 3\n'; } >"$T/long.txt"
+sf long "$T/long.txt"
+check_eq "8 MB frame name: kept whole" "8000000 3" "$(awk '{ print length($1), $2 }' "$T/long.out")"
+
 # --- A7: 10M lines streamed in bounded memory ------------------------------
 # 2M records of 5 lines over 100 unique stacks.  ASan reserves terabytes of
 # virtual memory, so under it the bound is checked on the RSS instead.
