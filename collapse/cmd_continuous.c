@@ -61,8 +61,8 @@
 /* ... or once our resident memory passes this (ELF indexes of programs
  * long gone, e.g. on a build machine), at most every RSS_RECYCLE_MIN
  * windows so a big working set does not cost a reload per window. */
-#define RSS_RECYCLE_BYTES (40ULL << 20)
-#define RSS_RECYCLE_MIN 30
+#define RSS_RECYCLE_BYTES (48ULL << 20)
+#define RSS_RECYCLE_MIN 6
 /* /proc reads per window are capped (a fork storm must not turn into a
  * snapshot storm); pids beyond it are snapshotted lazily when resolved. */
 #define SNAPS_PER_WINDOW 1024
@@ -168,7 +168,9 @@ static void usage(FILE *out)
 	      "                         default 1G; 0 = no cap), oldest removed first\n"
 	      "      --max-age DURATION remove windows older than this (s, m, h, d;\n"
 	      "                         default: no cap)\n"
-	      "      --no-cache, --cache-dir DIR, --no-dwarf  (as for record)\n"
+	      "      --dwarf            inline frames and source lines from DWARF\n"
+	      "                         (default: symbol tables only; more memory)\n"
+	      "      --no-cache, --cache-dir DIR  (as for record)\n"
 	      "  -q, --quiet            log only problems (default: one line a window)\n\n"
 	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
 	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable;\n"
@@ -233,7 +235,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 }
 
 enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXAGE, OPT_NOCACHE, OPT_CACHEDIR,
-       OPT_NODWARF };
+       OPT_NODWARF, OPT_DWARF };
 
 static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, 'o' },
@@ -245,6 +247,7 @@ static const struct option long_opts[] = {
 	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
 	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
 	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
+	{ "dwarf", no_argument, NULL, OPT_DWARF },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -273,6 +276,7 @@ static int parse_one(struct copts *o, int opt, const char *arg)
 	case OPT_NOCACHE: o->so.no_cache = true; return -1;
 	case OPT_CACHEDIR: o->so.cache_dir = arg; return -1;
 	case OPT_NODWARF: o->so.no_dwarf = true; return -1;
+	case OPT_DWARF: o->so.no_dwarf = false; return -1;
 	case 'q': o->quiet = true; return -1;
 	case 'h': usage(stdout); return EXIT_OK;
 	default: usage(stderr); return EXIT_USAGE;
@@ -281,7 +285,11 @@ static int parse_one(struct copts *o, int opt, const char *arg)
 
 static int parse_args(struct copts *o, int argc, char **argv)
 {
-	*o = (struct copts){ .window = 10, .hz = 99, .max_size = 1ULL << 30 };
+	/* Symbol tables only by default: DWARF indexes (inline frames, lines)
+	 * cost an always-on profiler most of its memory and index time on a
+	 * machine that keeps running new binaries. */
+	*o = (struct copts){ .window = 10, .hz = 99, .max_size = 1ULL << 30,
+			     .so.no_dwarf = true };
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+o:w:F:qh", long_opts, NULL)) != -1) {
