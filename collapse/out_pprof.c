@@ -15,15 +15,17 @@
  *   Location per location used, one Function per function used; labels
  *   pid, tid (num) and comm, thread_name (str) when known; two comments:
  *   the loss counters and the capture metadata.
- * Ids are dense and depend on the profile only: mappings and functions in
- * first-use order of the samples (the executable first), locations in
- * (mapping, address) order, samples sorted by labels then stack root
- * first, so the same profile gives the same bytes; the gzip header
- * carries mtime 0 and a fixed OS byte.  The orders are also chosen for
- * size (see order_locs(), sample_cmp()).  Strings that are not valid
- * UTF-8 get each bad byte replaced by U+FFFD: proto3 `string` fields must
- * be UTF-8 or strict readers (protoc, the C++ and Python runtimes) refuse
- * the whole profile.
+ * Ids are dense and depend on the profile only: mappings with the
+ * executable first, then by file name, build-id and range; locations in
+ * (mapping, address) order; functions in first-use order of those
+ * locations; samples sorted by labels then stack root first; strings in
+ * first-use order of the message.  So the same profile gives the same
+ * bytes; the gzip header carries mtime 0 and a fixed OS byte.  The orders
+ * are chosen for size: together they make a 30 s system-wide profile
+ * ~16% smaller than first-use order (bench/pprof.sh).
+ * Strings that are not valid UTF-8 get each bad byte replaced by U+FFFD:
+ * proto3 `string` fields must be UTF-8 or strict readers (protoc, the C++
+ * and Python runtimes) refuse the whole profile.
  *
  * Locations (the issue's rule: one Location per unique address, with its
  * mapping and the address as the process saw it, Line entries innermost
