@@ -1,7 +1,7 @@
 /*
  * fuzz_maps.c - libFuzzer target: /proc/PID/maps text (symbolizer/maps.c),
  * fed in fuzzer-chosen chunks, the same text as a JIT perf map
- * (symbolizer/perfmap.c) and, for one input in eight, as a saved snapshot
+ * (symbolizer/perfmap.c) and, for one input in four, as a saved snapshot
  * through sym_process_load_maps()/sym_process_write_maps().
  *
  * Checked: kept entries are sorted, non-empty ranges; maps_list_find()
@@ -100,10 +100,18 @@ static void snapshot(const uint8_t *data, size_t size)
 	struct sym_session *sess = sym_session_new(&so, NULL);
 	if (!sess)
 		abort();
-	/* a pid no process has: files are never opened */
-	if (sym_process_load_maps(sess, 0x3ffffff0, (const char *)data, size,
-				  NULL))
+	/* "[vdso]" makes the session read our own /proc/self/maps (huge
+	 * under ASan) to find the vdso: that is not input, so skip it */
+	char *text = malloc(size ? size : 1);
+	if (!text)
 		abort();
+	memcpy(text, data, size);
+	for (char *v = text; (v = memmem(v, size - (size_t)(v - text), "[vdso]", 6));)
+		v[4] = 'X';
+	/* a pid no process has: files are never opened */
+	if (sym_process_load_maps(sess, 0x3ffffff0, text, size, NULL))
+		abort();
+	free(text);
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		abort();
@@ -139,9 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	maps_chunked(data, size);
 	perf_map(data, size);
-	/* a session costs more than the parse (its first [vdso] reads our
-	 * own /proc/self/maps): one input in eight */
-	if (size && (data[size / 2] & 7) == 0)
+	/* a session costs more than the parse: one input in four */
+	if (size && (data[size / 2] & 3) == 0)
 		snapshot(data, size);
 	return 0;
 }
