@@ -31,6 +31,11 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	lr_release(&lr);
 	if (!is_stdin)
 		close(fd);
+	if (ret == -EOVERFLOW) {
+		fprintf(stderr, "stackfold: %s:%" PRIu64 ": sample counts add up "
+			"past 2^63 (corrupt input?)\n", name, r->in.lines);
+		return EXIT_BADINPUT;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "stackfold: read '%s': %s\n", name, strerror(-ret));
 		return ret == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
@@ -78,6 +83,9 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 			k->stackid_errors);
 	if (k->lost_events)
 		fprintf(stderr, "; bpftrace lost %" PRIu64 " events", k->lost_events);
+	if (k->map_full_warnings)
+		fprintf(stderr, "; bpftrace warned %" PRIu64 " times that a map was "
+			"full (samples lost, count unknown)", k->map_full_warnings);
 	if (k->unparsable_lines || k->incomplete_records)
 		fprintf(stderr, "; %" PRIu64 " unparsable lines, %" PRIu64
 			" incomplete records", k->unparsable_lines,

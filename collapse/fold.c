@@ -129,6 +129,34 @@ static const char *pstr(const struct profile *p, uint32_t id, size_t *len)
 	return profile_str(p, id);
 }
 
+int fold_add_frames(struct fold *f, const char *stack, size_t len,
+		    uint64_t count)
+{
+	const char *p = stack, *end = stack + len;
+	bool clean = len > 0;
+	for (size_t i = 0; clean && i < len; i++) {
+		unsigned char c = (unsigned char)stack[i];
+		clean = c >= 0x20 && c != 0x7f &&
+			!(c == ';' && (i == 0 || i == len - 1 || stack[i + 1] == ';'));
+	}
+	if (clean)	/* the common case: nothing to rewrite */
+		return fold_add(f, stack, len, count, 0);
+	struct sbuf b = { 0 };
+	int ret = 0;
+	while (!ret && len && p <= end) {
+		size_t n;
+		const char *e = fold_next_frame(p, end, &n);
+		ret = sb_frame(&b, p, n, NULL);
+		p = e + 1;
+	}
+	if (!ret && !b.len)
+		ret = sb_frame(&b, "[no stack]", 10, NULL);
+	if (!ret)
+		ret = fold_add(f, b.s, b.len, count, 0);
+	free(b.s);
+	return ret;
+}
+
 static int sb_proc_frame(struct sbuf *b, const struct profile *p,
 			 const struct pf_sample *s, unsigned flags)
 {

@@ -61,6 +61,12 @@ int fold_init(struct fold *f);
 int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
 	     uint64_t count2);
 int fold_finish(struct fold *f);
+/* fold_add() of a folded-text stack, each frame made safe by the same rule
+ * fold_build() applies (control bytes and NUL to '?', an empty frame to
+ * "[empty]", an empty stack to "[no stack]"), so folded text read straight
+ * into a fold prints the same as through a profile.  0 or -ENOMEM. */
+int fold_add_frames(struct fold *f, const char *stack, size_t len,
+		    uint64_t count);
 void fold_release(struct fold *f);
 
 /* Differential: lines of `before` and `after` joined by stack, count =

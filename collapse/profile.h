@@ -86,6 +86,7 @@ struct pf_counters {
 	uint64_t incomplete_records;	/* truncated final record */
 	uint64_t unsymbolized_frames;	/* frames shown as module+off/unknown */
 	uint64_t truncated_stacks;	/* depth hit the stack limit */
+	uint64_t map_full_warnings;	/* bpftrace said a map was full */
 };
 
 struct pf_meta {

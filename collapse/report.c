@@ -198,17 +198,21 @@ static int folded_line(struct report *r, const char *s, size_t len)
 			r->in.first_bad_line = r->in.lines;
 		return 0;
 	}
+	/* exactly one blank separates the count, as in flamegraph.pl's
+	 * `^(.*)\s+?(\d+)$`: a frame name may end in blanks */
 	size_t slen = (size_t)(sp - 1 - s);
-	while (slen && (s[slen - 1] == ' ' || s[slen - 1] == '\t'))
-		slen--;
 	if (!count)
 		return 0;
-	if (!r->fold_direct)
-		return resolver_folded(r->res, s, slen, count);
+	if (!r->fold_direct) {
+		int ret = resolver_folded(r->res, s, slen, count);
+		if (!ret)
+			r->in.samples += count;
+		return ret;
+	}
 	if (count > INT64_MAX || r->direct.total > INT64_MAX - count)
 		return -EOVERFLOW;	/* totals stay within pprof's int64 */
 	r->in.samples += count;
-	return fold_add(&r->direct, s, slen, count, 0);
+	return fold_add_frames(&r->direct, s, slen, count);
 }
 
 static int bt_feed(void *ctx, const char *line, size_t len)
@@ -294,6 +298,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 			return ret;
 		const struct bt_counters *bc = bt_parser_counters(r->bt);
 		c->lost_events += bc->lost_events;
+		c->map_full_warnings += bc->map_full_warnings;
 		c->stackid_errors += bc->stackid_errors;
 		r->in.unparsable = bc->unparsable_lines;
 		r->in.first_bad_line = bc->first_bad_line;
@@ -358,11 +363,17 @@ static int write_one(const struct report_output *o, const struct out_input *in,
 	if (ret)
 		return ret;
 	ret = o->fmt->write(af.fp, in, oo, err);
-	if (ret) {
+	if (!ret)
+		return atomic_commit(&af, err);
+	if (!ferror(af.fp)) {
 		atomic_abort(&af);
 		return ret;
 	}
-	return atomic_commit(&af, err);
+	/* a write error: atomic_commit() names the path and the reason
+	 * (ENOSPC...) from its final flush, and removes the temporary file */
+	int cret = atomic_commit(&af, err);
+	return cret ? cret : sf_err_set(err, EIO, "write '%s': write error",
+					o->path);
 }
 
 int report_write(struct report *r, const struct report_output *outs,

