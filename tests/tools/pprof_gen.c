@@ -166,7 +166,7 @@ static void kernel(struct profile *p)
  * memcpy location per address); a symbolized location on a mapping the
  * symbolizer gave no flags (kept as it is); a pre-symbolized location
  * without an address on a mapping with no flags (marked [FN], or pprof
- * would re-symbolize address 0). */
+ * would re-symbolize address 0); a kernel address with no kernel mapping. */
 static void procs(struct profile *p)
 {
 	const char *lib = "/usr/lib/libc.so.6", *bid = "feedface";
@@ -187,12 +187,18 @@ static void procs(struct profile *p)
 			  false);
 	uint32_t fp = fn(p, "presym", NULL, NULL);
 	uint32_t lp = loc(p, mp, 0, PF_LOC_USER, &fp, 1, NULL);
+	/* a kernel address and no kernel mapping: the synthetic one, sorted
+	 * among the others */
+	uint32_t fk = fn(p, "do_kern", NULL, NULL);
+	uint32_t lk[2] = { loc(p, 0, 0xffffffff81000100, PF_LOC_KERNEL, &fk, 1,
+			       NULL), la };
 
 	sample(p, 1, 1, "a", &la, 1, 2);
 	sample(p, 2, 2, "b", &lb, 1, 3);
 	sample(p, 3, 3, "c", &lc, 1, 4);
 	sample(p, 4, 4, "d", &ld, 1, 1);
 	sample(p, 5, 5, "e", &lp, 1, 6);
+	sample(p, 1, 1, "a", lk, 2, 1);
 	p->meta.time_nanos = 1;
 }
 
