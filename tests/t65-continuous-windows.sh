@@ -38,9 +38,10 @@ EOF
 # keyless maps at exit as bpftrace 0.17 does.
 cat >"$T/fake-bpftrace" <<'EOF'
 #!/bin/sh
-trap 'printf "\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
+trap 'kill "$sleeper"; printf "\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
 cat "$1"
 sleep 60 &
+sleeper=$!
 wait
 EOF
 chmod +x "$T/fake-bpftrace"
