@@ -3,7 +3,10 @@
 # (bpftrace text, stackfold raw capture, folded text): every output passes
 # the strict validator, go tool pprof and protoc --decode; samples are
 # conserved (pprof total == folded total == counts in the input); pprof's
-# top table agrees with `stackfold -f top`; output is deterministic.
+# top table agrees with `stackfold -f top`; output is deterministic.  Then
+# a raw capture of a program built here: one location per user address,
+# inside its mapping, shown by go tool pprof -raw and -top -addresses, and
+# re-symbolized by pprof itself to the same lines.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/pprof_build.sh
@@ -134,3 +137,72 @@ check_eq "folded _[k]: user frames without mapping" "demo main read" \
 	"$(awk '/^ +[0-9]+: 0x0 [^M]/ { print $3 }' "$raw" | sort | paste -sd' ')"
 check_eq "folded _[k]: the only mapping" "1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]" \
 	"$(sed -n '/^Mappings/,$p' "$raw" | grep '^[0-9]*: ')"
+
+# A raw capture with user addresses, without root: a small program built
+# here (known build-id), a saved map of a process that no longer runs, and
+# two stacks at addresses inside leaf/mid/main.  The profile must carry one
+# location per address, each with its address inside its mapping, visible
+# in `go tool pprof -raw` and `-top -addresses`, and pprof must be able to
+# re-symbolize those addresses itself to the same functions and lines.
+addr_capture() {	# DIR: writes DIR/app, DIR/cap.raw; 1 when tools are missing
+	local d=$1 bid=73746163666f6c642d7070726f662d746573742d pid=4194001
+	local off vaddr memsz base=$((0x555555554000)) pg=4096 start limit
+	command -v nm >/dev/null && command -v readelf >/dev/null || return 1
+	printf '%s\n' 'int leaf(int n) { return n * 3; }' \
+		'int mid(int n) { return leaf(n) + 1; }' \
+		'int main(void) { return mid(3); }' >"$d/app.c"
+	cc -O0 -g -fno-inline -Wl,--build-id=0x$bid -o "$d/app" "$d/app.c" || return 1
+	read -r off vaddr memsz <<<"$(readelf -lW "$d/app" | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3, $6; exit }')"
+	[ -n "$memsz" ] || return 1
+	start=$((base + (vaddr & ~(pg - 1))))
+	limit=$(((base + vaddr + memsz + pg - 1) & ~(pg - 1)))
+	addr_of() { printf '0x%x' $((base + 0x$(nm "$d/app" | awk -v f="$1" '$3 == f { print $1 }') + $2)); }
+	{
+		printf '# stackfold-capture 1\n#meta hz 99\n#meta start_ns 1700000000000000000\n#maps %d\n' $pid
+		printf '%x-%x r-xp %08x 00:00 0 %s\n' $start $limit $((off & ~(pg - 1))) "$d/app"
+		printf '#bid %x %s\n#main %x\n#endmaps\n#pid %d app\n' $start $bid $start $pid
+		printf '@stackfold[%d, %d, app, \n    %s\n    %s\n    %s\n, ]: 5\n' \
+			$pid $pid "$(addr_of leaf 4)" "$(addr_of mid 9)" "$(addr_of main 9)"
+		printf '@stackfold[%d, %d, app, \n    %s\n    %s\n, \n\tffffffff815e150d unmap_page_range+1245\n]: 2\n' \
+			$pid $((pid + 1)) "$(addr_of mid 9)" "$(addr_of main 9)"
+	} >"$d/cap.raw"
+	printf '%s %s %s %x %x %x\n' "$(addr_of leaf 4)" "$(addr_of mid 9)" "$(addr_of main 9)" \
+		$start $limit $((off & ~(pg - 1))) >"$d/addrs"
+}
+mkdir -p "$T/addr"
+if ! addr_capture "$T/addr"; then
+	skip "raw capture with user addresses" "cc, nm or readelf missing"
+elif ! "$STACKFOLD" -q -f pprof -o "$T/addr/p.pb.gz" "$T/addr/cap.raw" 2>"$T/err"; then
+	fail "raw capture with user addresses: stackfold -f pprof" "$(tail -5 "$T/err")"
+else
+	read -r a_leaf a_mid a_main m_start m_limit m_off <"$T/addr/addrs"
+	check_eq "addresses: validator (3 user, 1 kernel, each in its mapping)" \
+		"ok samples=2 total=7|addresses user=3 kernel=1 zero_on_mapping=0 unmapped=0" \
+		"$("$PPROF_CHECK" --addresses "$T/addr/p.pb.gz" | paste -sd'|')"
+	gopprof -raw -symbolize=none "$T/addr/p.pb.gz" >"$T/addr/raw" 2>"$T/goerr" ||
+		fail "addresses: go pprof -raw" "$(tail -5 "$T/goerr")"
+	check_eq "addresses: -raw, one location per address, with lines" \
+		"$a_leaf M=1 leaf|$a_mid M=1 mid|$a_main M=1 main" \
+		"$(awk '/^ +[0-9]+: 0x[0-9a-f]+ M=1 / { print $2, $3, $4 }' "$T/addr/raw" | sort | paste -sd'|')"
+	check_eq "addresses: -raw mapping with the saved range and offset" \
+		"1: 0x$m_start/0x$m_limit/0x$m_off $T/addr/app" "$(grep -oE '^1: [^ ]+ [^ ]+' "$T/addr/raw")"
+	check_eq "addresses: -raw, each in its mapping's range (all, user, outside)" "4 3 0" \
+		"$(raw_addr_check "$T/addr/raw")"
+	if gopprof -top -addresses -symbolize=none "$T/addr/p.pb.gz" >"$T/addr/top" 2>"$T/goerr"; then
+		check_eq "addresses: go pprof -top -addresses, a row per address" \
+			"$(printf '%016x leaf|%016x main|%016x mid' "$a_leaf" "$a_main" "$a_mid")" \
+			"$(grep -oE '[0-9a-f]{16} (leaf|mid|main)' "$T/addr/top" | sort -k2 | paste -sd'|')"
+	else
+		fail "addresses: go pprof -top -addresses" "$(tail -5 "$T/goerr")"
+	fi
+	# pprof's own symbolizer (addr2line) on our addresses and mapping:
+	# its functions have no start line (s=0), ours do.
+	if command -v addr2line >/dev/null || command -v llvm-symbolizer >/dev/null; then
+		gopprof -raw -symbolize=local:force "$T/addr/p.pb.gz" >"$T/addr/force" 2>/dev/null
+		check_eq "addresses: pprof re-symbolizes them to the same functions and lines" \
+			"leaf $T/addr/app.c:1 s=0|mid $T/addr/app.c:2 s=0|main $T/addr/app.c:3 s=0" \
+			"$(awk '/^ +[0-9]+: 0x[0-9a-f]+ M=1 / { print $4, $5, $6 }' "$T/addr/force" | paste -sd'|')"
+	else
+		skip "addresses: pprof re-symbolizes them" "no addr2line or llvm-symbolizer"
+	fi
+fi
