@@ -766,11 +766,20 @@ static void session_recycle(struct cont *x)
 	x->nseen = 0;
 }
 
+/* The symbolizer's warnings (each text once per session), at most one
+ * line a window so a churning machine cannot flood the journal. */
 static void drain_warnings(struct cont *x)
 {
-	const char *w;
-	while ((w = sym_session_next_warning(x->ss)))
-		fprintf(stderr, "stackfold: warning: %s\n", w);
+	const char *w = sym_session_next_warning(x->ss);
+	if (!w)
+		return;
+	fprintf(stderr, "stackfold: warning: %s", w);
+	unsigned more = 0;
+	while (sym_session_next_warning(x->ss))
+		more++;
+	if (more)
+		fprintf(stderr, " (and %u more warning%s)", more, more == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 /* End the window: write it (unless it is an empty tail at EOF), start the
