@@ -98,6 +98,7 @@ conserve junk "$FX/junk.txt"
 printf 'Map full; can'"'"'t update element. Try increasing max_map_keys\n@[\n    a+1\n]: 2\n' >"$T/mapfull.txt"
 sf mapfull "$T/mapfull.txt"
 check "'Map full' is recognised, not an unparsable line" bash -c "! grep -q unparsable '$T/mapfull.err'"
+check "'Map full' is reported in the summary (F3)" grep -q 'map was full' "$T/mapfull.err"
 sed 's/$/\r/' "$FX/ustack-kstack.txt" >"$T/crlf.txt"
 sf crlf -q "$T/crlf.txt"
 check_diff "CRLF input gives the same folded output as LF" "$FX/ustack-kstack.expected" "$T/crlf.out"
@@ -144,6 +145,8 @@ printf '@[\n    a+1\n]: 6917529027641081856\n@[\n    b+1\n]: 6917529027641081856
 sf wrap "$T/wrap.txt"
 check "sum past INT64_MAX: an error (exit 2), not a wrapped total" test "$(rc wrap)" = 2
 check "sum past INT64_MAX: nothing printed" test ! -s "$T/wrap.out"
+check "sum past INT64_MAX: the message names file and line (F4)" \
+	grep -q "wrap.txt:[0-9]*: sample counts add up past 2^63" "$T/wrap.err"
 printf 'a;b 18446744073709551615\na;c 1\n' >"$T/wrap.folded"
 sf wrapf "$T/wrap.folded"
 check_eq "folded count of 2^64-1: refused (exit 2), not wrapped to 0 samples" 2 "$(rc wrapf)"
@@ -249,6 +252,18 @@ if [ "$PPROF_OK" = 1 ]; then
 	"$STACKFOLD" -q -f pprof -o "$T/bytes.pb.gz" "$T/bytes.txt" 2>/dev/null
 	check "control bytes: pprof validates (UTF-8 strings)" "$PPROF_CHECK" --no-time "$T/bytes.pb.gz"
 fi
+
+# regressions of FINDINGS.md F1, F5, F9
+printf '@[\n    ab +1\n]: 5\n' | "$STACKFOLD" -q | "$STACKFOLD" -q >"$T/blank.out"
+check_eq "a leaf frame ending in a blank survives folded -> folded (F1)" "ab  5" "$(cat "$T/blank.out")"
+long=$(head -c 1100 /dev/zero | tr '\0' x)
+printf '%sA 1\n%sB 2\n' "$long" "$long" >"$T/longnames.folded"
+sf longnames -f folded,pprof -o "$T/longnames" "$T/longnames.folded"
+check_eq "names differing after byte 1023 stay apart (F5)" 2 "$(wc -l <"$T/longnames.folded")"
+printf 'a\177b;;c 1\n;x 2\n' >"$T/ctl.folded"
+"$STACKFOLD" -q "$T/ctl.folded" >"$T/ctl1.out"
+"$STACKFOLD" -q -f folded,pprof -o "$T/ctl2" "$T/ctl.folded"
+check_diff "folded output is the same with and without pprof (F9)" "$T/ctl1.out" "$T/ctl2.folded"
 
 # --- D28: folded round trip (property test) ---------------------------------
 # Random stacks whose names hold ';', spaces, tabs, trailing digits, [T; 4],
