@@ -695,13 +695,13 @@ static int write_window(struct cont *x, const char *stem, struct sf_err *e)
 }
 
 static void log_written(struct cont *x, const char *stem, uint64_t bytes,
-			uint64_t removed)
+			uint64_t removed, const char *warn)
 {
 	const struct pf_counters *k = &x->r.prof.counters;
 	uint64_t dropped = report_dropped(&x->r);
 	bool loss = dropped || k->lost_events || k->stackid_errors ||
 		    k->unparsable_lines || k->incomplete_records || x->snap_skipped;
-	if (x->o.quiet && !loss)
+	if (x->o.quiet && !loss && !warn[0])
 		return;
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu stacks, %"
 		PRIu64 " KiB", stem, k->samples, x->r.prof.nsamples - 1,
@@ -721,7 +721,7 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 	if (removed)
 		fprintf(stderr, "; %" PRIu64 " old window%s removed", removed,
 			removed == 1 ? "" : "s");
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", warn);
 }
 
 static uint64_t rss_bytes(void)
@@ -766,20 +766,20 @@ static void session_recycle(struct cont *x)
 	x->nseen = 0;
 }
 
-/* The symbolizer's warnings (each text once per session), at most one
- * line a window so a churning machine cannot flood the journal. */
-static void drain_warnings(struct cont *x)
+/* The symbolizer's warnings (each text once per session) ride on the
+ * window's line: "; warning: TEXT (and N more)", or "" when none. */
+static void take_warnings(struct cont *x, char *buf, size_t n)
 {
 	const char *w = sym_session_next_warning(x->ss);
+	buf[0] = 0;
 	if (!w)
 		return;
-	fprintf(stderr, "stackfold: warning: %s", w);
+	int len = snprintf(buf, n, "; warning: %s", w);
 	unsigned more = 0;
 	while (sym_session_next_warning(x->ss))
 		more++;
-	if (more)
-		fprintf(stderr, " (and %u more warning%s)", more, more == 1 ? "" : "s");
-	fputc('\n', stderr);
+	if (more && len > 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, " (and %u more)", more);
 }
 
 /* End the window: write it (unless it is an empty tail at EOF), start the
@@ -792,6 +792,8 @@ static int window_end(struct cont *x, bool at_eof)
 	feed_meta(x, "duration_ns", buf);
 	struct report_input_stats st;
 	int ret = report_end_input(&x->r, &st);
+	char warn[SF_ERRLEN + 64];
+	take_warnings(x, warn, sizeof(warn));
 	if (!ret && !(at_eof && !x->win_records)) {
 		char stem[STEM_MAX];
 		time_t t;
@@ -800,8 +802,8 @@ static int window_end(struct cont *x, bool at_eof)
 		if (write_window(x, stem, &e)) {
 			x->failed++;
 			fprintf(stderr, "stackfold: window %s not written: %s (%"
-				PRIu64 " window%s lost so far)\n", stem, e.msg,
-				x->failed, x->failed == 1 ? "" : "s");
+				PRIu64 " window%s lost so far)%s\n", stem, e.msg,
+				x->failed, x->failed == 1 ? "" : "s", warn);
 		} else {
 			char pb[4096], fo[4096];
 			path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
@@ -809,10 +811,9 @@ static int window_end(struct cont *x, bool at_eof)
 			uint64_t bytes = file_size(pb) + (x->o.folded ? file_size(fo) : 0);
 			x->written++;
 			ret = index_add(x, stem, t, bytes);
-			log_written(x, stem, bytes, retention(x));
+			log_written(x, stem, bytes, retention(x), warn);
 		}
 	}
-	drain_warnings(x);
 	x->win_no++;
 	seen_sweep(x);
 	session_recycle(x);
