@@ -140,15 +140,43 @@ static int add_line(struct idx_builder *b, uint64_t addr, uint32_t file,
 
 /* Rows of one CU.  A sequence whose start is outside every PT_LOAD
  * segment (code discarded by the linker, left at address 0) is dropped. */
+static bool same_place(const struct bline *a, const struct bline *b);
+static int64_t call_file(struct dwalk *w, Dwarf_Word u);
+
+/* Start a sequence at addr: kept when addr is in a PT_LOAD segment. */
+static int seq_begin(struct dwalk *w, uint64_t addr, bool *keep)
+{
+	*keep = in_loaded(w->b, addr);
+	if (!*keep)
+		return 0;
+	if (sf_grow((void **)&w->seqs, &w->seqcap, w->nseqs + 1,
+		    sizeof(*w->seqs)))
+		return -ENOMEM;
+	w->seqs[w->nseqs++] = w->b->nlines;
+	return 0;
+}
+
+/* Interned path of a line's file (through the per-CU index cache). */
+static int64_t line_file(struct dwalk *w, Dwarf_Line *l)
+{
+	Dwarf_Files *files;
+	size_t idx;
+
+	if (dwarf_line_file(l, &files, &idx) == 0 && files == w->files)
+		return call_file(w, idx);
+	return intern_path(w->b, w->comp_dir, dwarf_linesrc(l, NULL, NULL));
+}
+
+/* Rows of one CU.  A sequence whose start is outside every PT_LOAD
+ * segment (code discarded by the linker, left at address 0) is dropped,
+ * and so is a row saying what the row before it in its sequence said. */
 static int cu_lines(struct dwalk *w, Dwarf_Die *cu)
 {
 	struct idx_builder *b = w->b;
-	const char *comp_dir = w->comp_dir;
 	Dwarf_Lines *lines;
 	size_t n;
-	const char *last_src = NULL;
-	uint32_t last_id = 0;
 	bool keep = false, seq_start = true;
+	struct bline prev = { 0 };
 
 	if (dwarf_getsrclines(cu, &lines, &n))
 		return 0;
@@ -162,12 +190,9 @@ static int cu_lines(struct dwalk *w, Dwarf_Die *cu)
 			continue;
 		dwarf_lineendsequence(l, &end);
 		if (seq_start) {
-			keep = in_loaded(b, addr);
-			if (keep && sf_grow((void **)&w->seqs, &w->seqcap,
-					    w->nseqs + 1, sizeof(*w->seqs)))
+			if (seq_begin(w, addr, &keep))
 				return -ENOMEM;
-			if (keep)
-				w->seqs[w->nseqs++] = b->nlines;
+			prev.line = 0;	/* no previous row */
 		}
 		seq_start = end;
 		if (!keep)
@@ -179,16 +204,15 @@ static int cu_lines(struct dwalk *w, Dwarf_Die *cu)
 		}
 		dwarf_lineno(l, &lineno);
 		dwarf_linediscriminator(l, &disc);
-		const char *src = dwarf_linesrc(l, NULL, NULL);
-		if (src != last_src) {
-			int64_t id = intern_path(b, comp_dir, src);
-			if (id < 0)
-				return -ENOMEM;
-			last_src = src;
-			last_id = (uint32_t)id;
-		}
-		if (add_line(b, addr, last_id, lineno > 0 ? (uint32_t)lineno : 0,
-			     disc))
+		int64_t file = line_file(w, l);
+		if (file < 0)
+			return -ENOMEM;
+		struct bline cur = { addr, (uint32_t)file,
+				     lineno > 0 ? (uint32_t)lineno : 0, disc, 0 };
+		if (prev.line && same_place(&prev, &cur))
+			continue;
+		prev = cur;
+		if (add_line(b, addr, cur.file, cur.line, cur.disc))
 			return -ENOMEM;
 	}
 	return 0;
