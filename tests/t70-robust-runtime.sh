@@ -52,6 +52,18 @@ prep_old() {	# DIR: a previous run's outputs
 svg_total() { sed -n 's/.*<title>all (\([0-9,]*\) samples.*/\1/p' "$1" | head -n 1 | tr -d ,; }
 recorded() { sed -n 's/.*recorded: \([0-9]*\) samples.*/\1/p' "$1" | tail -n 1; }
 
+# wait_capture PID: until the stackfold record exec'd as PID has run its
+# bpftrace child for 3 s (attached and sampling, even on a busy machine)
+wait_capture() {
+	local i
+	for i in $(seq 1 100); do
+		pgrep -P "$1" bpftrace >/dev/null && break
+		sleep 0.2
+	done
+	[ "$i" -lt 100 ] || echo "wait_capture: no bpftrace under $1" >&2
+	sleep 3
+}
+
 # conserve NAME PREFIX ERRFILE: recorded == folded == pprof == svg
 conserve() {
 	local n=$1 p=$2 rec folded svg pp
@@ -140,7 +152,7 @@ BG+=("$demo")
 start=$(date +%s)
 "$PROFILE" -p "$demo" -d 60 -o "$T/int" >"$T/int.out" 2>"$T/int.err" &
 prof=$!
-sleep 4
+wait_capture "$prof"
 kill -INT "$prof"
 wait "$prof"
 rc=$?
@@ -152,7 +164,7 @@ conserve "SIGINT" "$T/int" "$T/int.err"
 prep_old "$T/o-int2"
 "$PROFILE" -p "$demo" -d 60 -o "$T/o-int2/p" >/dev/null 2>"$T/int2.err" &
 prof=$!
-sleep 4
+wait_capture "$prof"
 kill -INT "$prof"
 sleep 0.05
 kill -INT "$prof"
