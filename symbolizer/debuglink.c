@@ -236,12 +236,23 @@ static void dinfod_load(void)
 		*(void **)&dinfod.begin = dlsym(h, "debuginfod_begin");
 }
 
+/* Set when a server could not be reached or timed out: the rest of this
+ * process does not wait on it again (a "not found" does not set it). */
+static bool dinfod_down;
+
+struct dinfod_wait {
+	time_t deadline;
+	bool aborted;
+};
+
 static int dinfod_progress(debuginfod_client *c, long a, long b)
 {
-	time_t *deadline = dinfod.get_user_data(c);
+	struct dinfod_wait *w = dinfod.get_user_data(c);
 	(void)a;
 	(void)b;
-	return time(NULL) > *deadline;	/* non-zero aborts the transfer */
+	if (time(NULL) >= w->deadline)
+		w->aborted = true;
+	return w->aborted;	/* non-zero aborts the transfer */
 }
 
 static Elf *by_debuginfod(struct find *f)
@@ -253,7 +264,7 @@ static Elf *by_debuginfod(struct find *f)
 	if (!urls || !*urls || !n || n > sizeof(id))
 		return NULL;
 	pthread_once(&dinfod_once, dinfod_load);
-	if (!dinfod.begin)
+	if (!dinfod.begin || __atomic_load_n(&dinfod_down, __ATOMIC_RELAXED))
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		sscanf(f->build_id + 2 * i, "%2hhx", &id[i]);
@@ -263,11 +274,14 @@ static Elf *by_debuginfod(struct find *f)
 	/* A deadline through the progress callback: libdebuginfod's own
 	 * timeout only covers a stalled connection.  A "not found" answer
 	 * is remembered by libdebuginfod's cache (cache_miss_s). */
-	time_t deadline = time(NULL) + DEBUGINFOD_TIMEOUT_S;
-	dinfod.set_user_data(c, &deadline);
+	struct dinfod_wait w = { time(NULL) + DEBUGINFOD_TIMEOUT_S, false };
+	dinfod.set_user_data(c, &w);
 	dinfod.set_progressfn(c, dinfod_progress);
 	int fd = dinfod.find(c, id, (int)n, NULL);
 	dinfod.end(c);
+	/* An abort is reported as -ENOENT: tell it from a real "not found" */
+	if (fd < 0 && (fd != -ENOENT || w.aborted))
+		__atomic_store_n(&dinfod_down, true, __ATOMIC_RELAXED);
 	if (fd < 0)
 		return NULL;
 	Elf *e = elf_from_fd(fd);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zlib.h>
 
 int idxb_init(struct idx_builder *b)
@@ -205,6 +206,7 @@ int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
 	}
 	memset(&h, 0, sizeof(h));
 	h.addr_base = addr_base(b);
+	h.built_at = (uint64_t)time(NULL);
 	clip_to_base(b, h.addr_base);
 	memcpy(h.magic, IDX_MAGIC, 8);
 	h.version = IDX_VERSION;

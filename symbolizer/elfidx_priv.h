@@ -22,7 +22,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 4u
+#define IDX_VERSION 5u
 #define IDX_NONE UINT32_MAX
 
 enum idx_sect {
@@ -55,6 +55,7 @@ struct idx_hdr {
 	char key[96];		/* cache key the blob was built for */
 	char build_id[48];	/* lowercase hex, "" if none */
 	uint64_t addr_base;	/* LINES and SEGS addresses are relative */
+	uint64_t built_at;	/* time(NULL) when built */
 	uint64_t sect_off[IDX_NSECT];	/* from blob start, 8-aligned */
 	uint64_t sect_count[IDX_NSECT];	/* elements (bytes for STRS) */
 };

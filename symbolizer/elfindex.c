@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void hex_encode(const unsigned char *p, size_t n, char *hex,
@@ -396,6 +397,8 @@ static void warn(const struct elfidx_opts *o, const char *fmt, ...)
 
 /* A cached index for key, or NULL (a corrupt entry is deleted and
  * reported once through o->warn, so the caller rebuilds it). */
+#define IDX_DEBUGINFOD_RETRY_S 86400
+
 /*
  * Was a cached entry built from a poorer copy of this file?  Copies that
  * share a build-id (a stripped binary and the unstripped one, or one
@@ -411,7 +414,13 @@ static bool entry_poorer(const struct elf_index *idx, Elf *elf,
 		return true;
 	if (o->no_dwarf || (f & IDX_DEBUG_FOUND))
 		return false;
-	return has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id);
+	if (has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id))
+		return true;
+	/* Built without debug info while debuginfod is configured: ask it
+	 * again once a day (it remembers its own "not found" answers). */
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	return urls && *urls && *idx->hdr->build_id &&
+	       (uint64_t)time(NULL) - idx->hdr->built_at > IDX_DEBUGINFOD_RETRY_S;
 }
 
 static struct elf_index *open_cached(const struct elfidx_opts *o,

@@ -23,8 +23,11 @@
  * sysroots) and then /usr/lib/debug, ROOT/.build-id/xx/yyyy.debug; the
  * .gnu_debuglink name next to the file, in its .debug/ directory and in
  * ROOT/<file's directory>/ (CRC32 checked; a mismatch is warned about and
- * the file ignored); debuginfod, only when $DEBUGINFOD_URLS is set (5 s
- * deadline; libdebuginfod caches "not found" answers).  Symbols come from
+ * the file ignored); debuginfod, only when $DEBUGINFOD_URLS is set (a 5 s
+ * deadline, after which the process stops asking; libdebuginfod caches
+ * "not found" answers; an index built without debug info asks again after
+ * a day).  A cached index made from a poorer copy of the file (stripped,
+ * or before its debug file was installed) is rebuilt.  Symbols come from
  * .symtab, else the debug file's .symtab, else .dynsym plus the
  * .gnu_debugdata (MiniDebugInfo) .symtab.
  */

@@ -176,6 +176,27 @@ if command -v python3 >/dev/null; then
 		DEBUGINFOD_CACHE_PATH=$T/dcache2 symb --no-cache >dnone.out
 	check_eq "debuginfod unreachable: honest ??, quickly" "$(wc -l <bid.addrs)|1" \
 		"$(paste - - <dnone.out | grep -c '^??	??:0$')|$([ $(($(date +%s) - start)) -lt 10 ] && echo 1)"
+	# A server that accepts and never answers: one 5 s deadline, then the
+	# process stops asking it (two stripped files, two build-ids).
+	cc_fixture -O1 -Wl,--build-id=sha1 -o bid2 "$FIX/inl.c" && strip -o bid2-stripped bid2
+	python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+print(s.getsockname()[1], flush=True)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)' >hang.port &
+	hang=$!
+	for _ in $(seq 50); do [ -s hang.port ] && break; sleep 0.1; done
+	start=$(date +%s)
+	printf 'bid-stripped 0x1000\nbid2-stripped 0x1000\n' |
+		DEBUGINFOD_URLS=http://127.0.0.1:$(cat hang.port) DEBUGINFOD_CACHE_PATH=$T/dcache3 \
+		symb --no-cache >hang.out 2>&1
+	took=$(($(date +%s) - start))
+	kill "$hang" 2>/dev/null
+	wait "$hang" 2>/dev/null
+	check "debuginfod not answering: one deadline, not one per file (${took}s)" \
+		test "$took" -ge 4 -a "$took" -le 9
 else
 	skip "debuginfod" "python3 (for a local HTTP server) not installed"
 fi
