@@ -14,7 +14,7 @@ enum {
 	OPT_COLORS, OPT_NOHASH, OPT_COUNTNAME, OPT_FLAMECHART, OPT_DIFF,
 	OPT_TOP, OPT_TID, OPT_NOCOMM, OPT_LINES, OPT_NODEMANGLE, OPT_NOCACHE,
 	OPT_CACHEDIR, OPT_NODWARF, OPT_SAVERAW, OPT_COUNTDOWN, OPT_WATCH,
-	OPT_NOGZIP, OPT_START,
+	OPT_NOGZIP, OPT_START, OPT_FLUSH,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +52,7 @@ static const struct option long_opts[] = {
 	{ "countdown", no_argument, NULL, OPT_COUNTDOWN },
 	{ "watch-pid", required_argument, NULL, OPT_WATCH },
 	{ "start-pid", required_argument, NULL, OPT_START },
+	{ "flush", required_argument, NULL, OPT_FLUSH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -68,6 +69,8 @@ void cli_usage(FILE *out, bool record)
 		      "      --countdown        show a countdown on stderr\n"
 		      "      --watch-pid PID    stop when PID exits\n"
 		      "      --start-pid PID    send SIGCONT to PID once bpftrace attached\n"
+		      "      --flush SEC        the program prints and clears its map every\n"
+		      "                         SEC s and says \"#flushed\": stop between flushes\n"
 		      "      --save-raw FILE    also keep the raw capture (re-readable)\n\n",
 		      out);
 	else
@@ -220,6 +223,10 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 		if (!c->record || !parse_uint(arg, &u) || !u)
 			return bad("bad --watch-pid", arg);
 		c->watch_pid = (int)u;
+		break;
+	case OPT_FLUSH:
+		if (!c->record || !parse_uint(arg, &c->flush))
+			return bad("bad --flush", arg);
 		break;
 	case OPT_START:
 		if (!c->record || !parse_uint(arg, &u) || !u)

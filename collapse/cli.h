@@ -31,6 +31,7 @@ struct cli {
 	const char *save_raw;	/* also write the raw capture here */
 	int watch_pid;		/* stop when this pid exits (0: none) */
 	int start_pid;		/* SIGCONT this pid once attached */
+	unsigned flush;		/* the program's flush period (s), 0: none */
 };
 
 /* Parse argv (argv[0] is the command name).  Returns -1 to continue,

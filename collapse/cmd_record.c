@@ -52,7 +52,10 @@ struct rec {
 	struct atomic_file raw;
 	bool raw_open;
 	uint64_t start_ns, snap_failed;
-	uint64_t attached_ns;	/* monotonic time bpftrace said "Attaching" */
+	uint64_t attached_ns;	/* monotonic time of "#attached" */
+	uint64_t stopped_ns;	/* monotonic time sampling ended (stop sent) */
+	uint64_t flushes;	/* "#flushed" lines seen */
+	bool stop_wanted;	/* a stop is due; sent once it is safe */
 	bool stop_sent;
 };
 
@@ -117,6 +120,8 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	}
 }
 
+static void meta_line(struct rec *x, const char *k, const char *v);
+
 /* The duration counts from attach time ("#attached", printed by the
  * program's BEGIN probe, which runs once every probe is attached), not
  * from bpftrace's start-up. */
@@ -127,6 +132,11 @@ static void attached(struct rec *x)
 	x->attached_ns = now_ns(CLOCK_MONOTONIC);
 	if (x->c->start_pid)
 		kill(x->c->start_pid, SIGCONT);
+	/* the capture's start, for pprof's time_nanos: this line wins over
+	 * the one written at set-up */
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRIu64, now_ns(CLOCK_REALTIME));
+	meta_line(x, "start_ns", buf);
 }
 
 static int out_line(struct rec *x, const char *s, size_t len)
@@ -135,6 +145,8 @@ static int out_line(struct rec *x, const char *s, size_t len)
 		first_sample(x, s, len);
 	else if (len >= 9 && memcmp(s, "#attached", 9) == 0)
 		attached(x);
+	else if (len == 8 && memcmp(s, "#flushed", 8) == 0)
+		x->flushes++;
 	raw_line(x, s, len);
 	return report_line(&x->r, s, len);
 }
@@ -218,12 +230,33 @@ static void countdown(struct rec *x, uint64_t elapsed_s)
 			elapsed_s);
 }
 
-/* Ask bpftrace to stop (it prints its maps on SIGINT). */
+/*
+ * bpftrace carries out print() and clear() in user space, in order; a
+ * SIGINT that lands after a flush's print and before its clear makes the
+ * exit print show the same entries again (counted twice).  So with a
+ * flush period, stop only when every flush due has said "#flushed" and the
+ * next is not about to start.
+ */
+static bool safe_to_stop(const struct rec *x)
+{
+	if (!x->c->flush || !x->attached_ns)
+		return true;
+	uint64_t period = (uint64_t)x->c->flush * 1000000000ULL;
+	uint64_t el = now_ns(CLOCK_MONOTONIC) - x->attached_ns;
+	uint64_t due = el / period, phase = el % period;
+	if (x->flushes < due && phase < 5000000000ULL)
+		return false;	/* a flush is in progress (give up after 5 s) */
+	return period <= 1000000000ULL || phase + 500000000ULL < period;
+}
+
+/* Ask bpftrace to stop (it prints its maps on SIGINT), once it is safe. */
 static void stop_child(struct rec *x)
 {
-	if (!x->stop_sent) {
+	x->stop_wanted = true;
+	if (!x->stop_sent && safe_to_stop(x)) {
 		kill(x->child, SIGINT);
 		x->stop_sent = true;
+		x->stopped_ns = now_ns(CLOCK_MONOTONIC);
 	}
 }
 
@@ -236,7 +269,7 @@ static int loop(struct rec *x)
 		int n = poll(pf, 2, 200);
 		if (g_signals >= 2)
 			return EXIT_INTERRUPTED;
-		if (g_signals == 1)
+		if (g_signals == 1 || x->stop_wanted)
 			stop_child(x);
 		uint64_t el = x->attached_ns ? (now_ns(CLOCK_MONOTONIC) -
 				x->attached_ns) / 1000000000ULL : 0;
@@ -320,6 +353,16 @@ static int child_status(struct rec *x)
 	return EXIT_ENV;
 }
 
+/* How long samples were taken: attach to stop, at most the program's own
+ * deadline (-D), which ends sampling in the kernel. */
+static uint64_t capture_ns(const struct rec *x)
+{
+	uint64_t end = x->stopped_ns ? x->stopped_ns : now_ns(CLOCK_MONOTONIC);
+	uint64_t d = x->attached_ns && end > x->attached_ns ? end - x->attached_ns : 0;
+	uint64_t cap = (uint64_t)x->c->seconds * 1000000000ULL;
+	return x->c->seconds && d > cap ? cap : d;
+}
+
 static double tv_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -341,7 +384,7 @@ static void print_cost(const struct rec *x)
 static int finish(struct rec *x)
 {
 	char buf[32];
-	snprintf(buf, sizeof(buf), "%" PRIu64, now_ns(CLOCK_REALTIME) - x->start_ns);
+	snprintf(buf, sizeof(buf), "%" PRIu64, capture_ns(x));
 	meta_line(x, "duration_ns", buf);
 	struct report_input_stats st;
 	report_end_input(&x->r, &st);
