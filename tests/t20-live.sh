@@ -61,9 +61,9 @@ wait "$dpid" 2>/dev/null
 cc -O1 -g -fno-omit-frame-pointer -o "$T/exiter" "$TOP/tests/fixtures/live/exiter.c"
 # started stopped and resumed once bpftrace is attached (--start-pid), so
 # all of its CPU time is inside the capture
-sh -c 'kill -STOP $$; exec "$@"' sh "$T/exiter" 1.2 >"$T/exiter.cpu" &
+EXITER_STOP=1 "$T/exiter" 1.2 >"$T/exiter.cpu" &
 epid=$!
-sleep 0.1
+sleep 0.2
 rm -f "$T/exiter"
 "$STACKFOLD" record -D 3 --start-pid "$epid" -f folded -o "$T/exit" --save-raw "$T/exit.raw" -- \
 	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" "$epid" 10 2>"$T/exit.err"
