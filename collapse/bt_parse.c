@@ -515,9 +515,29 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 	return 0;	/* other # lines are comments */
 }
 
+static int idle_line(struct bt_parser *bp, const char *s, size_t len);
+
+/* A line a #maps block can hold: "START-END ..." or a "#..." annotation. */
+static bool maps_text(const char *s, size_t len)
+{
+	if (len && s[0] == '#')
+		return true;
+	const char *dash = memchr(s, '-', len);
+	return dash && dash > s && all_hex(s, (size_t)(dash - s));
+}
+
 static int maps_line(struct bt_parser *bp, const char *s, size_t len)
 {
 	size_t off;
+	if (!maps_text(s, len)) {
+		/* Not a maps block after all: a "#maps N" line that came from
+		 * elsewhere (a comm holding a newline, printed by "#pid") must
+		 * not swallow the records that follow. */
+		bad_line(bp);
+		bp->blen = 0;
+		bp->st = ST_IDLE;
+		return idle_line(bp, s, len);
+	}
 	if (starts(s, len, "#endmaps")) {
 		int ret = 0;
 		if (bp->cb.maps)

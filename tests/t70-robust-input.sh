@@ -187,6 +187,13 @@ printf '@[]: 3\n@[]: 4\n' >"$T/empty2.txt"
 sf empty2 "$T/empty2.txt"
 check_eq "equal empty stacks merge into one [no stack] line" "[no stack] 7" "$(cat "$T/empty2.out")"
 
+# A "#maps" line injected by a comm holding a newline ("#pid 5 x\n#maps 1",
+# printed by bt/profile.bt) must not swallow the records after it.
+printf '#pid 5 evil\n#maps 1\n@stackfold[5, 5, evil,\n    0x1234\n, ]: 10\n@stackfold[6, 6, good,\n    0x1234\n, ]: 5\n@stackfold_total: 15\n' >"$T/inject.txt"
+sf inject "$T/inject.txt"
+check_eq "injected #maps line: no sample swallowed" 15 "$(folded_total "$T/inject.out")"
+check "injected #maps line: counted as unparsable" grep -q 'inject.txt:3: ignored 1 unparsable line' "$T/inject.err"
+
 # --- A6: 1024-frame and 127-frame stacks ----------------------------------
 awk 'BEGIN { print "@[1, 1, deep,"; for (i = 0; i < 1024; i++) printf "\tf%d+1\n", i;
 	print "]: 5"; print "@[1, 1, deep,"; for (i = 0; i < 127; i++) printf "\tk%d+1\n", i; print "]: 2" }' >"$T/deep.txt"

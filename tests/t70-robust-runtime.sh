@@ -215,6 +215,37 @@ rss=$(sed -n 's/.*stackfold max rss \([0-9]*\) KiB.*/\1/p' "$T/fork.err")
 [ -n "$rss" ] || rss=$(tail -n 1 "$T/fork.rss" 2>/dev/null)
 check "fork storm: memory bounded (max RSS ${rss} KiB < 512 MiB)" test "${rss:-999999999}" -lt 524288
 
+# --- a process whose comm holds a newline and a directive ---------------------
+# profile.bt prints "#pid PID COMM": COMM "e\n#maps 1" injects a #maps line.
+cat >"$T/evil.c" <<'EOF'
+#include <sys/prctl.h>
+#include <time.h>
+int main(void)
+{
+	volatile unsigned long n = 0;
+	time_t end = time(0) + 6;
+	prctl(PR_SET_NAME, "e\n#maps 1", 0, 0, 0);
+	while (time(0) < end)
+		n++;
+	return 0;
+}
+EOF
+if cc -O1 -o "$T/evil" "$T/evil.c" 2>"$T/evil-cc.err"; then
+	"$T/evil" &
+	evil=$!
+	"$DEMO" 6 &
+	demo=$!
+	BG+=("$evil" "$demo")
+	sleep 0.5
+	"$PROFILE" -a -d 3 -o "$T/evil" >"$T/evil.out" 2>"$T/evil.err"
+	check_eq "comm with a newline: exit 0" 0 $?
+	check "comm with a newline: other processes' samples kept" grep -q '^demo;' "$T/evil.folded"
+	conserve "comm with a newline" "$T/evil" "$T/evil.err"
+	wait "$evil" "$demo" 2>/dev/null
+else
+	fail "comm with a newline: cc" "$(cat "$T/evil-cc.err")"
+fi
+
 # --- E20/E39: kernel.kptr_restrict ----------------------------------------------
 KPTR_SAVED=$(cat /proc/sys/kernel/kptr_restrict)
 kptr_orig=$KPTR_SAVED
