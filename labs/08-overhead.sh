@@ -14,7 +14,7 @@ work=$!
 # timing itself costs a little).  Turn it on, and put back the old value
 # however this script ends.
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-trap 'sysctl -q -w kernel.bpf_stats_enabled="$old_stats"; stop "$work"' EXIT
+trap 'sysctl -q -w kernel.bpf_stats_enabled="$old_stats"; lab_cleanup' EXIT
 sysctl -q -w kernel.bpf_stats_enabled=1
 
 # CPU time of a process, all threads, in ns (first field of schedstat).

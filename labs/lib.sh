@@ -7,16 +7,31 @@
 # labs/out/NN (git-ignored).  labs/check NN DIR reads them.
 # shellcheck shell=bash
 
+# A failing step ends the lab (its own message says why), rather than
+# letting later steps work on missing files.
+set -e
+
 LABS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(dirname "$LABS")
 STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
-export PROFILE=$TOP/scripts/profile
+# shellcheck disable=SC2034 # used by the lab scripts
+PROFILE=$TOP/scripts/profile
 BUILD=$LABS/build
 LAB_SECONDS=${LAB_SECONDS:-10}
 LAB_HZ=${LAB_HZ:-99}
 export STACKFOLD
 
 lab_die() { echo "lab: $*" >&2; exit 1; }
+
+# However the lab ends (done, a failed step, Ctrl-C), end the workloads it
+# started in the background.  Lab 8 calls this from its own EXIT trap.
+lab_cleanup() {
+	local p
+	p=$(jobs -p)
+	# shellcheck disable=SC2086 # one pid per word
+	[ -z "$p" ] || kill $p 2>/dev/null || true
+}
+trap lab_cleanup EXIT
 
 # lab_init NN [OUTDIR]: check what every lab needs, make OUT, record the
 # settings in OUT/lab.env for labs/check.
@@ -59,12 +74,14 @@ wait_attached() {
 interrupt() {
 	local pid=$1 watchdog
 	kill -INT "$pid" 2>/dev/null
-	(sleep 120 && kill -TERM "$pid" 2>/dev/null) &
+	(sleep 120 && kill -0 "$pid" 2>/dev/null &&
+		echo "lab: bpftrace $pid still running 120 s after SIGINT; sending SIGTERM" >&2 &&
+		kill -TERM "$pid") &
 	watchdog=$!
-	wait "$pid"
-	local rc=$?
-	kill "$watchdog" 2>/dev/null
-	wait "$watchdog" 2>/dev/null
+	local rc=0
+	wait "$pid" || rc=$?
+	kill "$watchdog" 2>/dev/null || true
+	wait "$watchdog" 2>/dev/null || true
 	return "$rc"
 }
 
@@ -86,7 +103,6 @@ capture() {
 
 # stop PID...: end the background workloads a lab started.
 stop() {
-	kill "$@" 2>/dev/null
-	wait "$@" 2>/dev/null
-	return 0
+	kill "$@" 2>/dev/null || true
+	wait "$@" 2>/dev/null || true
 }
