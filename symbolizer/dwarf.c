@@ -208,7 +208,7 @@ static int cu_lines(struct dwalk *w, Dwarf_Die *cu)
 		if (file < 0)
 			return -ENOMEM;
 		struct bline cur = { addr, (uint32_t)file,
-				     lineno > 0 ? (uint32_t)lineno : 0, disc, 0 };
+				     lineno > 0 ? (uint32_t)lineno : 0, disc };
 		if (prev.line && same_place(&prev, &cur))
 			continue;
 		prev = cur;
@@ -228,9 +228,9 @@ static int line_cmp(const void *pa, const void *pb)
 	bool ea = !a->file && !a->line, eb = !b->file && !b->line;
 	if (ea != eb)
 		return ea ? -1 : 1;
-	/* Rows at one address keep table order: the later one wins, as in
-	 * addr2line. */
-	return a->order < b->order ? -1 : a->order > b->order;
+	/* Equal: the merges below are stable, so rows at one address keep
+	 * table order and the later one wins, as in addr2line. */
+	return 0;
 }
 
 static bool same_place(const struct bline *a, const struct bline *b)
@@ -324,7 +324,8 @@ static int merge_runs(struct bline *v, struct bline *t, size_t n)
  * file: order the sequences by start address and concatenate them, then
  * sort only the clusters of sequences whose address ranges overlap.
  * Nearly O(rows), where sorting every row was the biggest cost of a cold
- * build.  Rows keep their table order on ties (line_cmp's order key).
+ * build.  Ties keep table order: sequences are ordered by (start address,
+ * table position) and the merge is stable.
  */
 static int sort_rows(struct idx_builder *b, const size_t *seqs, size_t nseqs)
 {
@@ -338,8 +339,6 @@ static int sort_rows(struct idx_builder *b, const size_t *seqs, size_t nseqs)
 		free(out);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < b->nlines; i++)
-		b->lines[i].order = (uint32_t)i;
 	for (size_t i = 0; i < nseqs; i++) {
 		size_t end = i + 1 < nseqs ? seqs[i + 1] : b->nlines;
 		sr[i] = (struct seqref){ 0, 0, seqs[i], end - seqs[i] };

@@ -91,7 +91,7 @@ struct idx_seg {
 /* Builder forms of the above, with full addresses. */
 struct bline {
 	uint64_t addr;
-	uint32_t file, line, disc, order;
+	uint32_t file, line, disc;
 };
 struct bseg {
 	uint64_t lo;
