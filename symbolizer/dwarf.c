@@ -659,11 +659,11 @@ static int flatten(struct dwalk *w)
 int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 {
 	struct dwalk w = { .b = b };
-	struct elfzstd_bufs zb = { 0 };
+	struct elfcomp_bufs zb = { 0 };
 
-	elfzstd_hide_unused(elf);
-	if (elfzstd_inflate(elf, &zb)) {
-		elfzstd_release(&zb);
+	elfcomp_hide_unused(elf);
+	if (elfcomp_inflate(elf, &zb)) {
+		elfcomp_release(&zb);
 		return -ENOMEM;
 	}
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
@@ -672,7 +672,7 @@ int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 	uint8_t unit_type;
 
 	if (!dw) {
-		elfzstd_release(&zb);
+		elfcomp_release(&zb);
 		return -ENOENT;
 	}
 	while (!w.rc && dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie,
@@ -707,7 +707,7 @@ int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 	free(w.oc.keys);
 	free(w.oc.vals);
 	dwarf_end(dw);
-	elfzstd_release(&zb);
+	elfcomp_release(&zb);
 	if (!w.rc)
 		w.rc = lines_sort(b, w.seqs, w.nseqs);
 	free(w.seqs);

@@ -205,21 +205,21 @@ bool debuglink_buildid_exists(const char *build_id);
  * On success free(*bufp) after elf_end(). */
 Elf *debugdata_open(Elf *elf, void **bufp);
 
-/* elfzstd.c: decompress the SHF_COMPRESSED (zlib, zstd) .debug_*
+/* elfcompress.c: decompress the SHF_COMPRESSED (zlib, zstd) .debug_*
  * sections of elf in memory, on two threads (libelf < 0.189 cannot do
  * zstd, and does zlib serially); the buffers are kept in bufs and must
  * outlive every use of elf's data.  0 or -ENOMEM; undecodable sections
  * are left alone. */
-struct elfzstd_bufs {
+struct elfcomp_bufs {
 	void **v;
 	size_t n, cap;
 };
-int elfzstd_inflate(Elf *elf, struct elfzstd_bufs *bufs);
-void elfzstd_release(struct elfzstd_bufs *bufs);
-/* elfzstd.c: hide from libdw the debug sections the index never reads
+int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs);
+void elfcomp_release(struct elfcomp_bufs *bufs);
+/* elfcompress.c: hide from libdw the debug sections the index never reads
  * (location lists, macros, name indexes), so dwarf_begin_elf does not
  * decompress them.  Changes only elf's in-memory section headers. */
-void elfzstd_hide_unused(Elf *elf);
+void elfcomp_hide_unused(Elf *elf);
 
 /* crc32 of the on-disk/blob body, as stored in idx_hdr.crc. */
 uint32_t idx_body_crc(const unsigned char *blob, size_t len);

@@ -1,5 +1,5 @@
 /*
- * elfzstd.c - compressed debug sections, decompressed before libdw sees
+ * elfcompress.c - compressed debug sections, decompressed before libdw sees
  * them.
  *
  * SHF_COMPRESSED sections with ch_type ELFCOMPRESS_ZSTD (gcc -gz=zstd,
@@ -193,7 +193,7 @@ static bool install(struct zjob *j)
 	return true;
 }
 
-int elfzstd_inflate(Elf *elf, struct elfzstd_bufs *bufs)
+int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs)
 {
 	struct zjob *v = NULL;
 	size_t n = 0;
@@ -231,7 +231,7 @@ static const char *const unused_debug[] = {
 	".zdebug_loc", ".zdebug_loclists", ".zdebug_macro", ".zdebug_frame",
 };
 
-void elfzstd_hide_unused(Elf *elf)
+void elfcomp_hide_unused(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -254,7 +254,7 @@ void elfzstd_hide_unused(Elf *elf)
 	}
 }
 
-void elfzstd_release(struct elfzstd_bufs *bufs)
+void elfcomp_release(struct elfcomp_bufs *bufs)
 {
 	for (size_t i = 0; i < bufs->n; i++)
 		free(bufs->v[i]);
