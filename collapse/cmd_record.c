@@ -56,6 +56,7 @@ struct rec {
 	uint64_t stopped_ns;	/* monotonic time sampling ended (stop sent) */
 	uint64_t flushes;	/* "#flushed" lines seen */
 	bool stop_wanted;	/* a stop is due; sent once it is safe */
+	uint64_t wanted_ns;	/* monotonic time the stop was first wanted */
 	bool stop_sent;
 };
 
@@ -242,16 +243,21 @@ static bool safe_to_stop(const struct rec *x)
 	if (!x->c->flush || !x->attached_ns)
 		return true;
 	uint64_t period = (uint64_t)x->c->flush * 1000000000ULL;
-	uint64_t el = now_ns(CLOCK_MONOTONIC) - x->attached_ns;
+	uint64_t now = now_ns(CLOCK_MONOTONIC), el = now - x->attached_ns;
+	/* never wait forever: a "#flushed" line may be lost (perf buffer) */
+	if (now - x->wanted_ns > 2 * period + 2000000000ULL)
+		return true;
 	uint64_t due = el / period, phase = el % period;
-	if (x->flushes < due && phase < 5000000000ULL)
-		return false;	/* a flush is in progress (give up after 5 s) */
+	if (x->flushes < due)
+		return false;	/* a flush is in progress */
 	return period <= 1000000000ULL || phase + 500000000ULL < period;
 }
 
 /* Ask bpftrace to stop (it prints its maps on SIGINT), once it is safe. */
 static void stop_child(struct rec *x)
 {
+	if (!x->stop_wanted)
+		x->wanted_ns = now_ns(CLOCK_MONOTONIC);
 	x->stop_wanted = true;
 	if (!x->stop_sent && safe_to_stop(x)) {
 		kill(x->child, SIGINT);
