@@ -26,6 +26,10 @@ int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
 	if (count > (uint64_t)INT64_MAX || f->total > (uint64_t)INT64_MAX - count ||
 	    count2 > (uint64_t)INT64_MAX || f->total2 > (uint64_t)INT64_MAX - count2)
 		return -EOVERFLOW;
+	/* nothing to add: also the never-filled slots of an unfinished fold
+	 * (stack NULL) that a caller may walk */
+	if (!count && !count2)
+		return 0;
 	int64_t id = strtab_intern(&f->strs, stack, len);
 	if (id < 0)
 		return -ENOMEM;

@@ -260,6 +260,13 @@ if [ "$PPROF_OK" = 1 ]; then
 	check "control bytes: pprof validates (UTF-8 strings)" "$PPROF_CHECK" --no-time "$T/bytes.pb.gz"
 fi
 
+# a folded input and a bpftrace input together (regression: the unfinished
+# folded part was merged slot by slot, NULL stacks included: UBSan)
+printf 'a;b 1\n' >"$T/mix.folded"
+printf '@[\n    a+1\n]: 2\n' >"$T/mix.txt"
+sf mix "$T/mix.folded" "$T/mix.txt"
+check_eq "folded + bpftrace inputs merge" "a 2|a;b 1" "$(paste -sd '|' "$T/mix.out")"
+
 # regressions of FINDINGS.md F1, F5, F9
 printf '@[\n    ab +1\n]: 5\n' | "$STACKFOLD" -q | "$STACKFOLD" -q >"$T/blank.out"
 check_eq "a leaf frame ending in a blank survives folded -> folded (F1)" "ab  5" "$(cat "$T/blank.out")"
