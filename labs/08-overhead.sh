@@ -19,8 +19,16 @@ sysctl -q -w kernel.bpf_stats_enabled=1
 
 # CPU time of a process, all threads, in ns (first field of schedstat).
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
-# Ids of the loaded perf_event BPF programs named after the rate.
-prog_ids() { bpftool prog show | awk -v n="$HZ8" '$2 == "perf_event" && $4 == n { sub(":", "", $1); print $1 }'; }
+# Id of the perf_event BPF program (type 7) that process PID holds open:
+# /proc/PID/fdinfo of a bpf-prog file descriptor names it.
+prog_id() {
+	local fd
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd")" = anon_inode:bpf-prog ] || continue
+		awk '$1 == "prog_type:" { t = $2 } $1 == "prog_id:" { id = $2 }
+		     END { if (t == 7) print id }' "/proc/$1/fdinfo/${fd##*/}"
+	done | head -n 1
+}
 # run_time_ns and run_cnt of BPF program ID.
 prog_stats() {
 	bpftool prog show id "$1" | awk '{ for (i = 1; i < NF; i++)
@@ -31,15 +39,14 @@ prog_stats() {
 # measure MODE PROGRAM: run PROGRAM for LAB_SECONDS after it attached; write
 # MODE's bpftrace CPU time and BPF run time to OUT/MODE.stats.
 measure() {
-	local mode=$1 prog=$2 before pid id t0 t1 s0 s1
-	before=$(prog_ids)
+	local mode=$1 prog=$2 pid id t0 t1 s0 s1
 	bpftrace -e "$prog" >"$OUT/$mode.txt" 2>"$OUT/$mode.err" &
 	pid=$!
 	wait_attached "$pid" "$OUT/$mode.txt" ||
 		lab_die "bpftrace did not start: $(cat "$OUT/$mode.err")"
 	sleep 1		# let it settle: startup (LLVM, loading) is not what we measure
-	id=$(prog_ids | grep -vxF "$before" | head -n 1)
-	[ -n "$id" ] || lab_die "cannot find bpftrace's BPF program (bpftool prog show)"
+	id=$(prog_id "$pid")
+	[ -n "$id" ] || lab_die "cannot find bpftrace's BPF program in /proc/$pid/fdinfo"
 	t0=$(cpu_ns "$pid"); read -r s0 c0 < <(prog_stats "$id")
 	sleep "$LAB_SECONDS"
 	t1=$(cpu_ns "$pid"); read -r s1 c1 < <(prog_stats "$id")
