@@ -20,7 +20,7 @@ endif
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -Isymbolizer -Icollapse -I$(B)/gen
-LDLIBS   := -ldw -lelf -lz -lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread -lm
+LDLIBS   := -ldw -lelf -lz -lprotobuf-c -lzstd -llzma -liberty -lpthread -lm -ldl
 ifeq ($(V),1)
 Q :=
 else
@@ -36,7 +36,7 @@ LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
 MAIN_OBJ := $(B)/collapse/main.o
 DEPS     := $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all deps test flame bench bench-overhead fuzz labs install clean check-headers demo
+.PHONY: all print-ldlibs deps test flame bench bench-overhead fuzz labs install clean check-headers demo
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(B)/libstackfold.a
@@ -61,6 +61,9 @@ $(B)/%.o: %.c $(GEN_H)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The toolchain's demangler (libiberty, as binutils uses: C++ and Rust).
+$(B)/symbolizer/demangle.o: ALL_CFLAGS += -DSF_HAVE_LIBIBERTY
+
 -include $(DEPS)
 
 # Every header compiles on its own.
@@ -68,6 +71,11 @@ check-headers:
 	@for h in collapse/*.h symbolizer/*.h; do \
 	  echo "#include \"$$(basename $$h)\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; \
 	done; echo "headers ok"
+
+# The libraries bin/stackfold links, for tests and benches that link their
+# own programs against $(B)/libstackfold.a.
+print-ldlibs:
+	@echo $(LDLIBS)
 
 deps:
 	@scripts/install-deps

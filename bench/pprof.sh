@@ -64,7 +64,7 @@ fi
 B=$TOP/.output
 cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$B/gen" \
 	-o "$W/pprof_bench" "$TOP/tests/tools/pprof_bench.c" "$B/libstackfold.a" \
-	-ldw -lelf -lz -lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread
+	$(make -s -C "$TOP" print-ldlibs)
 
 cpu_ms() {	# min user+sys ms over RUNS runs of: stackfold ARGS
 	local best="" t

@@ -35,8 +35,7 @@ else
 	fi
 fi
 cc -std=gnu11 -O2 -D_GNU_SOURCE -Icollapse -Isymbolizer -o "$tmp/driver" \
-	tests/tools/svg_driver.c .output/libstackfold.a -ldw -lelf -lz \
-	-lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread -lm
+	tests/tools/svg_driver.c .output/libstackfold.a $(make -s print-ldlibs)
 
 # best-of-RUNS "wall cpu rss_kb" of a command writing to $tmp/out; times
 # from bash's `time` (ms resolution), RSS from /usr/bin/time

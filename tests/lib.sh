@@ -10,6 +10,9 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export TOP
 STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
 export STACKFOLD
+# libraries to link test programs against libstackfold.a (one list: the Makefile's)
+SF_LDLIBS=$(make -s -C "$TOP" print-ldlibs 2>/dev/null)
+export SF_LDLIBS
 T=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-test.XXXXXX")
 export T
 trap 'rm -rf "$T"' EXIT

@@ -11,7 +11,7 @@
 
 PPROF_CHECK=$T/pprof_check
 PPROF_GEN=$T/pprof_gen
-PPROF_LDLIBS="-ldw -lelf -lz -lprotobuf-c -ldebuginfod -lzstd -llzma -lpthread"
+PPROF_LDLIBS="${SF_LDLIBS:-$(make -s -C "$(dirname "${BASH_SOURCE[0]}")/../.." print-ldlibs)}"
 
 pprof_tools_build() {
 	local b=.output san="" gen out

@@ -25,8 +25,7 @@ svg_driver_build() {
 	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
 		-D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" \
 		-o "$SVG_DRIVER" "$TOP/tests/tools/svg_driver.c" "$lib" \
-		-ldw -lelf -lz -lprotobuf-c -ldebuginfod -lzstd -llzma \
-		-lpthread -lm 2>&1); then
+		$SF_LDLIBS 2>&1); then
 		fail "svg driver: build" "$out"
 		return 1
 	fi
