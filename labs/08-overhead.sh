@@ -36,7 +36,8 @@ prog_stats() {
 		END { print v["run_time_ns"] + 0, v["run_cnt"] + 0 }'
 }
 
-# measure MODE PROGRAM: run PROGRAM for LAB_SECONDS after it attached; write
+# measure MODE PROGRAM: run PROGRAM for LAB_SECONDS after it attached (its
+# BEGIN banner is what lib.sh's wait_attached waits for); write
 # MODE's bpftrace CPU time and BPF run time to OUT/MODE.stats.
 measure() {
 	local mode=$1 prog=$2 pid id t0 t1 s0 s1
@@ -57,10 +58,12 @@ measure() {
 }
 
 # 1. Aggregate in the kernel: one map entry per unique stack, printed once.
-measure aggregate "profile:hz:$HZ8 /pid == $work/ { @[tid, ustack, kstack] = count(); }"
+measure aggregate "BEGIN { printf(\"Hit Ctrl-C to end.\\n\"); }
+	profile:hz:$HZ8 /pid == $work/ { @[tid, ustack, kstack] = count(); }"
 # 2. Print every sample: each goes through the perf ring buffer to bpftrace,
 #    which formats (and symbolizes) it in user space.
-measure printf "profile:hz:$HZ8 /pid == $work/ { printf(\"%d %s%s\\n\", tid, ustack, kstack); }"
+measure printf "BEGIN { printf(\"Hit Ctrl-C to end.\\n\"); }
+	profile:hz:$HZ8 /pid == $work/ { printf(\"%d %s%s\\n\", tid, ustack, kstack); }"
 
 cat "$OUT/aggregate.stats" "$OUT/printf.stats" >"$OUT/overhead.txt"
 awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }

@@ -57,11 +57,14 @@ sigint_ready() {
 }
 
 # wait_attached PID FILE: wait (at most 60 s) until the bpftrace PID, with
-# its output in FILE, has printed "Attaching N probes..." and catches
-# SIGINT.  Fails when bpftrace exits first.
+# its output in FILE, has printed its BEGIN banner ("... Hit Ctrl-C to
+# end."): BEGIN runs once every probe is attached, and its output is
+# printed by the loop that also acts on SIGINT.  A SIGINT that comes
+# earlier can be lost (seen with 0.17 on a loaded machine), so also make
+# sure bpftrace catches SIGINT.  Fails when bpftrace exits first.
 wait_attached() {
 	local i=0
-	until grep -q '^Attaching' "$2" 2>/dev/null && sigint_ready "$1"; do
+	until grep -q 'Hit Ctrl-C to end' "$2" 2>/dev/null && sigint_ready "$1"; do
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 		i=$((i + 1))
@@ -70,12 +73,12 @@ wait_attached() {
 }
 
 # interrupt PID: what Ctrl-C does to bpftrace (it prints its maps and
-# exits), then wait for it; SIGTERM if it has not exited 120 s later.
+# exits), then wait for it; SIGTERM if it has not exited 60 s later.
 interrupt() {
 	local pid=$1 watchdog
 	kill -INT "$pid" 2>/dev/null
-	(sleep 120 && kill -0 "$pid" 2>/dev/null &&
-		echo "lab: bpftrace $pid still running 120 s after SIGINT; sending SIGTERM" >&2 &&
+	(sleep 60 && kill -0 "$pid" 2>/dev/null &&
+		echo "lab: bpftrace $pid still running 60 s after SIGINT; sending SIGTERM" >&2 &&
 		kill -TERM "$pid") &
 	watchdog=$!
 	local rc=0
@@ -95,7 +98,7 @@ capture() {
 	pid=$!
 	if ! wait_attached "$pid" "$file"; then
 		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
-		echo "lab: bpftrace did not attach within 60 s" >&2
+		echo "lab: bpftrace printed no 'Hit Ctrl-C to end' banner within 60 s" >&2
 	fi
 	sleep "$secs"
 	interrupt "$pid"

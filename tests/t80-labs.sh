@@ -57,7 +57,9 @@ for script in "$TOP"/labs/0[1-8]-*.sh; do
 	if [ "$rc" = 0 ]; then
 		pass "lab $name runs ($(( $(date +%s) - start )) s)"
 	else
-		fail "lab $name runs" "exit status $rc (over 128: killed by signal $((rc - 128)))" "$(tail -n 15 "$T/$name.log")"
+		why="exit status $rc"
+		[ "$rc" -le 128 ] || why="$why (killed by signal $((rc - 128)))"
+		fail "lab $name runs" "$why" "$(tail -n 15 "$T/$name.log")"
 		continue
 	fi
 	if out=$("$TOP/labs/check" "$n" "$dir" 2>&1); then
