@@ -77,9 +77,14 @@ wait_attached() {
 interrupt() {
 	local pid=$1 watchdog
 	kill -INT "$pid" 2>/dev/null
-	(sleep 60 && kill -0 "$pid" 2>/dev/null &&
-		echo "lab: bpftrace $pid still running 60 s after SIGINT; sending SIGTERM" >&2 &&
-		kill -TERM "$pid") &
+	(	# short sleeps: no long-lived child keeps a pipe open after we return
+		for _ in $(seq 600); do
+			sleep 0.1
+			kill -0 "$pid" 2>/dev/null || exit 0
+		done
+		echo "lab: bpftrace $pid still running 60 s after SIGINT; sending SIGTERM" >&2
+		kill -TERM "$pid" 2>/dev/null
+	) &
 	watchdog=$!
 	local rc=0
 	wait "$pid" || rc=$?
