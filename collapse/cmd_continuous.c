@@ -74,6 +74,15 @@
 #define COALESCE_MS 20
 #define STOP_GRACE_S 10		/* bpftrace's time to print and exit */
 #define RESTART_MAX_S 60
+/* bpftrace never clears its stack maps: once their buckets are taken, new
+ * stacks fail ("failed to look up stack id") and a churning machine loses
+ * more stacks every hour.  A fresh bpftrace starts with empty maps, at the
+ * price of its start-up (a few seconds of CPU and of sampling), so it is
+ * restarted when a window loses more than this share of its stacks, at
+ * most once per STACKMAP_RESTART_MIN windows. */
+#define STACKMAP_LOSS_PCT 5
+#define STACKMAP_MIN_SAMPLES 200
+#define STACKMAP_RESTART_MIN 30
 #define STEM_MAX 40
 
 static volatile sig_atomic_t g_signals;
@@ -133,6 +142,8 @@ struct cont {
 	pid_t child;
 	struct pipebuf out, err;
 	bool attached, ever_attached, stop_sent;
+	bool refresh;		/* restart bpftrace for fresh stack maps */
+	uint32_t refresh_after;	/* no such restart before this win_no */
 	uint64_t stop_at;	/* monotonic s when SIGINT was sent */
 	char last_err[256];	/* bpftrace's last stderr line */
 	uint64_t err_lines;
@@ -782,6 +793,21 @@ static void take_warnings(struct cont *x, char *buf, size_t n)
 		snprintf(buf + len, n - (size_t)len, " (and %u more)", more);
 }
 
+static void stackmap_check(struct cont *x)
+{
+	const struct pf_counters *k = &x->r.prof.counters;
+	uint64_t n = k->samples + report_dropped(&x->r);
+	if (x->stop_sent || n < STACKMAP_MIN_SAMPLES ||
+	    k->stackid_errors * 100 <= n * STACKMAP_LOSS_PCT ||
+	    x->win_no < x->refresh_after)
+		return;
+	x->refresh = true;
+	x->refresh_after = x->win_no + STACKMAP_RESTART_MIN;
+	fprintf(stderr, "stackfold: %" PRIu64 " stack-id errors in %" PRIu64
+		" samples (bpftrace's stack maps fill up: it never clears them); "
+		"restarting bpftrace\n", k->stackid_errors, n);
+}
+
 /* End the window: write it (unless it is an empty tail at EOF), start the
  * next one at `now`.  Returns 0 or -ENOMEM. */
 static int window_end(struct cont *x, bool at_eof)
@@ -813,6 +839,7 @@ static int window_end(struct cont *x, bool at_eof)
 			ret = index_add(x, stem, t, bytes);
 			log_written(x, stem, bytes, retention(x), warn);
 		}
+		stackmap_check(x);
 	}
 	x->win_no++;
 	seen_sweep(x);
@@ -1014,7 +1041,7 @@ static int pump(struct cont *x)
 		int n = poll(pf, 2, 1000);
 		if (g_signals >= 2)
 			return EXIT_INTERRUPTED;
-		if (g_signals == 1)
+		if (g_signals == 1 || x->refresh)
 			stop_child(x);
 		if (x->stop_sent && now_ns(CLOCK_MONOTONIC) / 1000000000ULL >
 				    x->stop_at + STOP_GRACE_S)
@@ -1026,11 +1053,14 @@ static int pump(struct cont *x)
 		 * wake-ups rather than one per write. */
 		if (!x->stop_sent)
 			poll(NULL, 0, COALESCE_MS);
+		/* stderr first: bpftrace reports a window's stack-id errors
+		 * there while it prints the window, whose total line on stdout
+		 * would otherwise close the window before they are counted */
 		int ret = 0;
-		if (pf[0].revents)
-			ret = pb_read(x, &x->out, out_line);
-		if (!ret && pf[1].revents)
+		if (pf[1].revents)
 			ret = pb_read(x, &x->err, err_line);
+		if (!ret && pf[0].revents)
+			ret = pb_read(x, &x->out, out_line);
 		if (ret) {
 			fprintf(stderr, "stackfold: out of memory\n");
 			return EXIT_IO;
@@ -1101,6 +1131,11 @@ static int run_once(struct cont *x, unsigned *delay)
 	if (x->r_open && x->win_records && window_end(x, true)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
+	}
+	if (x->refresh && !g_signals) {
+		x->refresh = false;
+		x->win_start_ns = now_ns(CLOCK_REALTIME);
+		return -1;	/* at once: no backoff, nothing failed */
 	}
 	if (x->stop_sent)
 		return EXIT_OK;

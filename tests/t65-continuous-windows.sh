@@ -4,7 +4,8 @@
 # checked exactly and without root: a window per total line, both halves
 # of the double buffer (@stackfold_total_b counts as a total), a short
 # total reported as a loss, and bpftrace's exit-time echo of the keyless
-# maps (as 0) not taken for a window.
+# maps (as 0) not taken for a window.  Then a bpftrace whose stack maps
+# are full (stack-id errors over 5% of a window) is restarted, once.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/pprof_build.sh
@@ -47,6 +48,7 @@ EOF
 chmod +x "$T/fake-bpftrace"
 
 W=$T/w
+: >"$T/log"
 "$STACKFOLD" continuous -o "$W" --window 2 --folded -- "$T/fake-bpftrace" "$T/canned" 2>"$T/log" &
 cpid=$!
 for ((i = 0; i < 100; i++)); do
@@ -73,3 +75,45 @@ if [ "${#pbs[@]}" -eq 2 ]; then
 fi
 check "window 2: the short total is logged as a loss" grep -q ': 5 samples, 1 stacks, .*; 1 dropped' "$T/log"
 check_eq "fake capture: log lines" 3 "$(grep -c . "$T/log")"
+
+# --- stack maps full: bpftrace is restarted once -------------------------------
+# 15 stack-id errors in a 220-sample window (over 5%): one restart, and not
+# another within 30 windows although the new run reports as many.
+cat >"$T/canned2" <<'EOF'
+Attaching 4 probes...
+#attached Tracing stacks at 99 Hz... Hit Ctrl-C to end.
+@stackfold[4242, 4242, fake, 
+        work+12
+        main+30
+, ]: 220
+
+@stackfold_total: 220
+EOF
+cat >"$T/fake2" <<'EOF'
+#!/bin/sh
+echo run >>"$2"
+trap 'kill "$sleeper"; printf "\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+	echo "failed to look up stack id -17 (pid 4242): No such file or directory" >&2
+done
+sleep 0.3
+cat "$1"
+sleep 60 &
+sleeper=$!
+wait
+EOF
+chmod +x "$T/fake2"
+: >"$T/log2"
+"$STACKFOLD" continuous -o "$T/w2" --window 2 -- "$T/fake2" "$T/canned2" "$T/runs" 2>"$T/log2" &
+cpid=$!
+for ((i = 0; i < 100; i++)); do
+	[ "$(grep -c ' samples, ' "$T/log2")" -ge 2 ] && break
+	sleep 0.1
+done
+sleep 0.5
+kill -TERM "$cpid"
+wait "$cpid"
+check_eq "stack maps full: SIGTERM exits 0" 0 "$?"
+check_eq "stack maps full: bpftrace restarted once" 2 "$(grep -c . "$T/runs")"
+check_eq "stack maps full: one line says why" 1 "$(grep -c 'stack-id errors in 220 samples .*restarting bpftrace' "$T/log2")"
+check_eq "stack maps full: both windows written" 2 "$(find "$T/w2" -name '*.pb.gz' | wc -l)"
