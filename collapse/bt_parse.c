@@ -559,7 +559,11 @@ static int scalar_line(struct bt_parser *bp, const char *s, size_t len,
 	const char *v = skip_ws(colon + 1, s + len);
 	uint64_t n;
 	size_t vlen = (size_t)(trim_end(v, s + len) - v);
-	if (starts(s, len, "@stackfold_total:")) {
+	/* stackfold's own sample counters: @stackfold_total, or the
+	 * double-buffered @stackfold_total_a / _b of bt/profile.bt */
+	if (starts(s, len, "@stackfold_total:") ||
+	    starts(s, len, "@stackfold_total_a:") ||
+	    starts(s, len, "@stackfold_total_b:")) {
 		if (!sf_parse_u64(v, vlen, &n) ||
 		    n > BT_MAX_COUNT - bp->c.total_reported) {
 			bad_line(bp);

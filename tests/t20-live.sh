@@ -84,7 +84,7 @@ check "raw capture replays to the same profile (total)" test "$(folded_total "$T
 "$STACKFOLD" record -D 2 -f folded -o "$T/all" --save-raw "$T/all.raw" -- \
 	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" 0 10 2>"$T/all.err"
 wait
-taken=$(awk -F': ' '/^@stackfold_total:/ { s += $2 } END { print s + 0 }' "$T/all.raw")
+taken=$(awk -F': ' '/^@stackfold_total(_a|_b)?:/ { s += $2 } END { print s + 0 }' "$T/all.raw")
 got=$(folded_total "$T/all.folded")
 dropped=$(sed -n 's/.* \([0-9]*\) samples dropped by a full map.*/\1/p' "$T/all.err")
 check_eq "system-wide: taken = folded + dropped" "$taken" "$((got + ${dropped:-0}))"
