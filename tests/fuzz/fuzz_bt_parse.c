@@ -116,6 +116,8 @@ static void check_line(const struct fold_line *l)
 	}
 }
 
+static volatile unsigned g_detect;	/* format detection, per line */
+
 /* Feed data line by line, like the line reader does (no '\n', the last
  * line may lack it). */
 static int feed(struct bt_parser *bp, const uint8_t *data, size_t size)
@@ -124,6 +126,7 @@ static int feed(struct bt_parser *bp, const uint8_t *data, size_t size)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
+		g_detect += bt_line_is_bpftrace(p, (size_t)(e - p));
 		int ret = bt_parser_line(bp, p, (size_t)(e - p));
 		if (ret)
 			return ret;
