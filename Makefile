@@ -119,11 +119,22 @@ labs:
 	@$(MAKE) --no-print-directory all demo
 	@$(MAKE) --no-print-directory -C labs
 
+# Installs bin/stackfold, the bpftrace programs, the scripts (under
+# share/stackfold, where they find ../bt and ../bin/stackfold) with
+# stackfold-NAME links in bin, and the man pages.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/stackfold/bt $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/stackfold/bt \
+		$(DESTDIR)$(PREFIX)/share/stackfold/scripts $(DESTDIR)$(PREFIX)/share/stackfold/bin \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/stackfold
+	ln -sf ../../../bin/stackfold $(DESTDIR)$(PREFIX)/share/stackfold/bin/stackfold
 	install -m 644 bt/*.bt $(DESTDIR)$(PREFIX)/share/stackfold/bt/
-	if [ -d man ]; then install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+	install -m 755 scripts/profile scripts/continuous scripts/flame scripts/install-deps \
+		$(DESTDIR)$(PREFIX)/share/stackfold/scripts/
+	for s in profile continuous flame; do \
+		ln -sf ../share/stackfold/scripts/$$s $(DESTDIR)$(PREFIX)/bin/stackfold-$$s; done
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 clean:
-	rm -rf .output .output-san bin tests/.build
+	rm -rf .output .output-san bin tests/.build labs/build labs/out
