@@ -72,8 +72,10 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		return;
 	const struct pf_counters *k = &r->prof.counters;
 	uint64_t dropped = report_dropped(r);
-	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu unique stacks",
-		what, report_samples(r), r->prof.nsamples - 1 + r->direct.n);
+	/* --countname: the values are not always samples (off-CPU ns) */
+	fprintf(stderr, "stackfold: %s: %" PRIu64 " %s, %zu unique stacks",
+		what, report_samples(r), c->oo.countname ? c->oo.countname : "samples",
+		r->prof.nsamples - 1 + r->direct.n);
 	if (dropped)
 		fprintf(stderr, "; %" PRIu64 " samples dropped by a full map "
 			"(%.2f%%)", dropped, 100.0 * (double)dropped /
