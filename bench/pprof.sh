@@ -62,9 +62,11 @@ if [ -z "$cap" ]; then
 fi
 
 B=$TOP/.output
+LDLIBS=$(make -s -C "${TOP:-.}" print-ldlibs)
+# shellcheck disable=SC2086 # LDLIBS is a list of -l flags
 cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$B/gen" \
 	-o "$W/pprof_bench" "$TOP/tests/tools/pprof_bench.c" "$B/libstackfold.a" \
-	$(make -s -C "$TOP" print-ldlibs)
+	$LDLIBS
 
 cpu_ms() {	# min user+sys ms over RUNS runs of: stackfold ARGS
 	local best="" t
