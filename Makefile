@@ -2,6 +2,8 @@
 # `make test` are the two commands a newcomer needs (both install missing
 # Debian packages through scripts/install-deps).
 .DELETE_ON_ERROR:
+# the generated protobuf-c sources are not intermediates: tests include them
+.SECONDARY:
 .SUFFIXES:
 
 CC       ?= cc

@@ -592,26 +592,12 @@ static void feed_meta(struct cont *x, const char *k, const char *v)
 		feed(x, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-/* The session would be created by report_session(); this borrows ours
- * instead, so a window costs lookups rather than index loads.  (Proposed
- * for report.h: report_init_session(r, ss, lazy), report_release() not
- * freeing a borrowed session; until then the fields are set here and
- * cleared before report_release().) */
-static int attach_session(struct cont *x)
-{
-	struct resolver *res = resolver_new(&x->r.prof, x->ss, true);
-	if (!res)
-		return -ENOMEM;
-	resolver_free(x->r.res);
-	x->r.res = res;
-	x->r.sym = x->ss;
-	return 0;
-}
-
 static int window_begin(struct cont *x)
 {
 	char buf[64];
-	if (report_init(&x->r, &x->o.so, true) || attach_session(x)) {
+	/* one session for every window: a window costs lookups, not index
+	 * loads */
+	if (report_init_session(&x->r, x->ss, true)) {
 		report_release(&x->r);
 		return -ENOMEM;
 	}
@@ -639,8 +625,7 @@ static int window_begin(struct cont *x)
 
 static void window_release(struct cont *x)
 {
-	x->r.sym = NULL;	/* borrowed: see attach_session() */
-	report_release(&x->r);
+	report_release(&x->r);	/* leaves the borrowed session alone */
 	x->r_open = false;
 }
 

@@ -121,11 +121,27 @@ int report_init(struct report *r, const struct sym_opts *so, bool lazy)
 	return r->res ? 0 : -ENOMEM;
 }
 
+int report_init_session(struct report *r, struct sym_session *s, bool lazy)
+{
+	int ret = report_init(r, NULL, lazy);
+	if (ret)
+		return ret;
+	struct resolver *nr = resolver_new(&r->prof, s, lazy);
+	if (!nr)
+		return -ENOMEM;
+	resolver_free(r->res);
+	r->res = nr;
+	r->sym = s;
+	r->sym_borrowed = true;
+	return 0;
+}
+
 void report_release(struct report *r)
 {
 	bt_parser_free(r->bt);
 	resolver_free(r->res);
-	sym_session_free(r->sym);
+	if (!r->sym_borrowed)
+		sym_session_free(r->sym);
 	profile_release(&r->prof);
 	reccache_release(&r->rc);
 	fold_release(&r->direct);

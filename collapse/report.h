@@ -45,7 +45,9 @@ struct report_deferred {
 
 struct report {
 	struct profile prof;
-	struct sym_session *sym;	/* owned; NULL until first needed */
+	struct sym_session *sym;	/* owned unless sym_borrowed; NULL until
+					 * first needed */
+	bool sym_borrowed;	/* report_init_session(): the caller's */
 	struct sym_opts sym_opts;
 	bool lazy_snapshot;
 	bool fold_direct;	/* folded text goes straight to `direct` (set
@@ -67,6 +69,12 @@ struct report {
  * (bpftrace piped straight in). */
 int report_init(struct report *r, const struct sym_opts *so,
 		bool lazy_snapshot);
+/* Like report_init(), with a session the caller owns and keeps across
+ * reports (stackfold continuous: one report per window, one session for
+ * all, so ELF indexes and kallsyms load once).  report_release() leaves it
+ * alone.  0 or -ENOMEM. */
+int report_init_session(struct report *r, struct sym_session *s,
+			bool lazy_snapshot);
 void report_release(struct report *r);
 /* The session, created on first use (NULL on failure, err filled). */
 struct sym_session *report_session(struct report *r, struct sf_err *err);
