@@ -106,9 +106,10 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	int st = cli_outputs(c, outs, paths);
 	if (st)
 		return st;
-	if (report_write(r, outs, c->nformats, &c->oo, fold, &err) < 0) {
+	int ret = report_write(r, outs, c->nformats, &c->oo, fold, &err);
+	if (ret < 0) {
 		fprintf(stderr, "stackfold: %s\n", err.msg);
-		return EXIT_IO;
+		return ret == -EOVERFLOW ? EXIT_BADINPUT : EXIT_IO;
 	}
 	return EXIT_OK;
 }

@@ -355,6 +355,8 @@ int report_fold(struct report *r, unsigned flags, struct fold *out)
 			       r->direct.lines[i].len, r->direct.lines[i].count, 0);
 	if (!ret && r->direct.n)
 		ret = fold_finish(out);
+	if (ret)
+		fold_release(out);	/* out holds nothing on failure */
 	return ret;
 }
 
@@ -399,7 +401,11 @@ int report_write(struct report *r, const struct report_output *outs,
 	struct fold own = { 0 };
 	int ret = 0;
 	if (!fold) {
-		if (report_fold(r, oo->fold_flags, &own))
+		ret = report_fold(r, oo->fold_flags, &own);
+		if (ret == -EOVERFLOW)
+			return sf_err_set(err, EOVERFLOW, "sample counts of the inputs "
+					  "add up past 2^63 (corrupt input?)");
+		if (ret)
 			return sf_err_set(err, ENOMEM, "out of memory");
 		fold = &own;
 	}
