@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cmds.h"
 #include "report.h"
 
@@ -117,12 +118,6 @@ struct seen {
 	uint32_t snap_window, seen_window;	/* cont.win_no then */
 };
 
-struct pipebuf {
-	int fd;
-	char *buf;
-	size_t len, cap;
-	bool eof;
-};
 
 struct cont {
 	struct copts o;
@@ -156,12 +151,6 @@ struct cont {
 	char host[256], kernel[256];
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -797,7 +786,7 @@ static void stackmap_check(struct cont *x)
  * next one at `now`.  Returns 0 or -ENOMEM. */
 static int window_end(struct cont *x, bool at_eof)
 {
-	uint64_t now = now_ns(CLOCK_REALTIME);
+	uint64_t now = clock_ns(CLOCK_REALTIME);
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, now - x->win_start_ns);
 	feed_meta(x, "duration_ns", buf);
@@ -891,7 +880,7 @@ static void attached(struct cont *x)
 	char buf[32];
 	if (x->win_records)
 		return;
-	x->win_start_ns = now_ns(CLOCK_REALTIME);
+	x->win_start_ns = clock_ns(CLOCK_REALTIME);
 	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
 	feed_meta(x, "start_ns", buf);
 }
@@ -915,10 +904,6 @@ static int out_line(struct cont *x, const char *s, size_t len)
 	return 0;
 }
 
-static bool noise(const char *s, size_t len)
-{
-	return memmem(s, len, "RLIMIT_MEMLOCK", 14) != NULL;
-}
 
 /* bpftrace's stderr: losses go to the window; other lines are shown
  * until it has attached (start-up errors), then only kept for the log
@@ -930,7 +915,7 @@ static int err_line(struct cont *x, const char *s, size_t len)
 		feed(x, s, len);
 		return 0;
 	}
-	if (noise(s, len) || !len)
+	if (bpftrace_noise(s, len) || !len)
 		return 0;
 	x->err_lines++;
 	snprintf(x->last_err, sizeof(x->last_err), "%.*s", (int)len, s);
@@ -939,74 +924,9 @@ static int err_line(struct cont *x, const char *s, size_t len)
 	return 0;
 }
 
-static int pb_read(struct cont *x, struct pipebuf *pb,
-		   int (*fn)(struct cont *, const char *, size_t))
-{
-	if (sf_grow((void **)&pb->buf, &pb->cap, pb->len + (1 << 20), 1))
-		return -ENOMEM;
-	ssize_t n = read(pb->fd, pb->buf + pb->len, pb->cap - pb->len);
-	if (n <= 0) {
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			return 0;
-		pb->eof = true;
-		int ret = pb->len ? fn(x, pb->buf, pb->len) : 0;
-		pb->len = 0;
-		return ret;
-	}
-	pb->len += (size_t)n;
-	size_t start = 0;
-	char *nl;
-	while ((nl = memchr(pb->buf + start, '\n', pb->len - start))) {
-		int ret = fn(x, pb->buf + start, (size_t)(nl - pb->buf - start));
-		if (ret)
-			return ret;
-		start = (size_t)(nl - pb->buf) + 1;
-	}
-	memmove(pb->buf, pb->buf + start, pb->len - start);
-	pb->len -= start;
-	return 0;
-}
 
 /* ---- the child -------------------------------------------------------- */
 
-static pid_t spawn(char **argv, int *out_fd, int *err_fd)
-{
-	int po[2], pe[2];
-	if (pipe2(po, O_CLOEXEC))
-		return -1;
-	if (pipe2(pe, O_CLOEXEC)) {
-		close(po[0]);
-		close(po[1]);
-		return -1;
-	}
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		/* Own process group: a terminal's Ctrl-C reaches only us.  Dies
-		 * with us: a SIGKILLed consumer must not leave bpftrace
-		 * attached and printing into a dead pipe. */
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	fcntl(po[0], F_SETPIPE_SZ, 1 << 20);	/* best effort */
-	*out_fd = po[0];
-	*err_fd = pe[0];
-	return pid;
-}
 
 static void stop_child(struct cont *x)
 {
@@ -1014,10 +934,21 @@ static void stop_child(struct cont *x)
 		return;
 	kill(x->child, SIGINT);
 	x->stop_sent = true;
-	x->stop_at = now_ns(CLOCK_MONOTONIC) / 1000000000ULL;
+	x->stop_at = clock_ns(CLOCK_MONOTONIC) / 1000000000ULL;
 }
 
 /* Read bpftrace until both pipes close.  0, or EXIT_INTERRUPTED / EXIT_IO. */
+/* pipebuf_read() callbacks */
+static int out_cb(void *ctx, const char *s, size_t len)
+{
+	return out_line(ctx, s, len);
+}
+
+static int err_cb(void *ctx, const char *s, size_t len)
+{
+	return err_line(ctx, s, len);
+}
+
 static int pump(struct cont *x)
 {
 	while (!x->out.eof || !x->err.eof) {
@@ -1028,7 +959,7 @@ static int pump(struct cont *x)
 			return EXIT_INTERRUPTED;
 		if (g_signals == 1 || x->refresh)
 			stop_child(x);
-		if (x->stop_sent && now_ns(CLOCK_MONOTONIC) / 1000000000ULL >
+		if (x->stop_sent && clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
 				    x->stop_at + STOP_GRACE_S)
 			kill(-x->child, SIGKILL);	/* hung: pipes close */
 		if (n <= 0)
@@ -1043,9 +974,9 @@ static int pump(struct cont *x)
 		 * would otherwise close the window before they are counted */
 		int ret = 0;
 		if (pf[1].revents)
-			ret = pb_read(x, &x->err, err_line);
+			ret = pipebuf_read(&x->err, err_cb, x);
 		if (!ret && pf[0].revents)
-			ret = pb_read(x, &x->out, out_line);
+			ret = pipebuf_read(&x->out, out_cb, x);
 		if (ret) {
 			fprintf(stderr, "stackfold: out of memory\n");
 			return EXIT_IO;
@@ -1097,7 +1028,7 @@ static int run_once(struct cont *x, unsigned *delay)
 {
 	child_reset(x);
 	x->stop_sent = false;
-	x->child = spawn(x->o.argv, &x->out.fd, &x->err.fd);
+	x->child = child_spawn(x->o.argv, &x->out.fd, &x->err.fd);
 	if (x->child < 0) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", x->o.argv[0],
 			strerror(errno));
@@ -1119,7 +1050,7 @@ static int run_once(struct cont *x, unsigned *delay)
 	}
 	if (x->refresh && !g_signals) {
 		x->refresh = false;
-		x->win_start_ns = now_ns(CLOCK_REALTIME);
+		x->win_start_ns = clock_ns(CLOCK_REALTIME);
 		return -1;	/* at once: no backoff, nothing failed */
 	}
 	if (x->stop_sent)
@@ -1137,7 +1068,7 @@ static int run_once(struct cont *x, unsigned *delay)
 	if (backoff(*delay))
 		return EXIT_OK;
 	*delay = *delay * 2 > RESTART_MAX_S ? RESTART_MAX_S : *delay * 2;
-	x->win_start_ns = now_ns(CLOCK_REALTIME);
+	x->win_start_ns = clock_ns(CLOCK_REALTIME);
 	return -1;
 }
 
@@ -1175,7 +1106,7 @@ static int setup(struct cont *x)
 		snprintf(x->host, sizeof(x->host), "%s", u.nodename);
 		snprintf(x->kernel, sizeof(x->kernel), "%s", u.release);
 	}
-	x->win_start_ns = now_ns(CLOCK_REALTIME);
+	x->win_start_ns = clock_ns(CLOCK_REALTIME);
 	if (window_begin(x)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;

@@ -26,6 +26,7 @@
 #include "atomic.h"
 #include "cli.h"
 #include "cmd_common.h"
+#include "child.h"
 #include "cmds.h"
 
 static volatile sig_atomic_t g_signals;
@@ -36,13 +37,6 @@ static void on_signal(int sig)
 	g_signals++;
 }
 
-/* Incremental splitter for a non-blocking pipe. */
-struct pipebuf {
-	int fd;
-	char *buf;
-	size_t len, cap;
-	bool eof;
-};
 
 struct rec {
 	struct cli *c;
@@ -60,37 +54,7 @@ struct rec {
 	bool stop_sent;
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
-static pid_t spawn(char **argv, int *out_fd, int *err_fd)
-{
-	int po[2], pe[2];
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC))
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	*out_fd = po[0];
-	*err_fd = pe[0];
-	return pid;
-}
 
 static void raw_line(struct rec *x, const char *s, size_t len)
 {
@@ -130,13 +94,13 @@ static void attached(struct rec *x)
 {
 	if (x->attached_ns)
 		return;
-	x->attached_ns = now_ns(CLOCK_MONOTONIC);
+	x->attached_ns = clock_ns(CLOCK_MONOTONIC);
 	if (x->c->start_pid)
 		kill(x->c->start_pid, SIGCONT);
 	/* the capture's start, for pprof's time_nanos: this line wins over
 	 * the one written at set-up */
 	char buf[32];
-	snprintf(buf, sizeof(buf), "%" PRIu64, now_ns(CLOCK_REALTIME));
+	snprintf(buf, sizeof(buf), "%" PRIu64, clock_ns(CLOCK_REALTIME));
 	meta_line(x, "start_ns", buf);
 }
 
@@ -152,10 +116,6 @@ static int out_line(struct rec *x, const char *s, size_t len)
 	return report_line(&x->r, s, len);
 }
 
-static bool noise(const char *s, size_t len)
-{
-	return memmem(s, len, "RLIMIT_MEMLOCK", 14) != NULL;
-}
 
 /* bpftrace's stderr: losses are counted, noise dropped, the rest shown. */
 static int err_line(struct rec *x, const char *s, size_t len)
@@ -165,41 +125,11 @@ static int err_line(struct rec *x, const char *s, size_t len)
 		raw_line(x, s, len);
 		return report_line(&x->r, s, len);
 	}
-	if (!noise(s, len))
+	if (!bpftrace_noise(s, len))
 		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
 	return 0;
 }
 
-static int pb_read(struct rec *x, struct pipebuf *pb,
-		   int (*fn)(struct rec *, const char *, size_t))
-{
-	if (sf_grow((void **)&pb->buf, &pb->cap, pb->len + 65536, 1))
-		return -ENOMEM;
-	ssize_t n = read(pb->fd, pb->buf + pb->len, pb->cap - pb->len);
-	if (n <= 0) {
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			return 0;
-		pb->eof = true;
-		if (pb->len) {	/* last line without newline */
-			int ret = fn(x, pb->buf, pb->len);
-			pb->len = 0;
-			return ret;
-		}
-		return 0;
-	}
-	pb->len += (size_t)n;
-	size_t start = 0;
-	char *nl;
-	while ((nl = memchr(pb->buf + start, '\n', pb->len - start))) {
-		int ret = fn(x, pb->buf + start, (size_t)(nl - pb->buf - start));
-		if (ret)
-			return ret;
-		start = (size_t)(nl - pb->buf) + 1;
-	}
-	memmove(pb->buf, pb->buf + start, pb->len - start);
-	pb->len -= start;
-	return 0;
-}
 
 static bool pid_gone(int pid)
 {
@@ -243,7 +173,7 @@ static bool safe_to_stop(const struct rec *x)
 	if (!x->c->flush || !x->attached_ns)
 		return true;
 	uint64_t period = (uint64_t)x->c->flush * 1000000000ULL;
-	uint64_t now = now_ns(CLOCK_MONOTONIC), el = now - x->attached_ns;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), el = now - x->attached_ns;
 	/* never wait forever: a "#flushed" line may be lost (perf buffer) */
 	if (now - x->wanted_ns > 2 * period + 2000000000ULL)
 		return true;
@@ -257,13 +187,24 @@ static bool safe_to_stop(const struct rec *x)
 static void stop_child(struct rec *x)
 {
 	if (!x->stop_wanted)
-		x->wanted_ns = now_ns(CLOCK_MONOTONIC);
+		x->wanted_ns = clock_ns(CLOCK_MONOTONIC);
 	x->stop_wanted = true;
 	if (!x->stop_sent && safe_to_stop(x)) {
 		kill(x->child, SIGINT);
 		x->stop_sent = true;
-		x->stopped_ns = now_ns(CLOCK_MONOTONIC);
+		x->stopped_ns = clock_ns(CLOCK_MONOTONIC);
 	}
+}
+
+/* pipebuf_read() callbacks */
+static int out_cb(void *ctx, const char *s, size_t len)
+{
+	return out_line(ctx, s, len);
+}
+
+static int err_cb(void *ctx, const char *s, size_t len)
+{
+	return err_line(ctx, s, len);
 }
 
 static int loop(struct rec *x)
@@ -277,12 +218,12 @@ static int loop(struct rec *x)
 			return EXIT_INTERRUPTED;
 		if (g_signals == 1 || x->stop_wanted)
 			stop_child(x);
-		uint64_t el = x->attached_ns ? (now_ns(CLOCK_MONOTONIC) -
+		uint64_t el = x->attached_ns ? (clock_ns(CLOCK_MONOTONIC) -
 				x->attached_ns) / 1000000000ULL : 0;
 		/* the program's own deadline ends sampling at exactly
 		 * SECONDS; stop a moment later so the last samples land */
 		if (x->c->seconds && x->attached_ns &&
-		    now_ns(CLOCK_MONOTONIC) - x->attached_ns >=
+		    clock_ns(CLOCK_MONOTONIC) - x->attached_ns >=
 			    x->c->seconds * 1000000000ULL + 100000000ULL)
 			stop_child(x);
 		if (x->c->watch_pid && pid_gone(x->c->watch_pid))
@@ -295,9 +236,9 @@ static int loop(struct rec *x)
 			continue;
 		int ret = 0;
 		if (pf[0].revents)
-			ret = pb_read(x, &x->out, out_line);
+			ret = pipebuf_read(&x->out, out_cb, x);
 		if (!ret && pf[1].revents)
-			ret = pb_read(x, &x->err, err_line);
+			ret = pipebuf_read(&x->err, err_cb, x);
 		if (ret) {
 			fprintf(stderr, "stackfold: out of memory\n");
 			return EXIT_IO;
@@ -320,7 +261,7 @@ static void meta_begin(struct rec *x, int argc, char **argv)
 {
 	char buf[4096];
 	struct utsname u;
-	x->start_ns = now_ns(CLOCK_REALTIME);
+	x->start_ns = clock_ns(CLOCK_REALTIME);
 	out_line(x, "# stackfold-capture 1", 21);
 	snprintf(buf, sizeof(buf), "%u", x->c->hz ? x->c->hz : 99);
 	meta_line(x, "hz", buf);
@@ -363,7 +304,7 @@ static int child_status(struct rec *x)
  * deadline (-D), which ends sampling in the kernel. */
 static uint64_t capture_ns(const struct rec *x)
 {
-	uint64_t end = x->stopped_ns ? x->stopped_ns : now_ns(CLOCK_MONOTONIC);
+	uint64_t end = x->stopped_ns ? x->stopped_ns : clock_ns(CLOCK_MONOTONIC);
 	uint64_t d = x->attached_ns && end > x->attached_ns ? end - x->attached_ns : 0;
 	uint64_t cap = (uint64_t)x->c->seconds * 1000000000ULL;
 	return x->c->seconds && d > cap ? cap : d;
@@ -453,7 +394,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	x.child = spawn(c.inputs, &x.out.fd, &x.err.fd);
+	x.child = child_spawn(c.inputs, &x.out.fd, &x.err.fd);
 	if (x.child < 0) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", c.inputs[0],
 			strerror(errno));

@@ -1,0 +1,100 @@
+/* child.c - see child.h. */
+#include "child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "util.h"
+
+uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool bpftrace_noise(const char *s, size_t len)
+{
+	return memmem(s, len, "RLIMIT_MEMLOCK", 14) != NULL;
+}
+
+static void child_exec(char **argv, int out, int err, pid_t parent)
+{
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);	/* the parent died before PDEATHSIG was set */
+	dup2(out, 1);
+	dup2(err, 2);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+pid_t child_spawn(char **argv, int *out_fd, int *err_fd)
+{
+	int po[2], pe[2];
+	if (pipe2(po, O_CLOEXEC))
+		return -1;
+	if (pipe2(pe, O_CLOEXEC)) {
+		close(po[0]);
+		close(po[1]);
+		return -1;
+	}
+	pid_t parent = getpid(), pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0)
+		child_exec(argv, po[1], pe[1], parent);
+	close(po[1]);
+	close(pe[1]);
+	fcntl(po[0], F_SETPIPE_SZ, 1 << 20);	/* best effort: fewer wakeups */
+	*out_fd = po[0];
+	*err_fd = pe[0];
+	return pid;
+}
+
+int pipebuf_read(struct pipebuf *pb,
+		 int (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+{
+	if (pb->len + 65536 > pb->cap &&
+	    sf_grow((void **)&pb->buf, &pb->cap, pb->len + 65536, 1))
+		return -ENOMEM;
+	ssize_t n = read(pb->fd, pb->buf + pb->len, pb->cap - pb->len);
+	if (n <= 0) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return 0;
+		pb->eof = true;
+		int ret = pb->len ? fn(ctx, pb->buf, pb->len) : 0;
+		pb->len = 0;
+		return ret;
+	}
+	pb->len += (size_t)n;
+	size_t start = 0;
+	char *nl;
+	while ((nl = memchr(pb->buf + start, '\n', pb->len - start))) {
+		int ret = fn(ctx, pb->buf + start, (size_t)(nl - pb->buf - start));
+		if (ret)
+			return ret;
+		start = (size_t)(nl - pb->buf) + 1;
+	}
+	memmove(pb->buf, pb->buf + start, pb->len - start);
+	pb->len -= start;
+	return 0;
+}

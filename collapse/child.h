@@ -1,0 +1,43 @@
+/*
+ * child.h - running bpftrace as a child and reading its output as it
+ * comes, shared by `stackfold record` and `stackfold continuous`.
+ *
+ * These are front-end helpers: they never print (but the child, after a
+ * failed exec, writes one line to its stderr pipe) and never exit.
+ */
+#ifndef SF_CHILD_H
+#define SF_CHILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Start argv[0] (PATH searched) with stdout and stderr on two pipes, in
+ * its own process group (a terminal's Ctrl-C reaches only the caller, who
+ * forwards it once), killed if the caller dies (a SIGKILLed stackfold must
+ * not leave bpftrace attached).  Returns the pid, or -1 with errno. */
+pid_t child_spawn(char **argv, int *out_fd, int *err_fd);
+
+/* Line splitter over a pipe fd.  buf is owned; free it when done. */
+struct pipebuf {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+/* Read what the pipe has (once; call when poll says readable) and call
+ * fn for every complete line, and for a last unterminated one at end of
+ * file.  Returns 0, fn's first non-zero result, or -ENOMEM. */
+int pipebuf_read(struct pipebuf *pb,
+		 int (*fn)(void *ctx, const char *line, size_t len), void *ctx);
+
+/* bpftrace 0.17's harmless start-up complaint, not worth showing. */
+bool bpftrace_noise(const char *line, size_t len);
+
+/* clock_gettime(clk) in nanoseconds. */
+uint64_t clock_ns(clockid_t clk);
+
+#endif
