@@ -19,6 +19,37 @@ void fold_release(struct fold *f)
 	memset(f, 0, sizeof(*f));
 }
 
+static int line_cmp(const void *a, const void *b);
+
+/* Sorted input (stackfold's own folded output) arrives in order: a line
+ * that sorts after the last one is new, one equal to it is the same, and
+ * neither needs the hash index, which is built only when a line comes out
+ * of order. */
+static int64_t fold_intern(struct fold *f, const char *stack, size_t len)
+{
+	if (f->in_order && f->last_id > 0) {
+		const struct fold_line prev = { .stack = strtab_get(&f->strs, f->last_id),
+						.len = strtab_len(&f->strs, f->last_id) };
+		const struct fold_line cur = { .stack = stack, .len = (uint32_t)len };
+		int c = line_cmp(&prev, &cur);
+		if (c == 0)
+			return f->last_id;
+		if (c < 0) {
+			int64_t id = strtab_append(&f->strs, stack, len);
+			if (id > 0)
+				f->last_id = (uint32_t)id;
+			return id;
+		}
+		f->in_order = false;
+	}
+	int64_t id = strtab_intern(&f->strs, stack, len);
+	if (id > 0 && f->n == 0 && !f->in_order && f->strs.n == 2) {
+		f->in_order = true;	/* the first line starts the sorted run */
+		f->last_id = (uint32_t)id;
+	}
+	return id;
+}
+
 int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
 	     uint64_t count2)
 {
@@ -30,7 +61,7 @@ int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
 	 * (stack NULL) that a caller may walk */
 	if (!count && !count2)
 		return 0;
-	int64_t id = strtab_intern(&f->strs, stack, len);
+	int64_t id = fold_intern(f, stack, len);
 	if (id < 0)
 		return -ENOMEM;
 	/* string id 0 is "", so line i holds string id i+1 ... except for the

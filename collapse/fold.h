@@ -51,6 +51,8 @@ struct fold {
 	bool has_second;	/* lines carry count2 (differential) */
 	/* private */
 	struct strtab strs;
+	bool in_order;		/* every line so far came in sorted order */
+	uint32_t last_id;	/* string id of the last line, while in_order */
 };
 
 /* Build from a profile.  0 or -ENOMEM. */

@@ -117,9 +117,8 @@ static char *strtab_store(struct strtab *t, const char *s, size_t len)
 	return dst;
 }
 
-static int strtab_rehash(struct strtab *t)
+static int strtab_rehash_to(struct strtab *t, size_t ns)
 {
-	size_t ns = t->nslots * 2;
 	uint32_t *slots = calloc(ns, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
@@ -132,11 +131,43 @@ static int strtab_rehash(struct strtab *t)
 	free(t->slots);
 	t->slots = slots;
 	t->nslots = ns;
+	t->unindexed = false;
 	return 0;
+}
+
+static int strtab_rehash(struct strtab *t)
+{
+	return strtab_rehash_to(t, t->nslots * 2);
+}
+
+/* Index every string strtab_append() added, at a load of at most 1/2. */
+static int strtab_reindex(struct strtab *t)
+{
+	size_t ns = t->nslots;
+	while (t->n * 2 > ns)
+		ns *= 2;
+	return strtab_rehash_to(t, ns);
+}
+
+int64_t strtab_append(struct strtab *t, const char *s, size_t len)
+{
+	if (sf_grow((void **)&t->strs, &t->cap, t->n + 1, sizeof(*t->strs)) ||
+	    sf_grow((void **)&t->lens, &t->lcap, t->n + 1, sizeof(*t->lens)))
+		return -ENOMEM;
+	char *copy = strtab_store(t, s, len);
+	if (!copy)
+		return -ENOMEM;
+	uint32_t id = (uint32_t)t->n++;
+	t->strs[id] = copy;
+	t->lens[id] = (uint32_t)len;
+	t->unindexed = true;
+	return id;
 }
 
 int64_t strtab_intern(struct strtab *t, const char *s, size_t len)
 {
+	if (t->unindexed && strtab_reindex(t))
+		return -ENOMEM;
 	size_t mask = t->nslots - 1;
 	size_t i = sf_hash_fast(s, len, 0) & mask;
 	for (; t->slots[i]; i = (i + 1) & mask) {

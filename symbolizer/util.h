@@ -58,12 +58,18 @@ struct strtab {
 	/* arena chunks that hold the string bytes */
 	char **chunks;
 	size_t nchunks, chunkcap, chunk_used, chunk_size;
+	bool unindexed;		/* strtab_append() added strings the hash
+				 * index does not hold yet */
 };
 int strtab_init(struct strtab *t);	/* 0 or -ENOMEM */
 void strtab_release(struct strtab *t);
 /* Intern s[0..len); returns id >= 0 or -ENOMEM. */
 int64_t strtab_intern(struct strtab *t, const char *s, size_t len);
 int64_t strtab_intern_cstr(struct strtab *t, const char *s);
+/* Add s[0..len) as a new id without looking it up: for a caller that knows
+ * it is new (sorted, unique input).  The hash index is rebuilt on the next
+ * strtab_intern().  Returns the id or -ENOMEM. */
+int64_t strtab_append(struct strtab *t, const char *s, size_t len);
 static inline const char *strtab_get(const struct strtab *t, uint32_t id)
 {
 	return t->strs[id];
