@@ -340,6 +340,41 @@ done:
 	return ret;
 }
 
+/* bpftrace prints buf(comm, 16) with its NUL padding as "\x00" escapes
+ * (and every other unprintable byte as \xNN, so a comm cannot hold a line
+ * break that would forge records): the padding is not part of the name. */
+static const char NUL_ESC[] = "\\x00";
+#define NUL_ESC_LEN (sizeof(NUL_ESC) - 1)
+
+static size_t strip_nul_escapes(const char *s, size_t len)
+{
+	while (len >= NUL_ESC_LEN &&
+	       memcmp(s + len - NUL_ESC_LEN, NUL_ESC, NUL_ESC_LEN) == 0)
+		len -= NUL_ESC_LEN;
+	return len;
+}
+
+/* The end of a buf-printed comm in [p, e): just past its last "\x00", so
+ * a comm holding ", " stays one field; NULL when there is none. */
+static const char *buf_comm_end(const char *p, const char *e)
+{
+	const char *last = NULL, *q = p;
+	while ((q = memmem(q, (size_t)(e - q), NUL_ESC, NUL_ESC_LEN))) {
+		q += NUL_ESC_LEN;
+		last = q;
+	}
+	return last;
+}
+
+static bool is_number(const char *s, const char *e)
+{
+	uint64_t v;
+	e = trim_end(s, e);
+	s = skip_ws(s, e);
+	s += s < e && *s == '-';
+	return sf_parse_u64(s, (size_t)(e - s), &v);
+}
+
 static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
 {
 	const char *e = trim_end(s, s + len);
@@ -347,6 +382,14 @@ static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
 	len = (size_t)(e - s);
 	if (!len)
 		return 0;
+	size_t stripped = strip_nul_escapes(s, len);
+	if (stripped < len) {	/* buf(comm): always a name, even "1234" */
+		if (bp->has_comm)
+			return 0;
+		bp->has_comm = true;
+		bp->comm_len = stripped;
+		return buf_append(bp, s, stripped, &bp->comm_off);
+	}
 	uint64_t v;
 	bool neg = s[0] == '-';
 	if (sf_parse_u64(s + neg, len - neg, &v)) {
@@ -416,6 +459,13 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 		if (!c && e - p >= 1 && e[-1] == ',')
 			c = e - 1;
 		const char *pe = c ? c : e;
+		if (!bp->has_comm && !is_number(p, pe)) {
+			const char *z = buf_comm_end(p, e);
+			if (z && z > pe) {	/* buf(comm) holding ", " */
+				pe = z;
+				c = pe < e && *pe == ',' ? pe : NULL;
+			}
+		}
 		/* an empty part between commas ("@[, , comm]") is an empty
 		 * stack: bpftrace prints a stack with no frames as nothing */
 		if (skip_ws(p, pe) == pe && c)
@@ -500,7 +550,7 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 		q = skip_ws(q, e);
 		if (bp->cb.first_sample)
 			return bp->cb.first_sample(bp->cb.ctx, (uint32_t)pid, q,
-						   (size_t)(e - q));
+						   strip_nul_escapes(q, (size_t)(e - q)));
 		return 0;
 	}
 	if (starts(s, len, "#meta ")) {

@@ -194,6 +194,15 @@ sf inject "$T/inject.txt"
 check_eq "injected #maps line: no sample swallowed" 15 "$(folded_total "$T/inject.out")"
 check "injected #maps line: counted as unparsable" grep -q 'inject.txt:3: ignored 1 unparsable line' "$T/inject.err"
 
+# buf(comm, 16), as bt/profile.bt prints it: NUL padding dropped, other
+# escapes kept as text, ", " inside the comm kept, a numeric comm is a name.
+printf '#pid 5 a, b\\x00\\x00\n@stackfold[5, 5, a, b\\x00\\x00,\n    0x1234\n, ]: 10\n@stackfold[6, 6, \\x0a@[]: 9\\x0a\\x00,\n    0x1234\n, ]: 4\n@stackfold[7, 7, 1234\\x00, ]: 2\n@stackfold_total: 16\n' >"$T/bufcomm.txt"
+sf bufcomm -p "$T/bufcomm.txt"
+check_eq "buf(comm): padding dropped, ', ' kept" 10 "$(awk '/^a, b-5;/ { print $NF }' "$T/bufcomm.out")"
+check_eq "buf(comm): an escaped newline stays text" 4 "$(grep -F '\x0a@[]: 9\x0a-6;' "$T/bufcomm.out" | awk '{ print $NF }')"
+check_eq "buf(comm): a numeric comm is a name" "1234-7 2" "$(grep '^1234-7' "$T/bufcomm.out")"
+conserve bufcomm "$T/bufcomm.txt"
+
 # --- A6: 1024-frame and 127-frame stacks ----------------------------------
 awk 'BEGIN { print "@[1, 1, deep,"; for (i = 0; i < 1024; i++) printf "\tf%d+1\n", i;
 	print "]: 5"; print "@[1, 1, deep,"; for (i = 0; i < 127; i++) printf "\tk%d+1\n", i; print "]: 2" }' >"$T/deep.txt"

@@ -215,16 +215,18 @@ rss=$(sed -n 's/.*stackfold max rss \([0-9]*\) KiB.*/\1/p' "$T/fork.err")
 [ -n "$rss" ] || rss=$(tail -n 1 "$T/fork.rss" 2>/dev/null)
 check "fork storm: memory bounded (max RSS ${rss} KiB < 512 MiB)" test "${rss:-999999999}" -lt 524288
 
-# --- a process whose comm holds a newline and a directive ---------------------
-# profile.bt prints "#pid PID COMM": COMM "e\n#maps 1" injects a #maps line.
+# --- processes whose comm holds a newline and a directive or a record ---------
+# A comm printed raw would inject lines: "e\n#maps 1" a #maps block,
+# "\n@[]: 9999999\n" a forged record of 9999999 samples (any user can name
+# a process so).  profile.bt prints buf(comm, 16): "\x0a", never a newline.
 cat >"$T/evil.c" <<'EOF'
 #include <sys/prctl.h>
 #include <time.h>
-int main(void)
+int main(int argc, char **argv)
 {
 	volatile unsigned long n = 0;
 	time_t end = time(0) + 6;
-	prctl(PR_SET_NAME, "e\n#maps 1", 0, 0, 0);
+	prctl(PR_SET_NAME, argc > 1 ? "\n@[]: 9999999\n" : "e\n#maps 1", 0, 0, 0);
 	while (time(0) < end)
 		n++;
 	return 0;
@@ -233,15 +235,25 @@ EOF
 if cc -O1 -o "$T/evil" "$T/evil.c" 2>"$T/evil-cc.err"; then
 	"$T/evil" &
 	evil=$!
+	"$T/evil" forge &
+	forge=$!
 	"$DEMO" 6 &
 	demo=$!
-	BG+=("$evil" "$demo")
+	BG+=("$evil" "$forge" "$demo")
 	sleep 0.5
 	"$PROFILE" -a -d 3 -o "$T/evil" >"$T/evil.out" 2>"$T/evil.err"
 	check_eq "comm with a newline: exit 0" 0 $?
 	check "comm with a newline: other processes' samples kept" grep -q '^demo;' "$T/evil.folded"
+	check "comm with a newline: its own samples kept, under the escaped name" \
+		grep -q '^e\\x0a#maps 1;' "$T/evil.folded"
+	check "comm forging a record: its samples kept, under the escaped name" \
+		grep -q '^\\x0a@\[\]: 9999999\\x0a;' "$T/evil.folded"
+	# 3 s at 99 Hz on 2 CPUs is at most 594 samples: 9999999 would be forged
+	n=$(folded_total "$T/evil.folded")
+	check "comm forging a record: no forged samples ($n <= 600)" test "${n:-999999999}" -le 600
+	check_eq "comm with a newline: nothing reported dropped" "" "$(grep -i 'dropped' "$T/evil.err")"
 	conserve "comm with a newline" "$T/evil" "$T/evil.err"
-	wait "$evil" "$demo" 2>/dev/null
+	wait "$evil" "$forge" "$demo" 2>/dev/null
 else
 	fail "comm with a newline: cc" "$(cat "$T/evil-cc.err")"
 fi

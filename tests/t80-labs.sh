@@ -37,7 +37,9 @@ else
 	fail "bt/kprofile.bt output -> stackfold" "$(cat "$T/err")" "$(head -n 5 "$T/kprofile.folded")"
 fi
 n=$("$STACKFOLD" -q --tid "$T/threads.txt" 2>"$T/err" | awk -v p="syscalls/$work" '$1 == p { print $2 }')
-raw=$(awk -v k="@threads[$work, $work, syscalls]:" 'index($0, k) == 1 { print $NF }' "$T/threads.txt")
+# buf(comm, 16): "syscalls" and its NUL padding, 8 bytes printed as \x00
+pad=$(printf '\\x00%.0s' 1 2 3 4 5 6 7 8)
+raw=$(K="@threads[$work, $work, syscalls$pad]:" awk 'index($0, ENVIRON["K"]) == 1 { print $NF }' "$T/threads.txt")
 if [ -n "$raw" ] && [ "$raw" -gt 0 ] && [ "${n:-}" = "$raw" ]; then
 	pass "bt/threads.bt output -> stackfold --tid: syscalls/$work, $n samples as bpftrace counted"
 else
