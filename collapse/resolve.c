@@ -1,6 +1,7 @@
 /* resolve.c - records to profile samples; see resolve.h. */
 #include "resolve.h"
 
+#include "child.h"
 #include "fold.h"
 
 #include <errno.h>
@@ -32,6 +33,18 @@ struct resolver {
 	/* pids whose maps were snapshotted lazily (or tried) */
 	uint32_t *seen_pids;
 	size_t nseen, seen_cap;
+	/* pids whose maps were refreshed for an unmapped address */
+	struct refreshed *refreshed;
+	size_t nrefreshed, refreshed_cap;
+};
+
+/* Refreshes are bounded: a stack walk's garbage addresses are unmapped
+ * too, and each refresh retires a snapshot that stays in memory. */
+#define REFRESH_MAX_PER_PID 8
+#define REFRESH_MIN_GAP_NS 1000000000ull
+struct refreshed {
+	uint32_t pid, n;
+	uint64_t last_ns;
 };
 
 struct resolver *resolver_new(struct profile *p, struct sym_session *sym,
@@ -57,6 +70,7 @@ void resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	free(r->slots);
+	free(r->refreshed);
 	for (int k = 0; k < 4; k++)
 		free(r->name_loc[k]);
 	free(r->stack);
@@ -202,6 +216,30 @@ static bool pid_seen(struct resolver *r, uint32_t pid)
 	return false;
 }
 
+/* An address outside pid's snapshot: was it mapped after the snapshot?
+ * At most REFRESH_MAX_PER_PID refreshes a pid, REFRESH_MIN_GAP_NS apart. */
+static bool may_refresh(struct resolver *r, uint32_t pid)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	struct refreshed *f = NULL;
+	for (size_t i = 0; i < r->nrefreshed && !f; i++)
+		if (r->refreshed[i].pid == pid)
+			f = &r->refreshed[i];
+	if (!f) {
+		if (sf_grow((void **)&r->refreshed, &r->refreshed_cap,
+			    r->nrefreshed + 1, sizeof(*r->refreshed)))
+			return false;
+		f = &r->refreshed[r->nrefreshed++];
+		*f = (struct refreshed){ .pid = pid };
+	} else if (f->n >= REFRESH_MAX_PER_PID ||
+		   now - f->last_ns < REFRESH_MIN_GAP_NS) {
+		return false;
+	}
+	f->n++;
+	f->last_ns = now;
+	return true;
+}
+
 static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint64_t addr,
 			    bool kernel, bool is_return)
 {
@@ -219,6 +257,11 @@ static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint64_t addr,
 			if (!ret && res.reason == SYM_NO_PROCESS &&
 			    r->lazy_snapshot && !pid_seen(r, pid) &&
 			    sym_process_snapshot(r->sym, (int)pid, NULL) == 0)
+				ret = sym_lookup_user(r->sym, (int)pid, addr,
+						      is_return, &res);
+			if (!ret && res.reason == SYM_UNMAPPED &&
+			    r->lazy_snapshot && may_refresh(r, pid) &&
+			    sym_process_refresh(r->sym, (int)pid, NULL) == 0)
 				ret = sym_lookup_user(r->sym, (int)pid, addr,
 						      is_return, &res);
 		}

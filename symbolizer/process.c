@@ -276,6 +276,20 @@ int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err)
 	return rc;
 }
 
+int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err)
+{
+	const struct sym_process *old = sym_process_find(s, pid);
+	if (!old)
+		return sf_err_set(err, ENOENT, "process %d has no snapshot", pid);
+	char state = '?';
+	uint64_t start = 0;
+	if (procfs_stat(pid, &state, &start) || state == 'Z' || state == 'X' ||
+	    start != old->starttime)
+		return sf_err_set(err, ESRCH, "process %d exited", pid);
+	s->stats.refreshes++;
+	return sym_process_snapshot(s, pid, err);	/* old one retired */
+}
+
 /* ---- saved maps ---- */
 
 struct saved_meta {

@@ -62,6 +62,16 @@ void sym_session_free(struct sym_session *s);	/* NULL is fine */
 int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err);
 
 /*
+ * sym_process_refresh() snapshots pid again when it is still the process
+ * of its snapshot (same start time): for libraries mapped after its first
+ * sample (ld.so still loading them at exec, dlopen).  The old snapshot is
+ * retired, not freed, so sym_module pointers already handed out stay
+ * valid.  Returns 0, -ENOENT without a snapshot, -ESRCH when the process
+ * exited or the pid is another process now.
+ */
+int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err);
+
+/*
  * sym_process_load_maps() reports a process from saved text (as written by
  * sym_process_write_maps(), which is /proc/PID/maps lines, executable ones
  * only, followed by `#bid START BUILDID` lines).  Files are opened lazily by
@@ -137,6 +147,7 @@ struct sym_stats {
 	uint64_t lookups, unresolved;
 	uint64_t index_cache_hits, index_builds, index_corrupt;
 	uint64_t processes, files_pinned, files_mismatched;
+	uint64_t refreshes;	/* sym_process_refresh() snapshots taken */
 	uint64_t bad_maps_lines;
 };
 void sym_session_stats(const struct sym_session *s, struct sym_stats *out);

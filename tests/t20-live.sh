@@ -108,3 +108,49 @@ check_eq "missing pid: one clear line" "profile: pid 999999999 not found" "$(cat
 check "missing pid: no file written" bash -c "! ls '$T'/nope.* >/dev/null 2>&1"
 "$PROFILE" -p 1 -F abc 2>/dev/null
 check_eq "bad -F exits 1" 1 $?
+
+# 8. A library mapped after the process's first sample (dlopen; ld.so
+# still loading libc when -- COMMAND's first sample lands): the maps saved
+# at the first sample miss it, so an address outside them takes a fresh
+# snapshot of the same, still running, process.
+cat >"$T/hotlib.c" <<'C'
+void hot_in_dlopened_lib(volatile unsigned long *n)
+{
+	for (unsigned long i = 0; i < 400000000ul; i++)
+		(*n)++;
+}
+C
+cat >"$T/dl.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <time.h>
+static void spin_before_dlopen(void)
+{
+	volatile unsigned long n = 0;
+	time_t end = time(0) + 2;
+	while (time(0) < end)
+		n++;
+}
+int main(int argc, char **argv)
+{
+	volatile unsigned long n = 0;
+	spin_before_dlopen();
+	void *h = dlopen(argv[1], RTLD_NOW);
+	void (*hot)(volatile unsigned long *) = h ? dlsym(h, "hot_in_dlopened_lib") : 0;
+	if (!hot)
+		return fprintf(stderr, "dlopen: %s\n", dlerror()), 1;
+	for (;;)
+		hot(&n);
+}
+C
+if cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libhot.so" "$T/hotlib.c" 2>"$T/dl-cc.err" &&
+	cc -O0 -g -fno-omit-frame-pointer -o "$T/dl" "$T/dl.c" -ldl 2>>"$T/dl-cc.err"; then
+	"$PROFILE" -d 4 -f folded -o "$T/dl" -- "$T/dl" "$T/libhot.so" >/dev/null 2>"$T/dl.err"
+	check_eq "dlopen after the first sample: exit 0" 0 $?
+	check "dlopen after the first sample: the library's function is named" \
+		grep -q ';hot_in_dlopened_lib ' "$T/dl.folded"
+	check "dlopen after the first sample: named before the dlopen too" \
+		grep -q ';spin_before_dlopen' "$T/dl.folded"
+else
+	fail "dlopen after the first sample: cc" "$(cat "$T/dl-cc.err")"
+fi
