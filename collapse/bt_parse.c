@@ -44,6 +44,7 @@ struct bt_parser {
 	bool empty_part;	/* key ended in ", ]": an empty stack part */
 	/* maps block */
 	uint32_t maps_pid;
+	size_t maps_line;	/* its "#maps" line */
 	/* output frames (root first) */
 	struct bt_frame *out;
 	size_t ocap;
@@ -311,6 +312,10 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 			side[1] = !side[0];
 	}
 	(void)any_kernel;
+	bool at_limit = false;
+	for (size_t i = 0; i < bp->nparts; i++)
+		at_limit |= bp->parts[i].n == BT_STACK_LIMIT_DEFAULT ||
+			    bp->parts[i].n == BT_STACK_LIMIT_MAX;
 	for (int pass = 0; pass < 2; pass++)	/* user parts, then kernel */
 		for (size_t i = 0; i < bp->nparts; i++)
 			if ((side[i] == 1) == (pass == 1)) {
@@ -330,6 +335,7 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 		.frames = bp->out, .nframes = n,
 		.nuser = nuser, .nkernel = n - nuser,
 		.had_stack = bp->nparts > 0 || bp->empty_part, .count = count,
+		.maybe_truncated = at_limit,
 		.line = bp->rec_line,
 	};
 	bp->c.records++;
@@ -500,6 +506,12 @@ static int record_start(struct bt_parser *bp, const char *s, size_t len,
 	return segment(bp, br + 1, (size_t)(s + len - br - 1));
 }
 
+static void count_incomplete(struct bt_parser *bp, size_t line)
+{
+	if (!bp->c.incomplete_records++)
+		bp->c.first_incomplete_line = line;
+}
+
 static int record_line(struct bt_parser *bp, const char *s, size_t len)
 {
 	if (len && (s[0] == ' ' || s[0] == '\t') && bp->in_stack) {
@@ -518,7 +530,7 @@ static int record_line(struct bt_parser *bp, const char *s, size_t len)
 	if (!len && bp->in_stack)
 		return 0;
 	/* Anything else breaks the record: count it, reparse the line. */
-	bp->c.incomplete_records++;
+	count_incomplete(bp, bp->rec_line);
 	record_reset(bp);
 	return -EAGAIN;
 }
@@ -534,6 +546,7 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 			return 0;
 		}
 		bp->maps_pid = (uint32_t)pid;
+		bp->maps_line = bp->lineno;
 		bp->blen = 0;
 		bp->st = ST_MAPS;
 		return 0;
@@ -690,10 +703,10 @@ int bt_parser_line(struct bt_parser *bp, const char *line, size_t len)
 int bt_parser_finish(struct bt_parser *bp)
 {
 	if (bp->st == ST_RECORD) {
-		bp->c.incomplete_records++;
+		count_incomplete(bp, bp->rec_line);
 		record_reset(bp);
 	} else if (bp->st == ST_MAPS) {
-		bp->c.incomplete_records++;
+		count_incomplete(bp, bp->maps_line);
 		bp->st = ST_IDLE;
 	}
 	return 0;

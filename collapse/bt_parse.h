@@ -59,9 +59,16 @@ struct bt_record {
 	size_t nframes;
 	size_t nuser, nkernel;	/* frames per side; user frames come first */
 	bool had_stack;		/* key had at least one stack part */
+	bool maybe_truncated;	/* a stack part has exactly BT_STACK_LIMIT_*
+				 * frames: its root frames may be missing */
 	uint64_t count;
 	size_t line;		/* line number of the record's first line */
 };
+
+/* Stack depth limits: kernel.perf_event_max_stack's default (bpftrace's
+ * default ustack/kstack depth) and bpftrace's maximum. */
+#define BT_STACK_LIMIT_DEFAULT 127
+#define BT_STACK_LIMIT_MAX 1024
 
 struct bt_callbacks {
 	void *ctx;
@@ -81,6 +88,8 @@ struct bt_counters {
 	uint64_t total_reported;	/* @stackfold_total, when present */
 	bool has_total;
 	size_t first_bad_line;	/* 0 when none */
+	size_t first_incomplete_line;	/* where the first incomplete record
+					 * began; 0 when none */
 	size_t records;
 };
 

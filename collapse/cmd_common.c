@@ -55,9 +55,11 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 			"stacks not added (the input has stack maps)\n", name,
 			st.nonstack_ignored);
 	if (st.incomplete)
-		fprintf(stderr, "stackfold: %s: ignored %" PRIu64
-			" incomplete record%s at the end (truncated input?)\n",
-			name, st.incomplete, st.incomplete == 1 ? "" : "s");
+		fprintf(stderr, "stackfold: %s:%zu: ignored %" PRIu64
+			" incomplete record%s (first at line %zu; truncated "
+			"input?)\n", name, st.first_incomplete_line,
+			st.incomplete, st.incomplete == 1 ? "" : "s",
+			st.first_incomplete_line);
 	return 0;
 }
 
@@ -75,7 +77,7 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	/* --countname: the values are not always samples (off-CPU ns) */
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " %s, %zu unique stacks",
 		what, report_samples(r), c->oo.countname ? c->oo.countname : "samples",
-		r->prof.nsamples - 1 + r->direct.n);
+		report_unique_stacks(r));
 	if (dropped)
 		fprintf(stderr, "; %" PRIu64 " samples dropped by a full map "
 			"(%.2f%%)", dropped, 100.0 * (double)dropped /
@@ -95,6 +97,9 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	if (k->unsymbolized_frames)
 		fprintf(stderr, "; %" PRIu64 " unsymbolized frame samples",
 			k->unsymbolized_frames);
+	if (k->truncated_stacks)
+		fprintf(stderr, "; %" PRIu64 " samples with a stack at the depth "
+			"limit (root marked [truncated])", k->truncated_stacks);
 	fputc('\n', stderr);
 }
 

@@ -319,6 +319,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		r->in.unparsable = bc->unparsable_lines;
 		r->in.first_bad_line = bc->first_bad_line;
 		r->in.incomplete = bc->incomplete_records;
+		r->in.first_incomplete_line = bc->first_incomplete_line;
 		uint64_t got = c->samples - r->samples_before;
 		if (bc->has_total && bc->total_reported > got)
 			c->map_dropped += bc->total_reported - got;
@@ -334,7 +335,12 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 
 uint64_t report_samples(const struct report *r)
 {
-	return r->prof.counters.samples + r->direct.total;
+	return r->prof.counters.samples + r->direct.total + r->handed_total;
+}
+
+size_t report_unique_stacks(const struct report *r)
+{
+	return r->prof.nsamples - 1 + r->direct.n + r->handed_n;
 }
 
 int report_fold(struct report *r, unsigned flags, struct fold *out)
@@ -347,7 +353,10 @@ int report_fold(struct report *r, unsigned flags, struct fold *out)
 		struct fold tmp = *out;
 		*out = r->direct;
 		r->direct = tmp;
-		return fold_finish(out);
+		ret = fold_finish(out);
+		r->handed_total += out->total;
+		r->handed_n += out->n;
+		return ret;
 	}
 	ret = fold_build(out, &r->prof, flags);
 	for (size_t i = 0; !ret && i < r->direct.n; i++)

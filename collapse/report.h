@@ -28,6 +28,7 @@ struct report_input_stats {
 	uint64_t lines, unparsable;
 	size_t first_bad_line;	/* 0 when none */
 	uint64_t incomplete;	/* truncated final record */
+	size_t first_incomplete_line;	/* where it began */
 	uint64_t samples;	/* read from this input */
 	uint64_t stack_records;	/* map entries whose key has a stack */
 	uint64_t nonstack_ignored;	/* entries of stack-less maps (@[comm])
@@ -59,6 +60,8 @@ struct report {
 	struct reccache rc;	/* repeated entries skip parsing */
 	struct fold direct;	/* folded-text input goes straight here: it
 				 * has only names, so no profile is needed */
+	uint64_t handed_total;	/* direct's total and lines when report_fold() */
+	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
@@ -98,6 +101,8 @@ int report_write(struct report *r, const struct report_output *outs,
 
 /* Samples read from every input (profile and folded text). */
 uint64_t report_samples(const struct report *r);
+/* Unique stacks read so far (profile stacks plus folded lines). */
+size_t report_unique_stacks(const struct report *r);
 /* The folded view of everything read: the profile's (built with flags)
  * merged with the folded-text input.  out is initialised here; release it
  * with fold_release().  0 or -ENOMEM. */

@@ -367,6 +367,13 @@ int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 		if (ret)
 			return ret;
 	}
+	if (rec->maybe_truncated) {	/* as perf and pprof mark them */
+		int ret = stack_push(r, n++, resolve_name(r, "[truncated]", 11,
+							  PF_LOC_USER, 0, false));
+		if (ret)
+			return ret;
+		r->p->counters.truncated_stacks += rec->count;
+	}
 	int64_t comm = rec->comm ? strtab_intern(&r->p->strs, rec->comm,
 						 rec->comm_len) : 0;
 	if (comm < 0)

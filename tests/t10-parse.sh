@@ -63,7 +63,7 @@ check "junk: stack-id errors reported" grep -q '1 stack-id errors' "$T/junk.err"
 # CRLF line ends and a truncated final record.
 "$STACKFOLD" "$FX/crlf-truncated.txt" >"$T/crlf.out" 2>"$T/crlf.err"
 check_eq "CRLF input parses" "do_idle_[k];schedule_[k] 4" "$(cat "$T/crlf.out")"
-check "truncated final record reported" grep -q 'ignored 1 incomplete record at the end' "$T/crlf.err"
+check "truncated final record reported with its line" grep -q 'crlf-truncated.txt:6: ignored 1 incomplete record (first at line 6;' "$T/crlf.err"
 
 # Raw kernel addresses (bpftrace >= 0.18 raw mode) are named via kallsyms.
 if [ "$(awk '$3 == "vfs_read" { print $1; exit }' /proc/kallsyms)" != 0000000000000000 ] &&

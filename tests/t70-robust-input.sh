@@ -72,7 +72,7 @@ printf '@[\n    a+1\n    main+2\n]: 3\n@[\n    b+1\n    main+2' >"$T/trunc.txt"
 sf trunc "$T/trunc.txt"
 check_eq "truncated: exit 0 with the complete records" 0 "$(rc trunc)"
 check_eq "truncated: partial stack never counted" "main;a 3" "$(cat "$T/trunc.out")"
-check "truncated: reported as incomplete" grep -q 'ignored 1 incomplete record' "$T/trunc.err"
+check "truncated: reported as incomplete, with the line it began on" grep -q 'trunc.txt:5: ignored 1 incomplete record (first at line 5;' "$T/trunc.err"
 printf '@[\n    a+1\n]: 3\n@[\n    b+1\n]:' >"$T/trunc2.txt"
 sf trunc2 "$T/trunc2.txt"
 check_eq "truncated inside ']: N': not counted" "a 3" "$(cat "$T/trunc2.out")"
@@ -194,6 +194,13 @@ sf inject "$T/inject.txt"
 check_eq "injected #maps line: no sample swallowed" 15 "$(folded_total "$T/inject.out")"
 check "injected #maps line: counted as unparsable" grep -q 'inject.txt:3: ignored 1 unparsable line' "$T/inject.err"
 
+# folded in, folded out (the fold is handed to the writer as it is): the
+# summary still counts what was read (it said "0 samples, 0 unique stacks")
+printf 'a;b 1\na;c 2\na;b 3\n' >"$T/ff.folded"
+sf ff -f folded "$T/ff.folded"
+check_eq "folded -> folded: the summary counts the samples read" "6" "$(read_samples ff)"
+check "folded -> folded: and the unique stacks" grep -q 'read: 6 samples, 2 unique stacks' "$T/ff.err"
+
 # buf(comm, 16), as bt/profile.bt prints it: NUL padding dropped, other
 # escapes kept as text, ", " inside the comm kept, a numeric comm is a name.
 printf '#pid 5 a, b\\x00\\x00\n@stackfold[5, 5, a, b\\x00\\x00,\n    0x1234\n, ]: 10\n@stackfold[6, 6, \\x0a@[]: 9\\x0a\\x00,\n    0x1234\n, ]: 4\n@stackfold[7, 7, 1234\\x00, ]: 2\n@stackfold_total: 16\n' >"$T/bufcomm.txt"
@@ -204,13 +211,21 @@ check_eq "buf(comm): a numeric comm is a name" "1234-7 2" "$(grep '^1234-7' "$T/
 conserve bufcomm "$T/bufcomm.txt"
 
 # --- A6: 1024-frame and 127-frame stacks ----------------------------------
+# A stack at a depth limit (127: perf_event_max_stack's default; 1024:
+# bpftrace's maximum) may have lost its root: marked [truncated] and
+# counted.  One frame less is not marked.
 awk 'BEGIN { print "@[1, 1, deep,"; for (i = 0; i < 1024; i++) printf "\tf%d+1\n", i;
-	print "]: 5"; print "@[1, 1, deep,"; for (i = 0; i < 127; i++) printf "\tk%d+1\n", i; print "]: 2" }' >"$T/deep.txt"
+	print "]: 5"; print "@[1, 1, deep,"; for (i = 0; i < 127; i++) printf "\tk%d+1\n", i; print "]: 2"
+	print "@[1, 1, deep,"; for (i = 0; i < 126; i++) printf "\tm%d+1\n", i; print "]: 1" }' >"$T/deep.txt"
 sf deep "$T/deep.txt"
-check_eq "1024-frame stack: every frame kept (+ process frame)" 1025 \
+check_eq "1024-frame stack: every frame kept (+ process frame, + [truncated])" 1026 \
 	"$(awk '/f1023/ { print gsub(/;/, ";") + 1 }' "$T/deep.out")"
-check_eq "127-frame stack: every frame kept" 128 "$(awk '/k126/ { print gsub(/;/, ";") + 1 }' "$T/deep.out")"
-check "1024-frame stack: root first" grep -q '^deep;f1023;f1022;' "$T/deep.out"
+check_eq "127-frame stack: every frame kept (+ [truncated])" 129 "$(awk '/k126/ { print gsub(/;/, ";") + 1 }' "$T/deep.out")"
+check "1024-frame stack: root first, marked [truncated]" grep -q '^deep;\[truncated\];f1023;f1022;' "$T/deep.out"
+check "127-frame stack: marked [truncated]" grep -q '^deep;\[truncated\];k126;k125;' "$T/deep.out"
+check "126-frame stack: not marked" grep -q '^deep;m125;m124;' "$T/deep.out"
+check "stacks at the depth limit: counted in the summary" \
+	grep -q '7 samples with a stack at the depth limit' "$T/deep.err"
 conserve deep "$T/deep.txt"
 
 # an 8 MB frame name on one line (the line reader grows to the line)
