@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
@@ -309,6 +310,16 @@ static int check_refs(const struct elf_index *x, struct sf_err *err)
 			return bad(err, "range table");
 	}
 	return 0;
+}
+
+void idx_release_blob(struct elf_index *idx)
+{
+	if (idx->mapped)
+		munmap(idx->blob, idx->len);
+	else
+		free(idx->blob);
+	idx->blob = NULL;
+	idx->mapped = false;
 }
 
 int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,

@@ -109,7 +109,8 @@ struct idx_node {
 
 /* The opened index: a validated blob plus typed views into it. */
 struct elf_index {
-	unsigned char *blob;	/* malloc'd, owned */
+	unsigned char *blob;	/* owned: malloc'd, or mmap'd when mapped */
+	bool mapped;		/* blob is an anonymous mapping (cache load) */
 	size_t len;
 	const struct idx_hdr *hdr;
 	const struct idx_phdr *phdrs;
@@ -220,6 +221,9 @@ void elfcomp_release(struct elfcomp_bufs *bufs);
  * (location lists, macros, name indexes), so dwarf_begin_elf does not
  * decompress them.  Changes only elf's in-memory section headers. */
 void elfcomp_hide_unused(Elf *elf);
+
+/* Free idx->blob (munmap or free, as it was made). */
+void idx_release_blob(struct elf_index *idx);
 
 /* crc32 of the on-disk/blob body, as stored in idx_hdr.crc. */
 uint32_t idx_body_crc(const unsigned char *blob, size_t len);

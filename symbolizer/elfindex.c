@@ -258,7 +258,7 @@ void elfidx_free(struct elf_index *idx)
 {
 	if (!idx)
 		return;
-	free(idx->blob);
+	idx_release_blob(idx);
 	free(idx);
 }
 
@@ -433,7 +433,7 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 		return NULL;
 	int rc = idxcache_load(o->cache_dir, key, idx, &e);
 	if (!rc && entry_poorer(idx, elf, o)) {
-		free(idx->blob);
+		idx_release_blob(idx);
 		free(idx);
 		return NULL;
 	}

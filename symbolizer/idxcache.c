@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,8 +90,13 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 				  path, (long long)st.st_size);
 	}
 	size_t len = (size_t)st.st_size;
-	unsigned char *blob = malloc(len);
-	if (!blob) {
+	/* Read, not mmap'd: a file truncated under a mapping would SIGBUS
+	 * (failure-cases 22).  The buffer is populated in one call: faulting
+	 * its pages in one by one cost more than the copy. */
+	unsigned char *blob = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				   -1, 0);
+	if (blob == MAP_FAILED) {
 		close(fd);
 		return sf_err_set(err, ENOMEM, "out of memory reading '%s'",
 				  path);
@@ -102,6 +108,8 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 		if (rc)
 			sf_err_set(err, EINVAL, "cache entry '%s': %s", path,
 				   why.msg);
+		else
+			idx->mapped = true;
 	} else if (rc == -EINVAL) {
 		sf_err_set(err, EINVAL, "cache entry '%s': truncated", path);
 	} else {
@@ -111,7 +119,7 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 		futimens(fd, NULL);	/* LRU: mark as used */
 	close(fd);
 	if (rc) {
-		free(blob);
+		munmap(blob, len);
 		if (rc == -EINVAL)
 			unlink(path);
 	}
