@@ -38,7 +38,7 @@ LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
 MAIN_OBJ := $(B)/collapse/main.o
 DEPS     := $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all print-ldlibs deps test flame bench bench-overhead fuzz labs install clean check-headers demo
+.PHONY: all print-ldlibs deps test flame bench bench-overhead bench-soak fuzz labs install clean check-headers demo
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(B)/libstackfold.a
@@ -110,6 +110,13 @@ bench-overhead:
 	@scripts/install-deps
 	@$(MAKE) --no-print-directory all demo
 	@bench/overhead
+
+# Memory of the continuous profiler over SOAK_SECONDS (default one hour).
+SOAK_SECONDS ?= 3600
+bench-soak:
+	@scripts/install-deps
+	@$(MAKE) --no-print-directory all demo
+	@bench/soak $(SOAK_SECONDS)
 
 # libFuzzer targets (tests/fuzz/), each for FUZZ_SECONDS.
 FUZZ_SECONDS ?= 60
