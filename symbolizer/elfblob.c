@@ -314,12 +314,12 @@ static int check_refs(const struct elf_index *x, struct sf_err *err)
 
 void idx_release_blob(struct elf_index *idx)
 {
-	if (idx->mapped)
-		munmap(idx->blob, idx->len);
+	if (idx->map_base)
+		munmap(idx->map_base, idx->map_span);
 	else
 		free(idx->blob);
 	idx->blob = NULL;
-	idx->mapped = false;
+	idx->map_base = NULL;
 }
 
 int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,

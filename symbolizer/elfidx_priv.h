@@ -109,8 +109,10 @@ struct idx_node {
 
 /* The opened index: a validated blob plus typed views into it. */
 struct elf_index {
-	unsigned char *blob;	/* owned: malloc'd, or mmap'd when mapped */
-	bool mapped;		/* blob is an anonymous mapping (cache load) */
+	unsigned char *blob;	/* owned: malloc'd, or inside map_base */
+	void *map_base;		/* anonymous mapping holding blob (a big
+				 * cache entry), NULL when blob is malloc'd */
+	size_t map_span;
 	size_t len;
 	const struct idx_hdr *hdr;
 	const struct idx_phdr *phdrs;

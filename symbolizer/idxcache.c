@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -63,6 +64,32 @@ static int read_all(int fd, unsigned char *buf, size_t len)
 	return 0;
 }
 
+/* A buffer for a len-byte entry.  From a megabyte on (libc with its
+ * DWARF: 2.9 MB) it is aligned for transparent huge pages: on this kind of
+ * VM, mapping 4 KiB pages one by one cost more than reading the file (warm
+ * symbolize of 1000 libc addresses: 19 -> 12 ms CPU).  *base and *span
+ * describe the mapping to unmap, *base NULL for a malloc'd buffer. */
+#define IDXCACHE_HUGE (2u << 20)
+static unsigned char *blob_alloc(size_t len, void **base, size_t *span)
+{
+	*base = NULL;
+	*span = 0;
+	if (len < IDXCACHE_HUGE / 2)
+		return malloc(len);
+	size_t s = (len + IDXCACHE_HUGE - 1) / IDXCACHE_HUGE * IDXCACHE_HUGE +
+		   IDXCACHE_HUGE;
+	unsigned char *raw = mmap(NULL, s, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	uintptr_t a = ((uintptr_t)raw + IDXCACHE_HUGE - 1) &
+		      ~(uintptr_t)(IDXCACHE_HUGE - 1);
+	(void)madvise((void *)a, s - IDXCACHE_HUGE, MADV_HUGEPAGE); /* advice */
+	*base = raw;
+	*span = s;
+	return (unsigned char *)a;
+}
+
 int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 		  struct sf_err *err)
 {
@@ -91,12 +118,11 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 	}
 	size_t len = (size_t)st.st_size;
 	/* Read, not mmap'd: a file truncated under a mapping would SIGBUS
-	 * (failure-cases 22).  The buffer is populated in one call: faulting
-	 * its pages in one by one cost more than the copy. */
-	unsigned char *blob = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-				   -1, 0);
-	if (blob == MAP_FAILED) {
+	 * (failure-cases 22). */
+	void *base;
+	size_t span;
+	unsigned char *blob = blob_alloc(len, &base, &span);
+	if (!blob) {
 		close(fd);
 		return sf_err_set(err, ENOMEM, "out of memory reading '%s'",
 				  path);
@@ -105,11 +131,13 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 	if (!rc) {
 		struct sf_err why;
 		rc = idx_attach(idx, blob, len, key, &why);
-		if (rc)
+		if (rc) {
 			sf_err_set(err, EINVAL, "cache entry '%s': %s", path,
 				   why.msg);
-		else
-			idx->mapped = true;
+		} else {
+			idx->map_base = base;
+			idx->map_span = span;
+		}
 	} else if (rc == -EINVAL) {
 		sf_err_set(err, EINVAL, "cache entry '%s': truncated", path);
 	} else {
@@ -119,7 +147,10 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 		futimens(fd, NULL);	/* LRU: mark as used */
 	close(fd);
 	if (rc) {
-		munmap(blob, len);
+		if (base)
+			munmap(base, span);
+		else
+			free(blob);
 		if (rc == -EINVAL)
 			unlink(path);
 	}
