@@ -344,9 +344,10 @@ static int finish(struct rec *x)
 		}
 	}
 	if (x->snap_failed && !x->c->quiet)
-		fprintf(stderr, "stackfold: %" PRIu64 " process%s exited before its "
+		fprintf(stderr, "stackfold: %" PRIu64 " process%s exited before %s "
 			"memory map could be saved (frames shown as [unknown])\n",
-			x->snap_failed, x->snap_failed == 1 ? "" : "es");
+			x->snap_failed, x->snap_failed == 1 ? "" : "es",
+			x->snap_failed == 1 ? "its" : "their");
 	if (!x->r.prof.counters.samples) {
 		cmd_summary(&x->r, x->c, "recorded");
 		fprintf(stderr, "stackfold: no samples recorded\n");
