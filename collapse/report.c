@@ -117,6 +117,7 @@ int report_init(struct report *r, const struct sym_opts *so, bool lazy)
 	if (profile_init(&r->prof) || reccache_init(&r->rc) ||
 	    fold_init(&r->direct))
 		return -ENOMEM;
+	r->refresh_maps = lazy;
 	r->res = resolver_new(&r->prof, NULL, lazy);
 	return r->res ? 0 : -ENOMEM;
 }
@@ -133,6 +134,7 @@ int report_init_session(struct report *r, struct sym_session *s, bool lazy)
 	r->res = nr;
 	r->sym = s;
 	r->sym_borrowed = true;
+	r->refresh_maps = false;
 	return 0;
 }
 
@@ -159,6 +161,7 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 	/* rebuild the resolver so it uses the session; caches restart */
 	struct resolver *nr = resolver_new(&r->prof, r->sym, r->lazy_snapshot);
 	if (nr) {
+		resolver_set_refresh(nr, r->refresh_maps);
 		resolver_free(r->res);
 		r->res = nr;
 	}

@@ -51,6 +51,9 @@ struct report {
 	bool sym_borrowed;	/* report_init_session(): the caller's */
 	struct sym_opts sym_opts;
 	bool lazy_snapshot;
+	bool refresh_maps;	/* resolver_set_refresh(): live captures with
+				 * their own session (not the continuous mode,
+				 * which refreshes on its own schedule) */
 	bool fold_direct;	/* folded text goes straight to `direct` (set
 				 * when no output needs a profile: not pprof) */
 	struct resolver *res;

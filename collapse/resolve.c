@@ -34,6 +34,7 @@ struct resolver {
 	uint32_t *seen_pids;
 	size_t nseen, seen_cap;
 	/* pids whose maps were refreshed for an unmapped address */
+	bool refresh;
 	struct refreshed *refreshed;
 	size_t nrefreshed, refreshed_cap;
 };
@@ -63,6 +64,11 @@ struct resolver *resolver_new(struct profile *p, struct sym_session *sym,
 		return NULL;
 	}
 	return r;
+}
+
+void resolver_set_refresh(struct resolver *r, bool on)
+{
+	r->refresh = on;
 }
 
 void resolver_free(struct resolver *r)
@@ -260,7 +266,7 @@ static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint64_t addr,
 				ret = sym_lookup_user(r->sym, (int)pid, addr,
 						      is_return, &res);
 			if (!ret && res.reason == SYM_UNMAPPED &&
-			    r->lazy_snapshot && may_refresh(r, pid) &&
+			    r->refresh && may_refresh(r, pid) &&
 			    sym_process_refresh(r->sym, (int)pid, NULL) == 0)
 				ret = sym_lookup_user(r->sym, (int)pid, addr,
 						      is_return, &res);

@@ -27,6 +27,12 @@ struct resolver *resolver_new(struct profile *p, struct sym_session *sym,
 			      bool lazy_snapshot);
 void resolver_free(struct resolver *r);	/* NULL is fine */
 
+/* on: a raw user address outside its process's snapshot takes a fresh
+ * snapshot of that process if it still runs (sym_process_refresh()), at
+ * most 8 times a pid, a second apart: for libraries mapped after the
+ * first sample.  Off by default; for live captures. */
+void resolver_set_refresh(struct resolver *r, bool on);
+
 /* Add one bpftrace record.  0 or a negative errno. */
 int resolver_record(struct resolver *r, const struct bt_record *rec);
 /* The same, returning the profile sample id it went to (> 0). */
