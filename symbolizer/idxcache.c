@@ -68,8 +68,9 @@ static int read_all(int fd, unsigned char *buf, size_t len)
  * MB) its whole 2 MiB blocks are given to transparent huge pages: on this
  * kind of VM, mapping 4 KiB pages one by one cost more than reading the
  * file (warm symbolize of 1000 libc addresses: 19 -> 12 ms CPU).  The tail
- * keeps small pages, so RSS does not grow, populated in the same call.  *base and *span describe the
- * mapping to unmap, *base NULL for a malloc'd buffer. */
+ * keeps small pages, so RSS does not grow, populated in the same call.
+ * *base and *span describe the mapping to unmap, *base NULL for a
+ * malloc'd buffer. */
 #define IDXCACHE_HUGE (2u << 20)
 static unsigned char *blob_alloc(size_t len, void **base, size_t *span)
 {
