@@ -56,13 +56,16 @@
 #include "cmds.h"
 #include "report.h"
 
-/* A session is replaced after this many snapshots: each re-snapshot keeps
- * the one it replaces until the session is freed (symbolizer.h). */
+/* A session is replaced once it holds this many snapshots (those of quiet
+ * pids and replaced ones are freed between windows; pids snapshotted past
+ * the per-window cap are not in the memo and stay until then). */
 #define SNAPS_PER_SESSION 4096
 /* ... or once our resident memory passes this (ELF indexes of programs
  * long gone, e.g. on a build machine), at most every RSS_RECYCLE_MIN
- * windows so a big working set does not cost a reload per window. */
-#define RSS_RECYCLE_BYTES (48ULL << 20)
+ * windows so a big working set does not cost a reload per window.  The
+ * target is 64 MiB at the peak: this leaves room for the indexes one
+ * window may load (libclang-cpp's is 15 MB). */
+#define RSS_RECYCLE_BYTES (40ULL << 20)
 #define RSS_RECYCLE_MIN 6
 /* /proc reads per window are capped (a fork storm must not turn into a
  * snapshot storm); pids beyond it are snapshotted lazily when resolved. */
@@ -123,6 +126,7 @@ struct cont {
 	struct copts o;
 	struct sym_session *ss;	/* shared by every window */
 	uint64_t ss_snaps0;	/* stats.processes when ss was created */
+	uint64_t ss_freed;	/* snapshots freed since */
 	uint32_t ss_window;	/* win_no when ss was created */
 	struct report r;
 	bool r_open;
@@ -514,8 +518,10 @@ static struct seen *seen_slot(struct seen *tab, size_t cap, int pid)
 	return &tab[i];
 }
 
-/* Rebuild the memo with the pids seen lately (and room to grow). */
-static int seen_rebuild(struct cont *x, size_t want)
+/* Rebuild the memo with room to grow.  With forget (between windows only:
+ * a window's profile points into the snapshots), the pids gone quiet are
+ * left out and lose their snapshots. */
+static int seen_rebuild(struct cont *x, size_t want, bool forget)
 {
 	size_t cap = 64;
 	while (cap < want * 2)
@@ -526,9 +532,12 @@ static int seen_rebuild(struct cont *x, size_t want)
 	size_t n = 0;
 	for (size_t i = 0; i < x->seen_cap; i++) {
 		const struct seen *e = &x->seen[i];
-		if (e->pid && x->win_no - e->seen_window <= REFRESH_WINDOWS) {
+		if (e->pid && (!forget ||
+			       x->win_no - e->seen_window <= REFRESH_WINDOWS)) {
 			*seen_slot(tab, cap, e->pid) = *e;
 			n++;
+		} else if (e->pid) {
+			x->ss_freed += sym_process_forget(x->ss, e->pid);
 		}
 	}
 	free(x->seen);
@@ -538,11 +547,14 @@ static int seen_rebuild(struct cont *x, size_t want)
 	return 0;
 }
 
-/* Once a window: forget the pids gone quiet. */
+/* Once a window, after its profile is released: forget the pids gone
+ * quiet and free the snapshots that re-snapshots replaced, so a fork storm
+ * of short-lived processes costs no memory once they are quiet. */
 static void seen_sweep(struct cont *x)
 {
+	x->ss_freed += sym_session_drop_retired(x->ss);
 	if (x->seen_cap)
-		seen_rebuild(x, x->nseen + 1);
+		seen_rebuild(x, x->nseen + 1, true);
 }
 
 /* True when pid needs a (new) snapshot; the memo is updated. */
@@ -550,7 +562,8 @@ static bool needs_snapshot(struct cont *x, int pid, const char *comm,
 			   size_t len)
 {
 	uint32_t h = (uint32_t)sf_hash_bytes(comm, len, 0);
-	if ((x->nseen + 1) * 2 > x->seen_cap && seen_rebuild(x, x->nseen + 1))
+	if ((x->nseen + 1) * 2 > x->seen_cap &&
+	    seen_rebuild(x, x->nseen + 1, false))
 		return true;	/* no memo: snapshot, as without one */
 	struct seen *e = seen_slot(x->seen, x->seen_cap, pid);
 	bool fresh = e->pid == pid && e->comm_hash == h &&
@@ -725,7 +738,7 @@ static bool session_full(struct cont *x)
 {
 	struct sym_stats st;
 	sym_session_stats(x->ss, &st);
-	if (st.processes - x->ss_snaps0 >= SNAPS_PER_SESSION)
+	if (st.processes - x->ss_snaps0 - x->ss_freed >= SNAPS_PER_SESSION)
 		return true;
 	return x->win_no - x->ss_window >= RSS_RECYCLE_MIN &&
 	       rss_bytes() > RSS_RECYCLE_BYTES;
@@ -745,6 +758,7 @@ static void session_recycle(struct cont *x)
 	malloc_trim(0);		/* give the freed indexes back */
 	x->ss = ns;
 	x->ss_snaps0 = 0;
+	x->ss_freed = 0;
 	x->ss_window = x->win_no;
 	if (x->seen)
 		memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
@@ -816,9 +830,9 @@ static int window_end(struct cont *x, bool at_eof)
 		stackmap_check(x);
 	}
 	x->win_no++;
+	window_release(x);
 	seen_sweep(x);
 	session_recycle(x);
-	window_release(x);
 	x->win_start_ns = now;
 	return ret ? ret : window_begin(x);
 }

@@ -97,6 +97,55 @@ void sym_process_free_all(struct sym_session *s)
 	s->nprocs_slots = s->nprocs = 0;
 }
 
+/* Unlink pid's live snapshot from the table; NULL when none. */
+static struct sym_process *procs_take(struct sym_session *s, int pid)
+{
+	if (!s->nprocs_slots)
+		return NULL;
+	struct sym_process **pp = &s->procs[pid_slot(s, pid)];
+	for (; *pp; pp = &(*pp)->next) {
+		struct sym_process *p = *pp;
+		if (p->pid != pid)
+			continue;
+		*pp = p->next;
+		s->nprocs--;
+		return p;
+	}
+	return NULL;
+}
+
+/* Free the retired snapshots of pid, or of every pid when pid < 0. */
+static size_t retired_free(struct sym_session *s, int pid)
+{
+	size_t n = 0;
+	struct sym_process **pp = &s->retired;
+	while (*pp) {
+		struct sym_process *p = *pp;
+		if (pid >= 0 && p->pid != pid) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		process_free(s, p);
+		n++;
+	}
+	return n;
+}
+
+size_t sym_process_forget(struct sym_session *s, int pid)
+{
+	struct sym_process *p = procs_take(s, pid);
+	size_t n = p ? 1 : 0;
+	if (p)
+		process_free(s, p);
+	return n + retired_free(s, pid);
+}
+
+size_t sym_session_drop_retired(struct sym_session *s)
+{
+	return retired_free(s, -1);
+}
+
 static struct sym_process *process_new(int pid)
 {
 	struct sym_process *p = calloc(1, sizeof(*p));

@@ -72,6 +72,18 @@ int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err);
 int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err);
 
 /*
+ * For long-running callers (the continuous mode), between uses: once no
+ * sym_module or sym_mapping pointer of pid is held any more,
+ * sym_process_forget() frees pid's snapshot and every retired one of it
+ * (a later lookup of pid finds nothing, as for a pid never seen).  The
+ * mapped files stay in the session.  sym_session_drop_retired() frees the
+ * retired snapshots of every pid, once none of their pointers is held.
+ * Both return the number of snapshots freed.
+ */
+size_t sym_process_forget(struct sym_session *s, int pid);
+size_t sym_session_drop_retired(struct sym_session *s);
+
+/*
  * sym_process_load_maps() reports a process from saved text (as written by
  * sym_process_write_maps(), which is /proc/PID/maps lines, executable ones
  * only, followed by `#bid START BUILDID` lines).  Files are opened lazily by

@@ -30,6 +30,23 @@ check_eq "exited: unmapped address" "address not mapped" "$(reason "$out" 0x10)"
 check "exited: stats count the process and pinned files" grep -Eq 'processes=1 files_pinned=[1-9]' <<<"$out"
 check "exited: process really gone from /proc maps" test ! -s "/proc/$TPID/maps"
 
+# forgetting (the continuous mode, between windows): a refresh retires the
+# old snapshot, drop_retired frees it, forget frees the live one and the
+# pid then resolves as never seen
+start_target "$T/tf.out" "$T/target" || fail "forget: target did not start"
+A=$(func_addr sf_target_alpha "$T/tf.out")
+out=$("$ST" snap "$TPID" refresh "$TPID" refresh "$TPID" dropretired dropretired \
+	user "$TPID" "$A" refresh "$TPID" forget "$TPID" forget "$TPID" user "$TPID" "$A")
+kill -9 "$TPID"
+check_eq "forget: two refreshes retire two snapshots, freed once" "dropretired 2|dropretired 0" \
+	"$(grep '^dropretired' <<<"$out" | paste -sd'|')"
+check_eq "forget: the live snapshot still resolves after drop_retired" "sf_target_alpha $T/target 1" \
+	"$(res "$(grep '^user' <<<"$out" | head -1)" "$A")"
+check_eq "forget: frees the live and the retired snapshot, then nothing" "forget $TPID 2|forget $TPID 0" \
+	"$(grep '^forget' <<<"$out" | paste -sd'|')"
+check_eq "forget: a forgotten pid resolves as one never snapshotted" "process not snapshotted" \
+	"$(reason "$(grep '^user' <<<"$out" | tail -1)" "$A")"
+
 # sym_lookup_elf: addresses in the file's own ELF space, as nm prints them
 E=$(printf '0x%x' "0x$(nm "$T/target" | awk '$3 == "sf_target_beta" { print $1 }')")
 out=$("$ST" elf "$T/target" "$E" elf "$T/no-such-file" 0x1000)

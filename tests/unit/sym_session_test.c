@@ -5,6 +5,9 @@
  *
  *   snap PID             sym_process_snapshot; prints "snap PID RC"
  *   kill PID             SIGKILL PID and wait until its memory is gone
+ *   forget PID           sym_process_forget; prints "forget PID N"
+ *   dropretired          sym_session_drop_retired; prints "dropretired N"
+ *   refresh PID          sym_process_refresh; prints "refresh PID RC"
  *   user PID ADDR [ret]  sym_lookup_user; prints a result line
  *   kern ADDR [ret]      sym_lookup_kernel
  *   elf PATH ADDR        sym_lookup_elf
@@ -250,6 +253,16 @@ int main(int argc, char **argv)
 			int pid = atoi(argv[++i]);
 			int rc = sym_process_snapshot(s, pid, &err);
 			printf("snap %d %d %s\n", pid, rc, rc ? err.msg : "");
+		} else if (!strcmp(a, "forget")) {
+			NEED(1);
+			int pid = atoi(argv[++i]);
+			printf("forget %d %zu\n", pid, sym_process_forget(s, pid));
+		} else if (!strcmp(a, "dropretired")) {
+			printf("dropretired %zu\n", sym_session_drop_retired(s));
+		} else if (!strcmp(a, "refresh")) {
+			NEED(1);
+			int pid = atoi(argv[++i]);
+			printf("refresh %d %d\n", pid, sym_process_refresh(s, pid, &err));
 		} else if (!strcmp(a, "kill")) {
 			NEED(1);
 			kill_wait(atoi(argv[++i]));
