@@ -31,6 +31,8 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	lr_release(&lr);
 	if (!is_stdin)
 		close(fd);
+	if (ret == -EAGAIN && r->svg)
+		return CMD_REREAD;
 	if (ret == -EOVERFLOW) {
 		fprintf(stderr, "stackfold: %s:%" PRIu64 ": sample counts add up "
 			"past 2^63 (corrupt input?)\n", name, r->in.lines);

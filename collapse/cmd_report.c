@@ -2,6 +2,7 @@
  * bpftrace output or folded stacks into the requested outputs. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cmd_common.h"
@@ -37,6 +38,31 @@ static bool want_direct(const struct cli *c)
 		if (strcmp(c->formats[i]->name, "pprof") == 0)
 			return false;
 	return true;
+}
+
+/* An svg alone from one folded file is laid out as the file is read (see
+ * struct svg_stream): no fold, memory bounded by the frames drawn.  The
+ * file is read again into a fold if its lines are out of order, so it must
+ * be a regular file, not a pipe. */
+static bool want_stream(const struct cli *c)
+{
+	struct stat st;
+	return c->nformats == 1 && !strcmp(c->formats[0]->name, "svg") &&
+	       !c->oo.flamechart && c->ninputs == 1 &&
+	       strcmp(c->inputs[0], "-") && !stat(c->inputs[0], &st) &&
+	       S_ISREG(st.st_mode);
+}
+
+static int report_start(struct report *r, struct cli *c, bool stream)
+{
+	if (report_init(r, &c->so, true)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	r->fold_direct = want_direct(c);
+	if (stream)
+		r->svg = svg_stream_new(&c->oo);	/* NULL: no stream */
+	return 0;
 }
 
 /* --diff BEFORE AFTER: fold both, join them, render the after profile. */
@@ -83,12 +109,17 @@ int cmd_report(int argc, char **argv)
 		return st;
 	if (c.diff_before)
 		return report_diff(&c);
-	if (report_init(&r, &c.so, true)) {
-		fprintf(stderr, "stackfold: out of memory\n");
-		return EXIT_IO;
-	}
-	r.fold_direct = want_direct(&c);
+	st = report_start(&r, &c, want_stream(&c));
+	if (st)
+		return st;
 	st = read_all(&r, c.inputs, c.ninputs);
+	if (st == CMD_REREAD) {
+		report_release(&r);
+		st = report_start(&r, &c, false);
+		if (st)
+			return st;
+		st = read_all(&r, c.inputs, c.ninputs);
+	}
 	if (!st && !report_samples(&r)) {
 		cmd_summary(&r, &c, "read");
 		st = no_samples(c.inputs, c.ninputs);

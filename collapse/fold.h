@@ -6,8 +6,8 @@
  * each location contributing its line chain outermost first, inline frames
  * suffixed "_[i]" (as FlameGraph does), JIT frames "_[j]", unsymbolized
  * locations their fallback text (module+0xOFF, [unknown]).  Equal stacks are
- * merged and the lines sorted bytewise, so the same profile gives the same
- * bytes.  ';' inside a frame name is replaced by ':' and newlines, NULs and
+ * merged and the lines sorted frame-wise (fold_cmp), so the same profile
+ * gives the same bytes.  ';' inside a frame name is replaced by ':' and newlines, NULs and
  * other control bytes by '?', so every line re-parses to the same frames.
  *
  * Writers that render stacks (folded, top, svg) read a struct fold; pprof
@@ -34,6 +34,52 @@ enum fold_flags {
 	FOLD_DELIMIT = 1 << 7,	/* "-" frame between user and kernel */
 };
 
+/* Length of the common prefix of a and b (n = the shorter length). */
+static inline uint32_t fold_common_prefix(const char *a, const char *b,
+					  uint32_t n)
+{
+	uint32_t i = 0;
+	while (i + 8 <= n) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return i + (uint32_t)(__builtin_ctzll(x ^ y) / 8);
+#else
+			return i + (uint32_t)(__builtin_clzll(x ^ y) / 8);
+#endif
+		}
+		i += 8;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Rank of byte i of a line of n bytes in the frame-wise order: the end of
+ * the line first, then ';', then every other byte. */
+static inline int fold_rank(const char *s, uint32_t n, uint32_t i)
+{
+	return i >= n ? -1 : s[i] == ';' ? 0 : (unsigned char)s[i] + 1;
+}
+
+/*
+ * The order of folded lines: frame by frame, names bytewise, a name or a
+ * line that ends first sorting first; that is bytewise order with the end
+ * and ';' below every byte.  All the lines through a frame are then
+ * adjacent, which the flame graph's one-pass layout needs; plain bytewise
+ * order (FlameGraph's `sort`) puts "a;f.cold" and "a;f0" between "a;f" and
+ * "a;f;g", splitting f in two.  <0, 0 or >0, like memcmp.
+ */
+static inline int fold_cmp(const char *a, uint32_t an, const char *b,
+			   uint32_t bn)
+{
+	uint32_t cp = fold_common_prefix(a, b, an < bn ? an : bn);
+	int x = fold_rank(a, an, cp), y = fold_rank(b, bn, cp);
+	return (x > y) - (x < y);
+}
+
 struct fold_line {
 	const char *stack;	/* "a;b;c", NUL-terminated, owned by fold */
 	uint32_t len;
@@ -44,7 +90,7 @@ struct fold_line {
 };
 
 struct fold {
-	struct fold_line *lines;	/* sorted by stack, unique */
+	struct fold_line *lines;	/* sorted by stack (fold_cmp), unique */
 	size_t n, cap;
 	uint64_t total;		/* sum of count */
 	uint64_t total2;
@@ -69,6 +115,11 @@ int fold_finish(struct fold *f);
  * into a fold prints the same as through a profile.  0 or -ENOMEM. */
 int fold_add_frames(struct fold *f, const char *stack, size_t len,
 		    uint64_t count);
+/* That rule alone: *out is the stack itself when nothing needs rewriting,
+ * else its rewrite in *buf (of *cap bytes, grown as needed; the caller
+ * frees it).  0 or -ENOMEM. */
+int fold_safe_stack(const char *stack, size_t len, char **buf, size_t *cap,
+		    const char **out, size_t *outlen);
 void fold_release(struct fold *f);
 
 /* Differential: lines of `before` and `after` joined by stack, count =

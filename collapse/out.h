@@ -10,6 +10,7 @@
 #define SF_OUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,11 +33,37 @@ struct out_opts {
 	bool pprof_no_gzip;
 };
 
+/*
+ * A flame graph laid out while folded text is read (svg is then the only
+ * output): lines that come in the fold's order (fold_cmp), as stackfold's
+ * folded output does (and FlameGraph's sorted output, unless a name is a
+ * prefix of its sibling's: "f", "f.cold"), go straight into the layout, so
+ * no line and no fold is kept: memory follows the frames drawn and the
+ * frames open at once, not the input.  The frames kept so far are
+ * those at least as wide as the minimum width would be with the samples
+ * read so far (never wider than the final one); the final width trims the
+ * rest when written.  The SVG is byte for byte the one the fold gives.
+ *
+ * svg_stream_new(): NULL on ENOMEM.  svg_stream_line(): 0, -ENOMEM, or
+ * -EDOM when the line is out of frame-wise order (the layout is then
+ * unusable: read the input again into a fold).  The stream is written by
+ * out_svg_write() through out_input.svg, once.
+ */
+struct svg_stream;
+struct svg_stream *svg_stream_new(const struct out_opts *o);
+int svg_stream_line(struct svg_stream *s, const char *stack, size_t len,
+		    uint64_t count);
+uint64_t svg_stream_total(const struct svg_stream *s);
+size_t svg_stream_stacks(const struct svg_stream *s);	/* distinct lines */
+void svg_stream_free(struct svg_stream *s);	/* NULL is fine */
+
 /* Input the writers may read: the profile (may be NULL when the input was
- * a plain folded file and the writer needs only the fold) and its fold. */
+ * a plain folded file and the writer needs only the fold) and its fold;
+ * for the svg writer alone, a stream instead (fold NULL). */
 struct out_input {
 	const struct profile *prof;
 	const struct fold *fold;
+	struct svg_stream *svg;
 };
 
 typedef int (*out_fn)(FILE *out, const struct out_input *in,

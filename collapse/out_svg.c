@@ -4,7 +4,10 @@
  * Layout is one pass over the fold's sorted lines, merging each line with
  * the frames it shares with the previous one (FlameGraph's flow()): only
  * the open path (one entry per depth) and the frames that end up visible
- * are kept, so memory follows what is drawn, not the input.  A frame closes
+ * are kept, so memory follows what is drawn, not the input.  The fold's
+ * order (fold_cmp) keeps all the lines through a frame adjacent.  The same
+ * pass runs while a folded file is read (struct svg_stream, out.h): then
+ * no line is kept at all.  A frame closes
  * when a line no longer passes through it; it is kept when at least
  * minwidth wide, else dropped, its samples staying in its parent's width.
  * Frames close in post-order; written out in reverse they come in
@@ -19,7 +22,6 @@
 #include "out.h"
 #include "svg_color.h"
 #include "svg_js.h"
-#include "svg_order.h"
 #include "svg_text.h"
 
 #include <errno.h>
@@ -37,6 +39,9 @@
 #define YPAD_BOTTOM 34
 #define DEFAULT_WIDTH 1200
 #define DEFAULT_MIN_PCT 0.1
+
+/* cp argument of add_line(): the common prefix is not known yet */
+#define CP_UNKNOWN UINT32_MAX
 
 /* A frame on the current path. */
 struct open_frame {
@@ -57,7 +62,7 @@ struct vframe {
 
 struct layout {
 	const struct fold *fold;
-	struct svg_order ord;	/* line order; .order NULL = fold order */
+	uint32_t *order;	/* line order (flame chart); NULL: the fold's */
 	double min_count;	/* narrower frames are dropped */
 	struct open_frame *open;
 	size_t nopen, open_cap;
@@ -67,18 +72,35 @@ struct layout {
 	uint32_t max_depth;
 	const char *prev;	/* previous line */
 	uint32_t prev_len;
+	/* streaming (svg_stream): open frames' names point into pbuf, the
+	 * copy of the previous line; kept frames' names are interned */
+	bool stream;
+	double min_frac;	/* keep count >= min_frac x samples so far */
+	char *pbuf;
+	size_t pcap;
+	struct strtab names;
+	size_t nv_compact;	/* filter v again when nv reaches this */
+	size_t uniq;		/* distinct lines */
 };
 
 static int close_frame(struct layout *l, size_t depth)
 {
 	const struct open_frame *o = &l->open[depth];
 	uint64_t count = l->time - o->start;
-	if (depth && (!count || (double)count < l->min_count))
+	double min = l->stream ? l->min_frac * (double)l->time : l->min_count;
+	if (depth && (!count || (double)count < min))
 		return 0;
+	const char *name = o->name;
+	if (l->stream && depth) {	/* pbuf changes with the next line */
+		int64_t id = strtab_intern(&l->names, o->name, o->len);
+		if (id < 0)
+			return -ENOMEM;
+		name = strtab_get(&l->names, (uint32_t)id);
+	}
 	if (sf_grow((void **)&l->v, &l->v_cap, l->nv + 1, sizeof(*l->v)))
 		return -ENOMEM;
 	l->v[l->nv++] = (struct vframe){
-		.name = o->name, .len = o->len, .depth = (uint32_t)depth,
+		.name = name, .len = o->len, .depth = (uint32_t)depth,
 		.start = o->start, .count = count,
 		.count2 = l->time2 - o->start2, .self_delta = o->self_delta,
 	};
@@ -107,9 +129,9 @@ static size_t common_frames(struct layout *l, const char *s, uint32_t len,
 {
 	if (!l->prev)
 		return 0;
-	if (cp == SVG_CP_UNKNOWN) {
+	if (cp == CP_UNKNOWN) {
 		uint32_t n = len < l->prev_len ? len : l->prev_len;
-		cp = svg_common_prefix(s, l->prev, n);
+		cp = fold_common_prefix(s, l->prev, n);
 	}
 	size_t i = 1;
 	while (i < l->nopen && (l->open[i].end < cp ||
@@ -119,17 +141,25 @@ static size_t common_frames(struct layout *l, const char *s, uint32_t len,
 	return i - 1;
 }
 
-static int add_line(struct layout *l, const struct fold_line *fl, uint32_t cp)
+/* Close the open frames line s does not pass through; *same: how many it
+ * keeps (root excluded). */
+static int close_to(struct layout *l, const char *s, uint32_t len,
+		    uint32_t cp, size_t *same)
 {
-	const char *s = fl->stack;
-	uint32_t len = fl->len;
-	size_t same = common_frames(l, s, len, cp);
-	for (size_t d = l->nopen - 1; d > same; d--) {
+	*same = common_frames(l, s, len, cp);
+	for (size_t d = l->nopen - 1; d > *same; d--) {
 		int ret = close_frame(l, d);
 		if (ret)
 			return ret;
 	}
-	l->nopen = same + 1;
+	l->nopen = *same + 1;
+	return 0;
+}
+
+/* Open the frames of s past the first `same`, and count the line. */
+static int open_rest(struct layout *l, const char *s, uint32_t len,
+		     size_t same, uint64_t count, uint64_t count2)
+{
 	uint32_t off = same ? l->open[same].end + 1 : 0;
 	while (len && off <= len) {
 		const char *e = memchr(s + off, ';', len - off);
@@ -139,16 +169,24 @@ static int add_line(struct layout *l, const struct fold_line *fl, uint32_t cp)
 			return ret;
 		off = end + 1;
 	}
-	int64_t d = (int64_t)(fl->count - fl->count2);
+	int64_t d = (int64_t)(count - count2);
 	l->open[l->nopen - 1].self_delta += d;
 	uint64_t mag = d < 0 ? (uint64_t)(-(d + 1)) + 1 : (uint64_t)d;
 	if (mag > l->max_delta)
 		l->max_delta = mag;
-	l->time += fl->count;
-	l->time2 += fl->count2;
+	l->time += count;
+	l->time2 += count2;
 	l->prev = s;
 	l->prev_len = len;
 	return 0;
+}
+
+static int add_line(struct layout *l, const struct fold_line *fl, uint32_t cp)
+{
+	size_t same;
+	int ret = close_to(l, fl->stack, fl->len, cp, &same);
+	return ret ? ret : open_rest(l, fl->stack, fl->len, same, fl->count,
+				     fl->count2);
 }
 
 /* One pass over the lines in l->ord order. */
@@ -161,12 +199,11 @@ static int layout_pass(struct layout *l)
 	l->max_depth = 0;
 	l->prev = NULL;
 	int ret = open_frame(l, "all", 0, 3);
-	const uint32_t *ord = l->ord.order, *cps = l->ord.cp;
+	const uint32_t *ord = l->order;
 	for (size_t i = 0; !ret && i < f->n; i++) {
 		if (i + 4 < f->n)	/* lines sit anywhere in memory */
 			__builtin_prefetch(f->lines[ord ? ord[i + 4] : i + 4].stack);
-		ret = add_line(l, &f->lines[ord ? ord[i] : i],
-			       cps ? cps[i] : SVG_CP_UNKNOWN);
+		ret = add_line(l, &f->lines[ord ? ord[i] : i], CP_UNKNOWN);
 	}
 	if (ret)
 		return ret;
@@ -195,7 +232,7 @@ static int seq_order(struct layout *l)
 	for (size_t i = 0; i < f->n; i++)
 		o[i] = (uint32_t)i;
 	qsort_r(o, f->n, sizeof(*o), cmp_seq, f->lines);
-	l->ord.order = o;
+	l->order = o;
 	return 0;
 }
 
@@ -208,22 +245,164 @@ static bool in_seq_order(const struct fold *f)
 }
 
 /* Flame chart: time order, frames merged only with the line before.
- * Flame graph: frame-wise order (see svg_order.h). */
+ * Flame graph: the fold's order, frame-wise (fold_cmp), where all the lines
+ * through a frame are adjacent. */
 static int layout_build(struct layout *l, bool flamechart)
 {
-	int ret;
-	if (flamechart)
-		ret = in_seq_order(l->fold) ? 0 : seq_order(l);
-	else
-		ret = svg_order_build(&l->ord, l->fold);
+	int ret = 0;
+	if (flamechart && !in_seq_order(l->fold))
+		ret = seq_order(l);
 	return ret ? ret : layout_pass(l);
 }
 
 static void layout_release(struct layout *l)
 {
-	svg_order_release(&l->ord);
+	free(l->order);
 	free(l->open);
 	free(l->v);
+	free(l->pbuf);
+	if (l->stream)
+		strtab_release(&l->names);
+}
+
+/* ---- streaming ---- */
+
+struct svg_stream {
+	struct layout l;
+	char *sbuf;		/* a line made safe (fold_safe_stack) */
+	size_t scap;
+	bool done;		/* closed by out_svg_write() */
+};
+
+static double min_frac(const struct out_opts *o)
+{
+	double w = (o->width ? o->width : DEFAULT_WIDTH) - 2.0 * XPAD;
+	double f;
+	if (o->minwidth_px)
+		f = o->minwidth > 0 && w > 0 ? o->minwidth / w : 0;
+	else
+		f = (o->minwidth > 0 ? o->minwidth : DEFAULT_MIN_PCT) / 100.0;
+	return f * 0.999;	/* below the final threshold despite rounding */
+}
+
+struct svg_stream *svg_stream_new(const struct out_opts *o)
+{
+	struct svg_stream *st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->l.stream = true;
+	st->l.min_frac = min_frac(o);
+	st->l.nv_compact = 1024;
+	if (strtab_init(&st->l.names) || open_frame(&st->l, "all", 0, 3)) {
+		svg_stream_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void svg_stream_free(struct svg_stream *st)
+{
+	if (!st)
+		return;
+	layout_release(&st->l);
+	free(st->sbuf);
+	free(st);
+}
+
+uint64_t svg_stream_total(const struct svg_stream *st)
+{
+	return st->l.time;
+}
+
+size_t svg_stream_stacks(const struct svg_stream *st)
+{
+	return st->l.uniq;
+}
+
+/* Drop the frames kept so far that are narrower than min (never root). */
+static void filter_frames(struct layout *l, double min)
+{
+	size_t w = 0;
+	l->max_depth = 0;
+	for (size_t i = 0; i < l->nv; i++) {
+		const struct vframe *v = &l->v[i];
+		if (v->depth && (double)v->count < min)
+			continue;
+		if (v->depth > l->max_depth)
+			l->max_depth = v->depth;
+		l->v[w++] = *v;
+	}
+	l->nv = w;
+}
+
+/* Copy s into pbuf, moving the open frames' names along if it grows. */
+static int keep_line(struct layout *l, const char *s, uint32_t n)
+{
+	if (n + 1 > l->pcap) {
+		size_t cap = l->pcap ? l->pcap : 4096;
+		while (cap < (size_t)n + 1)
+			cap *= 2;
+		char *nb = malloc(cap);
+		if (!nb)
+			return -ENOMEM;
+		for (size_t d = 1; d < l->nopen; d++)
+			l->open[d].name = nb + l->open[d].end - l->open[d].len;
+		free(l->pbuf);
+		l->pbuf = nb;
+		l->pcap = cap;
+	}
+	memcpy(l->pbuf, s, n);
+	return 0;
+}
+
+int svg_stream_line(struct svg_stream *st, const char *stack, size_t len,
+		    uint64_t count)
+{
+	struct layout *l = &st->l;
+	const char *s;
+	size_t n;
+	if (fold_safe_stack(stack, len, &st->sbuf, &st->scap, &s, &n))
+		return -ENOMEM;
+	if (n >= UINT32_MAX)
+		return -EDOM;	/* the fold path reports it */
+	uint32_t cp = 0;
+	if (l->prev) {
+		uint32_t m = (uint32_t)n < l->prev_len ? (uint32_t)n : l->prev_len;
+		cp = fold_common_prefix(s, l->prev, m);
+		int a = fold_rank(s, (uint32_t)n, cp);
+		int b = fold_rank(l->prev, l->prev_len, cp);
+		if (a < b)	/* before the previous line in fold_cmp order */
+			return -EDOM;
+		l->uniq += a > b;
+	} else {
+		l->uniq = 1;
+	}
+	size_t same;
+	int ret = close_to(l, s, (uint32_t)n, cp, &same);
+	if (!ret)
+		ret = keep_line(l, s, (uint32_t)n);
+	if (!ret)
+		ret = open_rest(l, l->pbuf, (uint32_t)n, same, count, 0);
+	if (!ret && l->nv >= l->nv_compact) {
+		filter_frames(l, l->min_frac * (double)l->time);
+		l->nv_compact = l->nv * 2 > 1024 ? l->nv * 2 : 1024;
+	}
+	return ret;
+}
+
+/* Close every open frame and keep those at least min wide. */
+static int stream_finish(struct svg_stream *st, double min)
+{
+	struct layout *l = &st->l;
+	int ret = 0;
+	if (st->done)
+		return -EINVAL;
+	st->done = true;
+	for (size_t d = l->nopen; !ret && d-- > 0;)
+		ret = close_frame(l, d);
+	if (!ret)
+		filter_frames(l, min);
+	return ret;
 }
 
 /* ---- output ---- */
@@ -442,8 +621,9 @@ static void default_subtitle(char *buf, size_t cap,
 			     const struct out_input *in)
 {
 	const struct profile *p = in->prof;
+	uint64_t total = in->svg ? svg_stream_total(in->svg) : in->fold->total;
 	buf[0] = 0;
-	if (in->fold->has_second) {
+	if (!in->svg && in->fold->has_second) {
 		snprintf(buf, cap,
 			 "Differential: widths from after (%" PRIu64
 			 "), colour by change against before (%" PRIu64
@@ -454,10 +634,9 @@ static void default_subtitle(char *buf, size_t cap,
 	/* the sample count is the fold's: what the graph really shows, also
 	 * for folded-text input, which has no profile */
 	if (p)
-		sub_meta(buf, cap, p, in->fold->total);
+		sub_meta(buf, cap, p, total);
 	else
-		sub_add(buf, cap, "", in->fold->total == 1 ? "sample" : "samples",
-			in->fold->total);
+		sub_add(buf, cap, "", total == 1 ? "sample" : "samples", total);
 	if (p)
 		sub_losses(buf, cap, &p->counters);
 }
@@ -514,14 +693,14 @@ static const char *default_title(const struct out_opts *o)
 
 /* ---- entry ---- */
 
-static double min_count(const struct out_opts *o, const struct fold *f,
+static double min_count(const struct out_opts *o, uint64_t total,
 			double px_per_count)
 {
 	if (o->minwidth_px)
 		return o->minwidth > 0 ? o->minwidth / px_per_count : 0;
 	/* 0 is "unset" (zeroed opts): the default; --minwidth 0px keeps all */
 	double pct = o->minwidth > 0 ? o->minwidth : DEFAULT_MIN_PCT;
-	return (double)f->total * pct / 100.0;
+	return (double)total * pct / 100.0;
 }
 
 static int geom_init(struct svg_geom *g, const struct out_input *in,
@@ -538,11 +717,11 @@ static int geom_init(struct svg_geom *g, const struct out_input *in,
 	if (g->width < 4 * XPAD || g->width > 1000000)
 		return sf_err_set(err, EINVAL, "svg width %u out of range",
 				  g->width);
-	g->total = in->fold->total;
-	g->total2 = in->fold->total2;
+	g->total = in->svg ? svg_stream_total(in->svg) : in->fold->total;
+	g->total2 = in->svg ? 0 : in->fold->total2;
 	g->px_per_count = g->total ? (g->width - 2.0 * XPAD) / (double)g->total
 				   : 0;
-	g->diff = in->fold->has_second;
+	g->diff = !in->svg && in->fold->has_second;
 	g->hash = !o->no_hash;
 	g->has_sub = has_sub;
 	g->countname = o->countname ? o->countname : "samples";
@@ -592,17 +771,25 @@ int out_svg_write(FILE *out, const struct out_input *in,
 	int ret = geom_init(&g, in, opts, subtitle[0] != 0, err);
 	if (ret)
 		return ret;
-	struct layout l = { .fold = in->fold };
-	l.min_count = min_count(opts, in->fold, g.px_per_count);
-	ret = layout_build(&l, opts->flamechart);
+	struct layout own = { .fold = in->fold }, *l = &own;
+	double min = min_count(opts, g.total, g.px_per_count);
+	if (in->svg) {
+		l = &in->svg->l;
+		ret = stream_finish(in->svg, min);
+	} else {
+		own.min_count = min;
+		ret = layout_build(&own, opts->flamechart);
+	}
 	if (!ret) {
-		geom_rows(&g, &l, opts->inverted);
-		ret = write_svg(out, &g, &l, default_title(opts), subtitle);
+		geom_rows(&g, l, opts->inverted);
+		ret = write_svg(out, &g, l, default_title(opts), subtitle);
 		if (ret == -EIO)
 			sf_err_set(err, EIO, "write svg: %s", strerror(EIO));
 	}
 	if (ret == -ENOMEM)
 		sf_err_set(err, ENOMEM, "svg: out of memory");
-	layout_release(&l);
+	if (ret == -EINVAL)
+		sf_err_set(err, EINVAL, "svg: the stream was written already");
+	layout_release(&own);
 	return ret;
 }

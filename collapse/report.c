@@ -147,6 +147,7 @@ void report_release(struct report *r)
 	profile_release(&r->prof);
 	reccache_release(&r->rc);
 	fold_release(&r->direct);
+	svg_stream_free(r->svg);
 	free(r->deferred);
 	memset(r, 0, sizeof(*r));
 }
@@ -228,10 +229,14 @@ static int folded_line(struct report *r, const char *s, size_t len)
 			r->in.samples += count;
 		return ret;
 	}
-	if (count > INT64_MAX || r->direct.total > INT64_MAX - count)
+	uint64_t total = r->svg ? svg_stream_total(r->svg) : r->direct.total;
+	if (count > INT64_MAX || total > INT64_MAX - count)
 		return -EOVERFLOW;	/* totals stay within pprof's int64 */
-	r->in.samples += count;
-	return fold_add_frames(&r->direct, s, slen, count);
+	int ret = r->svg ? svg_stream_line(r->svg, s, slen, count)
+			 : fold_add_frames(&r->direct, s, slen, count);
+	if (!ret)
+		r->in.samples += count;
+	return ret == -EDOM ? -EAGAIN : ret;
 }
 
 static int bt_feed(void *ctx, const char *line, size_t len)
@@ -338,12 +343,14 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 
 uint64_t report_samples(const struct report *r)
 {
-	return r->prof.counters.samples + r->direct.total + r->handed_total;
+	return r->prof.counters.samples + r->direct.total + r->handed_total +
+	       (r->svg ? svg_stream_total(r->svg) : 0);
 }
 
 size_t report_unique_stacks(const struct report *r)
 {
-	return r->prof.nsamples - 1 + r->direct.n + r->handed_n;
+	return r->prof.nsamples - 1 + r->direct.n + r->handed_n +
+	       (r->svg ? svg_stream_stacks(r->svg) : 0);
 }
 
 int report_fold(struct report *r, unsigned flags, struct fold *out)
@@ -412,6 +419,13 @@ int report_write(struct report *r, const struct report_output *outs,
 {
 	struct fold own = { 0 };
 	int ret = 0;
+	if (r->svg && svg_stream_total(r->svg) && !r->prof.counters.samples) {
+		/* the stream is the layout: svg is the only output */
+		struct out_input in = { .svg = r->svg };
+		for (unsigned i = 0; !ret && i < nouts; i++)
+			ret = write_one(&outs[i], &in, oo, err);
+		return ret;
+	}
 	if (!fold) {
 		ret = report_fold(r, oo->fold_flags, &own);
 		if (ret == -EOVERFLOW)

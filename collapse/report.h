@@ -63,6 +63,12 @@ struct report {
 	struct reccache rc;	/* repeated entries skip parsing */
 	struct fold direct;	/* folded-text input goes straight here: it
 				 * has only names, so no profile is needed */
+	struct svg_stream *svg;	/* set (owned) by the caller when an svg
+				 * is the only output of one folded file:
+				 * its lines go straight into the layout
+				 * (out.h); report_line() returns -EAGAIN
+				 * when they are out of order: read the
+				 * file again without it */
 	uint64_t handed_total;	/* direct's total and lines when report_fold() */
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */

@@ -111,3 +111,43 @@ if "$SVG_DRIVER" --flamechart --minwidth 0px "$T/chart.folded" >"$T/chart.svg"; 
 else
 	fail "flamechart: writer failed"
 fi
+
+# Streaming: an svg alone from one folded file whose lines come in the
+# fold's order (stackfold's folded output) is laid out as the file is read;
+# a file out of that order (FlameGraph's bytewise sort, which splits "f"
+# around "f.cold", or no order at all) is read again into a fold; stdin is
+# never streamed.  Every way gives the same bytes and the same summary.
+"$STACKFOLD" -f folded -o "$T/ours.folded" "$in" 2>/dev/null
+LC_ALL=C sort "$in" >"$T/bytewise.folded"
+for f in ours bytewise big; do
+	for args in "" "--minwidth 0px" "--minwidth 0.1px --inverted --width 900"; do
+		# shellcheck disable=SC2086 # args is a list of options
+		"$STACKFOLD" -f svg $args "$T/$f.folded" >"$T/s.svg" 2>"$T/s.err"
+		# shellcheck disable=SC2086
+		"$STACKFOLD" -f svg $args <"$T/$f.folded" >"$T/p.svg" 2>"$T/p.err"
+		check "stream, $f order${args:+ ($args)}: same bytes as through a fold" cmp "$T/s.svg" "$T/p.svg"
+		check_eq "stream, $f order${args:+ ($args)}: same summary" "$(cat "$T/p.err")" "$(cat "$T/s.err")"
+	done
+done
+# names that need rewriting (control bytes, empty frames), in the fold's
+# order once rewritten, and a bad line
+printf ';w 1\na;b\tc;d 2\nx;;y 1\nnot a line\nz;\001q 3\n' >"$T/odd.folded"
+"$STACKFOLD" -f svg --minwidth 0px "$T/odd.folded" >"$T/s.svg" 2>"$T/s.err"
+"$STACKFOLD" -f svg --minwidth 0px <"$T/odd.folded" >"$T/p.svg" 2>"$T/p.err"
+check "stream, rewritten names: same bytes as through a fold" cmp "$T/s.svg" "$T/p.svg"
+check_eq "stream, a bad line is reported once, as through a fold" \
+	"$(sed 's/<stdin>/FILE/' "$T/p.err")" "$(sed "s|$T/odd.folded|FILE|" "$T/s.err")"
+
+# memory follows the frames drawn, not the input: 8 times the lines, the
+# streamed RSS stays put while the fold's grows with the input
+awk -v lines=160000 -v seed=3 -f "$TOP/bench/gen_folded.awk" | "$STACKFOLD" -f folded 2>/dev/null >"$T/large.folded"
+rss() { /usr/bin/time -f '%M' -o "$T/rss" "$@" >/dev/null 2>&1; cat "$T/rss"; }
+small=$(rss "$STACKFOLD" -f svg "$T/ours.folded")
+large=$(rss "$STACKFOLD" -f svg "$T/large.folded")
+folded=$(rss sh -c '"$1" -f svg <"$2"' sh "$STACKFOLD" "$T/large.folded")
+mb=$(($(wc -c <"$T/large.folded") / 1048576))
+if [ "$large" -lt $((small + 4096)) ] && [ $((large * 2)) -lt "$folded" ]; then
+	pass "stream: max RSS ${large} KiB for a ${mb} MiB input (${small} KiB for 1/8 of it; ${folded} KiB through a fold)"
+else
+	fail "stream: memory follows the input" "RSS ${small} KiB (20k lines), ${large} KiB (160k lines), ${folded} KiB through a fold"
+fi
