@@ -11,8 +11,11 @@
 #   FLAMEGRAPH_PL=/path/flamegraph.pl bench/svg.sh   # compare with it
 #
 # The synthetic input comes from bench/gen_folded.awk (deep stacks through
-# fixed call graphs, see its header) and is cached in $TMPDIR.  Reported:
-# best of RUNS (5) wall and CPU time of the whole command, the writer alone
+# fixed call graphs, see its header; its lines unsorted) and is cached in
+# $TMPDIR.  Reported: best of RUNS (5) wall and CPU time of the whole
+# command on those stacks in stackfold's order (a capture's folded output:
+# streamed; from stdin: a frame tree), as given, sorted by sort(1), and
+# with a second output (through a fold); the writer alone
 # (tests/tools/svg_driver.c, CPU time inside out_svg_write), max RSS, and
 # SVG sizes at our default minwidth (0.1% of the total) and at
 # flamegraph.pl's (0.1 px).
@@ -61,16 +64,31 @@ mb=$(awk -v b="$(wc -c <"$in")" 'BEGIN { printf "%.1f", b / 1048576 }')
 echo "input: $in ($lines lines, $mb MiB)"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-read -r wall cpu rss <<<"$(best bin/stackfold -f svg "$in")"
+# The same stacks as stackfold writes them (sorted frame by frame, as a
+# capture's folded output is): that file is laid out while it is read.
+bin/stackfold -f folded "$in" >"$tmp/ours.folded" 2>/dev/null
+read -r wall cpu rss <<<"$(best bin/stackfold -f svg "$tmp/ours.folded")"
 size=$(wc -c <"$tmp/out")
 xmllint --noout "$tmp/out" && ok=valid || ok=INVALID
-echo "stackfold -f svg:            wall ${wall} s  cpu ${cpu} s  max RSS $((rss / 1024)) MiB  svg $size bytes ($ok)"
-read -r wall01 cpu01 rss01 <<<"$(best bin/stackfold -f svg --minwidth 0.1px "$in")"
+echo "stackfold -f svg, stackfold's order (streamed):"
+echo "                             wall ${wall} s  cpu ${cpu} s  max RSS $((rss / 1024)) MiB  svg $size bytes ($ok)"
+read -r wall01 cpu01 rss01 <<<"$(best bin/stackfold -f svg --minwidth 0.1px "$tmp/ours.folded")"
 size01=$(wc -c <"$tmp/out")
 cp "$tmp/out" "$tmp/ours01.svg"
-echo "stackfold --minwidth 0.1px:  wall ${wall01} s  cpu ${cpu01} s  max RSS $((rss01 / 1024)) MiB  svg $size01 bytes"
-read -r fwall fcpu _ <<<"$(best bin/stackfold -f folded "$in")"
-echo "stackfold -f folded (parse+fold only, for reference): wall ${fwall} s  cpu ${fcpu} s"
+echo "  --minwidth 0.1px:          wall ${wall01} s  cpu ${cpu01} s  max RSS $((rss01 / 1024)) MiB  svg $size01 bytes"
+read -r swall scpu srss <<<"$(best sh -c '"$1" -f svg <"$2"' sh bin/stackfold "$tmp/ours.folded")"
+echo "  the same from stdin (a frame tree):"
+echo "                             wall ${swall} s  cpu ${scpu} s  max RSS $((srss / 1024)) MiB"
+read -r uwall ucpu urss <<<"$(best bin/stackfold -f svg "$in")"
+echo "the input as given (unsorted: read again into a frame tree):"
+echo "                             wall ${uwall} s  cpu ${ucpu} s  max RSS $((urss / 1024)) MiB"
+LC_ALL=C sort "$in" >"$tmp/bytewise.folded"
+read -r bwall bcpu brss <<<"$(best bin/stackfold -f svg "$tmp/bytewise.folded")"
+echo "sorted by sort(1) (FlameGraph's order: streamed until a split frame, then a tree):"
+echo "                             wall ${bwall} s  cpu ${bcpu} s  max RSS $((brss / 1024)) MiB"
+read -r fwall fcpu frss <<<"$(best bin/stackfold -f svg,folded -o "$tmp/both" "$in")"
+echo "svg and folded of the unsorted input (through a fold, which sorts every line):"
+echo "                             wall ${fwall} s  cpu ${fcpu} s  max RSS $((frss / 1024)) MiB"
 
 case $(head -c 4096 "$in") in
 *'@['*) ;;	# bpftrace text: the driver reads folded only

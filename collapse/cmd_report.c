@@ -40,28 +40,39 @@ static bool want_direct(const struct cli *c)
 	return true;
 }
 
-/* An svg alone from one folded file is laid out as the file is read (see
- * struct svg_stream): no fold, memory bounded by the frames drawn.  The
- * file is read again into a fold if its lines are out of order, so it must
- * be a regular file, not a pipe. */
-static bool want_stream(const struct cli *c)
+/* How an svg alone from one folded input is built without a fold: */
+enum svg_way {
+	SVG_FOLD,	/* not that case: through a fold */
+	SVG_STREAM,	/* a regular file: laid out while it is read (struct
+			 * svg_stream), memory bounded by the frames drawn;
+			 * read again into a tree if out of the fold's order */
+	SVG_TREE,	/* stdin, or that file again: a frame tree, memory
+			 * bounded by the unique frames */
+};
+
+static enum svg_way svg_way(const struct cli *c)
 {
 	struct stat st;
-	return c->nformats == 1 && !strcmp(c->formats[0]->name, "svg") &&
-	       !c->oo.flamechart && c->ninputs == 1 &&
-	       strcmp(c->inputs[0], "-") && !stat(c->inputs[0], &st) &&
-	       S_ISREG(st.st_mode);
+	if (c->nformats != 1 || strcmp(c->formats[0]->name, "svg") ||
+	    c->oo.flamechart || c->ninputs > 1)
+		return SVG_FOLD;
+	if (c->ninputs == 0 || !strcmp(c->inputs[0], "-"))
+		return SVG_TREE;
+	return !stat(c->inputs[0], &st) && S_ISREG(st.st_mode) ? SVG_STREAM
+							       : SVG_TREE;
 }
 
-static int report_start(struct report *r, struct cli *c, bool stream)
+static int report_start(struct report *r, struct cli *c, enum svg_way way)
 {
 	if (report_init(r, &c->so, true)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
 	r->fold_direct = want_direct(c);
-	if (stream)
-		r->svg = svg_stream_new(&c->oo);	/* NULL: no stream */
+	if (way == SVG_STREAM)
+		r->svg = svg_stream_new(&c->oo);	/* NULL: a fold */
+	else if (way == SVG_TREE)
+		r->tree = svg_tree_new();
 	return 0;
 }
 
@@ -109,13 +120,13 @@ int cmd_report(int argc, char **argv)
 		return st;
 	if (c.diff_before)
 		return report_diff(&c);
-	st = report_start(&r, &c, want_stream(&c));
+	st = report_start(&r, &c, svg_way(&c));
 	if (st)
 		return st;
 	st = read_all(&r, c.inputs, c.ninputs);
 	if (st == CMD_REREAD) {
 		report_release(&r);
-		st = report_start(&r, &c, false);
+		st = report_start(&r, &c, SVG_TREE);
 		if (st)
 			return st;
 		st = read_all(&r, c.inputs, c.ninputs);

@@ -16,6 +16,7 @@
 
 #include "fold.h"
 #include "profile.h"
+#include "svg_tree.h"
 #include "util.h"
 
 struct out_opts {
@@ -59,11 +60,13 @@ void svg_stream_free(struct svg_stream *s);	/* NULL is fine */
 
 /* Input the writers may read: the profile (may be NULL when the input was
  * a plain folded file and the writer needs only the fold) and its fold;
- * for the svg writer alone, a stream instead (fold NULL). */
+ * for the svg writer alone, a stream or a frame tree (svg_tree.h) instead
+ * (fold NULL). */
 struct out_input {
 	const struct profile *prof;
 	const struct fold *fold;
 	struct svg_stream *svg;
+	struct svg_tree *tree;
 };
 
 typedef int (*out_fn)(FILE *out, const struct out_input *in,

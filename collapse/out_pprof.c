@@ -945,6 +945,13 @@ static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
 	o->mapping_id = l->mapping ? c->mapmap[l->mapping]
 				   : loc_on_kernel_map(l) ? c->kout : 0;
 	o->address = loc_is_synthetic(l) ? 0 : l->address;
+	/* A return address can be one past its mapping: a call as the last
+	 * instruction of the text (to a noreturn function).  pprof wants the
+	 * address inside the mapping; the call's last byte names the same
+	 * call site (it is what the symbolizer looked up). */
+	if (l->mapping && o->address &&
+	    o->address == p->mappings[l->mapping].limit)
+		o->address--;
 	if (loc_is_synthetic(l)) {
 		add_line(m, nl, c->synfn[l->unknown_name], 0);
 		o->n_line = 1;

@@ -390,6 +390,27 @@ int svg_stream_line(struct svg_stream *st, const char *stack, size_t len,
 	return ret;
 }
 
+/* ---- from a frame tree ---- */
+
+/* svg_tree_walk() callback: the frames come in the order close_frame()
+ * would keep them. */
+static int tree_frame(void *ctx, const struct svg_tree_frame *f)
+{
+	struct layout *l = ctx;
+	if (sf_grow((void **)&l->v, &l->v_cap, l->nv + 1, sizeof(*l->v)))
+		return -ENOMEM;
+	l->v[l->nv++] = (struct vframe){
+		.name = f->name, .len = f->len, .depth = f->depth,
+		.start = f->start, .count = f->count,
+		.self_delta = (int64_t)f->self,
+	};
+	if (f->depth > l->max_depth)
+		l->max_depth = f->depth;
+	if (f->self > l->max_delta)
+		l->max_delta = f->self;
+	return 0;
+}
+
 /* Close every open frame and keep those at least min wide. */
 static int stream_finish(struct svg_stream *st, double min)
 {
@@ -602,6 +623,13 @@ static void put_script(struct svg_buf *b, const struct svg_geom *g)
 /* ---- titles ---- */
 
 /* Append SEP (when buf is not empty) and "V WHAT". */
+static uint64_t input_total(const struct out_input *in)
+{
+	if (in->svg)
+		return svg_stream_total(in->svg);
+	return in->tree ? svg_tree_total(in->tree) : in->fold->total;
+}
+
 static void sub_add(char *buf, size_t cap, const char *sep, const char *what,
 		    uint64_t v)
 {
@@ -621,9 +649,9 @@ static void default_subtitle(char *buf, size_t cap,
 			     const struct out_input *in)
 {
 	const struct profile *p = in->prof;
-	uint64_t total = in->svg ? svg_stream_total(in->svg) : in->fold->total;
+	uint64_t total = input_total(in);
 	buf[0] = 0;
-	if (!in->svg && in->fold->has_second) {
+	if (in->fold && in->fold->has_second) {
 		snprintf(buf, cap,
 			 "Differential: widths from after (%" PRIu64
 			 "), colour by change against before (%" PRIu64
@@ -717,11 +745,11 @@ static int geom_init(struct svg_geom *g, const struct out_input *in,
 	if (g->width < 4 * XPAD || g->width > 1000000)
 		return sf_err_set(err, EINVAL, "svg width %u out of range",
 				  g->width);
-	g->total = in->svg ? svg_stream_total(in->svg) : in->fold->total;
-	g->total2 = in->svg ? 0 : in->fold->total2;
+	g->total = input_total(in);
+	g->total2 = in->fold ? in->fold->total2 : 0;
 	g->px_per_count = g->total ? (g->width - 2.0 * XPAD) / (double)g->total
 				   : 0;
-	g->diff = !in->svg && in->fold->has_second;
+	g->diff = in->fold && in->fold->has_second;
 	g->hash = !o->no_hash;
 	g->has_sub = has_sub;
 	g->countname = o->countname ? o->countname : "samples";
@@ -776,6 +804,8 @@ int out_svg_write(FILE *out, const struct out_input *in,
 	if (in->svg) {
 		l = &in->svg->l;
 		ret = stream_finish(in->svg, min);
+	} else if (in->tree) {
+		ret = svg_tree_walk(in->tree, min, tree_frame, &own);
 	} else {
 		own.min_count = min;
 		ret = layout_build(&own, opts->flamechart);

@@ -148,6 +148,7 @@ void report_release(struct report *r)
 	reccache_release(&r->rc);
 	fold_release(&r->direct);
 	svg_stream_free(r->svg);
+	svg_tree_free(r->tree);
 	free(r->deferred);
 	memset(r, 0, sizeof(*r));
 }
@@ -229,11 +230,13 @@ static int folded_line(struct report *r, const char *s, size_t len)
 			r->in.samples += count;
 		return ret;
 	}
-	uint64_t total = r->svg ? svg_stream_total(r->svg) : r->direct.total;
+	uint64_t total = r->svg ? svg_stream_total(r->svg) :
+			 r->tree ? svg_tree_total(r->tree) : r->direct.total;
 	if (count > INT64_MAX || total > INT64_MAX - count)
 		return -EOVERFLOW;	/* totals stay within pprof's int64 */
-	int ret = r->svg ? svg_stream_line(r->svg, s, slen, count)
-			 : fold_add_frames(&r->direct, s, slen, count);
+	int ret = r->svg ? svg_stream_line(r->svg, s, slen, count) :
+		  r->tree ? svg_tree_add(r->tree, s, slen, count) :
+		  fold_add_frames(&r->direct, s, slen, count);
 	if (!ret)
 		r->in.samples += count;
 	return ret == -EDOM ? -EAGAIN : ret;
@@ -344,13 +347,15 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 uint64_t report_samples(const struct report *r)
 {
 	return r->prof.counters.samples + r->direct.total + r->handed_total +
-	       (r->svg ? svg_stream_total(r->svg) : 0);
+	       (r->svg ? svg_stream_total(r->svg) : 0) +
+	       (r->tree ? svg_tree_total(r->tree) : 0);
 }
 
 size_t report_unique_stacks(const struct report *r)
 {
 	return r->prof.nsamples - 1 + r->direct.n + r->handed_n +
-	       (r->svg ? svg_stream_stacks(r->svg) : 0);
+	       (r->svg ? svg_stream_stacks(r->svg) : 0) +
+	       (r->tree ? svg_tree_stacks(r->tree) : 0);
 }
 
 int report_fold(struct report *r, unsigned flags, struct fold *out)
@@ -419,9 +424,10 @@ int report_write(struct report *r, const struct report_output *outs,
 {
 	struct fold own = { 0 };
 	int ret = 0;
-	if (r->svg && svg_stream_total(r->svg) && !r->prof.counters.samples) {
-		/* the stream is the layout: svg is the only output */
-		struct out_input in = { .svg = r->svg };
+	if (((r->svg && svg_stream_total(r->svg)) ||
+	     (r->tree && svg_tree_total(r->tree))) && !r->prof.counters.samples) {
+		/* svg is the only output, from the stream or the tree */
+		struct out_input in = { .svg = r->svg, .tree = r->tree };
 		for (unsigned i = 0; !ret && i < nouts; i++)
 			ret = write_one(&outs[i], &in, oo, err);
 		return ret;

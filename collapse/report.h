@@ -69,6 +69,8 @@ struct report {
 				 * (out.h); report_line() returns -EAGAIN
 				 * when they are out of order: read the
 				 * file again without it */
+	struct svg_tree *tree;	/* ... or into a frame tree, in any order
+				 * (set, owned, by the caller likewise) */
 	uint64_t handed_total;	/* direct's total and lines when report_fold() */
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */

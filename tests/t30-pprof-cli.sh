@@ -205,4 +205,12 @@ else
 	else
 		skip "addresses: pprof re-symbolizes them" "no addr2line or llvm-symbolizer"
 	fi
+	# a return address one past the end of its mapping (a call as the
+	# text's last instruction): the location stays inside the mapping
+	sed '/^@stackfold/,$d' "$T/addr/cap.raw" >"$T/addr/end.raw"
+	printf '@stackfold[4194001, 4194001, app, \n    %s\n    0x%x\n, ]: 3\n' "$a_leaf" "0x$m_limit" >>"$T/addr/end.raw"
+	"$STACKFOLD" -q -f pprof -o "$T/addr/end.pb.gz" "$T/addr/end.raw" 2>"$T/err"
+	check_eq "addresses: a return address at its mapping's end stays in the mapping" \
+		"ok samples=1 total=3|addresses user=2 kernel=0 zero_on_mapping=0 unmapped=0" \
+		"$("$PPROF_CHECK" --addresses "$T/addr/end.pb.gz" | paste -sd'|')"
 fi

@@ -42,10 +42,14 @@ fi
 # --- (2) stackfold record ---------------------------------------------------
 timeout 15 bash -c 'while :; do :; done' &
 burner=$!
+# and one in the kernel (read(2) of /dev/zero), so kernel frames are
+# sampled whatever else the machine does
+timeout 15 dd if=/dev/zero of=/dev/null bs=1M 2>/dev/null &
+kburner=$!
 export BPFTRACE_NO_USER_SYMBOLS=1	# 0.17: raw user addresses, like scripts/profile
 if "$STACKFOLD" record -q -F 99 -D 2 -f folded,pprof -o "$T/rec" \
 	--save-raw "$T/rec.capture" -- bpftrace "$TOP/bt/profile.bt" 99 0 2 2>"$T/rec.err"; then
-	kill "$burner" 2>/dev/null
+	kill "$burner" "$kburner" 2>/dev/null
 	want=$(folded_total "$T/rec.folded")
 	res=$("$PPROF_CHECK" "$T/rec.pb.gz")
 	case $res in "ok samples="*" total=$want") pass "record: valid with time_nanos, pprof total == folded total ($want)" ;;
@@ -90,7 +94,7 @@ if "$STACKFOLD" record -q -F 99 -D 2 -f folded,pprof -o "$T/rec" \
 	*" zero_on_mapping=0 "*) pass "record: re-read raw capture keeps user addresses ($res)" ;;
 	*) fail "record: re-read raw capture keeps user addresses" "$res" ;; esac
 else
-	kill "$burner" 2>/dev/null
+	kill "$burner" "$kburner" 2>/dev/null
 	fail "record: stackfold record -f folded,pprof" "$(tail -5 "$T/rec.err")"
 fi
 wait 2>/dev/null

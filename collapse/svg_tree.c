@@ -1,0 +1,368 @@
+/* svg_tree.c - the frame tree of folded stacks; see svg_tree.h. */
+#include "svg_tree.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fold.h"
+#include "util.h"
+
+#define NONE UINT32_MAX
+
+struct node {
+	uint32_t name;		/* id in names */
+	uint32_t parent;	/* a lower id: parents come first */
+	uint32_t child, next;	/* first child, next sibling; NONE */
+	uint64_t count, self;	/* samples through it (summed up once, by
+				 * svg_tree_walk), ending in it */
+};
+
+/* An index entry holds its key: a probe reads one cache line, not the
+ * node too.  id 0 (the root, never a child) marks an empty slot. */
+struct slot {
+	uint32_t parent, name, id;
+};
+
+struct svg_tree {
+	struct node *nodes;	/* [0] is the root */
+	size_t n, cap;
+	struct strtab names;
+	struct slot *slots;	/* (parent, name) -> node; NULL while every
+				 * line came in order */
+	size_t nslots;
+	/* the previous line while in order: its bytes, and per frame its
+	 * node and where it ends */
+	char *prev;
+	size_t prev_len, prev_cap;
+	uint32_t *path, *ends;
+	size_t depth, path_cap;
+	bool started;
+	char *sbuf;		/* a stack made safe (fold_safe_stack) */
+	size_t scap;
+	uint64_t total;
+	size_t stacks;
+};
+
+struct svg_tree *svg_tree_new(void)
+{
+	struct svg_tree *t = calloc(1, sizeof(*t));
+	if (!t || strtab_init(&t->names) ||
+	    sf_grow((void **)&t->nodes, &t->cap, 1, sizeof(*t->nodes))) {
+		svg_tree_free(t);
+		return NULL;
+	}
+	t->nodes[0] = (struct node){ .parent = NONE, .child = NONE,
+				     .next = NONE };
+	t->n = 1;
+	return t;
+}
+
+void svg_tree_free(struct svg_tree *t)
+{
+	if (!t)
+		return;
+	free(t->nodes);
+	strtab_release(&t->names);
+	free(t->slots);
+	free(t->prev);
+	free(t->path);
+	free(t->ends);
+	free(t->sbuf);
+	free(t);
+}
+
+uint64_t svg_tree_total(const struct svg_tree *t)
+{
+	return t->total;
+}
+
+size_t svg_tree_stacks(const struct svg_tree *t)
+{
+	return t->stacks;
+}
+
+/* ---- the (parent, name) index ---- */
+
+static size_t slot_of(const struct svg_tree *t, uint32_t parent,
+		      uint32_t name)
+{
+	return sf_hash_u64((uint64_t)parent << 32 | name) & (t->nslots - 1);
+}
+
+static void index_put(struct svg_tree *t, uint32_t id)
+{
+	const struct node *x = &t->nodes[id];
+	size_t i = slot_of(t, x->parent, x->name);
+	while (t->slots[i].id)
+		i = (i + 1) & (t->nslots - 1);
+	t->slots[i] = (struct slot){ x->parent, x->name, id };
+}
+
+/* A zeroed table; from 2 MiB on, on transparent huge pages: probes land
+ * anywhere in it, and on this kind of VM a TLB miss per probe doubled the
+ * time of an unsorted 230,000-line file. */
+#define TREE_HUGE (2u << 20)
+static struct slot *slots_alloc(size_t n)
+{
+	size_t bytes = n * sizeof(struct slot);
+	if (bytes < TREE_HUGE)
+		return calloc(n, sizeof(struct slot));
+	bytes = (bytes + TREE_HUGE - 1) & ~(size_t)(TREE_HUGE - 1);
+	struct slot *v = aligned_alloc(TREE_HUGE, bytes);
+	if (v) {
+		(void)madvise(v, bytes, MADV_HUGEPAGE);	/* advice */
+		memset(v, 0, bytes);
+	}
+	return v;
+}
+
+/* (Re)build the index at most half full. */
+static int index_grow(struct svg_tree *t)
+{
+	size_t ns = 1024;
+	while (ns < t->n * 4)
+		ns *= 2;
+	struct slot *v = slots_alloc(ns);
+	if (!v)
+		return -ENOMEM;
+	free(t->slots);
+	t->slots = v;
+	t->nslots = ns;
+	for (size_t id = 1; id < t->n; id++)
+		index_put(t, (uint32_t)id);
+	return 0;
+}
+
+static uint32_t index_find(const struct svg_tree *t, uint32_t parent,
+			   uint32_t name)
+{
+	for (size_t i = slot_of(t, parent, name); t->slots[i].id;
+	     i = (i + 1) & (t->nslots - 1))
+		if (t->slots[i].parent == parent && t->slots[i].name == name)
+			return t->slots[i].id;
+	return NONE;
+}
+
+/* ---- adding lines ---- */
+
+static int64_t new_node(struct svg_tree *t, uint32_t parent, uint32_t name)
+{
+	if (t->n >= NONE - 1)
+		return -E2BIG;
+	if (sf_grow((void **)&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes)))
+		return -ENOMEM;
+	uint32_t id = (uint32_t)t->n++;
+	struct node *p = &t->nodes[parent];
+	t->nodes[id] = (struct node){ .name = name, .parent = parent,
+				      .child = NONE, .next = p->child };
+	p->child = id;
+	if (t->slots && t->n * 2 > t->nslots) {
+		if (index_grow(t))	/* puts every node, id too */
+			return -ENOMEM;
+	} else if (t->slots) {
+		index_put(t, id);
+	}
+	return id;
+}
+
+/* The child of parent named s[0..len), made if new (known new: no
+ * lookup). */
+static int64_t child(struct svg_tree *t, uint32_t parent, const char *s,
+		     size_t len, bool known_new)
+{
+	int64_t name = strtab_intern(&t->names, s, len);
+	if (name < 0)
+		return -ENOMEM;
+	if (!known_new) {
+		uint32_t id = index_find(t, parent, (uint32_t)name);
+		if (id != NONE)
+			return id;
+	}
+	return new_node(t, parent, (uint32_t)name);
+}
+
+/* How many leading frames of s (in fold order after the previous line)
+ * are the previous line's; -1 when s comes before it. */
+static long shared_frames(const struct svg_tree *t, const char *s, size_t len)
+{
+	size_t m = len < t->prev_len ? len : t->prev_len;
+	uint32_t cp = fold_common_prefix(s, t->prev, (uint32_t)m);
+	int a = fold_rank(s, (uint32_t)len, cp);
+	int b = fold_rank(t->prev, (uint32_t)t->prev_len, cp);
+	if (a < b)
+		return -1;
+	size_t same = 0;
+	while (same < t->depth &&
+	       (t->ends[same] < cp ||
+		(t->ends[same] == cp && (cp == len || s[cp] == ';'))))
+		same++;
+	return (long)same;
+}
+
+static int remember(struct svg_tree *t, const char *s, size_t len,
+		    size_t depth)
+{
+	if (sf_grow((void **)&t->prev, &t->prev_cap, len + 1, 1))
+		return -ENOMEM;
+	memcpy(t->prev, s, len);
+	t->prev_len = len;
+	t->depth = depth;
+	return 0;
+}
+
+static int path_set(struct svg_tree *t, size_t i, uint32_t id, uint32_t end)
+{
+	size_t c = t->path_cap;
+	if (sf_grow((void **)&t->path, &c, i + 1, sizeof(*t->path)) ||
+	    sf_grow((void **)&t->ends, &t->path_cap, i + 1, sizeof(*t->ends)))
+		return -ENOMEM;
+	t->path[i] = id;
+	t->ends[i] = end;
+	return 0;
+}
+
+static int add_safe(struct svg_tree *t, const char *s, size_t len,
+		    uint64_t count)
+{
+	/* without the index, every node past the shared frames is new: the
+	 * first line, and lines in fold order after the previous one */
+	long same = 0;
+	if (t->started && !t->slots) {
+		same = shared_frames(t, s, len);
+		if (same < 0 && index_grow(t))	/* out of order from here on */
+			return -ENOMEM;
+		if (same < 0)
+			same = 0;
+	}
+	t->started = true;
+	t->total += count;
+	uint32_t at = same ? t->path[same - 1] : 0;
+	size_t depth = (size_t)same;
+	size_t off = same ? t->ends[same - 1] + 1 : 0;
+	while (off <= len) {
+		const char *e = memchr(s + off, ';', len - off);
+		size_t end = e ? (size_t)(e - s) : len;
+		int64_t id = child(t, at, s + off, end - off, !t->slots);
+		if (id < 0)
+			return (int)id;
+		at = (uint32_t)id;
+		if (!t->slots && path_set(t, depth, at, (uint32_t)end))
+			return -ENOMEM;
+		depth++;
+		off = end + 1;
+	}
+	if (!t->nodes[at].self)
+		t->stacks++;
+	t->nodes[at].self += count;
+	return t->slots ? 0 : remember(t, s, len, depth);
+}
+
+int svg_tree_add(struct svg_tree *t, const char *stack, size_t len,
+		 uint64_t count)
+{
+	const char *s;
+	size_t n;
+	if (fold_safe_stack(stack, len, &t->sbuf, &t->scap, &s, &n))
+		return -ENOMEM;
+	return add_safe(t, s, n, count);
+}
+
+/* ---- the walk ---- */
+
+struct wframe {
+	uint32_t node, depth;
+	size_t lo, hi, i;	/* its children, sorted, in kids[lo, hi) */
+	uint64_t start, next;	/* its start; its next child's */
+};
+
+static int name_cmp(const void *a, const void *b, void *arg)
+{
+	const struct svg_tree *t = arg;
+	const struct node *x = &t->nodes[*(const uint32_t *)a];
+	const struct node *y = &t->nodes[*(const uint32_t *)b];
+	uint32_t xl = strtab_len(&t->names, x->name);
+	uint32_t yl = strtab_len(&t->names, y->name);
+	int c = memcmp(strtab_get(&t->names, x->name),
+		       strtab_get(&t->names, y->name), xl < yl ? xl : yl);
+	return c ? c : (xl > yl) - (xl < yl);
+}
+
+struct walk {
+	const struct svg_tree *t;
+	struct wframe *st;
+	size_t n, cap;
+	uint32_t *kids;
+	size_t nkids, kids_cap;
+};
+
+static int enter(struct walk *w, uint32_t id, uint32_t depth, uint64_t start)
+{
+	const struct svg_tree *t = w->t;
+	if (sf_grow((void **)&w->st, &w->cap, w->n + 1, sizeof(*w->st)))
+		return -ENOMEM;
+	size_t lo = w->nkids;
+	for (uint32_t c = t->nodes[id].child; c != NONE; c = t->nodes[c].next) {
+		if (sf_grow((void **)&w->kids, &w->kids_cap, w->nkids + 1,
+			    sizeof(*w->kids)))
+			return -ENOMEM;
+		w->kids[w->nkids++] = c;
+	}
+	qsort_r(w->kids + lo, w->nkids - lo, sizeof(*w->kids), name_cmp,
+		(void *)t);
+	w->st[w->n++] = (struct wframe){
+		.node = id, .depth = depth, .lo = lo, .hi = w->nkids, .i = lo,
+		.start = start, .next = start + t->nodes[id].self,
+	};
+	return 0;
+}
+
+static int leave(struct walk *w, svg_tree_fn fn, void *ctx)
+{
+	const struct wframe *f = &w->st[--w->n];
+	const struct node *x = &w->t->nodes[f->node];
+	struct svg_tree_frame out = {
+		.name = f->depth ? strtab_get(&w->t->names, x->name) : "all",
+		.len = f->depth ? strtab_len(&w->t->names, x->name) : 3,
+		.depth = f->depth, .start = f->start, .count = x->count,
+		.self = x->self,
+	};
+	w->nkids = f->lo;
+	return fn(ctx, &out);
+}
+
+/* Samples through each node: its own plus its children's, children
+ * (higher ids) first. */
+static void sum_counts(struct svg_tree *t)
+{
+	struct node *v = t->nodes;
+	for (size_t i = 0; i < t->n; i++)
+		v[i].count = v[i].self;
+	for (size_t i = t->n; i-- > 1;)
+		v[v[i].parent].count += v[i].count;
+}
+
+int svg_tree_walk(struct svg_tree *t, double min_count, svg_tree_fn fn,
+		  void *ctx)
+{
+	struct walk w = { .t = t };
+	sum_counts(t);
+	int ret = enter(&w, 0, 0, 0);
+	while (!ret && w.n) {
+		struct wframe *f = &w.st[w.n - 1];
+		if (f->i == f->hi) {
+			ret = leave(&w, fn, ctx);
+			continue;
+		}
+		uint32_t c = w.kids[f->i++];
+		uint64_t start = f->next, n = t->nodes[c].count;
+		f->next += n;
+		if (n && (double)n >= min_count)
+			ret = enter(&w, c, f->depth + 1, start);
+	}
+	free(w.st);
+	free(w.kids);
+	return ret;
+}
