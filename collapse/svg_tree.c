@@ -168,38 +168,39 @@ static int64_t new_node(struct svg_tree *t, uint32_t parent, uint32_t name)
 	return id;
 }
 
-/* The child of parent named s[0..len), made if new (known new: no
- * lookup). */
+/* The child of parent named s[0..len), made if new (*known_new: no
+ * lookup; set once a node is made, as a new node has no children). */
 static int64_t child(struct svg_tree *t, uint32_t parent, const char *s,
-		     size_t len, bool known_new)
+		     size_t len, bool *known_new)
 {
 	int64_t name = strtab_intern(&t->names, s, len);
 	if (name < 0)
 		return -ENOMEM;
-	if (!known_new) {
+	if (!*known_new) {
 		uint32_t id = index_find(t, parent, (uint32_t)name);
 		if (id != NONE)
 			return id;
 	}
+	*known_new = true;
 	return new_node(t, parent, (uint32_t)name);
 }
 
-/* How many leading frames of s (in fold order after the previous line)
- * are the previous line's; -1 when s comes before it. */
-static long shared_frames(const struct svg_tree *t, const char *s, size_t len)
+/* How many leading frames s shares with the previous line; *before: s
+ * comes before it in fold order. */
+static size_t shared_frames(const struct svg_tree *t, const char *s,
+			    size_t len, bool *before)
 {
 	size_t m = len < t->prev_len ? len : t->prev_len;
 	uint32_t cp = fold_common_prefix(s, t->prev, (uint32_t)m);
 	int a = fold_rank(s, (uint32_t)len, cp);
 	int b = fold_rank(t->prev, (uint32_t)t->prev_len, cp);
-	if (a < b)
-		return -1;
+	*before = a < b;
 	size_t same = 0;
 	while (same < t->depth &&
 	       (t->ends[same] < cp ||
 		(t->ends[same] == cp && (cp == len || s[cp] == ';'))))
 		same++;
-	return (long)same;
+	return same;
 }
 
 static int remember(struct svg_tree *t, const char *s, size_t len,
@@ -227,29 +228,31 @@ static int path_set(struct svg_tree *t, size_t i, uint32_t id, uint32_t end)
 static int add_safe(struct svg_tree *t, const char *s, size_t len,
 		    uint64_t count)
 {
-	/* without the index, every node past the shared frames is new: the
-	 * first line, and lines in fold order after the previous one */
-	long same = 0;
-	if (t->started && !t->slots) {
-		same = shared_frames(t, s, len);
-		if (same < 0 && index_grow(t))	/* out of order from here on */
+	/* The frames shared with the previous line are its nodes.  Without
+	 * the index, every node past them is new: the first line, and lines
+	 * in fold order after the previous one.  The first line out of order
+	 * builds the index, which the rest look up. */
+	size_t same = 0;
+	if (t->started) {
+		bool before;
+		same = shared_frames(t, s, len, &before);
+		if (before && !t->slots && index_grow(t))
 			return -ENOMEM;
-		if (same < 0)
-			same = 0;
 	}
 	t->started = true;
 	t->total += count;
 	uint32_t at = same ? t->path[same - 1] : 0;
-	size_t depth = (size_t)same;
+	size_t depth = same;
 	size_t off = same ? t->ends[same - 1] + 1 : 0;
+	bool known_new = !t->slots;
 	while (off <= len) {
 		const char *e = memchr(s + off, ';', len - off);
 		size_t end = e ? (size_t)(e - s) : len;
-		int64_t id = child(t, at, s + off, end - off, !t->slots);
+		int64_t id = child(t, at, s + off, end - off, &known_new);
 		if (id < 0)
 			return (int)id;
 		at = (uint32_t)id;
-		if (!t->slots && path_set(t, depth, at, (uint32_t)end))
+		if (path_set(t, depth, at, (uint32_t)end))
 			return -ENOMEM;
 		depth++;
 		off = end + 1;
@@ -257,7 +260,7 @@ static int add_safe(struct svg_tree *t, const char *s, size_t len,
 	if (!t->nodes[at].self)
 		t->stacks++;
 	t->nodes[at].self += count;
-	return t->slots ? 0 : remember(t, s, len, depth);
+	return remember(t, s, len, depth);
 }
 
 int svg_tree_add(struct svg_tree *t, const char *stack, size_t len,
