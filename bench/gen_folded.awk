@@ -28,7 +28,7 @@ BEGIN {
 		uc[i] = nc
 		for (j = 0; j < nc; j++) ucall[i, j] = pick(NU)
 		# gcc's hot/cold split: callee "f" next to "f.cold", which
-		# bytewise sorting interleaves with "f;..." (see svg_order.h)
+		# bytewise sorting interleaves with "f;..." (see fold_cmp in fold.h)
 		if (rand() < 0.5) ucall[i, 1] = NU + ucall[i, 0]
 	}
 	for (i = 0; i < NU; i++) {

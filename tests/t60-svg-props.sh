@@ -68,7 +68,7 @@ run_case "minwidth 0.1px" px 0.1 --minwidth 0.1px
 run_case "inverted" pct 0.1 --inverted
 
 # the bytewise order of the input really does split frames (otherwise the
-# test above proves nothing about re-ordering)
+# test above proves nothing about the frame-wise order)
 [ "$naive" -gt "$nodes" ] && pass "input interleaves equal frames ($naive > $nodes)" ||
 	fail "input interleaves equal frames" "naive merge $naive, tree $nodes"
 run_case "minwidth 0px: every node" pct 0 --minwidth 0px
