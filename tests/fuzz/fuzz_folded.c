@@ -10,7 +10,11 @@
  *   - round trip: the written folded text read back gives the same
  *     profile total, the same number of lines and byte-identical output
  *     (the writer escapes ';', newlines and control bytes so every line
- *     re-parses to the same frames).
+ *     re-parses to the same frames);
+ *   - the SVG three ways is the same bytes (one input in four): from the
+ *     fold, from a frame tree fed the input as it comes, and laid out
+ *     while reading the written folded text (in the fold's order, so the
+ *     stream must take every line).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -116,6 +120,44 @@ static void one_pass(const char *in, size_t size, char **out, size_t *olen,
 	report_release(&r);
 }
 
+/* The SVG of in: through a fold, or a tree (way 1), or a stream (way 2). */
+static char *svg_way(const char *in, size_t size, int way, size_t *len)
+{
+	struct report r;
+	struct fold f = { 0 };
+	struct out_opts oo = { 0 };
+	if (report_init(&r, NULL, false))
+		abort();
+	if (way == 1 && !(r.tree = svg_tree_new()))
+		abort();
+	if (way == 2 && !(r.svg = svg_stream_new(&oo)))
+		abort();
+	feed(&r, in, size, true);
+	struct out_input oi = { .svg = r.svg, .tree = r.tree };
+	if (!way && report_fold(&r, 0, &f))
+		abort();
+	if (!way)
+		oi.fold = &f;
+	char *out = render("svg", &oi, len);
+	fold_release(&f);
+	report_release(&r);
+	return out;
+}
+
+static void svg_three_ways(const char *in, size_t size, const char *folded,
+			   size_t flen)
+{
+	size_t l0, l1, l2;
+	char *a = svg_way(in, size, 0, &l0);
+	char *b = svg_way(in, size, 1, &l1);
+	char *c = svg_way(folded, flen, 2, &l2);
+	if (l0 != l1 || l0 != l2 || memcmp(a, b, l0) || memcmp(a, c, l0))
+		abort();
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* Known issue F12: a frame that is only the suffix "_[k]" or "_[j]" is
  * an empty kernel/JIT frame on the profile path ("[empty]_[k]") and stays
  * as it is on the direct path; such outputs skip the byte comparison. */
@@ -142,6 +184,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	one_pass(o1, l1, &o2, &l2, &t2, &n2, 0, !direct);
 	if (t1 != t2)
 		abort();
+	if (writers && direct && t1 && !has_bare_suffix(o1, l1))
+		svg_three_ways((const char *)data, size, o1, l1);
 	if (!has_bare_suffix(o1, l1) &&
 	    (n1 != n2 || l1 != l2 || memcmp(o1, o2, l1)))
 		abort();
