@@ -40,6 +40,8 @@ struct svg_tree {
 	uint32_t *path, *ends;
 	size_t depth, path_cap;
 	bool started;
+	bool fold_ok, byte_ok;	/* no line so far came before the previous
+				 * one in fold order; in bytewise order */
 	char *sbuf;		/* a stack made safe (fold_safe_stack) */
 	size_t scap;
 	uint64_t total;
@@ -57,6 +59,7 @@ struct svg_tree *svg_tree_new(void)
 	t->nodes[0] = (struct node){ .parent = NONE, .child = NONE,
 				     .next = NONE };
 	t->n = 1;
+	t->fold_ok = t->byte_ok = true;
 	return t;
 }
 
@@ -168,33 +171,56 @@ static int64_t new_node(struct svg_tree *t, uint32_t parent, uint32_t name)
 	return id;
 }
 
-/* The child of parent named s[0..len), made if new (*known_new: no
- * lookup; set once a node is made, as a new node has no children). */
+/* How the child of a node is found: */
+enum find {
+	FIND_NEW,	/* it is new (no lookup) */
+	FIND_SCAN,	/* among the parent's children (few: sort(1) order) */
+	FIND_INDEX,	/* through the (parent, name) index */
+};
+
+static uint32_t child_scan(const struct svg_tree *t, uint32_t parent,
+			   uint32_t name)
+{
+	for (uint32_t c = t->nodes[parent].child; c != NONE; c = t->nodes[c].next)
+		if (t->nodes[c].name == name)
+			return c;
+	return NONE;
+}
+
+/* The child of parent named s[0..len), made if new; *how becomes
+ * FIND_NEW once a node is made, as a new node has no children. */
 static int64_t child(struct svg_tree *t, uint32_t parent, const char *s,
-		     size_t len, bool *known_new)
+		     size_t len, enum find *how)
 {
 	int64_t name = strtab_intern(&t->names, s, len);
 	if (name < 0)
 		return -ENOMEM;
-	if (!*known_new) {
-		uint32_t id = index_find(t, parent, (uint32_t)name);
-		if (id != NONE)
-			return id;
-	}
-	*known_new = true;
+	uint32_t id = *how == FIND_SCAN ? child_scan(t, parent, (uint32_t)name)
+		    : *how == FIND_INDEX ? index_find(t, parent, (uint32_t)name)
+		    : NONE;
+	if (id != NONE)
+		return id;
+	*how = FIND_NEW;
 	return new_node(t, parent, (uint32_t)name);
 }
 
+/* Byte i of a line of n bytes, -1 past its end: plain bytewise order. */
+static int byte_rank(const char *s, size_t n, size_t i)
+{
+	return i < n ? (unsigned char)s[i] : -1;
+}
+
 /* How many leading frames s shares with the previous line; *before: s
- * comes before it in fold order. */
+ * comes before it in fold order; *unsorted: in bytewise order. */
 static size_t shared_frames(const struct svg_tree *t, const char *s,
-			    size_t len, bool *before)
+			    size_t len, bool *before, bool *unsorted)
 {
 	size_t m = len < t->prev_len ? len : t->prev_len;
 	uint32_t cp = fold_common_prefix(s, t->prev, (uint32_t)m);
 	int a = fold_rank(s, (uint32_t)len, cp);
 	int b = fold_rank(t->prev, (uint32_t)t->prev_len, cp);
 	*before = a < b;
+	*unsorted = byte_rank(s, len, cp) < byte_rank(t->prev, t->prev_len, cp);
 	size_t same = 0;
 	while (same < t->depth &&
 	       (t->ends[same] < cp ||
@@ -228,27 +254,37 @@ static int path_set(struct svg_tree *t, size_t i, uint32_t id, uint32_t end)
 static int add_safe(struct svg_tree *t, const char *s, size_t len,
 		    uint64_t count)
 {
-	/* The frames shared with the previous line are its nodes.  Without
-	 * the index, every node past them is new: the first line, and lines
-	 * in fold order after the previous one.  The first line out of order
-	 * builds the index, which the rest look up. */
+	/* The frames shared with the previous line are its nodes.  Past them,
+	 * while all lines so far came in fold order, or all in sort(1)'s
+	 * (FlameGraph's), a line after the previous one in fold order starts
+	 * new nodes; in sort(1) order a line before it ("a;f;g" after
+	 * "a;f.cold") comes back to a recent sibling, found among the
+	 * parent's children.  Once the lines are in neither order, the index
+	 * is built and every line uses it. */
 	size_t same = 0;
+	enum find how = t->slots ? FIND_INDEX : FIND_NEW;
 	if (t->started) {
-		bool before;
-		same = shared_frames(t, s, len, &before);
-		if (before && !t->slots && index_grow(t))
-			return -ENOMEM;
+		bool before, unsorted;
+		same = shared_frames(t, s, len, &before, &unsorted);
+		t->fold_ok = t->fold_ok && !before;
+		t->byte_ok = t->byte_ok && !unsorted;
+		if (!t->slots && !t->fold_ok && !t->byte_ok) {
+			if (index_grow(t))
+				return -ENOMEM;
+			how = FIND_INDEX;
+		} else if (!t->slots && before) {
+			how = FIND_SCAN;
+		}
 	}
 	t->started = true;
 	t->total += count;
 	uint32_t at = same ? t->path[same - 1] : 0;
 	size_t depth = same;
 	size_t off = same ? t->ends[same - 1] + 1 : 0;
-	bool known_new = !t->slots;
 	while (off <= len) {
 		const char *e = memchr(s + off, ';', len - off);
 		size_t end = e ? (size_t)(e - s) : len;
-		int64_t id = child(t, at, s + off, end - off, &known_new);
+		int64_t id = child(t, at, s + off, end - off, &how);
 		if (id < 0)
 			return (int)id;
 		at = (uint32_t)id;

@@ -11,10 +11,11 @@
  *     profile total, the same number of lines and byte-identical output
  *     (the writer escapes ';', newlines and control bytes so every line
  *     re-parses to the same frames);
- *   - the SVG three ways is the same bytes (one input in four): from the
- *     fold, from a frame tree fed the input as it comes, and laid out
- *     while reading the written folded text (in the fold's order, so the
- *     stream must take every line).
+ *   - the SVG four ways is the same bytes (one input in four): from the
+ *     fold, from a frame tree fed the input as it comes, laid out while
+ *     reading the written folded text (in the fold's order, so the stream
+ *     must take every line), and from a frame tree fed that text in
+ *     sort(1)'s order (FlameGraph's, which splits "f" around "f.cold").
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -144,18 +145,54 @@ static char *svg_way(const char *in, size_t size, int way, size_t *len)
 	return out;
 }
 
-static void svg_three_ways(const char *in, size_t size, const char *folded,
-			   size_t flen)
+static int line_cmp(const void *a, const void *b)
 {
-	size_t l0, l1, l2;
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t xl = strcspn(x, "\n"), yl = strcspn(y, "\n");
+	int c = memcmp(x, y, xl < yl ? xl : yl);
+	return c ? c : (xl > yl) - (xl < yl);
+}
+
+/* The lines of s (NUL-free, '\n'-terminated) in sort(1)'s order. */
+static char *sort_lines(const char *s, size_t len)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '\n';
+	const char **v = malloc((n + 1) * sizeof(*v));
+	char *out = malloc(len + 1);
+	if (!v || !out)
+		abort();
+	for (const char *p = s; p < s + len; p = strchr(p, '\n') + 1)
+		v[k++] = p;
+	qsort(v, k, sizeof(*v), line_cmp);
+	char *w = out;
+	for (size_t i = 0; i < k; i++) {
+		size_t l = strcspn(v[i], "\n") + 1;
+		memcpy(w, v[i], l);
+		w += l;
+	}
+	free(v);
+	return out;
+}
+
+static void svg_four_ways(const char *in, size_t size, const char *folded,
+			  size_t flen)
+{
+	size_t l0, l1, l2, l3;
+	char *sorted = sort_lines(folded, flen);
 	char *a = svg_way(in, size, 0, &l0);
 	char *b = svg_way(in, size, 1, &l1);
 	char *c = svg_way(folded, flen, 2, &l2);
-	if (l0 != l1 || l0 != l2 || memcmp(a, b, l0) || memcmp(a, c, l0))
+	char *d = svg_way(sorted, flen, 1, &l3);
+	if (l0 != l1 || l0 != l2 || l0 != l3 || memcmp(a, b, l0) ||
+	    memcmp(a, c, l0) || memcmp(a, d, l0))
 		abort();
 	free(a);
 	free(b);
 	free(c);
+	free(d);
+	free(sorted);
 }
 
 /* Known issue F12: a frame that is only the suffix "_[k]" or "_[j]" is
@@ -185,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (t1 != t2)
 		abort();
 	if (writers && direct && t1 && !has_bare_suffix(o1, l1))
-		svg_three_ways((const char *)data, size, o1, l1);
+		svg_four_ways((const char *)data, size, o1, l1);
 	if (!has_bare_suffix(o1, l1) &&
 	    (n1 != n2 || l1 != l2 || memcmp(o1, o2, l1)))
 		abort();
