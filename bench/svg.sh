@@ -14,7 +14,8 @@
 # fixed call graphs, see its header; its lines unsorted) and is cached in
 # $TMPDIR.  Reported: best of RUNS (5) wall and CPU time of the whole
 # command on those stacks in stackfold's order (a capture's folded output:
-# streamed; from stdin: a frame tree), as given, sorted by sort(1), and
+# streamed, also as stdin; from a pipe: a frame tree), as given, sorted by
+# sort(1), and
 # with a second output (through a fold); the writer alone
 # (tests/tools/svg_driver.c, CPU time inside out_svg_write), max RSS, and
 # SVG sizes at our default minwidth (0.1% of the total) and at
@@ -76,8 +77,9 @@ read -r wall01 cpu01 rss01 <<<"$(best bin/stackfold -f svg --minwidth 0.1px "$tm
 size01=$(wc -c <"$tmp/out")
 cp "$tmp/out" "$tmp/ours01.svg"
 echo "  --minwidth 0.1px:          wall ${wall01} s  cpu ${cpu01} s  max RSS $((rss01 / 1024)) MiB  svg $size01 bytes"
-read -r swall scpu srss <<<"$(best sh -c '"$1" -f svg <"$2"' sh bin/stackfold "$tmp/ours.folded")"
-echo "  the same from stdin (a frame tree):"
+# shellcheck disable=SC2016 # expanded by the inner sh
+read -r swall scpu srss <<<"$(best sh -c 'cat "$2" | "$1" -f svg' sh bin/stackfold "$tmp/ours.folded")"
+echo "  the same from a pipe (a frame tree; 'cat' included):"
 echo "                             wall ${swall} s  cpu ${scpu} s  max RSS $((srss / 1024)) MiB"
 read -r uwall ucpu urss <<<"$(best bin/stackfold -f svg "$in")"
 echo "the input as given (unsorted: read again into a frame tree):"

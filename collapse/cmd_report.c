@@ -1,8 +1,10 @@
 /* cmd_report.c - `stackfold [report] [OPTIONS] [FILE...]`: post-process
  * bpftrace output or folded stacks into the requested outputs. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd_common.h"
@@ -43,21 +45,29 @@ static bool want_direct(const struct cli *c)
 /* How an svg alone from one folded input is built without a fold: */
 enum svg_way {
 	SVG_FOLD,	/* not that case: through a fold */
-	SVG_STREAM,	/* a regular file: laid out while it is read (struct
-			 * svg_stream), memory bounded by the frames drawn;
-			 * read again into a tree if out of the fold's order */
-	SVG_TREE,	/* stdin, or that file again: a frame tree, memory
+	SVG_STREAM,	/* a regular file (also as stdin: `< x.folded`): laid
+			 * out while it is read (struct svg_stream), memory
+			 * bounded by the frames drawn; read again into a
+			 * tree if out of the fold's order */
+	SVG_TREE,	/* a pipe, or that file again: a frame tree, memory
 			 * bounded by the unique frames */
 };
 
-static enum svg_way svg_way(const struct cli *c)
+/* *stdin_at: where a regular stdin starts, to read it again; -1 when the
+ * input is not stdin. */
+static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 {
 	struct stat st;
+	*stdin_at = -1;
 	if (c->nformats != 1 || strcmp(c->formats[0]->name, "svg") ||
 	    c->oo.flamechart || c->ninputs > 1)
 		return SVG_FOLD;
-	if (c->ninputs == 0 || !strcmp(c->inputs[0], "-"))
-		return SVG_TREE;
+	if (c->ninputs == 0 || !strcmp(c->inputs[0], "-")) {
+		if (fstat(STDIN_FILENO, &st) || !S_ISREG(st.st_mode))
+			return SVG_TREE;
+		*stdin_at = lseek(STDIN_FILENO, 0, SEEK_CUR);
+		return *stdin_at < 0 ? SVG_TREE : SVG_STREAM;
+	}
 	return !stat(c->inputs[0], &st) && S_ISREG(st.st_mode) ? SVG_STREAM
 							       : SVG_TREE;
 }
@@ -120,12 +130,18 @@ int cmd_report(int argc, char **argv)
 		return st;
 	if (c.diff_before)
 		return report_diff(&c);
-	st = report_start(&r, &c, svg_way(&c));
+	off_t stdin_at;
+	st = report_start(&r, &c, svg_way(&c, &stdin_at));
 	if (st)
 		return st;
 	st = read_all(&r, c.inputs, c.ninputs);
 	if (st == CMD_REREAD) {
 		report_release(&r);
+		if (stdin_at >= 0 && lseek(STDIN_FILENO, stdin_at, SEEK_SET) < 0) {
+			fprintf(stderr, "stackfold: cannot read <stdin> again: %s\n",
+				strerror(errno));
+			return EXIT_BADINPUT;
+		}
 		st = report_start(&r, &c, SVG_TREE);
 		if (st)
 			return st;

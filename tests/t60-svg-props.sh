@@ -112,12 +112,12 @@ else
 	fail "flamechart: writer failed"
 fi
 
-# Without a fold: an svg alone from one folded file whose lines come in
-# the fold's order (stackfold's folded output) is laid out as the file is
-# read; a file out of that order (FlameGraph's bytewise sort, which splits
-# "f" around "f.cold", or no order at all) is read again into a frame tree,
-# as stdin is.  With another output it goes through a fold.  Every way
-# gives the same bytes and the same summary.
+# Without a fold: an svg alone from one folded file (named, or as stdin)
+# whose lines come in the fold's order (stackfold's folded output) is laid
+# out as the file is read; a file out of that order (FlameGraph's bytewise
+# sort, which splits "f" around "f.cold", or no order at all) is read again
+# into a frame tree, as a pipe is.  With another output it goes through a
+# fold.  Every way gives the same bytes and the same summary.
 "$STACKFOLD" -f folded -o "$T/ours.folded" "$in" 2>/dev/null
 LC_ALL=C sort "$in" >"$T/bytewise.folded"
 for f in ours bytewise big; do
@@ -125,35 +125,45 @@ for f in ours bytewise big; do
 		# shellcheck disable=SC2086 # args is a list of options
 		"$STACKFOLD" -f svg $args "$T/$f.folded" >"$T/s.svg" 2>"$T/s.err"
 		# shellcheck disable=SC2086
-		"$STACKFOLD" -f svg $args <"$T/$f.folded" >"$T/p.svg" 2>"$T/p.err"
+		"$STACKFOLD" -f svg $args <"$T/$f.folded" >"$T/r.svg" 2>"$T/r.err"
+		# shellcheck disable=SC2086,SC2002 # a pipe, on purpose
+		cat "$T/$f.folded" | "$STACKFOLD" -f svg $args >"$T/p.svg" 2>"$T/p.err"
 		# shellcheck disable=SC2086
 		"$STACKFOLD" -f svg,top $args -o "$T/f" "$T/$f.folded" >/dev/null 2>"$T/f.err"
 		# shellcheck disable=SC2016 # expanded by the inner sh
-		check "$f order${args:+ ($args)}: file, stdin and fold give the same bytes" \
-			sh -c 'cmp "$1/s.svg" "$1/p.svg" && cmp "$1/s.svg" "$1/f.svg"' sh "$T"
-		check_eq "$f order${args:+ ($args)}: same summary from file and stdin" "$(cat "$T/p.err")" "$(cat "$T/s.err")"
+		check "$f order${args:+ ($args)}: file, < file, pipe and fold give the same bytes" \
+			sh -c 'cmp "$1/s.svg" "$1/r.svg" && cmp "$1/s.svg" "$1/p.svg" &&
+				cmp "$1/s.svg" "$1/f.svg"' sh "$T"
+		check_eq "$f order${args:+ ($args)}: same summary from file, < file and pipe" \
+			"$(cat "$T/p.err")|$(cat "$T/p.err")" "$(cat "$T/s.err")|$(cat "$T/r.err")"
 	done
 done
 # names that need rewriting (control bytes, empty frames), in the fold's
 # order once rewritten, and a bad line
 printf ';w 1\na;b\tc;d 2\nx;;y 1\nnot a line\nz;\001q 3\n' >"$T/odd.folded"
 "$STACKFOLD" -f svg --minwidth 0px "$T/odd.folded" >"$T/s.svg" 2>"$T/s.err"
-"$STACKFOLD" -f svg --minwidth 0px <"$T/odd.folded" >"$T/p.svg" 2>"$T/p.err"
+# shellcheck disable=SC2002 # a pipe, on purpose
+cat "$T/odd.folded" | "$STACKFOLD" -f svg --minwidth 0px >"$T/p.svg" 2>"$T/p.err"
 "$STACKFOLD" -f svg,top --minwidth 0px -o "$T/f" "$T/odd.folded" >/dev/null 2>&1
 # shellcheck disable=SC2016 # expanded by the inner sh
-check "rewritten names: file, stdin and fold give the same bytes" \
+check "rewritten names: file, pipe and fold give the same bytes" \
 	sh -c 'cmp "$1/s.svg" "$1/p.svg" && cmp "$1/s.svg" "$1/f.svg"' sh "$T"
-check_eq "a bad line is reported once, from a file as from stdin" \
+check_eq "a bad line is reported once, from a file as from a pipe" \
 	"$(sed 's/<stdin>/FILE/' "$T/p.err")" "$(sed "s|$T/odd.folded|FILE|" "$T/s.err")"
 
 # Memory follows the frames, not the input.  Streamed: 8 times the lines,
-# the same RSS.  A tree: the same stacks 8 times over (out of order at each
-# copy, so the tree is indexed), about the same RSS as twice.
+# the same RSS, also as stdin.  A tree (from a pipe): the same stacks 8
+# times over (out of order at each copy, so the tree is indexed), about
+# the same RSS as twice.
 awk -v lines=160000 -v seed=3 -f "$TOP/bench/gen_folded.awk" | "$STACKFOLD" -f folded 2>/dev/null >"$T/large.folded"
 rss() { /usr/bin/time -f '%M' -o "$T/rss" "$@" >/dev/null 2>&1; cat "$T/rss"; }
 small=$(rss "$STACKFOLD" -f svg "$T/ours.folded")
 large=$(rss "$STACKFOLD" -f svg "$T/large.folded")
 folded=$(rss "$STACKFOLD" -f svg,top -o "$T/f" "$T/large.folded")
+# shellcheck disable=SC2016 # expanded by the inner sh
+redirected=$(rss sh -c '"$1" -f svg <"$2"' sh "$STACKFOLD" "$T/large.folded")
+check "streamed as stdin too: max RSS ${redirected} KiB (named: ${large} KiB)" \
+	test "$redirected" -lt $((large + 1024))
 mb=$(($(wc -c <"$T/large.folded") / 1048576))
 if [ "$large" -lt $((small + 4096)) ] && [ $((large * 2)) -lt "$folded" ]; then
 	pass "streamed: max RSS ${large} KiB for a ${mb} MiB input (${small} KiB for 1/8 of it; ${folded} KiB through a fold)"
@@ -163,10 +173,11 @@ fi
 for _ in 1 2 3 4 5 6 7 8; do cat "$T/ours.folded"; done >"$T/x8.folded"
 cat "$T/ours.folded" "$T/ours.folded" >"$T/x2.folded"
 # shellcheck disable=SC2016 # expanded by the inner sh
-twice=$(rss sh -c '"$1" -f svg <"$2"' sh "$STACKFOLD" "$T/x2.folded")
+twice=$(rss sh -c 'cat "$2" | "$1" -f svg' sh "$STACKFOLD" "$T/x2.folded")
 # shellcheck disable=SC2016 # expanded by the inner sh
-eight=$(rss sh -c '"$1" -f svg <"$2"' sh "$STACKFOLD" "$T/x8.folded")
-"$STACKFOLD" -f svg <"$T/x8.folded" 2>"$T/x8.err" | svg_root_count /dev/stdin >"$T/x8.total"
+eight=$(rss sh -c 'cat "$2" | "$1" -f svg' sh "$STACKFOLD" "$T/x8.folded")
+# shellcheck disable=SC2002 # a pipe, on purpose
+cat "$T/x8.folded" | "$STACKFOLD" -f svg 2>"$T/x8.err" | svg_root_count /dev/stdin >"$T/x8.total"
 check_eq "tree: 8 copies of the stacks count 8 times the samples" "$((total * 8))" "$(cat "$T/x8.total")"
 if [ "$eight" -lt $((twice + twice / 8 + 1024)) ]; then
 	pass "tree: max RSS ${eight} KiB for 8 copies of the stacks, ${twice} KiB for 2"
