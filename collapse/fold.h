@@ -70,14 +70,22 @@ static inline int fold_rank(const char *s, uint32_t n, uint32_t i)
  * and ';' below every byte.  All the lines through a frame are then
  * adjacent, which the flame graph's one-pass layout needs; plain bytewise
  * order (FlameGraph's `sort`) puts "a;f.cold" and "a;f0" between "a;f" and
- * "a;f;g", splitting f in two.  <0, 0 or >0, like memcmp.
+ * "a;f;g", splitting f in two.  <0, 0 or >0, like memcmp; fold_cmp_at()
+ * also gives the length of the common prefix.
  */
+static inline int fold_cmp_at(const char *a, uint32_t an, const char *b,
+			      uint32_t bn, uint32_t *cp)
+{
+	*cp = fold_common_prefix(a, b, an < bn ? an : bn);
+	int x = fold_rank(a, an, *cp), y = fold_rank(b, bn, *cp);
+	return (x > y) - (x < y);
+}
+
 static inline int fold_cmp(const char *a, uint32_t an, const char *b,
 			   uint32_t bn)
 {
-	uint32_t cp = fold_common_prefix(a, b, an < bn ? an : bn);
-	int x = fold_rank(a, an, cp), y = fold_rank(b, bn, cp);
-	return (x > y) - (x < y);
+	uint32_t cp;
+	return fold_cmp_at(a, an, b, bn, &cp);
 }
 
 struct fold_line {

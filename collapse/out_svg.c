@@ -367,13 +367,10 @@ int svg_stream_line(struct svg_stream *st, const char *stack, size_t len,
 		return -EDOM;	/* the fold path reports it */
 	uint32_t cp = 0;
 	if (l->prev) {
-		uint32_t m = (uint32_t)n < l->prev_len ? (uint32_t)n : l->prev_len;
-		cp = fold_common_prefix(s, l->prev, m);
-		int a = fold_rank(s, (uint32_t)n, cp);
-		int b = fold_rank(l->prev, l->prev_len, cp);
-		if (a < b)	/* before the previous line in fold_cmp order */
+		int c = fold_cmp_at(s, (uint32_t)n, l->prev, l->prev_len, &cp);
+		if (c < 0)	/* before the previous line */
 			return -EDOM;
-		l->uniq += a > b;
+		l->uniq += c > 0;
 	} else {
 		l->uniq = 1;
 	}
@@ -622,7 +619,7 @@ static void put_script(struct svg_buf *b, const struct svg_geom *g)
 
 /* ---- titles ---- */
 
-/* Append SEP (when buf is not empty) and "V WHAT". */
+/* Samples drawn, whichever way the graph was built. */
 static uint64_t input_total(const struct out_input *in)
 {
 	if (in->svg)
@@ -630,6 +627,7 @@ static uint64_t input_total(const struct out_input *in)
 	return in->tree ? svg_tree_total(in->tree) : in->fold->total;
 }
 
+/* Append SEP (when buf is not empty) and "V WHAT". */
 static void sub_add(char *buf, size_t cap, const char *sep, const char *what,
 		    uint64_t v)
 {

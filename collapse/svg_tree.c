@@ -26,6 +26,11 @@ struct slot {
 	uint32_t parent, name, id;
 };
 
+/* A frame of the previous line: its node, and where its name ends. */
+struct step {
+	uint32_t node, end;
+};
+
 struct svg_tree {
 	struct node *nodes;	/* [0] is the root */
 	size_t n, cap;
@@ -33,11 +38,11 @@ struct svg_tree {
 	struct slot *slots;	/* (parent, name) -> node; NULL while every
 				 * line came in order */
 	size_t nslots;
-	/* the previous line while in order: its bytes, and per frame its
+	/* the previous line: its bytes, and per frame its
 	 * node and where it ends */
 	char *prev;
 	size_t prev_len, prev_cap;
-	uint32_t *path, *ends;
+	struct step *path;
 	size_t depth, path_cap;
 	bool started;
 	bool fold_ok, byte_ok;	/* no line so far came before the previous
@@ -72,7 +77,6 @@ void svg_tree_free(struct svg_tree *t)
 	free(t->slots);
 	free(t->prev);
 	free(t->path);
-	free(t->ends);
 	free(t->sbuf);
 	free(t);
 }
@@ -215,16 +219,14 @@ static int byte_rank(const char *s, size_t n, size_t i)
 static size_t shared_frames(const struct svg_tree *t, const char *s,
 			    size_t len, bool *before, bool *unsorted)
 {
-	size_t m = len < t->prev_len ? len : t->prev_len;
-	uint32_t cp = fold_common_prefix(s, t->prev, (uint32_t)m);
-	int a = fold_rank(s, (uint32_t)len, cp);
-	int b = fold_rank(t->prev, (uint32_t)t->prev_len, cp);
-	*before = a < b;
+	uint32_t cp;
+	*before = fold_cmp_at(s, (uint32_t)len, t->prev, (uint32_t)t->prev_len,
+			      &cp) < 0;
 	*unsorted = byte_rank(s, len, cp) < byte_rank(t->prev, t->prev_len, cp);
 	size_t same = 0;
 	while (same < t->depth &&
-	       (t->ends[same] < cp ||
-		(t->ends[same] == cp && (cp == len || s[cp] == ';'))))
+	       (t->path[same].end < cp ||
+		(t->path[same].end == cp && (cp == len || s[cp] == ';'))))
 		same++;
 	return same;
 }
@@ -242,12 +244,9 @@ static int remember(struct svg_tree *t, const char *s, size_t len,
 
 static int path_set(struct svg_tree *t, size_t i, uint32_t id, uint32_t end)
 {
-	size_t c = t->path_cap;
-	if (sf_grow((void **)&t->path, &c, i + 1, sizeof(*t->path)) ||
-	    sf_grow((void **)&t->ends, &t->path_cap, i + 1, sizeof(*t->ends)))
+	if (sf_grow((void **)&t->path, &t->path_cap, i + 1, sizeof(*t->path)))
 		return -ENOMEM;
-	t->path[i] = id;
-	t->ends[i] = end;
+	t->path[i] = (struct step){ id, end };
 	return 0;
 }
 
@@ -278,9 +277,9 @@ static int add_safe(struct svg_tree *t, const char *s, size_t len,
 	}
 	t->started = true;
 	t->total += count;
-	uint32_t at = same ? t->path[same - 1] : 0;
+	uint32_t at = same ? t->path[same - 1].node : 0;
 	size_t depth = same;
-	size_t off = same ? t->ends[same - 1] + 1 : 0;
+	size_t off = same ? t->path[same - 1].end + 1 : 0;
 	while (off <= len) {
 		const char *e = memchr(s + off, ';', len - off);
 		size_t end = e ? (size_t)(e - s) : len;
