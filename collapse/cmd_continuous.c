@@ -549,10 +549,12 @@ static int seen_rebuild(struct cont *x, size_t want, bool forget)
 
 /* Once a window, after its profile is released: forget the pids gone
  * quiet and free the snapshots that re-snapshots replaced, so a fork storm
- * of short-lived processes costs no memory once they are quiet. */
+ * of short-lived processes costs no memory once they are quiet; store the
+ * DWARF units read in the window and let go of the debug sections. */
 static void seen_sweep(struct cont *x)
 {
 	x->ss_freed += sym_session_drop_retired(x->ss);
+	sym_session_flush(x->ss);
 	if (x->seen_cap)
 		seen_rebuild(x, x->nseen + 1, true);
 }

@@ -207,15 +207,60 @@ static int err_cb(void *ctx, const char *s, size_t len)
 	return err_line(ctx, s, len);
 }
 
+/* Time until the next thing the loop must do by itself (a countdown
+ * tick, the -D deadline, a stop waiting for a safe moment, a watched pid
+ * without a pidfd), or NULL: bpftrace's output and signals wake ppoll()
+ * anyway (they are blocked outside it, so none is missed between the
+ * check of g_signals and the wait).  Every wake-up costs CPU, which a capture of
+ * minutes should not spend 5 times a second for nothing. */
+static struct timespec *next_wakeup(const struct rec *x, bool watch_polled,
+				     struct timespec *ts)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), wait = UINT64_MAX;
+	const uint64_t s = 1000000000ULL;
+
+	if (x->stop_wanted && !x->stop_sent)
+		wait = 100000000ULL;
+	if (watch_polled && wait > 200000000ULL)
+		wait = 200000000ULL;
+	if (x->attached_ns) {
+		uint64_t el = now - x->attached_ns;
+		if (x->c->countdown && isatty(2) && wait > s - el % s)
+			wait = s - el % s;
+		uint64_t end = x->c->seconds * s + 100000000ULL;
+		if (x->c->seconds && !x->stop_wanted)
+			wait = end > el ? (end - el < wait ? end - el : wait) : 0;
+	}
+	if (wait == UINT64_MAX)
+		return NULL;
+	ts->tv_sec = (time_t)(wait / s);
+	ts->tv_nsec = (long)(wait % s);
+	return ts;
+}
+
 static int loop(struct rec *x)
 {
 	uint64_t last = (uint64_t)-1;
+	int wfd = x->c->watch_pid ? child_pidfd(x->c->watch_pid) : -1;
+	bool watch_polled = x->c->watch_pid && wfd < 0;
+	sigset_t block, waitmask;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	int st = 0;
 	while (!x->out.eof || !x->err.eof) {
-		struct pollfd pf[2] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
-					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 } };
-		int n = poll(pf, 2, 200);
-		if (g_signals >= 2)
-			return EXIT_INTERRUPTED;
+		struct pollfd pf[3] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
+					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 },
+					{ wfd, POLLIN, 0 } };
+		struct timespec ts;
+		int n = ppoll(pf, 3, next_wakeup(x, watch_polled, &ts),
+			      &waitmask);
+		if (g_signals >= 2) {
+			st = EXIT_INTERRUPTED;
+			break;
+		}
 		if (g_signals == 1 || x->stop_wanted)
 			stop_child(x);
 		uint64_t el = x->attached_ns ? (clock_ns(CLOCK_MONOTONIC) -
@@ -226,8 +271,15 @@ static int loop(struct rec *x)
 		    clock_ns(CLOCK_MONOTONIC) - x->attached_ns >=
 			    x->c->seconds * 1000000000ULL + 100000000ULL)
 			stop_child(x);
-		if (x->c->watch_pid && pid_gone(x->c->watch_pid))
+		/* a pidfd is readable once its process has exited */
+		if (pf[2].revents ||
+		    (watch_polled && pid_gone(x->c->watch_pid))) {
 			stop_child(x);
+			if (wfd >= 0)	/* stays readable: stop polling it */
+				close(wfd);
+			wfd = -1;
+			watch_polled = false;
+		}
 		if (el != last) {
 			countdown(x, el);
 			last = el;
@@ -241,12 +293,16 @@ static int loop(struct rec *x)
 			ret = pipebuf_read(&x->err, err_cb, x);
 		if (ret) {
 			fprintf(stderr, "stackfold: out of memory\n");
-			return EXIT_IO;
+			st = EXIT_IO;
+			break;
 		}
 	}
-	if (x->c->countdown && isatty(2))
+	sigprocmask(SIG_SETMASK, &waitmask, NULL);
+	if (wfd >= 0)
+		close(wfd);
+	if (!st && x->c->countdown && isatty(2))
 		fputc('\n', stderr);
-	return 0;
+	return st;
 }
 
 static void meta_line(struct rec *x, const char *k, const char *v)

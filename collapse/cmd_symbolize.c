@@ -158,6 +158,7 @@ static struct module *module_get(struct modules *ms, const char *path,
 static void modules_free(struct modules *ms)
 {
 	for (size_t i = 0; i < ms->n; i++) {
+		elfidx_flush(ms->v[i].idx);
 		elfidx_free(ms->v[i].idx);
 		free(ms->v[i].path);
 	}

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Depth cap for the DIE walk (libdw's own fuzz fixes cap recursion too). */
 #define DWARF_MAX_DEPTH 64
@@ -656,58 +657,89 @@ static int flatten(struct dwalk *w)
 	return rc;
 }
 
-int dwarfidx_collect(struct idx_builder *b, Elf *elf)
+int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd)
 {
-	struct dwalk w = { .b = b };
-	struct elfcomp_bufs zb = { 0 };
-
+	memset(s, 0, sizeof(*s));
+	s->elf = elf;
+	s->fd = fd;
 	elfcomp_hide_unused(elf);
-	if (elfcomp_inflate(elf, &zb)) {
-		elfcomp_release(&zb);
+	if (elfcomp_inflate(elf, &s->zb)) {
+		dwarfidx_close(s);
 		return -ENOMEM;
 	}
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	s->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!s->dw) {
+		dwarfidx_close(s);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void dwarfidx_close(struct dwsrc *s)
+{
+	if (s->dw)
+		dwarf_end(s->dw);
+	if (s->elf) {
+		elf_end(s->elf);
+		if (s->fd >= 0)
+			close(s->fd);
+	}
+	elfcomp_release(&s->zb);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One unit: its rows and its scopes. */
+static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
+{
+	w->files = NULL;
+	w->nfiles = 0;
+	dwarf_getsrcfiles(cudie, &w->files, &w->nfiles);
+	if (w->nfiles > w->nfids) {
+		uint32_t *f = realloc(w->fids, w->nfiles * sizeof(*f));
+		if (!f) {
+			w->rc = -ENOMEM;
+			return;
+		}
+		w->fids = f;
+		w->nfids = w->nfiles;
+	}
+	if (w->fids)
+		memset(w->fids, 0, w->nfids * sizeof(*w->fids));
+	Dwarf_Attribute cd;
+	w->comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cd));
+	w->rc = cu_lines(w, cudie);
+	if (!w->rc)
+		walk_children(w, cudie, IDX_NONE, 0);
+}
+
+static bool unit_wanted(uint8_t unit_type)
+{
+	return unit_type == DW_UT_compile || unit_type == DW_UT_partial;
+}
+
+int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
+		     size_t n)
+{
+	struct dwalk w = { .b = b };
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	uint8_t unit_type;
 
-	if (!dw) {
-		elfcomp_release(&zb);
-		return -ENOENT;
+	if (!offs) {
+		while (!w.rc && dwarf_get_units(dw, cu, &cu, NULL, &unit_type,
+						&cudie, NULL) == 0)
+			if (unit_wanted(unit_type))
+				collect_unit(&w, &cudie);
 	}
-	while (!w.rc && dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie,
-					NULL) == 0) {
-		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
-			continue;
-		w.files = NULL;
-		w.nfiles = 0;
-		dwarf_getsrcfiles(&cudie, &w.files, &w.nfiles);
-		if (w.nfiles > w.nfids) {
-			uint32_t *f = realloc(w.fids, w.nfiles * sizeof(*f));
-			if (!f) {
-				w.rc = -ENOMEM;
-				break;
-			}
-			w.fids = f;
-			w.nfids = w.nfiles;
-		}
-		if (w.fids)
-			memset(w.fids, 0, w.nfids * sizeof(*w.fids));
-		Dwarf_Attribute cd;
-		w.comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir,
-							 &cd));
-		w.rc = cu_lines(&w, &cudie);
-		if (!w.rc)
-			walk_children(&w, &cudie, IDX_NONE, 0);
-	}
+	for (size_t i = 0; offs && i < n && !w.rc; i++)
+		if (dwarf_offdie(dw, offs[i], &cudie))
+			collect_unit(&w, &cudie);
 	if (!w.rc)
 		w.rc = flatten(&w);
 	free(w.r);
 	free(w.fids);
 	free(w.oc.keys);
 	free(w.oc.vals);
-	dwarf_end(dw);
-	elfcomp_release(&zb);
 	if (!w.rc)
 		w.rc = lines_sort(b, w.seqs, w.nseqs);
 	free(w.seqs);
@@ -719,5 +751,110 @@ int dwarfidx_collect(struct idx_builder *b, Elf *elf)
 	for (size_t i = 0; i < b->nnodes && !(b->flags & IDX_HAS_INLINE); i++)
 		if (b->nodes[i].parent != IDX_NONE)
 			b->flags |= IDX_HAS_INLINE;
+	return 0;
+}
+
+/* --- the unit table, for reading units lazily (dwlazy.c) --- */
+
+/* Does the unit's abbreviation table declare inlined subroutines? */
+static bool unit_has_inline(Dwarf_Die *cudie)
+{
+	Dwarf_Off off = 0;
+	size_t len;
+	Dwarf_Abbrev *a;
+
+	for (int k = 0; k < 100000; k++) {
+		a = dwarf_getabbrev(cudie, off, &len);
+		if (!a || a == DWARF_END_ABBREV)
+			break;
+		if (dwarf_getabbrevtag(a) == DW_TAG_inlined_subroutine)
+			return true;
+		if (!len)
+			break;
+		off += len;
+	}
+	return false;
+}
+
+static int cu_add(struct idx_builder *b, uint64_t lo, uint64_t hi,
+		  uint64_t off)
+{
+	if (sf_grow((void **)&b->cus, &b->cucap, b->ncus + 1, sizeof(*b->cus)))
+		return -ENOMEM;
+	b->cus[b->ncus++] = (struct idx_cu){ .lo = lo, .hi = hi, .off = off };
+	return 0;
+}
+
+/* Ranges of one unit into b->cus (those outside every PT_LOAD segment,
+ * code the linker discarded, are left out); a unit with none and with a
+ * line table or children goes to b->eager. */
+static int cu_ranges(struct idx_builder *b, Dwarf_Die *cudie)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t it = 0;
+	size_t had = b->ncus;
+	uint64_t off = dwarf_dieoffset(cudie);
+
+	while ((it = dwarf_ranges(cudie, it, &base, &lo, &hi)) > 0)
+		if (hi > lo && in_loaded(b, lo) && cu_add(b, lo, hi, off))
+			return -ENOMEM;
+	if (b->ncus > had ||
+	    (!dwarf_hasattr(cudie, DW_AT_stmt_list) && !dwarf_haschildren(cudie)))
+		return 0;
+	if (sf_grow((void **)&b->eager, &b->eagercap, b->neager + 1,
+		    sizeof(*b->eager)))
+		return -ENOMEM;
+	b->eager[b->neager++] = off;
+	return 0;
+}
+
+static int cu_cmp(const void *pa, const void *pb)
+{
+	const struct idx_cu *a = pa, *b = pb;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Overlapping ranges into groups: each entry gets its group's range. */
+static void cu_group(struct idx_builder *b)
+{
+	if (b->ncus)
+		qsort(b->cus, b->ncus, sizeof(*b->cus), cu_cmp);
+	for (size_t i = 0; i < b->ncus;) {
+		size_t j = i + 1;
+		uint64_t hi = b->cus[i].hi;
+		for (; j < b->ncus && b->cus[j].lo < hi; j++)
+			hi = b->cus[j].hi > hi ? b->cus[j].hi : hi;
+		for (size_t k = i; k < j; k++) {
+			b->cus[k].lo = b->cus[i].lo;
+			b->cus[k].hi = hi;
+		}
+		i = j;
+	}
+}
+
+int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	bool inl = false, lines = false;
+
+	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie,
+			       NULL) == 0) {
+		if (!unit_wanted(unit_type))
+			continue;
+		if (cu_ranges(b, &cudie))
+			return -ENOMEM;
+		lines = lines || dwarf_hasattr(&cudie, DW_AT_stmt_list);
+		inl = inl || unit_has_inline(&cudie);
+	}
+	cu_group(b);
+	b->flags |= IDX_DWARF_TRIED;
+	if (lines)
+		b->flags |= IDX_HAS_FILES | IDX_HAS_LINES;
+	if (inl)
+		b->flags |= IDX_HAS_INLINE;
 	return 0;
 }

@@ -28,6 +28,8 @@ void idxb_release(struct idx_builder *b)
 	free(b->lines);
 	free(b->segs);
 	free(b->nodes);
+	free(b->cus);
+	free(b->eager);
 	free(b->dm);
 	memset(b, 0, sizeof(*b));
 }
@@ -98,6 +100,7 @@ static const size_t sect_elsz[IDX_NSECT] = {
 	[IDX_LINES] = sizeof(struct idx_line),
 	[IDX_SEGS] = sizeof(struct idx_seg),
 	[IDX_NODES] = sizeof(struct idx_node),
+	[IDX_CUS] = sizeof(struct idx_cu),
 };
 
 static size_t align8(size_t x)
@@ -158,6 +161,9 @@ static void freeze_copy(struct idx_builder *b, unsigned char *blob,
 	}
 	for (size_t i = 0; i < b->strs.n; i++)
 		memcpy(st + so[i], b->strs.strs[i], b->strs.lens[i] + 1);
+	if (b->ncus)
+		memcpy(blob + h->sect_off[IDX_CUS], b->cus,
+		       b->ncus * sizeof(*b->cus));
 }
 
 /* Lowest loaded address: LINES and SEGS are stored relative to it. */
@@ -221,6 +227,7 @@ int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
 	h.sect_count[IDX_LINES] = b->nlines;
 	h.sect_count[IDX_SEGS] = b->nsegs;
 	h.sect_count[IDX_NODES] = b->nnodes;
+	h.sect_count[IDX_CUS] = b->ncus;
 	for (int s = 0; s < IDX_NSECT; s++) {
 		h.sect_off[s] = pos;
 		pos = align8(pos + h.sect_count[s] * sect_elsz[s]);
@@ -281,6 +288,18 @@ static bool str_ok(const struct elf_index *x, uint32_t off)
 	return off < x->nstrs;
 }
 
+/* Groups sorted and disjoint; the entries of a group share its range. */
+static int check_cus(const struct elf_index *x, struct sf_err *err)
+{
+	for (size_t i = 0; i < x->ncus; i++) {
+		const struct idx_cu *c = &x->cus[i], *p = i ? c - 1 : NULL;
+		if (c->lo >= c->hi || c->done > 1 ||
+		    (p && (c->lo == p->lo ? c->hi != p->hi : c->lo < p->hi)))
+			return bad(err, "unit table");
+	}
+	return 0;
+}
+
 static int check_refs(const struct elf_index *x, struct sf_err *err)
 {
 	if (!x->nstrs || x->strs[0] || x->strs[x->nstrs - 1])
@@ -309,7 +328,7 @@ static int check_refs(const struct elf_index *x, struct sf_err *err)
 		    (i && x->segs[i].lo <= x->segs[i - 1].lo))
 			return bad(err, "range table");
 	}
-	return 0;
+	return check_cus(x, err);
 }
 
 void idx_release_blob(struct elf_index *idx)
@@ -340,12 +359,14 @@ int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,
 	x.lines = (const void *)(blob + h->sect_off[IDX_LINES]);
 	x.segs = (const void *)(blob + h->sect_off[IDX_SEGS]);
 	x.nodes = (const void *)(blob + h->sect_off[IDX_NODES]);
+	x.cus = (const void *)(blob + h->sect_off[IDX_CUS]);
 	x.nphdrs = h->sect_count[IDX_PHDRS];
 	x.nsyms = h->sect_count[IDX_SYMS];
 	x.nstrs = h->sect_count[IDX_STRS];
 	x.nlines = h->sect_count[IDX_LINES];
 	x.nsegs = h->sect_count[IDX_SEGS];
 	x.nnodes = h->sect_count[IDX_NODES];
+	x.ncus = h->sect_count[IDX_CUS];
 	rc = check_refs(&x, err);
 	if (rc)
 		return rc;

@@ -14,6 +14,7 @@
 #ifndef SF_ELFIDX_PRIV_H
 #define SF_ELFIDX_PRIV_H
 
+#include <elfutils/libdw.h>
 #include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 5u
+#define IDX_VERSION 6u
 #define IDX_NONE UINT32_MAX
 
 enum idx_sect {
@@ -32,6 +33,7 @@ enum idx_sect {
 	IDX_LINES,	/* struct idx_line, sorted by addr */
 	IDX_SEGS,	/* struct idx_seg, sorted, non-overlapping */
 	IDX_NODES,	/* struct idx_node, parents before children */
+	IDX_CUS,	/* struct idx_cu, the DWARF's compile units by address */
 	IDX_NSECT
 };
 
@@ -43,6 +45,8 @@ enum idx_flags {
 	IDX_DWARF_TRIED = 1 << 4,	/* built with DWARF enabled */
 	IDX_DEMANGLED = 1 << 5,		/* names demangled at build */
 	IDX_DEBUG_FOUND = 1 << 6,	/* had DWARF (own or separate) */
+	IDX_DWARF_LAZY = 1 << 7,	/* LINES/SEGS/NODES hold only the CUs
+					 * marked done in CUS (dwlazy.c) */
 };
 
 struct idx_hdr {
@@ -88,6 +92,21 @@ struct idx_seg {
 	uint32_t node;
 };
 
+/*
+ * Compile units by address, for an index whose DWARF is read lazily, one
+ * group of units at a time (dwlazy.c).  Units whose address ranges overlap
+ * form one group: every entry of a group has the group's whole range
+ * [lo, hi), one entry per unit (off: the unit's DIE offset), and groups
+ * are disjoint and sorted.  A unit with several ranges is in several
+ * groups.  done: the unit's rows and scopes are in this blob.
+ */
+struct idx_cu {
+	uint64_t lo, hi;
+	uint64_t off;
+	uint32_t done;
+	uint32_t pad;
+};
+
 /* Builder forms of the above, with full addresses. */
 struct bline {
 	uint64_t addr;
@@ -107,6 +126,8 @@ struct idx_node {
 	uint32_t decl_line;	/* function's first line, 0 if unknown */
 };
 
+struct dwlazy;
+
 /* The opened index: a validated blob plus typed views into it. */
 struct elf_index {
 	unsigned char *blob;	/* owned: malloc'd, or inside map_base */
@@ -121,9 +142,11 @@ struct elf_index {
 	const struct idx_line *lines;
 	const struct idx_seg *segs;
 	const struct idx_node *nodes;
-	size_t nphdrs, nsyms, nstrs, nlines, nsegs, nnodes;
+	const struct idx_cu *cus;
+	size_t nphdrs, nsyms, nstrs, nlines, nsegs, nnodes, ncus;
 	bool from_cache;
 	bool no_demangle;
+	struct dwlazy *lazy;	/* owned; NULL unless IDX_DWARF_LAZY */
 };
 
 /*
@@ -143,6 +166,10 @@ struct idx_builder {
 	size_t nsegs, segcap;
 	struct idx_node *nodes;
 	size_t nnodes, nodecap;
+	struct idx_cu *cus;
+	size_t ncus, cucap;
+	uint64_t *eager;	/* units without address ranges (always read) */
+	size_t neager, eagercap;
 	uint32_t flags;
 	char build_id[48];
 	bool demangle;
@@ -191,9 +218,55 @@ int elfsyms_phdrs(struct idx_builder *b, Elf *elf);
 /* true when elf has a non-empty .symtab */
 bool elfsyms_has_symtab(Elf *elf);
 
-/* dwarf.c: line tables and inline scopes of the DWARF in elf into b.
- * 0, -ENOENT when elf has no DWARF, -ENOMEM. */
-int dwarfidx_collect(struct idx_builder *b, Elf *elf);
+/*
+ * dwarf.c: an open DWARF source.  dwarfidx_open() takes elf and fd (the
+ * file holding the DWARF; both closed by dwarfidx_close(), also on
+ * failure), decompresses its debug sections and opens libdw on them.
+ * 0, -ENOENT when it has no usable DWARF, -ENOMEM.
+ */
+struct elfcomp_bufs {
+	void **v;
+	size_t n, cap;
+};
+struct dwsrc {
+	Elf *elf;
+	int fd;
+	struct elfcomp_bufs zb;
+	Dwarf *dw;
+};
+int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd);
+void dwarfidx_close(struct dwsrc *s);	/* zeroed: closing twice is fine */
+/* dwarf.c: the unit table (b->cus, all done = 0; b->eager: units with
+ * rows or scopes but no address range) and what the DWARF can give
+ * (IDX_HAS_FILES, IDX_HAS_LINES, IDX_HAS_INLINE in b->flags).
+ * 0 or -ENOMEM. */
+int dwarfidx_cus(struct idx_builder *b, Dwarf *dw);
+/* dwarf.c: line tables and inline scopes of the units at DIE offsets
+ * offs[0..n) (every unit when offs is NULL) into b.  0 or -ENOMEM. */
+int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
+		     size_t n);
+
+/*
+ * dwlazy.c: DWARF read a group of units at a time, on first lookup.
+ * dwlazy_attach() gives x (an IDX_DWARF_LAZY index) what it needs to read
+ * more: a dup of fd, path, the options, and src when it is already open
+ * (taken, also on failure).  dwlazy_for() returns the index holding the
+ * DWARF of vaddr: x, or an overlay built now for vaddr's group (x when it
+ * cannot be read: symbols only).  dwlazy_flush() stores an index of every
+ * group read so far in the cache (once per change) and closes the DWARF
+ * source; dwlazy_free() releases everything (overlays too).
+ */
+int dwlazy_attach(struct elf_index *x, int fd, const char *path,
+		  const struct elfidx_opts *o, struct dwsrc *src);
+const struct elf_index *dwlazy_for(const struct elf_index *x, uint64_t vaddr);
+void dwlazy_flush(struct elf_index *x);
+void dwlazy_free(struct elf_index *x);
+
+/* elfindex.c: open the DWARF of the ELF file readable through fd (its
+ * own, else its separate debug file, looked for as elfidx_open does) into
+ * src.  fd is not taken.  0, -ENOENT when there is none, -ENOMEM. */
+int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
+		      const struct elfidx_opts *o, struct dwsrc *src);
 
 /* debuglink.c: the separate debug file of elf (build-id dirs, then
  * .gnu_debuglink with CRC check, then debuginfod), or NULL.  On success
@@ -213,10 +286,6 @@ Elf *debugdata_open(Elf *elf, void **bufp);
  * zstd, and does zlib serially); the buffers are kept in bufs and must
  * outlive every use of elf's data.  0 or -ENOMEM; undecodable sections
  * are left alone. */
-struct elfcomp_bufs {
-	void **v;
-	size_t n, cap;
-};
 int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs);
 void elfcomp_release(struct elfcomp_bufs *bufs);
 /* elfcompress.c: hide from libdw the debug sections the index never reads

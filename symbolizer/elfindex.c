@@ -7,6 +7,7 @@
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -59,7 +60,15 @@ int elf_read_build_id(int fd, char *hex, size_t hexsize)
 	if (hexsize < 41)
 		return -EINVAL;
 	hex[0] = '\0';
-	Elf *elf = elf_open_fd(fd);
+	/* ELF_C_READ, not a mapping of the whole file: only the headers and
+	 * the note are read (pread), and there is no munmap, whose TLB
+	 * shootdown was most of a snapshot's cost for big libraries. */
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		elf = NULL;
+	}
 	if (!elf)
 		return -EINVAL;
 	int rc = build_id_hex(elf, hex, hexsize);
@@ -194,19 +203,21 @@ static void set_name(const struct elf_index *x, struct sym_frame *f,
 	f->name = x->strs + (x->no_demangle ? sysname : name);
 }
 
-/* Frames from the DWARF scope chain starting at node n. */
-static void fill_inline(const struct elf_index *x, uint32_t n,
-			const struct idx_sym *sym, struct sym_result *res)
+/* Frames from the DWARF scope chain starting at node n of d (x or one of
+ * its overlays); sym is x's. */
+static void fill_inline(const struct elf_index *d, uint32_t n,
+			const struct elf_index *x, const struct idx_sym *sym,
+			struct sym_result *res)
 {
 	unsigned k = 0;
 
 	while (n != IDX_NONE && k < SYM_MAX_INLINE) {
-		const struct idx_node *nd = &x->nodes[n];
+		const struct idx_node *nd = &d->nodes[n];
 		struct sym_frame *f = &res->frames[k++];
-		set_name(x, f, nd->name, nd->sysname);
+		set_name(d, f, nd->name, nd->sysname);
 		f->start_line = nd->decl_line;
 		if (nd->parent != IDX_NONE && k < SYM_MAX_INLINE) {
-			res->frames[k].file = str_or_null(x, nd->call_file);
+			res->frames[k].file = str_or_null(d, nd->call_file);
 			res->frames[k].line = nd->call_line;
 		}
 		n = nd->parent;
@@ -219,45 +230,61 @@ static void fill_inline(const struct elf_index *x, uint32_t n,
 	res->nframes = k;
 }
 
+/* The index holding vaddr's DWARF rows and scopes. */
+static const struct elf_index *dwarf_of(const struct elf_index *x,
+					uint64_t vaddr)
+{
+	return x->lazy ? dwlazy_for(x, vaddr) : x;
+}
+
 void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
 		   struct sym_result *res)
 {
 	res->nframes = 0;
 	memset(res->frames, 0, sizeof(res->frames));
-	if (!x || (!x->nsyms && !x->nsegs)) {
+	if (!x || (!x->nsyms && !x->nsegs && !x->lazy)) {
 		res->reason = SYM_NO_SYMBOLS;
 		return;
 	}
+	const struct elf_index *d = dwarf_of(x, vaddr);
 	const struct idx_sym *sym = find_sym(x, vaddr);
-	uint32_t node = find_node(x, vaddr);
+	uint32_t node = find_node(d, vaddr);
 	if (!sym && node == IDX_NONE) {
 		res->reason = SYM_NOT_FOUND;
 		return;
 	}
 	res->reason = SYM_OK;
 	if (node != IDX_NONE) {
-		fill_inline(x, node, sym, res);
+		fill_inline(d, node, x, sym, res);
 	} else {
 		set_name(x, &res->frames[0], sym->name, sym->sysname);
 		res->nframes = 1;
 	}
-	const struct idx_line *l = find_line(x, vaddr);
-	res->frames[0].file = l ? str_or_null(x, l->file) : NULL;
+	const struct idx_line *l = find_line(d, vaddr);
+	res->frames[0].file = l ? str_or_null(d, l->file) : NULL;
 	res->frames[0].line = l ? l->line : 0;
 }
 
 uint32_t elfidx_discriminator(const struct elf_index *x, uint64_t vaddr)
 {
-	const struct idx_line *l = x ? find_line(x, vaddr) : NULL;
+	const struct idx_line *l = x ? find_line(dwarf_of(x, vaddr), vaddr) :
+				       NULL;
 	return l ? l->disc : 0;
 }
 
 /* --- open --- */
 
+void elfidx_flush(struct elf_index *idx)
+{
+	if (idx && idx->lazy)
+		dwlazy_flush(idx);
+}
+
 void elfidx_free(struct elf_index *idx)
 {
 	if (!idx)
 		return;
+	dwlazy_free(idx);
 	idx_release_blob(idx);
 	free(idx);
 }
@@ -319,8 +346,50 @@ static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
 	return rc;
 }
 
+/* The DWARF source for a file: its own DWARF (on a dup of fd, so the
+ * source outlives elf), else dbg (taken, with dbgfd). */
+static int source_from(Elf *elf, int fd, bool own, Elf *dbg, int dbgfd,
+		       struct dwsrc *src)
+{
+	(void)elf;
+	if (own) {
+		dbgfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		dbg = dbgfd >= 0 ? elf_open_fd(dbgfd) : NULL;
+		if (!dbg) {
+			if (dbgfd >= 0)
+				close(dbgfd);
+			return -ENOENT;
+		}
+	}
+	return dwarfidx_open(src, dbg, dbgfd);
+}
+
+int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
+		      const struct elfidx_opts *o, struct dwsrc *src)
+{
+	struct idx_builder warnb = { .warn = o->warn, .warn_ctx = o->warn_ctx };
+	Elf *elf = elf_open_fd(fd), *dbg = NULL;
+	int dbgfd = -1, rc;
+
+	memset(src, 0, sizeof(*src));
+	if (!elf)
+		return -ENOENT;
+	bool own = has_dwarf(elf);
+	if (!own)
+		dbg = debuglink_open(elf, fd, path, build_id, &warnb, &dbgfd);
+	rc = own || dbg ? source_from(elf, fd, own, dbg, dbgfd, src) : -ENOENT;
+	elf_end(elf);
+	return rc;
+}
+
+/*
+ * Symbols, and the table of the DWARF's compile units: their rows and
+ * scopes are read when a lookup first lands in them (dwlazy.c), so a cold
+ * index of libc with libc6-dbg costs the units a profile touches, not
+ * all 1,700 of them.  src is left open for those reads.
+ */
 static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
-		 const struct elfidx_opts *o)
+		 const struct elfidx_opts *o, struct dwsrc *src)
 {
 	bool own_dwarf = has_dwarf(elf);
 	Elf *dbg = NULL;
@@ -334,9 +403,16 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 	if (own_dwarf || dbg)
 		b->flags |= IDX_DEBUG_FOUND;
 	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
-		rc = dwarfidx_collect(b, own_dwarf ? elf : dbg);
-		if (rc == -ENOENT)
-			rc = 0;
+		int r = source_from(elf, fd, own_dwarf, dbg, dbgfd, src);
+		dbg = NULL;	/* taken */
+		if (!r)
+			r = dwarfidx_cus(b, src->dw);
+		if (!r && b->neager)
+			r = dwarfidx_collect(b, src->dw, b->eager, b->neager);
+		if (!r)
+			b->flags |= IDX_DWARF_LAZY;
+		if (r != -ENOENT)
+			rc = r;
 	}
 	if (dbg) {
 		elf_end(dbg);
@@ -360,18 +436,25 @@ static struct elf_index *open_built(Elf *elf, int fd, const char *path,
 		sf_err_set(err, ENOMEM, "out of memory indexing '%s'", path);
 		return NULL;
 	}
+	struct dwsrc src = { 0 };
 	b.demangle = true;
 	b.warn = o->warn;
 	b.warn_ctx = o->warn_ctx;
 	snprintf(b.build_id, sizeof(b.build_id), "%s", bid);
-	int rc = build(&b, elf, fd, path, o);
+	int rc = build(&b, elf, fd, path, o, &src);
 	if (!rc)
 		rc = idxb_freeze(&b, key, &blob, &len);
 	idxb_release(&b);
 	if (!rc)
 		rc = idx_attach(idx, blob, len, key, err);
+	if (!rc && (idx->hdr->flags & IDX_DWARF_LAZY))
+		rc = dwlazy_attach(idx, fd, path, o, &src);
+	dwarfidx_close(&src);	/* not taken: no lazy DWARF */
 	if (rc) {
-		free(blob);
+		if (idx->blob == blob)
+			idx_release_blob(idx);
+		else
+			free(blob);
 		free(idx);
 		sf_err_set(err, -rc, "cannot index '%s': %s", path,
 			   strerror(-rc));
@@ -424,7 +507,8 @@ static bool entry_poorer(const struct elf_index *idx, Elf *elf,
 }
 
 static struct elf_index *open_cached(const struct elfidx_opts *o,
-				     const char *key, Elf *elf)
+				     const char *key, Elf *elf, int fd,
+				     const char *path)
 {
 	struct elf_index *idx = calloc(1, sizeof(*idx));
 	struct sf_err e = { "" };
@@ -433,6 +517,12 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 		return NULL;
 	int rc = idxcache_load(o->cache_dir, key, idx, &e);
 	if (!rc && entry_poorer(idx, elf, o)) {
+		idx_release_blob(idx);
+		free(idx);
+		return NULL;
+	}
+	if (!rc && (idx->hdr->flags & IDX_DWARF_LAZY) &&
+	    dwlazy_attach(idx, fd, path, o, NULL)) {
 		idx_release_blob(idx);
 		free(idx);
 		return NULL;
@@ -483,7 +573,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 		return NULL;
 	}
 	if (o->cache_dir)
-		idx = open_cached(o, key, elf);
+		idx = open_cached(o, key, elf, fd, path);
 	if (!idx) {
 		idx = open_built(elf, fd, path, o, key, bid, err);
 		if (idx && o->cache_dir)

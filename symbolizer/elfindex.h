@@ -63,6 +63,16 @@ struct elf_index *elfidx_open(int fd, const char *path,
 			      struct sf_err *err);
 void elfidx_free(struct elf_index *idx);	/* NULL is fine */
 
+/*
+ * An index reads the DWARF of its file one group of compile units at a
+ * time, at the first lookup landing in them.  elfidx_flush() stores what
+ * was read so far in the cache (the next run reads no unit twice) and
+ * closes the file's decompressed DWARF; later lookups in other units
+ * open it again.  Call it before elfidx_free() and between windows of a
+ * long run.  NULL is fine.
+ */
+void elfidx_flush(struct elf_index *idx);
+
 /* Lowercase hex build-id, "" if the file has none. */
 const char *elfidx_build_id(const struct elf_index *idx);
 

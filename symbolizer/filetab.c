@@ -56,14 +56,23 @@ int filetab_init(struct filetab *ft, size_t max_pinned,
 	return strtab_init(&ft->paths);
 }
 
+void filetab_flush(struct filetab *ft)
+{
+	for (size_t i = 0; i < ft->n; i++)
+		if (!ft->v[i]->idx_shared)
+			elfidx_flush(ft->v[i]->idx);
+}
+
 void filetab_release(struct filetab *ft)
 {
 	for (size_t i = 0; i < ft->n; i++) {
 		struct sym_file *f = ft->v[i];
 		if (f->fd >= 0)
 			close(f->fd);
-		if (!f->idx_shared)
+		if (!f->idx_shared) {
+			elfidx_flush(f->idx);
 			elfidx_free(f->idx);
+		}
 		free(f);
 	}
 	free(ft->v);

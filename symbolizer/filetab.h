@@ -78,6 +78,8 @@ struct filetab {
 int filetab_init(struct filetab *ft, size_t max_pinned,
 		 const struct elfidx_opts *opts, struct sym_stats *stats);
 void filetab_release(struct filetab *ft);
+/* elfidx_flush() every index (see elfindex.h). */
+void filetab_flush(struct filetab *ft);
 
 /* What identifies a new file and how to reopen it. */
 struct sym_file_desc {

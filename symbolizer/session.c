@@ -133,6 +133,11 @@ struct sym_session *sym_session_new(const struct sym_opts *opts,
 	return s;
 }
 
+void sym_session_flush(struct sym_session *s)
+{
+	filetab_flush(&s->files);
+}
+
 void sym_session_free(struct sym_session *s)
 {
 	if (!s)

@@ -84,6 +84,14 @@ size_t sym_process_forget(struct sym_session *s, int pid);
 size_t sym_session_drop_retired(struct sym_session *s);
 
 /*
+ * sym_session_flush(): store in the index cache the DWARF read so far and
+ * release the decompressed debug sections it was read from (a few MB for
+ * libc); a later lookup in unread units opens them again.  For long runs,
+ * between windows; sym_session_free() does it too.
+ */
+void sym_session_flush(struct sym_session *s);
+
+/*
  * sym_process_load_maps() reports a process from saved text (as written by
  * sym_process_write_maps(), which is /proc/PID/maps lines, executable ones
  * only, followed by `#bid START BUILDID` lines).  Files are opened lazily by

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# t50-symbolize-lazy: DWARF read one group of compile units at a time
+# (symbolizer/dwlazy.c).  A program of 48 units with inlined functions, its
+# DWARF in a separate, zlib-compressed debug file found by build-id: every
+# way of reaching an answer (no cache, a cold cache, a cache holding some
+# units, a warm cache, every unit read at once) gives the same bytes as
+# addr2line's names and lines; the cache grows with the units read and a
+# warm run needs no debug file; a debug file gone before its units were
+# read gives names from the symbol table, never wrong ones.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/fixtures/sym/symlib.sh
+. "$TOP/tests/fixtures/sym/symlib.sh"
+cd "$T" || exit 2
+
+NU=48
+for ((u = 0; u < NU; u++)); do
+	cat >"u$u.c" <<EOF
+static inline __attribute__((always_inline)) int sq$u(int x) { return x * x + $u; }
+static int __attribute__((noinline)) mid$u(int x) { int s = 0; for (int i = 0; i < x; i++) s += sq$u(i); return s; }
+int f$u(int x) { return mid$u(x) + sq$u(x); }
+EOF
+done
+{
+	for ((u = 0; u < NU; u++)); do echo "int f$u(int);"; done
+	echo 'int main(int c, char **v) { (void)v; int s = 0;'
+	for ((u = 0; u < NU; u++)); do echo "s += f$u(c);"; done
+	echo 'return s & 1; }'
+} >main.c
+if ! gcc -O2 -g -o multi main.c u*.c 2>build.err; then
+	fail "build the 48-unit fixture" "$(tail -3 build.err)"
+	exit 0
+fi
+bid=$(readelf -n multi | awk '/Build ID/ { print $3 }')
+mkdir -p "dbg/.build-id/${bid:0:2}"
+objcopy --only-keep-debug --compress-debug-sections=zlib multi \
+	"dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+objcopy --strip-debug multi multi.stripped
+export STACKFOLD_DEBUG_DIRS=$T/dbg
+debugfile=dbg/.build-id/${bid:0:2}/${bid:2}.debug
+
+probe_addrs multi '^(f[0-9]+|mid[0-9]+(\..*)?)$' >all.addr
+head -6 all.addr >few.addr
+check "fixture: addresses in every unit" test "$(wc -l <all.addr)" -ge $((NU * 6))
+sed 's/^/multi.stripped /' all.addr >all.in
+sed 's/^/multi.stripped /' few.addr >few.in
+
+# The reference: addr2line on the unstripped program (names and lines).
+symb -a --no-cache <all.in >ref.out 2>ref.err
+addr2line -a -f -i -e multi <all.addr >a2l.out
+check_diff "no cache: as addr2line" a2l.out ref.out
+check "no cache: inline frames present" grep -q '^sq[0-9]' ref.out
+
+C=$T/c1
+symb -a --cache-dir "$C" <few.in >few.out 2>few.err
+entry=$(find "$C" -name '*.idx')
+small=$(stat -c %s "$entry")
+check_diff "cold cache, a few addresses: as without cache" \
+	<(head -"$(wc -l <few.out)" ref.out) few.out
+symb -a --cache-dir "$C" <all.in >mixed.out 2>mixed.err
+check_diff "cache holding some units, the rest read now: same" ref.out mixed.out
+big=$(stat -c %s "$entry")
+check "the entry grows with the units read ($small -> $big bytes)" \
+	test "$big" -gt "$small"
+mv "$debugfile" hidden.debug
+symb -a --cache-dir "$C" <all.in >warm.out 2>warm.err
+check_diff "warm cache, debug file gone: same (nothing read again)" \
+	ref.out warm.out
+mv hidden.debug "$debugfile"
+
+# Units never read while the debug file was there: symbol-table names.
+C2=$T/c2
+symb -a --cache-dir "$C2" <few.in >few2.out 2>&1
+mv "$debugfile" hidden.debug
+symb -a --cache-dir "$C2" <all.in >gone.out 2>gone.err
+mv hidden.debug "$debugfile"
+names_only <gone.out | grep -v '^0x' | sort -u >gone.names
+names_only <few2.out | grep '^sq' | sort -u >few2.sq
+check "the units read before have inline frames" test -s few2.sq
+check_diff "debug file gone: inline frames only from the units read before" \
+	few2.sq <(grep '^sq' gone.names)
+check_eq "debug file gone: one answer per address" \
+	"$(wc -l <all.addr)" "$(grep -c '^0x' gone.out)"
+check "debug file gone: the sized functions still named" \
+	grep -q '^f47$' gone.names
+
+# Every unit at once (past a share of the groups, dwlazy reads them all)
+# and the whole-index entry it stores.
+C3=$T/c3
+cat all.in all.in >twice.in
+cat ref.out ref.out >twice.ref
+symb -a --cache-dir "$C3" <twice.in >twice.out 2>twice.err
+check_diff "all units read at once: same" twice.ref twice.out
+symb -a --cache-dir "$C3" <all.in >twice-warm.out 2>&1
+check_diff "all units, then warm: same" ref.out twice-warm.out
+check "no warnings" test ! -s twice.err
