@@ -229,7 +229,7 @@ if [ -n "$LLVMSO" ] && [ "${BIG:-1}" = 1 ]; then
 		cc -std=gnu11 -O2 -D_GNU_SOURCE -DSF_HAVE_LIBIBERTY -I"$TOP/symbolizer" \
 			-c -o "$W/demangle.o" "$TOP/symbolizer/demangle.c" &&
 		cc -o "$W/stackfold-iberty" "$TOP/.output/collapse/main.o" "$W/demangle.o" \
-			"$TOP/.output/libstackfold.a" -ldw -lelf -lz -lprotobuf-c -lzstd \
+			"$TOP/.output/libstackfold.a" -ldw -lelf -ldeflate -lz -lprotobuf-c -lzstd \
 			-llzma -lpthread -lm -liberty 2>"$W/ib.err"; then
 		STACKFOLD=$W/stackfold-iberty agree "  ... with -liberty demangling" "$LLVMSO" "$LLVMSO"
 	fi

@@ -293,7 +293,7 @@ static int parse_args(struct copts *o, int argc, char **argv)
 	 * cost an always-on profiler most of its memory and index time on a
 	 * machine that keeps running new binaries. */
 	*o = (struct copts){ .window = 10, .hz = 99, .max_size = 1ULL << 30,
-			     .so.no_dwarf = true };
+			     .so.no_dwarf = true, .so.dwarf_whole = true };
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+o:w:F:qh", long_opts, NULL)) != -1) {

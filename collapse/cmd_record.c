@@ -410,6 +410,10 @@ static int finish(struct rec *x)
 		return EXIT_BADINPUT;
 	}
 	int ret = cmd_write(&x->r, x->c, NULL);
+	/* storing the DWARF read (the index cache) is part of the cost */
+	struct sym_session *ss = report_session(&x->r, NULL);
+	if (ss)
+		sym_session_flush(ss);
 	cmd_summary(&x->r, x->c, "recorded");
 	print_cost(x);
 	return ret;

@@ -253,7 +253,8 @@ const struct elf_index *dwlazy_for(const struct elf_index *x, uint64_t vaddr)
 	if (!z || !find_group(x, vaddr, &first, &last) ||
 	    group_done(x, first, last))
 		return x;
-	if (!z->all_tried && z->nov >= ALL_AFTER(z->ngroups))
+	if (!z->all_tried &&
+	    (z->o.dwarf_whole || z->nov >= ALL_AFTER(z->ngroups)))
 		read_all(x, z);
 	if (z->all)
 		return z->all;
@@ -333,6 +334,22 @@ static int copy_syms(struct idx_builder *b, const struct elf_index *x)
 	return 0;
 }
 
+/* x's unit table (done flags set by the caller) and eager units. */
+static int copy_units(struct idx_builder *b, const struct elf_index *x)
+{
+	b->cus = malloc((x->ncus ? x->ncus : 1) * sizeof(*b->cus));
+	b->eager = malloc((x->neager ? x->neager : 1) * sizeof(*b->eager));
+	if (!b->cus || !b->eager)
+		return -ENOMEM;
+	if (x->ncus)
+		memcpy(b->cus, x->cus, x->ncus * sizeof(*b->cus));
+	if (x->neager)
+		memcpy(b->eager, x->eager, x->neager * sizeof(*b->eager));
+	b->ncus = b->cucap = x->ncus;
+	b->neager = b->eagercap = x->neager;
+	return 0;
+}
+
 /* Mark b's units in read[] done; append the eager ones to read. */
 static int mark_done(struct idx_builder *b, uint64_t **read, size_t *nread)
 {
@@ -367,7 +384,7 @@ static int build_whole(const struct elf_index *x, struct dwlazy *z,
 	if (!rc)
 		rc = copy_syms(&b, x);
 	if (!rc)
-		rc = dwarfidx_cus(&b, z->src.dw);
+		rc = copy_units(&b, x);
 	if (!rc && read)
 		rc = mark_done(&b, &read, &nread);
 	for (size_t i = 0; !read && i < b.ncus; i++)

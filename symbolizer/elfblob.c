@@ -101,6 +101,7 @@ static const size_t sect_elsz[IDX_NSECT] = {
 	[IDX_SEGS] = sizeof(struct idx_seg),
 	[IDX_NODES] = sizeof(struct idx_node),
 	[IDX_CUS] = sizeof(struct idx_cu),
+	[IDX_EAGER] = sizeof(uint64_t),
 };
 
 static size_t align8(size_t x)
@@ -164,6 +165,9 @@ static void freeze_copy(struct idx_builder *b, unsigned char *blob,
 	if (b->ncus)
 		memcpy(blob + h->sect_off[IDX_CUS], b->cus,
 		       b->ncus * sizeof(*b->cus));
+	if (b->neager)
+		memcpy(blob + h->sect_off[IDX_EAGER], b->eager,
+		       b->neager * sizeof(*b->eager));
 }
 
 /* Lowest loaded address: LINES and SEGS are stored relative to it. */
@@ -228,6 +232,7 @@ int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
 	h.sect_count[IDX_SEGS] = b->nsegs;
 	h.sect_count[IDX_NODES] = b->nnodes;
 	h.sect_count[IDX_CUS] = b->ncus;
+	h.sect_count[IDX_EAGER] = b->neager;
 	for (int s = 0; s < IDX_NSECT; s++) {
 		h.sect_off[s] = pos;
 		pos = align8(pos + h.sect_count[s] * sect_elsz[s]);
@@ -360,6 +365,7 @@ int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,
 	x.segs = (const void *)(blob + h->sect_off[IDX_SEGS]);
 	x.nodes = (const void *)(blob + h->sect_off[IDX_NODES]);
 	x.cus = (const void *)(blob + h->sect_off[IDX_CUS]);
+	x.eager = (const void *)(blob + h->sect_off[IDX_EAGER]);
 	x.nphdrs = h->sect_count[IDX_PHDRS];
 	x.nsyms = h->sect_count[IDX_SYMS];
 	x.nstrs = h->sect_count[IDX_STRS];
@@ -367,6 +373,7 @@ int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,
 	x.nsegs = h->sect_count[IDX_SEGS];
 	x.nnodes = h->sect_count[IDX_NODES];
 	x.ncus = h->sect_count[IDX_CUS];
+	x.neager = h->sect_count[IDX_EAGER];
 	rc = check_refs(&x, err);
 	if (rc)
 		return rc;

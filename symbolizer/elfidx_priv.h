@@ -23,7 +23,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 6u
+#define IDX_VERSION 7u
 #define IDX_NONE UINT32_MAX
 
 enum idx_sect {
@@ -34,6 +34,8 @@ enum idx_sect {
 	IDX_SEGS,	/* struct idx_seg, sorted, non-overlapping */
 	IDX_NODES,	/* struct idx_node, parents before children */
 	IDX_CUS,	/* struct idx_cu, the DWARF's compile units by address */
+	IDX_EAGER,	/* uint64_t DIE offsets of units without an address
+			 * range, always read (in the blob when LAZY) */
 	IDX_NSECT
 };
 
@@ -143,7 +145,8 @@ struct elf_index {
 	const struct idx_seg *segs;
 	const struct idx_node *nodes;
 	const struct idx_cu *cus;
-	size_t nphdrs, nsyms, nstrs, nlines, nsegs, nnodes, ncus;
+	const uint64_t *eager;
+	size_t nphdrs, nsyms, nstrs, nlines, nsegs, nnodes, ncus, neager;
 	bool from_cache;
 	bool no_demangle;
 	struct dwlazy *lazy;	/* owned; NULL unless IDX_DWARF_LAZY */

@@ -46,6 +46,7 @@ struct elfidx_opts {
 	const char *cache_dir;	/* NULL: no persistent cache */
 	bool no_demangle;
 	bool no_dwarf;
+	bool dwarf_whole;	/* every unit at the first miss (dwlazy.c) */
 	uint64_t cache_max_bytes;
 	/* session warning sink (may be NULL): called with one-line messages */
 	void (*warn)(void *ctx, const char *msg);

@@ -278,9 +278,10 @@ int idxcache_store(const char *dir, const char *key,
 	if (fd < 0)	/* no temp name in the message: it must repeat */
 		return sf_err_set(err, errno, "cannot write in cache dir '%s': %s",
 				  dir, strerror(errno));
+	/* No fsync: this is a cache.  An entry torn by a crash fails its
+	 * length or CRC check and is rebuilt (with one warning); syncing
+	 * every entry cost more than a cold run's DWARF reading. */
 	rc = write_all(fd, blob, len);
-	if (!rc && fsync(fd))
-		rc = -errno;
 	if (close(fd) && !rc)
 		rc = -errno;
 	if (!rc && rename(tmp, path))

@@ -3,8 +3,9 @@
  *
  * One file per key, DIR/KEY.idx, holding exactly the blob of
  * elfidx_priv.h (header with magic, version, length, CRC32 of the body).
- * Writers write DIR/.KEY.tmp.XXXXXX, fsync and rename(), so readers see a
- * whole old entry or a whole new one and concurrent writers are safe.
+ * Writers write DIR/.KEY.tmp.XXXXXX and rename() it, so readers see a
+ * whole old entry or a whole new one and concurrent writers are safe (not
+ * synced: after a crash a torn entry fails validation and is rebuilt).
  * Readers pread() the file into memory and validate it before use: a
  * file truncated or rewritten by someone else can never fault the reader
  * (an mmap of it could SIGBUS).  Using an entry sets its mtime, and the

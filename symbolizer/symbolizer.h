@@ -41,6 +41,11 @@ struct sym_opts {
 	bool no_cache;		/* never read or write the on-disk index */
 	bool no_demangle;	/* keep raw (mangled) names */
 	bool no_dwarf;		/* .symtab/.dynsym only: no inline, no lines */
+	bool dwarf_whole;	/* read a file's DWARF whole at its first
+				 * lookup, not a group of units at a time:
+				 * for long runs, which would otherwise open
+				 * it again whenever a window lands in new
+				 * units after sym_session_flush() */
 	uint64_t cache_max_bytes;	/* 0: default cap (256 MiB) */
 };
 

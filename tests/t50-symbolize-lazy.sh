@@ -11,6 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh
 . "$TOP/tests/fixtures/sym/symlib.sh"
+# shellcheck source=tests/fixtures/proc/build.sh
+. "$TOP/tests/fixtures/proc/build.sh"
 cd "$T" || exit 2
 
 NU=48
@@ -94,3 +96,18 @@ check_diff "all units read at once: same" twice.ref twice.out
 symb -a --cache-dir "$C3" <all.in >twice-warm.out 2>&1
 check_diff "all units, then warm: same" ref.out twice-warm.out
 check "no warnings" test ! -s twice.err
+
+# sym_opts.dwarf_whole (the continuous mode): the first lookup reads every
+# unit, so the entry stored is the whole one.
+if sym_build; then
+	first=$(head -1 all.addr)
+	SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR=$T/c4 "$T/st" elf "$T/multi.stripped" "$first" >/dev/null
+	SF_TEST_CACHE=1 SF_TEST_DWARF_WHOLE=1 STACKFOLD_CACHE_DIR=$T/c5 "$T/st" elf "$T/multi.stripped" "$first" >/dev/null
+	one=$(stat -c %s "$(find "$T/c4" -name '*.idx')")
+	whole=$(stat -c %s "$(find "$T/c5" -name '*.idx')")
+	full=$(stat -c %s "$(find "$C3" -name '*.idx')")
+	check_eq "dwarf_whole: one lookup stores every unit ($one bytes for one group)" \
+		"$full" "$whole"
+else
+	fail "build the session test helper"
+fi

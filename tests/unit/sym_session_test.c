@@ -238,7 +238,8 @@ static bool is_ret(int argc, char **argv, int *i)
 int main(int argc, char **argv)
 {
 	struct sf_err err = { "" };
-	struct sym_opts o = { .no_cache = getenv("SF_TEST_CACHE") == NULL };
+	struct sym_opts o = { .no_cache = getenv("SF_TEST_CACHE") == NULL,
+			      .dwarf_whole = getenv("SF_TEST_DWARF_WHOLE") != NULL };
 	struct sym_session *s = sym_session_new(&o, &err);
 	struct sym_result r;
 	if (!s) {
