@@ -76,3 +76,83 @@ char *sf_demangle(const char *name)
 	return out;
 }
 #endif
+
+/* --- demangled at lookup --- */
+
+struct dmcache {
+	uint32_t *keys;		/* name offset + 1, 0: empty */
+	uint32_t *vals;		/* id in strs */
+	size_t cap, n;
+	struct strtab strs;
+};
+
+struct dmcache *dmcache_new(void)
+{
+	struct dmcache *c = calloc(1, sizeof(*c));
+	if (c && strtab_init(&c->strs)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void dmcache_free(struct dmcache *c)
+{
+	if (!c)
+		return;
+	free(c->keys);
+	free(c->vals);
+	strtab_release(&c->strs);
+	free(c);
+}
+
+static bool dm_grow(struct dmcache *c)
+{
+	size_t ncap = c->cap ? c->cap * 2 : 256;
+	uint32_t *k = calloc(ncap, sizeof(*k)), *v = malloc(ncap * sizeof(*v));
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return false;
+	}
+	for (size_t i = 0; i < c->cap; i++) {
+		if (!c->keys[i])
+			continue;
+		size_t j = sf_hash_u64(c->keys[i]) & (ncap - 1);
+		while (k[j])
+			j = (j + 1) & (ncap - 1);
+		k[j] = c->keys[i];
+		v[j] = c->vals[i];
+	}
+	free(c->keys);
+	free(c->vals);
+	c->keys = k;
+	c->vals = v;
+	c->cap = ncap;
+	return true;
+}
+
+const char *dmcache_name(struct dmcache *c, const char *strs, uint32_t off)
+{
+	const char *raw = strs + off;
+	uint32_t key = off + 1;
+
+	if (!c || raw[0] != '_')
+		return raw;
+	if ((c->n + 1) * 2 > c->cap && !dm_grow(c))
+		return raw;
+	size_t j = sf_hash_u64(key) & (c->cap - 1);
+	while (c->keys[j] && c->keys[j] != key)
+		j = (j + 1) & (c->cap - 1);
+	if (c->keys[j])
+		return strtab_get(&c->strs, c->vals[j]);
+	char *dm = sf_demangle(raw);
+	int64_t id = strtab_intern_cstr(&c->strs, dm ? dm : raw);
+	free(dm);
+	if (id < 0)
+		return raw;
+	c->keys[j] = key;
+	c->vals[j] = (uint32_t)id;
+	c->n++;
+	return strtab_get(&c->strs, (uint32_t)id);
+}

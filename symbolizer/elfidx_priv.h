@@ -23,7 +23,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 7u
+#define IDX_VERSION 8u
 #define IDX_NONE UINT32_MAX
 
 enum idx_sect {
@@ -49,6 +49,8 @@ enum idx_flags {
 	IDX_DEBUG_FOUND = 1 << 6,	/* had DWARF (own or separate) */
 	IDX_DWARF_LAZY = 1 << 7,	/* LINES/SEGS/NODES hold only the CUs
 					 * marked done in CUS (dwlazy.c) */
+	IDX_SYMS_RAW = 1 << 8,		/* symbol names as in the table:
+					 * demangled at lookup (demangle.c) */
 };
 
 struct idx_hdr {
@@ -129,6 +131,7 @@ struct idx_node {
 };
 
 struct dwlazy;
+struct dmcache;
 
 /* The opened index: a validated blob plus typed views into it. */
 struct elf_index {
@@ -150,6 +153,7 @@ struct elf_index {
 	bool from_cache;
 	bool no_demangle;
 	struct dwlazy *lazy;	/* owned; NULL unless IDX_DWARF_LAZY */
+	struct dmcache *dm;	/* owned; NULL unless IDX_SYMS_RAW */
 };
 
 /*
@@ -210,6 +214,19 @@ int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,
 /* demangle.c: malloc'd demangled C++/Rust name, or NULL if not mangled
  * (or the demangler is unavailable). */
 char *sf_demangle(const char *name);
+
+/*
+ * demangle.c: symbol names demangled when first looked up rather than
+ * when indexed.  A C++ library's table holds 100,000 names of which a
+ * profile shows a few dozen, and demangling them all was most of indexing
+ * it.  dmcache_new() returns NULL on ENOMEM (names then stay raw);
+ * dmcache_name() returns the demangled form of the string at strs+off
+ * (owned by the cache, valid until dmcache_free()), or that string itself
+ * when it is not mangled or memory runs out.
+ */
+struct dmcache *dmcache_new(void);
+const char *dmcache_name(struct dmcache *c, const char *strs, uint32_t off);
+void dmcache_free(struct dmcache *c);	/* NULL is fine */
 
 /* elfsyms.c: function symbols of elf (and of extra, e.g. the
  * .gnu_debugdata symtab, when not NULL) into b->syms, sorted and

@@ -203,6 +203,19 @@ static void set_name(const struct elf_index *x, struct sym_frame *f,
 	f->name = x->strs + (x->no_demangle ? sysname : name);
 }
 
+/* A symbol-table name: demangled now if the index keeps names raw. */
+static void set_sym_name(const struct elf_index *x, struct sym_frame *f,
+			 const struct idx_sym *sym)
+{
+	f->system_name = x->strs + sym->sysname;
+	if (x->no_demangle)
+		f->name = f->system_name;
+	else if (x->hdr->flags & IDX_SYMS_RAW)
+		f->name = dmcache_name(x->dm, x->strs, sym->sysname);
+	else
+		f->name = x->strs + sym->name;
+}
+
 /* Frames from the DWARF scope chain starting at node n of d (x or one of
  * its overlays); sym is x's. */
 static void fill_inline(const struct elf_index *d, uint32_t n,
@@ -226,7 +239,7 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 	 * foo, as in addr2line); a nameless DWARF function takes the
 	 * symbol table's name. */
 	if (sym && k && !*res->frames[k - 1].system_name)
-		set_name(x, &res->frames[k - 1], sym->name, sym->sysname);
+		set_sym_name(x, &res->frames[k - 1], sym);
 	res->nframes = k;
 }
 
@@ -257,7 +270,7 @@ void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
 	if (node != IDX_NONE) {
 		fill_inline(d, node, x, sym, res);
 	} else {
-		set_name(x, &res->frames[0], sym->name, sym->sysname);
+		set_sym_name(x, &res->frames[0], sym);
 		res->nframes = 1;
 	}
 	const struct idx_line *l = find_line(d, vaddr);
@@ -285,6 +298,7 @@ void elfidx_free(struct elf_index *idx)
 	if (!idx)
 		return;
 	dwlazy_free(idx);
+	dmcache_free(idx->dm);
 	idx_release_blob(idx);
 	free(idx);
 }
@@ -582,5 +596,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 	elf_end(elf);
 	if (idx)
 		idx->no_demangle = o->no_demangle;
+	if (idx && !o->no_demangle && (idx->hdr->flags & IDX_SYMS_RAW))
+		idx->dm = dmcache_new();	/* NULL: names stay raw */
 	return idx;
 }

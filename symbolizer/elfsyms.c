@@ -156,12 +156,15 @@ static int emit(struct idx_builder *b, struct rawsyms *rs)
 		struct idx_sym *s = &b->syms[b->nsyms++];
 		s->lo = rs->v[i].lo;
 		s->size = size;
-		if (idxb_name(b, rs->v[i].name, &s->name, &s->sysname))
+		/* raw: demangled at lookup (IDX_SYMS_RAW, demangle.c) */
+		int64_t id = idxb_str(b, rs->v[i].name);
+		if (id < 0)
 			return -ENOMEM;
+		s->name = s->sysname = (uint32_t)id;
 		i = j;
 	}
 	if (b->nsyms)
-		b->flags |= IDX_HAS_SYMBOLS;
+		b->flags |= IDX_HAS_SYMBOLS | IDX_SYMS_RAW;
 	return 0;
 }
 

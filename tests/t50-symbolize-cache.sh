@@ -30,6 +30,17 @@ check_eq "cache hit has the same caps" "caps=1111" "$(echo "$out" | grep caps=)"
 symb --cache-dir "$C" <inl.in >hit.out
 check_diff "lookups from the cache equal a fresh build" ref.out hit.out
 
+# --- symbol names are stored as in the table and demangled at lookup
+probe_addrs cxx '::' | sed 's/^/cxx /' >cxx.in
+DM=$T/cache-dm
+symb --no-dwarf --cache-dir "$DM" <cxx.in >dm-cold.out
+symb --no-dwarf --no-demangle --cache-dir "$DM" <cxx.in >dm-raw.out
+symb --no-dwarf --cache-dir "$DM" <cxx.in >dm-warm.out
+check "demangled names in the output" grep -q '::' dm-cold.out
+check "raw names from the same entry" grep -q '^_Z' dm-raw.out
+check_diff "demangled at lookup, warm: same names" dm-cold.out dm-warm.out
+check "the entry holds raw names only" test "$(grep -ac '::' "$(find "$DM" -name '*.idx')")" = 0
+
 # --- corrupt entries: detected, rebuilt, one warning, then valid again
 entry=$(find "$C" -name '*.idx')
 corrupt() {
