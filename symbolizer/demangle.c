@@ -80,9 +80,7 @@ char *sf_demangle(const char *name)
 /* --- demangled at lookup --- */
 
 struct dmcache {
-	uint32_t *keys;		/* name offset + 1, 0: empty */
-	uint32_t *vals;		/* id in strs */
-	size_t cap, n;
+	struct u64map ids;	/* name offset + 1 -> uint32_t id in strs */
 	struct strtab strs;
 };
 
@@ -93,6 +91,8 @@ struct dmcache *dmcache_new(void)
 		free(c);
 		return NULL;
 	}
+	if (c)
+		c->ids.valsz = sizeof(uint32_t);
 	return c;
 }
 
@@ -100,59 +100,25 @@ void dmcache_free(struct dmcache *c)
 {
 	if (!c)
 		return;
-	free(c->keys);
-	free(c->vals);
+	u64map_release(&c->ids);
 	strtab_release(&c->strs);
 	free(c);
-}
-
-static bool dm_grow(struct dmcache *c)
-{
-	size_t ncap = c->cap ? c->cap * 2 : 256;
-	uint32_t *k = calloc(ncap, sizeof(*k)), *v = malloc(ncap * sizeof(*v));
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return false;
-	}
-	for (size_t i = 0; i < c->cap; i++) {
-		if (!c->keys[i])
-			continue;
-		size_t j = sf_hash_u64(c->keys[i]) & (ncap - 1);
-		while (k[j])
-			j = (j + 1) & (ncap - 1);
-		k[j] = c->keys[i];
-		v[j] = c->vals[i];
-	}
-	free(c->keys);
-	free(c->vals);
-	c->keys = k;
-	c->vals = v;
-	c->cap = ncap;
-	return true;
 }
 
 const char *dmcache_name(struct dmcache *c, const char *strs, uint32_t off)
 {
 	const char *raw = strs + off;
-	uint32_t key = off + 1;
+	bool found;
+	uint32_t *id;
 
-	if (!c || raw[0] != '_')
+	if (!c || raw[0] != '_' ||
+	    !(id = u64map_slot(&c->ids, (uint64_t)off + 1, &found)))
 		return raw;
-	if ((c->n + 1) * 2 > c->cap && !dm_grow(c))
-		return raw;
-	size_t j = sf_hash_u64(key) & (c->cap - 1);
-	while (c->keys[j] && c->keys[j] != key)
-		j = (j + 1) & (c->cap - 1);
-	if (c->keys[j])
-		return strtab_get(&c->strs, c->vals[j]);
-	char *dm = sf_demangle(raw);
-	int64_t id = strtab_intern_cstr(&c->strs, dm ? dm : raw);
-	free(dm);
-	if (id < 0)
-		return raw;
-	c->keys[j] = key;
-	c->vals[j] = (uint32_t)id;
-	c->n++;
-	return strtab_get(&c->strs, (uint32_t)id);
+	if (!found) {
+		char *dm = sf_demangle(raw);
+		int64_t n = strtab_intern_cstr(&c->strs, dm ? dm : raw);
+		free(dm);
+		*id = n < 0 ? UINT32_MAX : (uint32_t)n;
+	}
+	return *id == UINT32_MAX ? raw : strtab_get(&c->strs, *id);
 }

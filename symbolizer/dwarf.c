@@ -29,54 +29,11 @@ struct drange {
  * Names by abstract origin: every inlined copy of a function names the
  * same DIE, and integrating its attributes (and interning and demangling
  * a long C++ name) again for each copy was a third of a cold C++ build.
- * Open addressing, keyed by the origin's DIE offset + 1.
+ * Keyed by the origin's DIE offset + 1 (struct dwalk.oc).
  */
 struct origin_val {
 	uint32_t name, sysname, decl_line;
 };
-struct origin_cache {
-	uint64_t *keys;
-	struct origin_val *vals;
-	size_t cap, n;
-};
-
-static struct origin_val *oc_find(struct origin_cache *c, uint64_t key,
-				  bool *found)
-{
-	if (c->n * 2 >= c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 1024;
-		uint64_t *k = calloc(ncap, sizeof(*k));
-		struct origin_val *v = malloc(ncap * sizeof(*v));
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return NULL;
-		}
-		for (size_t i = 0; i < c->cap; i++) {
-			if (!c->keys[i])
-				continue;
-			size_t j = sf_hash_u64(c->keys[i]) & (ncap - 1);
-			while (k[j])
-				j = (j + 1) & (ncap - 1);
-			k[j] = c->keys[i];
-			v[j] = c->vals[i];
-		}
-		free(c->keys);
-		free(c->vals);
-		c->keys = k;
-		c->vals = v;
-		c->cap = ncap;
-	}
-	size_t j = sf_hash_u64(key) & (c->cap - 1);
-	while (c->keys[j] && c->keys[j] != key)
-		j = (j + 1) & (c->cap - 1);
-	*found = c->keys[j] == key;
-	if (!*found) {
-		c->keys[j] = key;
-		c->n++;
-	}
-	return &c->vals[j];
-}
 
 struct dwalk {
 	struct idx_builder *b;
@@ -91,7 +48,7 @@ struct dwalk {
 	/* CU file index -> interned path + 1 (0: not yet), for call_file */
 	uint32_t *fids;
 	size_t nfids;
-	struct origin_cache oc;
+	struct u64map oc;	/* -> struct origin_val */
 	int rc;
 };
 
@@ -439,7 +396,7 @@ static int node_names(struct dwalk *w, Dwarf_Die *die, struct idx_node *nd)
 
 	if (dwarf_attr(die, DW_AT_abstract_origin, &a) &&
 	    dwarf_formref_die(&a, &org)) {
-		v = oc_find(&w->oc, dwarf_dieoffset(&org) + 1, &found);
+		v = u64map_slot(&w->oc, dwarf_dieoffset(&org) + 1, &found);
 		if (!v)
 			return -ENOMEM;
 	}
@@ -720,7 +677,7 @@ static bool unit_wanted(uint8_t unit_type)
 int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
 		     size_t n)
 {
-	struct dwalk w = { .b = b };
+	struct dwalk w = { .b = b, .oc.valsz = sizeof(struct origin_val) };
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	uint8_t unit_type;
@@ -738,8 +695,7 @@ int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
 		w.rc = flatten(&w);
 	free(w.r);
 	free(w.fids);
-	free(w.oc.keys);
-	free(w.oc.vals);
+	u64map_release(&w.oc);
 	if (!w.rc)
 		w.rc = lines_sort(b, w.seqs, w.nseqs);
 	free(w.seqs);

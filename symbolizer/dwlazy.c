@@ -50,12 +50,12 @@ int dwlazy_attach(struct elf_index *x, int fd, const char *path,
 {
 	struct dwlazy *z = calloc(1, sizeof(*z));
 
-	if (z)
+	if (z) {
 		z->path = strdup(path);
-	if (z)
 		z->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	}
 	if (!z || !z->path || z->fd < 0) {
-		if (z && z->fd > 0)
+		if (z && z->fd >= 0)
 			close(z->fd);
 		if (z)
 			free(z->path);
@@ -80,18 +80,11 @@ int dwlazy_attach(struct elf_index *x, int fd, const char *path,
 static bool find_group(const struct elf_index *x, uint64_t vaddr,
 		       size_t *first, size_t *last)
 {
-	size_t lo = 0, hi = x->ncus;
+	size_t i = LAST_LE(x->cus, x->ncus, lo, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->cus[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || vaddr >= x->cus[lo - 1].hi)
+	if (i == SIZE_MAX || vaddr >= x->cus[i].hi)
 		return false;
-	*last = lo - 1;
+	*last = i;
 	*first = *last;
 	while (*first && x->cus[*first - 1].lo == x->cus[*last].lo)
 		--*first;

@@ -130,6 +130,20 @@ struct idx_node {
 	uint32_t decl_line;	/* function's first line, 0 if unknown */
 };
 
+/* Index of the last element with key <= a, or SIZE_MAX. */
+#define LAST_LE(arr, n, field, a)                                      \
+	({                                                             \
+		size_t lo_ = 0, hi_ = (n);                             \
+		while (lo_ < hi_) {                                    \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;           \
+			if ((arr)[mid_].field <= (a))                  \
+				lo_ = mid_ + 1;                        \
+			else                                           \
+				hi_ = mid_;                            \
+		}                                                      \
+		lo_ ? lo_ - 1 : SIZE_MAX;                              \
+	})
+
 struct dwlazy;
 struct dmcache;
 

@@ -145,20 +145,6 @@ static const struct idx_sym *find_sym(const struct elf_index *x, uint64_t a)
 	return NULL;
 }
 
-/* Index of the last element with key <= a, or SIZE_MAX. */
-#define LAST_LE(arr, n, field, a)                                      \
-	({                                                             \
-		size_t lo_ = 0, hi_ = (n);                             \
-		while (lo_ < hi_) {                                    \
-			size_t mid_ = lo_ + (hi_ - lo_) / 2;           \
-			if ((arr)[mid_].field <= (a))                  \
-				lo_ = mid_ + 1;                        \
-			else                                           \
-				hi_ = mid_;                            \
-		}                                                      \
-		lo_ ? lo_ - 1 : SIZE_MAX;                              \
-	})
-
 /* vaddr as an offset from addr_base, false if out of the 32-bit range. */
 static bool rel_addr(const struct elf_index *x, uint64_t vaddr, uint32_t *r)
 {

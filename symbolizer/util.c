@@ -258,3 +258,53 @@ bool sf_parse_u64(const char *s, size_t len, uint64_t *out)
 	*out = v;
 	return true;
 }
+
+static bool u64map_grow(struct u64map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 256;
+	uint64_t *k = calloc(ncap, sizeof(*k));
+	unsigned char *v = malloc(ncap * m->valsz);
+
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return false;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		size_t j = sf_hash_u64(m->keys[i]) & (ncap - 1);
+		while (k[j])
+			j = (j + 1) & (ncap - 1);
+		k[j] = m->keys[i];
+		memcpy(v + j * m->valsz, m->vals + i * m->valsz, m->valsz);
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = k;
+	m->vals = v;
+	m->cap = ncap;
+	return true;
+}
+
+void *u64map_slot(struct u64map *m, uint64_t key, bool *found)
+{
+	if ((m->n + 1) * 2 > m->cap && !u64map_grow(m))
+		return NULL;
+	size_t j = sf_hash_u64(key) & (m->cap - 1);
+	while (m->keys[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	*found = m->keys[j] == key;
+	if (!*found) {
+		m->keys[j] = key;
+		m->n++;
+	}
+	return m->vals + j * m->valsz;
+}
+
+void u64map_release(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}

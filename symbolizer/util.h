@@ -39,6 +39,21 @@ static inline uint64_t sf_hash_u64(uint64_t x)
 	return x;
 }
 
+/*
+ * struct u64map - open addressing from nonzero 64-bit keys to fixed-size
+ * values (valsz bytes, set by the caller before first use; zero-filled
+ * struct otherwise).  u64map_slot() returns the value slot of key, adding
+ * it (value left for the caller to fill, *found false) when absent; NULL
+ * on ENOMEM.  Slots move when the map grows: use one before the next call.
+ */
+struct u64map {
+	uint64_t *keys;
+	unsigned char *vals;
+	size_t valsz, cap, n;
+};
+void *u64map_slot(struct u64map *m, uint64_t key, bool *found);
+void u64map_release(struct u64map *m);
+
 /* Grow *buf (element size `size`) so it holds at least `need` elements.
  * Returns 0, or -ENOMEM leaving *buf and *cap untouched. */
 int sf_grow(void **buf, size_t *cap, size_t need, size_t size);
