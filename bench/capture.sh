@@ -8,7 +8,12 @@
 #     time (kernel.bpf_stats_enabled), as CPU-seconds and share of the machine;
 #  2. a 30-second system-wide capture through `stackfold record` with a
 #     cold symbol cache: stackfold's CPU (post-processing, snapshots
-#     included) and bpftrace's (start-up included).
+#     included) and bpftrace's (start-up included); the same as on a
+#     machine without libc6-dbg (its build-id directory hidden in a private
+#     mount namespace: `make flame` does not install it);
+#  3. bpftrace's fixed cost: one-liners that sample for one second, or
+#     none, then exit (parsing, LLVM, BTF, attaching), the floor of any
+#     capture's CPU.
 # Needs root and bpftrace.  Not a test: prints tables.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,3 +72,24 @@ STACKFOLD_CACHE_DIR=$W/cache "$TOP/scripts/profile" -a -d 30 -f folded -o "$W/sy
 printf '\n== 30 s system-wide capture at 99 Hz, all CPUs busy, cold symbol cache\n'
 grep 'stackfold: recorded' "$W/sys.err" || true
 grep 'stackfold: cpu' "$W/sys.err" || true
+if command -v unshare >/dev/null 2>&1 && [ -d /usr/lib/debug/.build-id ]; then
+	pkill -f "$TOP/bin/demo" 2>/dev/null || true
+	busy 45
+	sleep 1
+	STACKFOLD_CACHE_DIR=$W/cache2 unshare -m sh -c 'mount -t tmpfs none /usr/lib/debug/.build-id && exec "$@"' sh \
+		"$TOP/scripts/profile" -a -d 30 -f folded -o "$W/nodbg" >/dev/null 2>"$W/nodbg.err" </dev/null ||
+		echo "capture failed: $(cat "$W/nodbg.err")"
+	printf '\n== the same without libc6-dbg (its debug files hidden)\n'
+	grep 'stackfold: cpu' "$W/nodbg.err" || true
+fi
+pkill -f "$TOP/bin/demo" 2>/dev/null || true
+
+# one_liner NAME PROGRAM: user+sys CPU of a bpftrace run, start to exit
+one_liner() {
+	/usr/bin/time -f "%U %S" -o "$W/time" bpftrace -e "$2" >/dev/null 2>&1 || true
+	awk -v n="$1" '{ printf "%-44s %6.2f CPU-s\n", n, $1 + $2 }' "$W/time"
+}
+printf '\n== bpftrace %s alone, start to exit (machine idle)\n' "$(bpftrace --version 2>/dev/null | awk '{ print $2 }')"
+one_liner "BEGIN { exit(); }" 'BEGIN { exit(); }'
+one_liner "1 s of @[kstack] = count() at 99 Hz" 'profile:hz:99 { @[kstack] = count(); } interval:s:1 { exit(); }'
+one_liner "1 s of @[ustack, kstack] = count() at 99 Hz" 'profile:hz:99 { @[ustack, kstack] = count(); } interval:s:1 { exit(); }'
