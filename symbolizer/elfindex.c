@@ -447,14 +447,13 @@ static struct elf_index *open_built(Elf *elf, int fd, const char *path,
 	idxb_release(&b);
 	if (!rc)
 		rc = idx_attach(idx, blob, len, key, err);
+	/* Without it (no fd left to dup: EMFILE) the index still answers,
+	 * from its symbols and the units already read. */
 	if (!rc && (idx->hdr->flags & IDX_DWARF_LAZY))
-		rc = dwlazy_attach(idx, fd, path, o, &src);
+		(void)dwlazy_attach(idx, fd, path, o, &src);
 	dwarfidx_close(&src);	/* not taken: no lazy DWARF */
 	if (rc) {
-		if (idx->blob == blob)
-			idx_release_blob(idx);
-		else
-			free(blob);
+		free(blob);
 		free(idx);
 		sf_err_set(err, -rc, "cannot index '%s': %s", path,
 			   strerror(-rc));
@@ -521,12 +520,8 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 		free(idx);
 		return NULL;
 	}
-	if (!rc && (idx->hdr->flags & IDX_DWARF_LAZY) &&
-	    dwlazy_attach(idx, fd, path, o, NULL)) {
-		idx_release_blob(idx);
-		free(idx);
-		return NULL;
-	}
+	if (!rc && (idx->hdr->flags & IDX_DWARF_LAZY))
+		(void)dwlazy_attach(idx, fd, path, o, NULL);	/* as above */
 	if (!rc) {
 		idx->from_cache = true;
 		return idx;
