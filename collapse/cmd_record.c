@@ -210,8 +210,7 @@ static int err_cb(void *ctx, const char *s, size_t len)
 /* Time until the next thing the loop must do by itself (a countdown
  * tick, the -D deadline, a stop waiting for a safe moment, a watched pid
  * without a pidfd), or NULL: bpftrace's output and signals wake ppoll()
- * anyway (they are blocked outside it, so none is missed between the
- * check of g_signals and the wait).  Every wake-up costs CPU, which a capture of
+ * anyway.  Every wake-up costs CPU, which a capture of
  * minutes should not spend 5 times a second for nothing. */
 static struct timespec *next_wakeup(const struct rec *x, bool watch_polled,
 				     struct timespec *ts)
@@ -244,19 +243,25 @@ static int loop(struct rec *x)
 	int wfd = x->c->watch_pid ? child_pidfd(x->c->watch_pid) : -1;
 	bool watch_polled = x->c->watch_pid && wfd < 0;
 	sigset_t block, waitmask;
+	sig_atomic_t seen = 0;	/* g_signals when last acted on */
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	int st = 0;
 	while (!x->out.eof || !x->err.eof) {
 		struct pollfd pf[3] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
 					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 },
 					{ wfd, POLLIN, 0 } };
 		struct timespec ts;
-		int n = ppoll(pf, 3, next_wakeup(x, watch_polled, &ts),
-			      &waitmask);
+		/* Blocked from the check to the wait only: a signal landing
+		 * in between ends ppoll at once, and the body (symbolizing a
+		 * flush can take a while) sees every Ctrl-C as it comes. */
+		sigprocmask(SIG_BLOCK, &block, &waitmask);
+		int n = g_signals != seen ? 0 :
+			ppoll(pf, 3, next_wakeup(x, watch_polled, &ts), &waitmask);
+		sigprocmask(SIG_SETMASK, &waitmask, NULL);
+		seen = g_signals;
 		if (g_signals >= 2) {
 			st = EXIT_INTERRUPTED;
 			break;
@@ -297,7 +302,6 @@ static int loop(struct rec *x)
 			break;
 		}
 	}
-	sigprocmask(SIG_SETMASK, &waitmask, NULL);
 	if (wfd >= 0)
 		close(wfd);
 	if (!st && x->c->countdown && isatty(2))

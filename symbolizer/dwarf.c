@@ -674,6 +674,22 @@ static bool unit_wanted(uint8_t unit_type)
 	return unit_type == DW_UT_compile || unit_type == DW_UT_partial;
 }
 
+/* Is off the DIE of a compile (or partial) unit of dw?  An entry built
+ * from another copy of the file (same build-id, other DWARF) or a forged
+ * one would otherwise have us walk some inner DIE as a unit. */
+static bool is_unit_die(Dwarf *dw, uint64_t off, Dwarf_Die *cudie)
+{
+	Dwarf_Die cu;
+	int tag;
+
+	if (!dwarf_offdie(dw, off, cudie))
+		return false;
+	tag = dwarf_tag(cudie);
+	return (tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit) &&
+	       dwarf_diecu(cudie, &cu, NULL, NULL) &&
+	       dwarf_dieoffset(&cu) == off;
+}
+
 int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
 		     size_t n)
 {
@@ -688,9 +704,12 @@ int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
 			if (unit_wanted(unit_type))
 				collect_unit(&w, &cudie);
 	}
-	for (size_t i = 0; offs && i < n && !w.rc; i++)
-		if (dwarf_offdie(dw, offs[i], &cudie))
+	for (size_t i = 0; offs && i < n && !w.rc; i++) {
+		if (!is_unit_die(dw, offs[i], &cudie))
+			w.rc = -ESTALE;	/* not this DWARF's unit table */
+		else
 			collect_unit(&w, &cudie);
+	}
 	if (!w.rc)
 		w.rc = flatten(&w);
 	free(w.r);

@@ -45,9 +45,23 @@ struct dwlazy {
  * costs less than going on (a lookup of addresses all over the file). */
 #define ALL_AFTER(ngroups) ((ngroups) / 8 > 32 ? (ngroups) / 8 : 32)
 
+/* Does x have units not read yet? */
+static bool units_left(const struct elf_index *x)
+{
+	for (size_t i = 0; i < x->ncus; i++)
+		if (!x->cus[i].done)
+			return true;
+	return false;
+}
+
 int dwlazy_attach(struct elf_index *x, int fd, const char *path,
 		  const struct elfidx_opts *o, struct dwsrc *src)
 {
+	if (!units_left(x)) {	/* every unit is in x: nothing to hold */
+		if (src)
+			dwarfidx_close(src);
+		return 0;
+	}
 	struct dwlazy *z = calloc(1, sizeof(*z));
 
 	if (z) {
@@ -74,6 +88,25 @@ int dwlazy_attach(struct elf_index *x, int fd, const char *path,
 	}
 	x->lazy = z;
 	return 0;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Sort v[0..n) and drop repeats; the new count. */
+static size_t sort_unique(uint64_t *v, size_t n)
+{
+	size_t u = 0;
+
+	if (n)
+		qsort(v, n, sizeof(*v), u64_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!u || v[u - 1] != v[i])
+			v[u++] = v[i];
+	return u;
 }
 
 /* The group holding vaddr: entries [*first, *last], or false. */
@@ -113,6 +146,17 @@ static size_t ov_find(const struct dwlazy *z, uint64_t lo, bool *found)
 	}
 	*found = a < z->nov && z->ov[a].lo == lo;
 	return a;
+}
+
+/* The file's DWARF does not match the stored unit table (another copy
+ * with the same build-id): read nothing more from it, store nothing. */
+static void stale(struct dwlazy *z)
+{
+	z->src_failed = true;
+	z->dirty = false;
+	if (z->src_open)
+		dwarfidx_close(&z->src);
+	z->src_open = false;
 }
 
 static bool open_src(const struct elf_index *x, struct dwlazy *z)
@@ -170,6 +214,8 @@ static struct elf_index *build_overlay(const struct elf_index *x,
 	int rc = copy_phdrs(&b, x);
 	if (!rc)
 		rc = dwarfidx_collect(&b, z->src.dw, offs, n);
+	if (rc == -ESTALE)
+		stale(z);
 	if (!rc)
 		rc = idxb_freeze(&b, "", &blob, &len);
 	idxb_release(&b);
@@ -199,13 +245,14 @@ static struct overlay *add_overlay(const struct elf_index *x,
 	}
 	for (size_t i = 0; i < n; i++)
 		offs[i] = x->cus[first + i].off;
+	n = sort_unique(offs, n);	/* a unit with two ranges in one group */
 	memmove(z->ov + at + 1, z->ov + at, (z->nov - at) * sizeof(*z->ov));
 	z->nov++;
 	z->ov[at] = (struct overlay){ .lo = x->cus[first].lo, .offs = offs,
 				      .noffs = n };
 	if (open_src(x, z))
 		z->ov[at].ix = build_overlay(x, z, offs, n);
-	if (z->ov[at].ix)
+	if (z->ov[at].ix && !z->src_failed)
 		z->dirty = true;
 	return &z->ov[at];
 }
@@ -223,8 +270,12 @@ static void read_all(const struct elf_index *x, struct dwlazy *z)
 	struct sf_err err = { "" };
 
 	z->all_tried = true;
-	if (!open_src(x, z) ||
-	    build_whole(x, z, NULL, 0, &blob, &len))
+	if (!open_src(x, z))
+		return;
+	int rc = build_whole(x, z, NULL, 0, &blob, &len);
+	if (rc == -ESTALE)
+		stale(z);
+	if (rc)
 		return;
 	z->all = calloc(1, sizeof(*z->all));
 	if (!z->all || idx_attach(z->all, blob, len, NULL, &err)) {
@@ -243,6 +294,8 @@ const struct elf_index *dwlazy_for(const struct elf_index *x, uint64_t vaddr)
 	size_t first, last;
 	bool found;
 
+	if (z && z->all)
+		return z->all;
 	if (!z || !find_group(x, vaddr, &first, &last) ||
 	    group_done(x, first, last))
 		return x;
@@ -258,12 +311,6 @@ const struct elf_index *dwlazy_for(const struct elf_index *x, uint64_t vaddr)
 }
 
 /* --- storing what was read --- */
-
-static int u64_cmp(const void *pa, const void *pb)
-{
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-	return a < b ? -1 : a > b;
-}
 
 /* Does the cache entry disk describe the same units as x? */
 static bool same_units(const struct elf_index *disk, const struct elf_index *x)
@@ -296,13 +343,7 @@ static uint64_t *units_read(const struct elf_index *x, const struct dwlazy *z,
 	for (size_t i = 0; i < z->nov; i++)
 		for (size_t k = 0; z->ov[i].ix && k < z->ov[i].noffs; k++)
 			v[n++] = z->ov[i].offs[k];
-	if (n)
-		qsort(v, n, sizeof(*v), u64_cmp);
-	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!u || v[u - 1] != v[i])
-			v[u++] = v[i];
-	*np = u;
+	*np = sort_unique(v, n);
 	return v;
 }
 

@@ -8,11 +8,12 @@
  * skips them.  zlib sections libelf does decompress, but one after the
  * other while libdw opens the file: distribution debug files (libc6-dbg)
  * are zlib-compressed, and that was a fifth of a cold build.  So every
- * compressed section is decompressed here (libzstd, zlib), the biggest
- * on a second thread, and the in-memory section header and data of the
- * privately mapped Elf are replaced, which is what elf_compress(scn, 0, 0)
- * does.  Nothing is written back to the file.  libelf is only called from
- * the calling thread; the worker touches plain buffers.
+ * compressed section is decompressed here (libzstd; zlib's format through
+ * libdeflate, below), the biggest on a second thread, and the in-memory
+ * section header and data of the privately mapped Elf are replaced, which
+ * is what elf_compress(scn, 0, 0) does.  Nothing is written back to the
+ * file.  libelf is only called from the calling thread; the worker
+ * touches plain buffers.
  *
  * zlib sections go through libdeflate, not zlib: the whole section is in
  * memory and its size is in the header, which is what libdeflate is made
@@ -238,9 +239,11 @@ int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs)
 			rc = -ENOMEM;
 		if (!v[i].dst)
 			continue;	/* undecodable: left compressed */
-		if (rc || !install(&v[i]) ||
-		    sf_grow((void **)&bufs->v, &bufs->cap, bufs->n + 1,
-			    sizeof(*bufs->v))) {
+		/* room for the buffer first: once installed, the section
+		 * points into it and it must not be freed */
+		if (rc || sf_grow((void **)&bufs->v, &bufs->cap, bufs->n + 1,
+				  sizeof(*bufs->v)) ||
+		    !install(&v[i])) {
 			free(v[i].dst);
 			continue;
 		}

@@ -276,7 +276,9 @@ void dwarfidx_close(struct dwsrc *s);	/* zeroed: closing twice is fine */
  * 0 or -ENOMEM. */
 int dwarfidx_cus(struct idx_builder *b, Dwarf *dw);
 /* dwarf.c: line tables and inline scopes of the units at DIE offsets
- * offs[0..n) (every unit when offs is NULL) into b.  0 or -ENOMEM. */
+ * offs[0..n) (every unit when offs is NULL) into b.  0, -ENOMEM, or
+ * -ESTALE when an offset is not a unit of dw (the table came from other
+ * DWARF). */
 int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
 		     size_t n);
 

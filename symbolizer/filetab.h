@@ -10,9 +10,11 @@
  * closed, and reopened later through the file's recipe (map_files or
  * /proc/PID/root while the same process lives, else its path), accepted
  * only if its build-id (or, without one, dev/inode) still matches.  Once a
- * file's elf_index is built the fd is no longer needed and is closed; a
- * deleted file is indexed before the LRU closes it, since its path cannot
- * reopen it.  Files with the same build-id share one index.
+ * file's elf_index is built the table's fd is no longer needed and is
+ * closed (an index whose DWARF has units left to read keeps a dup of its
+ * own, outside max_pinned: see dwlazy.c); a deleted file is indexed before
+ * the LRU closes it, since its path cannot reopen it.  Files with the same
+ * build-id share one index.
  *
  * Ownership: the table owns the files, their fds, paths and indexes, all
  * freed by filetab_release().  Pointers to a sym_file stay valid until then.

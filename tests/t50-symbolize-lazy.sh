@@ -111,3 +111,30 @@ if sym_build; then
 else
 	fail "build the session test helper"
 fi
+
+# Two programs made to share a build-id, their DWARF laid out differently.
+# A build-id names one content, so the second gets the first's entry (its
+# names are the first's: the contract is broken, not the reader); what
+# must hold is that the entry's unit table is not walked in the second's
+# DWARF as if it were its own, and that the entry is not rewritten.
+{
+	echo 'static inline __attribute__((always_inline)) int pad(int x) { return x * 3; }'
+	echo 'int main(int c, char **v) { (void)v; return pad(c); }'
+} >other_main.c
+if gcc -O2 -g -Wl,--build-id=0x5eed5eed5eed5eed -o same1 main.c u*.c &&
+	gcc -O2 -g -Wl,--build-id=0x5eed5eed5eed5eed -o same2 other_main.c u1*.c u2*.c; then
+	C6=$T/c6
+	probe_addrs same1 '^f0$' | sed 's/^/same1 /' >same1.in
+	probe_addrs same2 '^(f1[0-9]|f2[0-9]|main)$' | sed 's/^/same2 /' >same2.in
+	symb -a --cache-dir "$C6" <same1.in >same1.out 2>&1
+	before=$(md5sum <"$(find "$C6" -name '*.idx')")
+	symb -a --cache-dir "$C6" <same2.in >same2.out 2>same2.err
+	rc=$?
+	check "same build-id, other DWARF: no crash (exit $rc)" test "$rc" -lt 2
+	check_eq "same build-id, other DWARF: one answer per address" \
+		"$(wc -l <same2.in)" "$(grep -c '^0x' same2.out)"
+	check_eq "same build-id, other DWARF: the entry not rewritten" \
+		"$before" "$(md5sum <"$(find "$C6" -name '*.idx')")"
+else
+	fail "build two programs with one build-id"
+fi
