@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "fold.h"
 #include "util.h"
@@ -111,18 +110,14 @@ static void index_put(struct svg_tree *t, uint32_t id)
 /* A zeroed table; from 2 MiB on, on transparent huge pages: probes land
  * anywhere in it, and on this kind of VM a TLB miss per probe doubled the
  * time of an unsorted 230,000-line file. */
-#define TREE_HUGE (2u << 20)
 static struct slot *slots_alloc(size_t n)
 {
 	size_t bytes = n * sizeof(struct slot);
-	if (bytes < TREE_HUGE)
+	if (bytes < SF_HUGE_PAGE)
 		return calloc(n, sizeof(struct slot));
-	bytes = (bytes + TREE_HUGE - 1) & ~(size_t)(TREE_HUGE - 1);
-	struct slot *v = aligned_alloc(TREE_HUGE, bytes);
-	if (v) {
-		(void)madvise(v, bytes, MADV_HUGEPAGE);	/* advice */
+	struct slot *v = sf_alloc_huge(bytes);
+	if (v)
 		memset(v, 0, bytes);
-	}
 	return v;
 }
 

@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libdeflate.h>
-#include <sys/mman.h>
 #include <zstd.h>
 
 #ifndef ELFCOMPRESS_ZSTD
@@ -40,7 +39,6 @@
 #define SECTION_MAX (1ull << 31)
 /* From this many decompressed bytes a buffer gets huge pages. */
 #define HUGE_MIN (512u << 10)
-#define HUGE_PAGE (2u << 20)
 /* Below this many compressed bytes a thread is not worth starting. */
 #define THREAD_MIN (256u << 10)
 
@@ -67,13 +65,7 @@ static bool size_plausible(const struct zjob *j)
 /* A buffer for n bytes, freed with free(). */
 static void *section_alloc(size_t n)
 {
-	if (n < HUGE_MIN)
-		return malloc(n ? n : 1);
-	size_t sz = (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-	void *p = aligned_alloc(HUGE_PAGE, sz);
-	if (p)
-		(void)madvise(p, sz, MADV_HUGEPAGE);	/* advice only */
-	return p;
+	return n < HUGE_MIN ? malloc(n ? n : 1) : sf_alloc_huge(n);
 }
 
 static bool zlib_decode(struct zjob *j)

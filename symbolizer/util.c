@@ -78,18 +78,26 @@ int sf_grow(void **buf, size_t *cap, size_t need, size_t size)
 /* Past 16 small chunks (a big table: folded input keeps every line) the
  * chunks are huge-page sized and aligned: filling 4 KiB pages one fault at
  * a time was a third of reading a 100 MB folded file on this VM. */
-#define STRTAB_BIG_CHUNK (2u << 20)
+#define STRTAB_BIG_CHUNK SF_HUGE_PAGE
 #define STRTAB_SMALL_CHUNKS 16
+
+void *sf_alloc_huge(size_t n)
+{
+	size_t sz = (n + SF_HUGE_PAGE - 1) & ~(size_t)(SF_HUGE_PAGE - 1);
+	if (!sz)
+		sz = SF_HUGE_PAGE;
+	void *p = aligned_alloc(SF_HUGE_PAGE, sz);
+	if (p)
+		(void)madvise(p, sz, MADV_HUGEPAGE);	/* advice only */
+	return p;
+}
 
 static char *chunk_alloc(size_t *sz, size_t nchunks)
 {
 	if (nchunks < STRTAB_SMALL_CHUNKS || *sz > STRTAB_BIG_CHUNK)
 		return malloc(*sz);
 	*sz = STRTAB_BIG_CHUNK;
-	char *c = aligned_alloc(STRTAB_BIG_CHUNK, STRTAB_BIG_CHUNK);
-	if (c)
-		(void)madvise(c, STRTAB_BIG_CHUNK, MADV_HUGEPAGE); /* advice */
-	return c;
+	return sf_alloc_huge(STRTAB_BIG_CHUNK);
 }
 
 int strtab_init(struct strtab *t)

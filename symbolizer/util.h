@@ -54,6 +54,12 @@ struct u64map {
 void *u64map_slot(struct u64map *m, uint64_t key, bool *found);
 void u64map_release(struct u64map *m);
 
+/* n bytes, 2 MiB-aligned and rounded up to whole 2 MiB pages, advised for
+ * transparent huge pages (faulting big buffers 4 KiB at a time is dear on
+ * this kind of VM); freed with free().  NULL on ENOMEM. */
+#define SF_HUGE_PAGE (2u << 20)
+void *sf_alloc_huge(size_t n);
+
 /* Grow *buf (element size `size`) so it holds at least `need` elements.
  * Returns 0, or -ENOMEM leaving *buf and *cap untouched. */
 int sf_grow(void **buf, size_t *cap, size_t need, size_t size);
