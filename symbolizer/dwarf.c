@@ -694,17 +694,9 @@ int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
 		     size_t n)
 {
 	struct dwalk w = { .b = b, .oc.valsz = sizeof(struct origin_val) };
-	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
-	uint8_t unit_type;
 
-	if (!offs) {
-		while (!w.rc && dwarf_get_units(dw, cu, &cu, NULL, &unit_type,
-						&cudie, NULL) == 0)
-			if (unit_wanted(unit_type))
-				collect_unit(&w, &cudie);
-	}
-	for (size_t i = 0; offs && i < n && !w.rc; i++) {
+	for (size_t i = 0; i < n && !w.rc; i++) {
 		if (!is_unit_die(dw, offs[i], &cudie))
 			w.rc = -ESTALE;	/* not this DWARF's unit table */
 		else

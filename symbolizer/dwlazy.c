@@ -174,23 +174,19 @@ static bool open_src(const struct elf_index *x, struct dwlazy *z)
 	return true;
 }
 
-static void builder_start(struct idx_builder *b, const struct elf_index *x,
-			  const struct dwlazy *z)
+/* A malloc'd copy of n elements of size bytes at src (n may be 0). */
+static void *dup_array(const void *src, size_t n, size_t size)
 {
-	b->demangle = true;
-	b->warn = z->o.warn;
-	b->warn_ctx = z->o.warn_ctx;
-	snprintf(b->build_id, sizeof(b->build_id), "%s", x->hdr->build_id);
+	void *p = malloc(n ? n * size : 1);
+	if (p && n)
+		memcpy(p, src, n * size);
+	return p;
 }
 
 static int copy_phdrs(struct idx_builder *b, const struct elf_index *x)
 {
-	if (!x->nphdrs)
-		return 0;
-	b->phdrs = malloc(x->nphdrs * sizeof(*b->phdrs));
-	if (!b->phdrs)
+	if (!(b->phdrs = dup_array(x->phdrs, x->nphdrs, sizeof(*b->phdrs))))
 		return -ENOMEM;
-	memcpy(b->phdrs, x->phdrs, x->nphdrs * sizeof(*b->phdrs));
 	b->nphdrs = b->phcap = x->nphdrs;
 	return 0;
 }
@@ -210,7 +206,7 @@ static struct elf_index *build_overlay(const struct elf_index *x,
 		free(ix);
 		return NULL;
 	}
-	builder_start(&b, x, z);
+	idxb_start(&b, &z->o, x->hdr->build_id);
 	int rc = copy_phdrs(&b, x);
 	if (!rc)
 		rc = dwarfidx_collect(&b, z->src.dw, offs, n);
@@ -272,7 +268,12 @@ static void read_all(const struct elf_index *x, struct dwlazy *z)
 	z->all_tried = true;
 	if (!open_src(x, z))
 		return;
-	int rc = build_whole(x, z, NULL, 0, &blob, &len);
+	uint64_t *all = malloc((x->ncus ? x->ncus : 1) * sizeof(*all));
+	if (!all)
+		return;
+	for (size_t i = 0; i < x->ncus; i++)
+		all[i] = x->cus[i].off;
+	int rc = build_whole(x, z, all, sort_unique(all, x->ncus), &blob, &len);
 	if (rc == -ESTALE)
 		stale(z);
 	if (rc)
@@ -371,14 +372,10 @@ static int copy_syms(struct idx_builder *b, const struct elf_index *x)
 /* x's unit table (done flags set by the caller) and eager units. */
 static int copy_units(struct idx_builder *b, const struct elf_index *x)
 {
-	b->cus = malloc((x->ncus ? x->ncus : 1) * sizeof(*b->cus));
-	b->eager = malloc((x->neager ? x->neager : 1) * sizeof(*b->eager));
+	b->cus = dup_array(x->cus, x->ncus, sizeof(*b->cus));
+	b->eager = dup_array(x->eager, x->neager, sizeof(*b->eager));
 	if (!b->cus || !b->eager)
 		return -ENOMEM;
-	if (x->ncus)
-		memcpy(b->cus, x->cus, x->ncus * sizeof(*b->cus));
-	if (x->neager)
-		memcpy(b->eager, x->eager, x->neager * sizeof(*b->eager));
 	b->ncus = b->cucap = x->ncus;
 	b->neager = b->eagercap = x->neager;
 	return 0;
@@ -400,8 +397,8 @@ static int mark_done(struct idx_builder *b, uint64_t **read, size_t *nread)
 	return 0;
 }
 
-/* A whole index under x's key: x's symbols and the units read[0..n)
- * (taken; every unit when read is NULL). */
+/* A whole index under x's key: x's symbols, the units read[0..n)
+ * (taken) and the eager ones. */
 static int build_whole(const struct elf_index *x, struct dwlazy *z,
 		       uint64_t *read, size_t nread, unsigned char **blob,
 		       size_t *len)
@@ -412,17 +409,15 @@ static int build_whole(const struct elf_index *x, struct dwlazy *z,
 		free(read);
 		return -ENOMEM;
 	}
-	builder_start(&b, x, z);
+	idxb_start(&b, &z->o, x->hdr->build_id);
 	b.flags = x->hdr->flags;
 	int rc = copy_phdrs(&b, x);
 	if (!rc)
 		rc = copy_syms(&b, x);
 	if (!rc)
 		rc = copy_units(&b, x);
-	if (!rc && read)
+	if (!rc)
 		rc = mark_done(&b, &read, &nread);
-	for (size_t i = 0; !read && i < b.ncus; i++)
-		b.cus[i].done = 1;
 	if (!rc)
 		rc = dwarfidx_collect(&b, z->src.dw, read, nread);
 	if (!rc)
@@ -457,13 +452,8 @@ static int store_union(const struct elf_index *x, struct dwlazy *z)
 			return -ENOMEM;
 		rc = build_whole(x, z, read, nread, &blob, &len);
 	}
-	if (!rc && idxcache_store(z->o.cache_dir, x->hdr->key, blob, len,
-				  z->o.cache_max_bytes, &err) &&
-	    z->o.warn) {
-		char msg[SF_ERRLEN + 32];
-		snprintf(msg, sizeof(msg), "%s; index not cached", err.msg);
-		z->o.warn(z->o.warn_ctx, msg);
-	}
+	if (!rc)
+		elfidx_store(&z->o, x->hdr->key, blob, len);
 	if (!z->all)
 		free(blob);
 	return rc;

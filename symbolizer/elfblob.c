@@ -20,6 +20,15 @@ int idxb_init(struct idx_builder *b)
 	return strtab_init(&b->strs);
 }
 
+void idxb_start(struct idx_builder *b, const struct elfidx_opts *o,
+		const char *build_id)
+{
+	b->demangle = true;
+	b->warn = o->warn;
+	b->warn_ctx = o->warn_ctx;
+	snprintf(b->build_id, sizeof(b->build_id), "%s", build_id);
+}
+
 void idxb_release(struct idx_builder *b)
 {
 	strtab_release(&b->strs);

@@ -204,6 +204,9 @@ struct idx_builder {
 };
 
 int idxb_init(struct idx_builder *b);
+/* Names demangled, warnings to o's sink, build_id recorded. */
+void idxb_start(struct idx_builder *b, const struct elfidx_opts *o,
+		const char *build_id);
 void idxb_release(struct idx_builder *b);
 /* Intern a string; returns the id, or -ENOMEM. */
 int64_t idxb_str(struct idx_builder *b, const char *s);
@@ -276,7 +279,7 @@ void dwarfidx_close(struct dwsrc *s);	/* zeroed: closing twice is fine */
  * 0 or -ENOMEM. */
 int dwarfidx_cus(struct idx_builder *b, Dwarf *dw);
 /* dwarf.c: line tables and inline scopes of the units at DIE offsets
- * offs[0..n) (every unit when offs is NULL) into b.  0, -ENOMEM, or
+ * offs[0..n) into b.  0, -ENOMEM, or
  * -ESTALE when an offset is not a unit of dw (the table came from other
  * DWARF). */
 int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
@@ -297,6 +300,11 @@ int dwlazy_attach(struct elf_index *x, int fd, const char *path,
 const struct elf_index *dwlazy_for(const struct elf_index *x, uint64_t vaddr);
 void dwlazy_flush(struct elf_index *x);
 void dwlazy_free(struct elf_index *x);
+
+/* elfindex.c: store blob in o's cache dir under key; a failure is
+ * reported once through o->warn ("index not cached"). */
+void elfidx_store(const struct elfidx_opts *o, const char *key,
+		  const unsigned char *blob, size_t len);
 
 /* elfindex.c: open the DWARF of the ELF file readable through fd (its
  * own, else its separate debug file, looked for as elfidx_open does) into

@@ -44,10 +44,14 @@ static int build_id_hex(Elf *elf, char *hex, size_t hexsize)
 	return 0;
 }
 
-static Elf *elf_open_fd(int fd)
+/* cmd: ELF_C_READ_MMAP_PRIVATE to read a file's tables, ELF_C_READ for a
+ * few headers (only those are read, with pread: no mapping of the whole
+ * file and no munmap, whose TLB shootdown was most of a snapshot's cost
+ * for big libraries). */
+static Elf *elf_open_cmd(int fd, Elf_Cmd cmd)
 {
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	Elf *elf = elf_begin(fd, cmd, NULL);
 	if (elf && elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
 		return NULL;
@@ -55,20 +59,17 @@ static Elf *elf_open_fd(int fd)
 	return elf;
 }
 
+static Elf *elf_open_fd(int fd)
+{
+	return elf_open_cmd(fd, ELF_C_READ_MMAP_PRIVATE);
+}
+
 int elf_read_build_id(int fd, char *hex, size_t hexsize)
 {
 	if (hexsize < 41)
 		return -EINVAL;
 	hex[0] = '\0';
-	/* ELF_C_READ, not a mapping of the whole file: only the headers and
-	 * the note are read (pread), and there is no munmap, whose TLB
-	 * shootdown was most of a snapshot's cost for big libraries. */
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		elf = NULL;
-	}
+	Elf *elf = elf_open_cmd(fd, ELF_C_READ);
 	if (!elf)
 		return -EINVAL;
 	int rc = build_id_hex(elf, hex, hexsize);
@@ -348,10 +349,9 @@ static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
 
 /* The DWARF source for a file: its own DWARF (on a dup of fd, so the
  * source outlives elf), else dbg (taken, with dbgfd). */
-static int source_from(Elf *elf, int fd, bool own, Elf *dbg, int dbgfd,
+static int source_from(int fd, bool own, Elf *dbg, int dbgfd,
 		       struct dwsrc *src)
 {
-	(void)elf;
 	if (own) {
 		dbgfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		dbg = dbgfd >= 0 ? elf_open_fd(dbgfd) : NULL;
@@ -367,7 +367,8 @@ static int source_from(Elf *elf, int fd, bool own, Elf *dbg, int dbgfd,
 int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
 		      const struct elfidx_opts *o, struct dwsrc *src)
 {
-	struct idx_builder warnb = { .warn = o->warn, .warn_ctx = o->warn_ctx };
+	struct idx_builder warnb = { 0 };
+	idxb_start(&warnb, o, build_id);
 	Elf *elf = elf_open_fd(fd), *dbg = NULL;
 	int dbgfd = -1, rc;
 
@@ -377,7 +378,7 @@ int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
 	bool own = has_dwarf(elf);
 	if (!own)
 		dbg = debuglink_open(elf, fd, path, build_id, &warnb, &dbgfd);
-	rc = own || dbg ? source_from(elf, fd, own, dbg, dbgfd, src) : -ENOENT;
+	rc = own || dbg ? source_from(fd, own, dbg, dbgfd, src) : -ENOENT;
 	elf_end(elf);
 	return rc;
 }
@@ -403,7 +404,7 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 	if (own_dwarf || dbg)
 		b->flags |= IDX_DEBUG_FOUND;
 	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
-		int r = source_from(elf, fd, own_dwarf, dbg, dbgfd, src);
+		int r = source_from(fd, own_dwarf, dbg, dbgfd, src);
 		dbg = NULL;	/* taken */
 		if (!r)
 			r = dwarfidx_cus(b, src->dw);
@@ -437,10 +438,7 @@ static struct elf_index *open_built(Elf *elf, int fd, const char *path,
 		return NULL;
 	}
 	struct dwsrc src = { 0 };
-	b.demangle = true;
-	b.warn = o->warn;
-	b.warn_ctx = o->warn_ctx;
-	snprintf(b.build_id, sizeof(b.build_id), "%s", bid);
+	idxb_start(&b, o, bid);
 	int rc = build(&b, elf, fd, path, o, &src);
 	if (!rc)
 		rc = idxb_freeze(&b, key, &blob, &len);
@@ -534,13 +532,13 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 	return NULL;
 }
 
-static void store_cached(const struct elfidx_opts *o, const char *key,
-			 const struct elf_index *idx)
+void elfidx_store(const struct elfidx_opts *o, const char *key,
+		  const unsigned char *blob, size_t len)
 {
 	struct sf_err e = { "" };
 
-	if (idxcache_store(o->cache_dir, key, idx->blob, idx->len,
-			   o->cache_max_bytes, &e))
+	if (idxcache_store(o->cache_dir, key, blob, len, o->cache_max_bytes,
+			   &e))
 		warn(o, "%s; index not cached", e.msg);
 }
 
@@ -572,7 +570,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 	if (!idx) {
 		idx = open_built(elf, fd, path, o, key, bid, err);
 		if (idx && o->cache_dir)
-			store_cached(o, key, idx);
+			elfidx_store(o, key, idx->blob, idx->len);
 	}
 	elf_end(elf);
 	if (idx)
