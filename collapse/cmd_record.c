@@ -207,6 +207,14 @@ static int err_cb(void *ctx, const char *s, size_t len)
 	return err_line(ctx, s, len);
 }
 
+/* Time after "#attached" to stop bpftrace with -D: the program's own
+ * deadline ends sampling at exactly SECONDS; stop a moment later so the
+ * last samples land.  0 without -D. */
+static uint64_t stop_after_ns(const struct rec *x)
+{
+	return x->c->seconds ? x->c->seconds * 1000000000ULL + 100000000ULL : 0;
+}
+
 /* Time until the next thing the loop must do by itself (a countdown
  * tick, the -D deadline, a stop waiting for a safe moment, a watched pid
  * without a pidfd), or NULL: bpftrace's output and signals wake ppoll()
@@ -226,8 +234,8 @@ static struct timespec *next_wakeup(const struct rec *x, bool watch_polled,
 		uint64_t el = now - x->attached_ns;
 		if (x->c->countdown && isatty(2) && wait > s - el % s)
 			wait = s - el % s;
-		uint64_t end = x->c->seconds * s + 100000000ULL;
-		if (x->c->seconds && !x->stop_wanted)
+		uint64_t end = stop_after_ns(x);
+		if (end && !x->stop_wanted)
 			wait = end > el ? (end - el < wait ? end - el : wait) : 0;
 	}
 	if (wait == UINT64_MAX)
@@ -270,11 +278,8 @@ static int loop(struct rec *x)
 			stop_child(x);
 		uint64_t el = x->attached_ns ? (clock_ns(CLOCK_MONOTONIC) -
 				x->attached_ns) / 1000000000ULL : 0;
-		/* the program's own deadline ends sampling at exactly
-		 * SECONDS; stop a moment later so the last samples land */
-		if (x->c->seconds && x->attached_ns &&
-		    clock_ns(CLOCK_MONOTONIC) - x->attached_ns >=
-			    x->c->seconds * 1000000000ULL + 100000000ULL)
+		if (stop_after_ns(x) && x->attached_ns &&
+		    clock_ns(CLOCK_MONOTONIC) - x->attached_ns >= stop_after_ns(x))
 			stop_child(x);
 		/* a pidfd is readable once its process has exited */
 		if (pf[2].revents ||

@@ -65,14 +65,13 @@ void filetab_flush(struct filetab *ft)
 
 void filetab_release(struct filetab *ft)
 {
+	filetab_flush(ft);
 	for (size_t i = 0; i < ft->n; i++) {
 		struct sym_file *f = ft->v[i];
 		if (f->fd >= 0)
 			close(f->fd);
-		if (!f->idx_shared) {
-			elfidx_flush(f->idx);
+		if (!f->idx_shared)
 			elfidx_free(f->idx);
-		}
 		free(f);
 	}
 	free(ft->v);
