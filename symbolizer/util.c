@@ -92,6 +92,68 @@ void *sf_alloc_huge(size_t n)
 	return p;
 }
 
+struct sf_arena_chunk {
+	struct sf_arena_chunk *prev;
+	size_t used, cap;	/* bytes after this header */
+	max_align_t data[];
+};
+
+#define ARENA_FIRST (64u << 10)
+
+static struct sf_arena_chunk *arena_chunk(struct sf_arena *a, size_t need)
+{
+	size_t hdr = sizeof(struct sf_arena_chunk);
+	size_t sz = a->next > ARENA_FIRST ? a->next : ARENA_FIRST;
+	while (sz - hdr < need && sz < SIZE_MAX / 2)
+		sz *= 2;
+	if (sz - hdr < need)
+		return NULL;
+	struct sf_arena_chunk *k;
+	if (sz >= SF_ARENA_HUGE) {
+		sz = (sz + SF_HUGE_PAGE - 1) & ~(size_t)(SF_HUGE_PAGE - 1);
+		k = sf_alloc_huge(sz);
+	} else {
+		k = malloc(sz);
+	}
+	if (!k)
+		return NULL;
+	k->prev = a->head;
+	k->used = 0;
+	k->cap = sz - hdr;
+	a->head = k;
+	a->next = sz * 2;
+	return k;
+}
+
+void *sf_arena_zalloc(struct sf_arena *a, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t len = (n * size + 15) & ~(size_t)15;
+	if (len < n * size)
+		return NULL;
+	struct sf_arena_chunk *k = a->head;
+	if (!k || k->cap - k->used < len) {
+		k = arena_chunk(a, len);
+		if (!k)
+			return NULL;
+	}
+	char *p = (char *)k->data + k->used;
+	k->used += len;
+	memset(p, 0, len);
+	return p;
+}
+
+void sf_arena_release(struct sf_arena *a)
+{
+	while (a->head) {
+		struct sf_arena_chunk *k = a->head;
+		a->head = k->prev;
+		free(k);
+	}
+	a->next = 0;
+}
+
 static char *chunk_alloc(size_t *sz, size_t nchunks)
 {
 	if (nchunks < STRTAB_SMALL_CHUNKS || *sz > STRTAB_BIG_CHUNK)

@@ -60,6 +60,23 @@ void u64map_release(struct u64map *m);
 #define SF_HUGE_PAGE (2u << 20)
 void *sf_alloc_huge(size_t n);
 
+/*
+ * struct sf_arena - a bump allocator for many blocks freed together.
+ * Chunks start small and double; from SF_ARENA_HUGE bytes on they come
+ * from sf_alloc_huge(), so filling a big arena costs one page fault per
+ * 2 MiB instead of one per 4 KiB.  Zero-initialise with {0}.
+ */
+#define SF_ARENA_HUGE (512u << 10)
+struct sf_arena {
+	struct sf_arena_chunk *head;
+	size_t next;		/* size of the next chunk */
+};
+
+/* n * size zeroed bytes, 16-aligned, valid until sf_arena_release().
+ * NULL on overflow or ENOMEM. */
+void *sf_arena_zalloc(struct sf_arena *a, size_t n, size_t size);
+void sf_arena_release(struct sf_arena *a);
+
 /* Grow *buf (element size `size`) so it holds at least `need` elements.
  * Returns 0, or -ENOMEM leaving *buf and *cap untouched. */
 int sf_grow(void **buf, size_t *cap, size_t need, size_t size);

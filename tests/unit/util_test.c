@@ -1,0 +1,78 @@
+/*
+ * util_test.c - checks of symbolizer/util.c's sf_arena, run by
+ * tests/t12-util.sh.  Prints one "ok NAME" or "FAIL NAME: why" per check
+ * and exits 1 if any failed.
+ *
+ * struct sf_arena: blocks are zeroed and 16-aligned, do not overlap, keep
+ * their bytes while later blocks are taken (small, chunk-sized, huge-page
+ * sized), and an overflowing n * size gives NULL.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static int failed;
+
+static void check(int ok, const char *name, const char *why)
+{
+	if (ok)
+		printf("ok %s\n", name);
+	else
+		printf("FAIL %s: %s\n", name, why);
+	failed |= !ok;
+}
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+int main(void)
+{
+	/* sizes that fit the first chunk, fill it, need a bigger one, and
+	 * need a huge-page chunk on their own */
+	static const size_t sizes[] = { 1, 7, 16, 100, 4000, 60000, 70000,
+					 300000, 1 << 20, 3 << 20, 5, 33 };
+	enum { N = sizeof(sizes) / sizeof(*sizes) };
+	struct sf_arena a = { 0 };
+	unsigned char *p[N];
+	int zero = 1, aligned = 1, kept = 1, apart = 1;
+
+	for (size_t i = 0; i < N; i++) {
+		p[i] = sf_arena_zalloc(&a, sizes[i], 1);
+		if (!p[i]) {
+			check(0, "arena alloc", "NULL");
+			return 1;
+		}
+		zero &= all_zero(p[i], sizes[i]);
+		aligned &= (uintptr_t)p[i] % 16 == 0;
+		memset(p[i], (int)(i + 1), sizes[i]);
+	}
+	for (size_t i = 0; i < N; i++) {
+		for (size_t k = 0; k < sizes[i]; k++)
+			kept &= p[i][k] == (unsigned char)(i + 1);
+		for (size_t j = 0; j < N; j++)
+			if (j != i && p[j] < p[i] + sizes[i] && p[i] < p[j] + sizes[j])
+				apart = 0;
+	}
+	check(zero, "arena blocks are zeroed", "a block had nonzero bytes");
+	check(aligned, "arena blocks are 16-aligned", "misaligned block");
+	check(kept, "arena blocks keep their bytes", "a later block overwrote one");
+	check(apart, "arena blocks do not overlap", "overlap");
+	check(sf_arena_zalloc(&a, SIZE_MAX / 2, 4) == NULL,
+	      "arena n * size overflow is NULL", "got a block");
+	check(sf_arena_zalloc(&a, 1, SIZE_MAX - 3) == NULL,
+	      "arena rounding overflow is NULL", "got a block");
+	sf_arena_release(&a);
+	check(a.head == NULL, "arena release empties it", "head left");
+	check(sf_arena_zalloc(&a, 10, 10) != NULL, "arena reusable after release",
+	      "NULL");
+	sf_arena_release(&a);
+	return failed;
+}
