@@ -13,7 +13,9 @@
 #     mount namespace: `make flame` does not install it);
 #  3. bpftrace's fixed cost: one-liners that sample for one second, or
 #     none, then exit (parsing, LLVM, BTF, attaching), the floor of any
-#     capture's CPU.
+#     capture's CPU; and, seen with strace -T, what creating its stack-id
+#     maps takes (bpftrace 0.17 sizes them itself: 131072 entries of 127
+#     frames, whatever BPFTRACE_MAP_KEYS_MAX says).
 # Needs root and bpftrace.  Not a test: prints tables.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,3 +95,13 @@ printf '\n== bpftrace %s alone, start to exit (machine idle)\n' "$(bpftrace --ve
 one_liner "BEGIN { exit(); }" 'BEGIN { exit(); }'
 one_liner "1 s of @[kstack] = count() at 99 Hz" 'profile:hz:99 { @[kstack] = count(); } interval:s:1 { exit(); }'
 one_liner "1 s of @[ustack, kstack] = count() at 99 Hz" 'profile:hz:99 { @[ustack, kstack] = count(); } interval:s:1 { exit(); }'
+if command -v strace >/dev/null 2>&1; then
+	strace -f -T -e trace=bpf -o "$W/strace" bpftrace -e \
+		'profile:hz:99 { @[ustack, kstack] = count(); } interval:s:1 { exit(); }' >/dev/null 2>&1 || true
+	awk '/BPF_MAP_CREATE/ && /BPF_MAP_TYPE_STACK_TRACE/ {
+		n++; t = $NF; gsub(/[<>]/, "", t); s += t
+		if (match($0, /value_size=[0-9]+/)) v = substr($0, RSTART + 11, RLENGTH - 11)
+		if (match($0, /max_entries=[0-9]+/)) e = substr($0, RSTART + 12, RLENGTH - 12) }
+		END { if (n) printf "%-44s %6.2f CPU-s (%d maps of %d x %d bytes: %.0f MB)\n",
+			"creating its stack-id maps (strace -T)", s, n, e, v, n * e * v / 1e6 }' "$W/strace"
+fi

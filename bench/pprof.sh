@@ -50,7 +50,7 @@ if [ -z "$cap" ]; then
 	prog=$W/profile.bt
 	cp "$TOP/bt/profile.bt" "$prog"
 	if [ "$(printf '%s\n0.18\n' "$ver" | sort -V | head -n1)" = 0.18 ]; then
-		sed -i 's/\bustack,/ustack(raw),/' "$prog"
+		sed -i 's/ustack(perf),/ustack(raw),/' "$prog"
 	else
 		export BPFTRACE_NO_USER_SYMBOLS=1
 	fi

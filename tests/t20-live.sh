@@ -154,3 +154,26 @@ if cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libhot.so" "$T/hotlib.
 else
 	fail "dlopen after the first sample: cc" "$(cat "$T/dl-cc.err")"
 fi
+
+# 9. bt/profile.bt and bt/continuous.bt keep user and kernel stacks in one
+#    stack-id map: bpftrace 0.17 makes one map per stack mode, each 131072
+#    entries of 127 frames (133 MB of kernel memory, 0.2 CPU-s to create
+#    here), so ustack and kstack share the perf mode.
+if command -v strace >/dev/null 2>&1; then
+	"$DEMO" 12 >/dev/null &	# user stacks to sample
+	dpid=$!
+	for bt in profile continuous; do
+		BPFTRACE_NO_USER_SYMBOLS=1 timeout -s INT 4 strace -f -e trace=bpf -o "$T/$bt.strace" \
+			bpftrace "$TOP/bt/$bt.bt" "$HZ" 0 10 >"$T/$bt-one-map.out" 2>&1
+		n=$(grep -c 'BPF_MAP_CREATE.*BPF_MAP_TYPE_STACK_TRACE' "$T/$bt.strace")
+		check_eq "bt/$bt.bt creates one stack-id map" 1 "$n"
+		check "bt/$bt.bt with one map: user frames print as raw addresses" \
+			grep -qE '^	[0-9a-f]{6,16} 0x[0-9a-f]+ \(\[unknown\]\)$' "$T/$bt-one-map.out"
+	done
+	kill "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+elif [ "${CI:-}" = true ]; then
+	fail "bt/*.bt create one stack-id map" "strace not installed"
+else
+	skip "bt/*.bt create one stack-id map" "strace not installed"
+fi
