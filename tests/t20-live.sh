@@ -177,3 +177,25 @@ elif [ "${CI:-}" = true ]; then
 else
 	skip "bt/*.bt create one stack-id map" "strace not installed"
 fi
+
+# 10. scripts/profile gives glibc's huge-page malloc tunable to stackfold and
+#     bpftrace, never to the profiled COMMAND (its malloc is what is measured).
+# shellcheck disable=SC2016 # expanded by that sh
+"$PROFILE" -d 2 -f folded -o "$T/envcmd" -- sh -c 'env >"$1"; exec "$2" 1' sh "$T/cmd.env" "$DEMO" \
+	>/dev/null 2>"$T/envcmd.err"
+check "profile -- COMMAND: the command ran" test -s "$T/cmd.env"
+check "profile -- COMMAND: no GLIBC_TUNABLES given to it" \
+	bash -c "! grep -q 'glibc.malloc.hugetlb' '$T/cmd.env'"
+"$PROFILE" -d 3 -f folded -o "$T/envbt" -a >/dev/null 2>&1 &
+ppid=$!
+btenv=""
+for _ in $(seq 50); do
+	b=$(pgrep -x bpftrace | head -n 1)
+	if [ -n "$b" ]; then btenv=$(tr '\0' '\n' <"/proc/$b/environ" 2>/dev/null); break; fi
+	sleep 0.1
+done
+wait "$ppid"
+case $btenv in
+*glibc.malloc.hugetlb=1*) pass "profile -a: bpftrace runs with glibc.malloc.hugetlb=1" ;;
+*) fail "profile -a: bpftrace runs with glibc.malloc.hugetlb=1" "environ: $(printf '%s' "$btenv" | grep GLIBC)" ;;
+esac
