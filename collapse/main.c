@@ -1,13 +1,19 @@
 /*
  * main.c - bin/stackfold: dispatch to a subcommand front-end (cmds.h).
  * With no subcommand name, the arguments are the report command's.
+ * Sets up the process's heap (sf_heap_hugepages) for all but continuous.
  */
 #include <string.h>
 
 #include "cmds.h"
+#include "util.h"
 
 int main(int argc, char **argv)
 {
+	/* the continuous mode runs for days under an RSS budget; every other
+	 * command runs once, and faster on huge pages */
+	if (argc < 2 || strcmp(argv[1], "continuous") != 0)
+		sf_heap_hugepages();
 	if (argc > 1 && strcmp(argv[1], "record") == 0)
 		return cmd_record(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "symbolize") == 0)

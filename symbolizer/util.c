@@ -2,11 +2,13 @@
 #include "util.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 int sf_err_set(struct sf_err *err, int code, const char *fmt, ...)
 {
@@ -90,6 +92,23 @@ void *sf_alloc_huge(size_t n)
 	if (p)
 		(void)madvise(p, sz, MADV_HUGEPAGE);	/* advice only */
 	return p;
+}
+
+void sf_heap_hugepages(void)
+{
+	mallopt(M_MMAP_THRESHOLD, SF_HEAP_MMAP_MAX);
+	mallopt(M_TRIM_THRESHOLD, 2 * SF_HEAP_PAD);
+	mallopt(M_TOP_PAD, SF_HEAP_PAD);
+	/* big enough to grow the heap now, by SF_HEAP_PAD more than asked:
+	 * later growth (past the pad) is a new mapping without the advice */
+	void *p = malloc(1u << 20);
+	if (!p)
+		return;
+	uintptr_t lo = ((uintptr_t)p + SF_HUGE_PAGE - 1) & ~(uintptr_t)(SF_HUGE_PAGE - 1);
+	uintptr_t hi = (uintptr_t)sbrk(0);
+	if (hi != (uintptr_t)-1 && hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);	/* advice only */
+	free(p);
 }
 
 struct sf_arena_chunk {

@@ -6,6 +6,10 @@
  * struct sf_arena: blocks are zeroed and 16-aligned, do not overlap, keep
  * their bytes while later blocks are taken (small, chunk-sized, huge-page
  * sized), and an overflowing n * size gives NULL.
+ * sf_heap_hugepages(): a 4 MiB malloc afterwards lies in a mapping advised
+ * for huge pages ("hg" in its /proc/self/smaps VmFlags).  Under
+ * AddressSanitizer, whose allocator is not glibc's, that check is skipped
+ * ("skip NAME: why").
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +29,58 @@ static void check(int ok, const char *name, const char *why)
 	failed |= !ok;
 }
 
+/* Is addr inside a mapping whose VmFlags include "hg"?  -1: not found. */
+static int advised_huge(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0, hg = -1;
+	uintptr_t a = (uintptr_t)addr;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = a >= lo && a < hi;
+			continue;
+		}
+		if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			hg = strstr(line, " hg") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return hg;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SF_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SF_ASAN 1
+#endif
+#endif
+
+static void heap_check(void)
+{
+#ifdef SF_ASAN
+	printf("skip heap on huge pages: AddressSanitizer's allocator\n");
+#else
+	sf_heap_hugepages();
+	unsigned char *q = malloc(4u << 20);
+	if (!q) {
+		check(0, "heap on huge pages", "malloc failed");
+		return;
+	}
+	memset(q, 1, 4u << 20);
+	int hg = advised_huge(q + (2u << 20));
+	check(hg == 1, "heap on huge pages",
+	      hg < 0 ? "mapping not found in smaps" : "no hg in VmFlags");
+	free(q);
+#endif
+}
+
 static int all_zero(const unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -35,6 +91,8 @@ static int all_zero(const unsigned char *p, size_t n)
 
 int main(void)
 {
+	heap_check();
+
 	/* sizes that fit the first chunk, fill it, need a bigger one, and
 	 * need a huge-page chunk on their own */
 	static const size_t sizes[] = { 1, 7, 16, 100, 4000, 60000, 70000,
