@@ -96,11 +96,13 @@ void *sf_alloc_huge(size_t n)
 
 void sf_heap_hugepages(void)
 {
-	mallopt(M_MMAP_THRESHOLD, SF_HEAP_MMAP_MAX);
+	/* not trimmed below the pad: a heap shrunk and grown again would be a
+	 * new mapping, without the advice */
 	mallopt(M_TRIM_THRESHOLD, 2 * SF_HEAP_PAD);
 	mallopt(M_TOP_PAD, SF_HEAP_PAD);
-	/* big enough to grow the heap now, by SF_HEAP_PAD more than asked:
-	 * later growth (past the pad) is a new mapping without the advice */
+	/* grow the heap now, by SF_HEAP_PAD more than asked (requests that fit
+	 * in that room are then served from it, not by mmap); growth past it
+	 * is a new mapping without the advice */
 	void *p = malloc(1u << 20);
 	if (!p)
 		return;

@@ -80,16 +80,16 @@ void sf_arena_release(struct sf_arena *a);
 /*
  * Back this process's malloc heap with transparent huge pages, for the
  * short-lived commands (not the continuous mode, whose RSS is budgeted):
- * allocations below SF_HEAP_MMAP_MAX come from the heap, which grows
- * SF_HEAP_PAD ahead of need, is advised MADV_HUGEPAGE, and is trimmed
- * only past twice that.  Faulting fresh 4 KiB pages in one at a time was
- * a third of a cold report and half of a warm one on a VM (README); the
- * price is a few MiB of RSS.  Call once, first thing in main(); advice
- * only, so nothing fails.  (glibc's own GLIBC_TUNABLES=glibc.malloc.hugetlb=1
- * does the same but must be set before the process starts.)
+ * the heap grows SF_HEAP_PAD ahead of need, is advised MADV_HUGEPAGE, and
+ * is trimmed only past twice that (allocations big enough for glibc to
+ * mmap them keep 4 KiB pages and mremap growth).  Faulting fresh 4 KiB
+ * pages in one at a time was a third of a cold report and half of a warm
+ * one on a VM (README); the price is some MiB of RSS.  Call once, first
+ * thing in main(); advice only, so nothing fails.  (glibc's
+ * GLIBC_TUNABLES=glibc.malloc.hugetlb=1 does about the same, but must be
+ * set before the process starts.)
  */
 #define SF_HEAP_PAD (32u << 20)
-#define SF_HEAP_MMAP_MAX (32u << 20)
 void sf_heap_hugepages(void);
 
 /* Grow *buf (element size `size`) so it holds at least `need` elements.
