@@ -146,14 +146,46 @@ static struct sf_arena_chunk *arena_chunk(struct sf_arena *a, size_t need)
 	return k;
 }
 
+/* Under AddressSanitizer every block is a chunk of its own, so its
+ * redzones still catch an overrun into the next block. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_BLOCK_CHUNKS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_BLOCK_CHUNKS 1
+#endif
+#endif
+#ifndef ARENA_BLOCK_CHUNKS
+#define ARENA_BLOCK_CHUNKS 0
+#endif
+
+static struct sf_arena_chunk *block_chunk(struct sf_arena *a, size_t len)
+{
+	struct sf_arena_chunk *k = malloc(sizeof(*k) + len);
+	if (!k)
+		return NULL;
+	k->prev = a->head;
+	k->used = 0;
+	k->cap = len;
+	a->head = k;
+	return k;
+}
+
 void *sf_arena_zalloc(struct sf_arena *a, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
 		return NULL;
 	size_t len = (n * size + 15) & ~(size_t)15;
-	if (len < n * size)
+	if (len < n * size || len > SIZE_MAX - sizeof(struct sf_arena_chunk))
 		return NULL;
 	struct sf_arena_chunk *k = a->head;
+	if (ARENA_BLOCK_CHUNKS) {	/* the exact size: no padding to overrun */
+		k = block_chunk(a, n * size);
+		if (!k)
+			return NULL;
+		memset(k->data, 0, n * size);
+		return k->data;
+	}
 	if (!k || k->cap - k->used < len) {
 		k = arena_chunk(a, len);
 		if (!k)
