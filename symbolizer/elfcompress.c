@@ -18,8 +18,15 @@
  * zlib sections go through libdeflate, not zlib: the whole section is in
  * memory and its size is in the header, which is what libdeflate is made
  * for, and it decodes libc6-dbg's 8.5 MB of DWARF in a third of zlib's
- * time here.  Big buffers are 2 MiB-aligned and advised for huge pages:
- * faulting in 4 KiB pages one at a time cost as much again on this VM.
+ * time here.  The big sections share one 2 MiB-aligned buffer advised for
+ * huge pages: faulting in 4 KiB pages one at a time cost as much again on
+ * this VM, and one buffer per section rounded each up to 2 MiB (libc:
+ * 10 MiB of fresh memory for 7.7 MiB of sections, fresh memory being the
+ * dearest part of a cold run here).  Every buffer and decoder is
+ * allocated on the calling thread before the worker starts, so the worker
+ * never calls malloc: a first malloc there makes glibc a new arena, a
+ * fresh 64 MiB heap (on huge pages when glibc.malloc.hugetlb=1, as
+ * scripts/profile sets) for a few KB of decoder state.
  */
 #include "elfidx_priv.h"
 
@@ -37,7 +44,7 @@
 
 /* Refuse absurd sizes from a malformed header (cf. CVE-2014-0172). */
 #define SECTION_MAX (1ull << 31)
-/* From this many decompressed bytes a buffer gets huge pages. */
+/* From this many decompressed bytes a section goes to the shared buffer. */
 #define HUGE_MIN (512u << 10)
 /* Below this many compressed bytes a thread is not worth starting. */
 #define THREAD_MIN (256u << 10)
@@ -47,8 +54,9 @@ struct zjob {
 	const unsigned char *src;
 	size_t srclen, dstlen, align;
 	unsigned type;
-	void *dst;	/* NULL until decompressed */
-	int rc;
+	void *dst;	/* where to decompress (NULL: nowhere) */
+	bool own;	/* dst is its own malloc'd buffer, not in the shared one */
+	int rc;		/* nonzero: dst holds no section */
 };
 
 /* Does the header's size fit what the payload can expand to?  (zlib
@@ -62,63 +70,71 @@ static bool size_plausible(const struct zjob *j)
 	return fs == ZSTD_CONTENTSIZE_UNKNOWN || fs == j->dstlen;
 }
 
-/* A buffer for n bytes, freed with free(). */
-static void *section_alloc(size_t n)
+/* One thread's decoders, made on the calling thread. */
+struct zdec {
+	struct libdeflate_decompressor *zlib;
+	ZSTD_DCtx *zstd;
+};
+
+static bool zdec_init(struct zdec *d, const struct zjob *v, size_t n,
+		      const bool *mine, bool side)
 {
-	return n < HUGE_MIN ? malloc(n ? n : 1) : sf_alloc_huge(n);
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].dst || v[i].rc || (mine && mine[i] != side))
+			continue;
+		if (v[i].type == ELFCOMPRESS_ZSTD && !d->zstd &&
+		    !(d->zstd = ZSTD_createDCtx()))
+			return false;
+		if (v[i].type == ELFCOMPRESS_ZLIB && !d->zlib &&
+		    !(d->zlib = libdeflate_alloc_decompressor()))
+			return false;
+	}
+	return true;
 }
 
-static bool zlib_decode(struct zjob *j)
+static void zdec_release(struct zdec *d)
 {
-	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	if (d->zlib)
+		libdeflate_free_decompressor(d->zlib);
+	ZSTD_freeDCtx(d->zstd);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Decompress into j->dst, which was allocated.  No malloc or free here:
+ * either would make glibc an arena for the worker thread. */
+static void zjob_run(struct zjob *j, struct zdec *d)
+{
 	size_t n = 0;
-	bool ok = d && libdeflate_zlib_decompress(d, j->src, j->srclen, j->dst,
-						  j->dstlen, &n) ==
-				   LIBDEFLATE_SUCCESS &&
-		  n == j->dstlen;
-	if (d)
-		libdeflate_free_decompressor(d);
-	return ok;
-}
-
-static void zjob_run(struct zjob *j)
-{
-	if (!size_plausible(j)) {
-		j->rc = -EINVAL;
-		return;
-	}
-	j->dst = section_alloc(j->dstlen);
-	if (!j->dst) {
-		j->rc = -ENOMEM;
-		return;
-	}
 	bool ok;
+
+	if (!j->dst || j->rc)
+		return;
 	if (j->type == ELFCOMPRESS_ZSTD) {
-		size_t n = ZSTD_decompress(j->dst, j->dstlen, j->src, j->srclen);
+		n = ZSTD_decompressDCtx(d->zstd, j->dst, j->dstlen, j->src, j->srclen);
 		ok = !ZSTD_isError(n) && n == j->dstlen;
 	} else {
-		ok = zlib_decode(j);
+		ok = libdeflate_zlib_decompress(d->zlib, j->src, j->srclen, j->dst,
+						j->dstlen, &n) == LIBDEFLATE_SUCCESS &&
+		     n == j->dstlen;
 	}
-	if (!ok) {
-		free(j->dst);
-		j->dst = NULL;
+	if (!ok)
 		j->rc = -EINVAL;
-	}
 }
 
 struct zbatch {
 	struct zjob *v;
 	size_t n;
-	bool worker;	/* run the jobs marked for the worker, or the others */
-	bool *mine;
+	const bool *mine;	/* NULL: every job */
+	bool side;		/* run the jobs with mine[i] == side */
+	struct zdec dec;
 };
 
 static void *zbatch_run(void *arg)
 {
 	struct zbatch *b = arg;
 	for (size_t i = 0; i < b->n; i++)
-		if (b->mine[i] == b->worker)
-			zjob_run(&b->v[i]);
+		if (!b->mine || b->mine[i] == b->side)
+			zjob_run(&b->v[i], &b->dec);
 	return NULL;
 }
 
@@ -155,46 +171,117 @@ static int collect_jobs(Elf *elf, struct zjob **out, size_t *nout)
 	return 0;
 }
 
+/* Where section j goes in the shared buffer: 64-byte aligned (more if
+ * its header asks, up to a page), or SIZE_MAX when it is not big. */
+static size_t slot_align(const struct zjob *j)
+{
+	size_t a = j->align > 64 && j->align <= 4096 &&
+			   !(j->align & (j->align - 1)) ? j->align : 64;
+	return j->dstlen >= HUGE_MIN ? a : SIZE_MAX;
+}
+
+/* Give every plausible job its output buffer: the big ones a slice of one
+ * shared huge-page buffer (*shared, freed by the caller), the others
+ * their own malloc.  -ENOMEM when an allocation fails. */
+static int alloc_dsts(struct zjob *v, size_t n, void **shared)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t a = slot_align(&v[i]);
+		if (!size_plausible(&v[i])) {
+			v[i].rc = -EINVAL;
+			continue;
+		}
+		if (a != SIZE_MAX) {
+			total = (total + a - 1) & ~(a - 1);
+			total += v[i].dstlen;
+		} else if (!(v[i].dst = malloc(v[i].dstlen ? v[i].dstlen : 1))) {
+			return -ENOMEM;
+		} else {
+			v[i].own = true;
+		}
+	}
+	if (!total)
+		return 0;
+	unsigned char *p = *shared = sf_alloc_huge(total);
+	if (!p)
+		return -ENOMEM;
+	total = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t a = slot_align(&v[i]);
+		if (a == SIZE_MAX || v[i].rc)
+			continue;
+		total = (total + a - 1) & ~(a - 1);
+		v[i].dst = p + total;
+		total += v[i].dstlen;
+	}
+	return 0;
+}
+
 static int zjob_bigger(const void *pa, const void *pb)
 {
 	const struct zjob *const *a = pa, *const *b = pb;
 	return (*a)->srclen < (*b)->srclen ? 1 : (*a)->srclen > (*b)->srclen ? -1 : 0;
 }
 
-/* Split jobs between this thread and a worker (biggest first, each to
- * the less loaded side), or run them all here when that is not worth it. */
-static void run_jobs(struct zjob *v, size_t n)
+/* Split the jobs between this thread and a worker (biggest first, each to
+ * the less loaded side); NULL to run them all here (not worth a thread,
+ * or out of memory). */
+static bool *split_jobs(const struct zjob *v, size_t n)
 {
-	bool *mine = calloc(n ? n : 1, sizeof(*mine));
-	struct zjob **order = malloc((n ? n : 1) * sizeof(*order));
 	size_t total = 0, load[2] = { 0, 0 };
-	pthread_t t;
 
-	for (size_t i = 0; i < n; i++) {
-		total += v[i].srclen;
-		if (order)
-			order[i] = &v[i];
-	}
-	if (mine && order && n > 1 && total >= THREAD_MIN) {
-		qsort(order, n, sizeof(*order), zjob_bigger);
-		for (size_t k = 0; k < n; k++) {
-			bool w = load[1] < load[0];
-			load[w] += order[k]->srclen;
-			mine[order[k] - v] = w;
-		}
-		struct zbatch wb = { v, n, true, mine }, mb = { v, n, false, mine };
-		if (pthread_create(&t, NULL, zbatch_run, &wb) == 0) {
-			zbatch_run(&mb);
-			pthread_join(t, NULL);
-			free(order);
-			free(mine);
-			return;
-		}
+	for (size_t i = 0; i < n; i++)
+		total += v[i].dst ? v[i].srclen : 0;
+	if (n < 2 || total < THREAD_MIN)
+		return NULL;
+	bool *mine = calloc(n, sizeof(*mine));
+	const struct zjob **order = malloc(n * sizeof(*order));
+	if (!mine || !order) {
+		free(mine);
+		free(order);
+		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
-		zjob_run(&v[i]);
+		order[i] = &v[i];
+	qsort(order, n, sizeof(*order), zjob_bigger);
+	for (size_t k = 0; k < n; k++) {
+		bool w = load[1] < load[0];
+		load[w] += order[k]->srclen;
+		mine[order[k] - v] = w;
+	}
 	free(order);
+	return mine;
+}
+
+/* Run the jobs, on a worker too when worth it.  -ENOMEM when a decoder
+ * could not be made. */
+static int run_jobs(struct zjob *v, size_t n)
+{
+	bool *mine = split_jobs(v, n);
+	struct zbatch wb = { v, n, mine, true, { 0 } };
+	struct zbatch mb = { v, n, mine, false, { 0 } };
+	pthread_t t;
+	int rc = 0;
+
+	if (mine && zdec_init(&wb.dec, v, n, mine, true) &&
+	    zdec_init(&mb.dec, v, n, mine, false) &&
+	    pthread_create(&t, NULL, zbatch_run, &wb) == 0) {
+		zbatch_run(&mb);
+		pthread_join(t, NULL);
+	} else {
+		zdec_release(&mb.dec);
+		mb.mine = NULL;	/* all here, with either side's decoders */
+		if (zdec_init(&mb.dec, v, n, NULL, false))
+			zbatch_run(&mb);
+		else
+			rc = -ENOMEM;
+	}
+	zdec_release(&wb.dec);
+	zdec_release(&mb.dec);
 	free(mine);
+	return rc;
 }
 
 /* Put decompressed bytes in place of the section's data (this thread). */
@@ -218,28 +305,41 @@ static bool install(struct zjob *j)
 	return true;
 }
 
+/* Keep buf in bufs (freed by elfcomp_release); false when out of room. */
+static bool keep_buf(struct elfcomp_bufs *bufs, void *buf)
+{
+	if (sf_grow((void **)&bufs->v, &bufs->cap, bufs->n + 1, sizeof(*bufs->v)))
+		return false;
+	bufs->v[bufs->n++] = buf;
+	return true;
+}
+
 int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs)
 {
 	struct zjob *v = NULL;
 	size_t n = 0;
+	void *shared = NULL;
 	int rc = collect_jobs(elf, &v, &n);
 
 	if (!rc)
-		run_jobs(v, n);
+		rc = alloc_dsts(v, n, &shared);
+	if (!rc)
+		rc = run_jobs(v, n);
+	/* the shared buffer first: once a section points into it, it must
+	 * outlive elf's data */
+	if (shared && (rc || !keep_buf(bufs, shared))) {
+		rc = rc ? rc : -ENOMEM;
+		free(shared);
+		shared = NULL;
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (!rc && v[i].rc == -ENOMEM)
-			rc = -ENOMEM;
-		if (!v[i].dst)
-			continue;	/* undecodable: left compressed */
-		/* room for the buffer first: once installed, the section
-		 * points into it and it must not be freed */
-		if (rc || sf_grow((void **)&bufs->v, &bufs->cap, bufs->n + 1,
-				  sizeof(*bufs->v)) ||
-		    !install(&v[i])) {
+		bool ok = v[i].dst && !v[i].rc && (v[i].own || shared);
+		if (v[i].own && (!ok || rc || !keep_buf(bufs, v[i].dst))) {
 			free(v[i].dst);
 			continue;
 		}
-		bufs->v[bufs->n++] = v[i].dst;
+		if (ok)
+			install(&v[i]);	/* on failure: left compressed */
 	}
 	free(v);
 	return rc;

@@ -221,6 +221,17 @@ if build_idxtest; then
 	check_eq "caps: DWARF with inlines" "caps=1111" "$("$IDXT" open inl | grep caps=)"
 	check_eq "caps: symbols only (MiniDebugInfo)" "caps=1000" "$("$IDXT" open minidbg | grep caps=)"
 	check_eq "caps: stripped" "caps=0000" "$("$IDXT" open inl-stripped | grep caps=)"
+	# libc's debug file (libc6-dbg: 2.3 MB of zlib DWARF, decompressed on
+	# two threads): the worker thread must not malloc, or glibc makes it
+	# an arena, a fresh heap (symbolizer/elfcompress.c)
+	libc_bid=$("$IDXT" buildid /lib/x86_64-linux-gnu/libc.so.6 | awk '{ print $2 }')
+	libc_dbg=/usr/lib/debug/.build-id/${libc_bid:0:2}/${libc_bid:2}.debug
+	if [ -n "$libc_bid" ] && [ -r "$libc_dbg" ]; then
+		check_eq "cold index of libc's compressed DWARF: no malloc arena made" \
+			"arenas_added=0" "$("$IDXT" arenas "$libc_dbg")"
+	else
+		skip "cold index of libc's compressed DWARF: no malloc arena made" "libc6-dbg not installed"
+	fi
 	check_eq "demangle: C++ clone" "foo() [clone .cold]" "$("$IDXT" demangle _Z3foov.cold)"
 	check_eq "demangle: C name untouched" "(raw)" "$("$IDXT" demangle main)"
 	# Rust legacy: libiberty gives core::fmt::write; the __cxa_demangle

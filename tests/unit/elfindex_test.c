@@ -9,9 +9,13 @@
  *   elfindex_test off2vaddr FILE OFF   file offset -> ELF vaddr (hex)
  *   elfindex_test lookup FILE ADDR  reason, nframes and frames
  *   elfindex_test demangle NAME     sf_demangle(), or "(raw)"
+ *   elfindex_test arenas FILE       open the index with no cache and print
+ *       "arenas_added=N": the malloc arenas glibc made meanwhile (a
+ *       thread's first malloc makes one, a fresh 64 MiB heap)
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +60,35 @@ static int cmd_open(int argc, char **argv)
 	       elfidx_from_cache(idx) ? "hit" : "miss", elfidx_build_id(idx),
 	       c.has_symbols, c.has_filenames, c.has_line_numbers,
 	       c.has_inline_frames);
+	elfidx_free(idx);
+	return 0;
+}
+
+/* The arenas of glibc's malloc: malloc_info() prints one <heap nr=...>
+ * element per arena. */
+static int count_arenas(void)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	int n = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return -1;
+	malloc_info(0, f);
+	fclose(f);
+	for (p = buf; p && (p = strstr(p, "<heap nr=")); p++)
+		n++;
+	free(buf);
+	return n;
+}
+
+static int cmd_arenas(char **argv)
+{
+	int before = count_arenas();
+	struct elf_index *idx = open_idx(argv[2], NULL, 0);
+	if (!idx)
+		return 2;
+	printf("arenas_added=%d\n", count_arenas() - before);
 	elfidx_free(idx);
 	return 0;
 }
@@ -116,6 +149,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[1], "open"))
 		return cmd_open(argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "arenas"))
+		return cmd_arenas(argv);
 	if (argc == 3 && !strcmp(argv[1], "buildid"))
 		return cmd_buildid(argv);
 	if (argc == 4 && !strcmp(argv[1], "off2vaddr"))
