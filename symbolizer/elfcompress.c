@@ -44,8 +44,9 @@
 
 /* Refuse absurd sizes from a malformed header (cf. CVE-2014-0172). */
 #define SECTION_MAX (1ull << 31)
-/* From this many decompressed bytes a section goes to the shared buffer. */
-#define HUGE_MIN (512u << 10)
+/* From this many decompressed bytes a section goes to the shared buffer
+ * (never under AddressSanitizer: each its own malloc, between redzones). */
+#define HUGE_MIN (SF_ASAN ? SIZE_MAX : (size_t)512 << 10)
 /* Below this many compressed bytes a thread is not worth starting. */
 #define THREAD_MIN (256u << 10)
 

@@ -148,16 +148,7 @@ static struct sf_arena_chunk *arena_chunk(struct sf_arena *a, size_t need)
 
 /* Under AddressSanitizer every block is a chunk of its own, so its
  * redzones still catch an overrun into the next block. */
-#if defined(__SANITIZE_ADDRESS__)
-#define ARENA_BLOCK_CHUNKS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ARENA_BLOCK_CHUNKS 1
-#endif
-#endif
-#ifndef ARENA_BLOCK_CHUNKS
-#define ARENA_BLOCK_CHUNKS 0
-#endif
+#define ARENA_BLOCK_CHUNKS SF_ASAN
 
 static struct sf_arena_chunk *block_chunk(struct sf_arena *a, size_t len)
 {

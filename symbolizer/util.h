@@ -54,6 +54,20 @@ struct u64map {
 void *u64map_slot(struct u64map *m, uint64_t key, bool *found);
 void u64map_release(struct u64map *m);
 
+/* 1 when built with AddressSanitizer (gcc or clang): code that packs
+ * several buffers into one allocation gives each its own instead, so
+ * ASan's redzones sit between them. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SF_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SF_ASAN 1
+#endif
+#endif
+#ifndef SF_ASAN
+#define SF_ASAN 0
+#endif
+
 /* n bytes, 2 MiB-aligned and rounded up to whole 2 MiB pages, advised for
  * transparent huge pages (faulting big buffers 4 KiB at a time is dear on
  * this kind of VM); freed with free().  NULL on ENOMEM. */

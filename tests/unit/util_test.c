@@ -54,17 +54,9 @@ static int advised_huge(const void *addr)
 	return hg;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SF_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SF_ASAN 1
-#endif
-#endif
-
 static void heap_check(void)
 {
-#ifdef SF_ASAN
+#if SF_ASAN
 	printf("skip heap on huge pages: AddressSanitizer's allocator\n");
 #else
 	sf_heap_hugepages();
