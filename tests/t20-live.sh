@@ -189,9 +189,14 @@ check "profile -- COMMAND: no GLIBC_TUNABLES given to it" \
 "$PROFILE" -d 3 -f folded -o "$T/envbt" -a >/dev/null 2>&1 &
 ppid=$!
 btenv=""
+# the capture's bpftrace is a child of stackfold record, which scripts/profile
+# execs as itself; its own `bpftrace --version` is not, and exits at once
 for _ in $(seq 50); do
-	b=$(pgrep -x bpftrace | head -n 1)
-	if [ -n "$b" ]; then btenv=$(tr '\0' '\n' <"/proc/$b/environ" 2>/dev/null); break; fi
+	b=$(pgrep -x -P "$ppid" bpftrace | head -n 1)
+	if [ -n "$b" ] && btenv=$(tr '\0' '\n' 2>/dev/null <"/proc/$b/environ") &&
+		[ -n "$btenv" ]; then
+		break
+	fi
 	sleep 0.1
 done
 wait "$ppid"
