@@ -20,13 +20,14 @@
  * for, and it decodes libc6-dbg's 8.5 MB of DWARF in a third of zlib's
  * time here.  The big sections share one 2 MiB-aligned buffer advised for
  * huge pages: faulting in 4 KiB pages one at a time cost as much again on
- * this VM, and one buffer per section rounded each up to 2 MiB (libc:
- * 10 MiB of fresh memory for 7.7 MiB of sections, fresh memory being the
- * dearest part of a cold run here).  Every buffer and decoder is
- * allocated on the calling thread before the worker starts, so the worker
- * never calls malloc: a first malloc there makes glibc a new arena, a
- * fresh 64 MiB heap (on huge pages when glibc.malloc.hugetlb=1, as
- * scripts/profile sets) for a few KB of decoder state.
+ * this VM, and a buffer per section, each rounded up to 2 MiB, took 10 MiB
+ * of fresh memory for libc's 7.7 MiB of big sections (fresh memory is the
+ * dearest part of a cold run here, bench/memcost.sh).  Every buffer and
+ * decoder is allocated on the calling thread before the worker starts, so
+ * the worker never calls malloc or free: the first call there makes glibc
+ * a new arena, a fresh 64 MiB heap (on huge pages when
+ * glibc.malloc.hugetlb=1, as scripts/profile sets) for a few KB of
+ * decoder state.
  */
 #include "elfidx_priv.h"
 
@@ -62,13 +63,25 @@ struct zjob {
 
 /* Does the header's size fit what the payload can expand to?  (zlib
  * expands at most ~1032:1; a zstd frame states its size.)  Keeps a forged
- * ch_size from costing a huge allocation. */
+ * ch_size from costing a huge allocation.  zstd must be a standard frame:
+ * libzstd decodes legacy ones with a malloc'd context of their own, which
+ * the worker thread must not make. */
 static bool size_plausible(const struct zjob *j)
 {
 	if (j->type == ELFCOMPRESS_ZLIB)
 		return j->dstlen / 1100 <= j->srclen;
+	if (j->srclen < 4 || (j->src[0] | (uint32_t)j->src[1] << 8 |
+			      (uint32_t)j->src[2] << 16 |
+			      (uint32_t)j->src[3] << 24) != ZSTD_MAGICNUMBER)
+		return false;
 	unsigned long long fs = ZSTD_getFrameContentSize(j->src, j->srclen);
 	return fs == ZSTD_CONTENTSIZE_UNKNOWN || fs == j->dstlen;
+}
+
+/* Has job j a buffer to decompress into, and no error so far? */
+static bool job_live(const struct zjob *j)
+{
+	return j->dst && !j->rc;
 }
 
 /* One thread's decoders, made on the calling thread. */
@@ -81,7 +94,7 @@ static bool zdec_init(struct zdec *d, const struct zjob *v, size_t n,
 		      const bool *mine, bool side)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!v[i].dst || v[i].rc || (mine && mine[i] != side))
+		if (!job_live(&v[i]) || (mine && mine[i] != side))
 			continue;
 		if (v[i].type == ELFCOMPRESS_ZSTD && !d->zstd &&
 		    !(d->zstd = ZSTD_createDCtx()))
@@ -108,7 +121,7 @@ static void zjob_run(struct zjob *j, struct zdec *d)
 	size_t n = 0;
 	bool ok;
 
-	if (!j->dst || j->rc)
+	if (!job_live(j))
 		return;
 	if (j->type == ELFCOMPRESS_ZSTD) {
 		n = ZSTD_decompressDCtx(d->zstd, j->dst, j->dstlen, j->src, j->srclen);
@@ -196,6 +209,8 @@ static int alloc_dsts(struct zjob *v, size_t n, void **shared)
 		}
 		if (a != SIZE_MAX) {
 			total = (total + a - 1) & ~(a - 1);
+			if (v[i].dstlen > SIZE_MAX - SF_HUGE_PAGE - total)
+				return -ENOMEM;	/* 32-bit: forged sizes */
 			total += v[i].dstlen;
 		} else if (!(v[i].dst = malloc(v[i].dstlen ? v[i].dstlen : 1))) {
 			return -ENOMEM;
@@ -231,11 +246,13 @@ static int zjob_bigger(const void *pa, const void *pb)
  * or out of memory). */
 static bool *split_jobs(const struct zjob *v, size_t n)
 {
-	size_t total = 0, load[2] = { 0, 0 };
+	size_t total = 0, live = 0, load[2] = { 0, 0 };
 
-	for (size_t i = 0; i < n; i++)
-		total += v[i].dst ? v[i].srclen : 0;
-	if (n < 2 || total < THREAD_MIN)
+	for (size_t i = 0; i < n; i++) {
+		live += job_live(&v[i]);
+		total += job_live(&v[i]) ? v[i].srclen : 0;
+	}
+	if (live < 2 || total < THREAD_MIN)
 		return NULL;
 	bool *mine = calloc(n, sizeof(*mine));
 	const struct zjob **order = malloc(n * sizeof(*order));
@@ -244,10 +261,12 @@ static bool *split_jobs(const struct zjob *v, size_t n)
 		free(order);
 		return NULL;
 	}
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		order[i] = &v[i];
-	qsort(order, n, sizeof(*order), zjob_bigger);
-	for (size_t k = 0; k < n; k++) {
+		if (job_live(&v[i]))
+			order[k++] = &v[i];
+	qsort(order, live, sizeof(*order), zjob_bigger);
+	for (k = 0; k < live; k++) {
 		bool w = load[1] < load[0];
 		load[w] += order[k]->srclen;
 		mine[order[k] - v] = w;
@@ -272,8 +291,7 @@ static int run_jobs(struct zjob *v, size_t n)
 		zbatch_run(&mb);
 		pthread_join(t, NULL);
 	} else {
-		zdec_release(&mb.dec);
-		mb.mine = NULL;	/* all here, with either side's decoders */
+		mb.mine = NULL;	/* all here: add the decoders this side lacks */
 		if (zdec_init(&mb.dec, v, n, NULL, false))
 			zbatch_run(&mb);
 		else
@@ -306,13 +324,16 @@ static bool install(struct zjob *j)
 	return true;
 }
 
-/* Keep buf in bufs (freed by elfcomp_release); false when out of room. */
-static bool keep_buf(struct elfcomp_bufs *bufs, void *buf)
+/* Room in bufs for every buffer the jobs may keep (their own ones and
+ * the shared one), made before decoding so that keeping cannot fail. */
+static int reserve_bufs(struct elfcomp_bufs *bufs, const struct zjob *v,
+			size_t n)
 {
-	if (sf_grow((void **)&bufs->v, &bufs->cap, bufs->n + 1, sizeof(*bufs->v)))
-		return false;
-	bufs->v[bufs->n++] = buf;
-	return true;
+	size_t k = bufs->n + 1;
+	for (size_t i = 0; i < n; i++)
+		k += v[i].own;
+	return sf_grow((void **)&bufs->v, &bufs->cap, k, sizeof(*bufs->v)) ?
+		       -ENOMEM : 0;
 }
 
 int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs)
@@ -325,20 +346,21 @@ int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs)
 	if (!rc)
 		rc = alloc_dsts(v, n, &shared);
 	if (!rc)
+		rc = reserve_bufs(bufs, v, n);
+	if (!rc)
 		rc = run_jobs(v, n);
-	/* the shared buffer first: once a section points into it, it must
-	 * outlive elf's data */
-	if (shared && (rc || !keep_buf(bufs, shared))) {
-		rc = rc ? rc : -ENOMEM;
+	if (shared && rc) {
 		free(shared);
 		shared = NULL;
+	} else if (shared) {	/* kept before any section points into it */
+		bufs->v[bufs->n++] = shared;
 	}
 	for (size_t i = 0; i < n; i++) {
-		bool ok = v[i].dst && !v[i].rc && (v[i].own || shared);
-		if (v[i].own && (!ok || rc || !keep_buf(bufs, v[i].dst))) {
+		bool ok = !rc && job_live(&v[i]);
+		if (v[i].own && !ok)
 			free(v[i].dst);
-			continue;
-		}
+		else if (v[i].own)
+			bufs->v[bufs->n++] = v[i].dst;
 		if (ok)
 			install(&v[i]);	/* on failure: left compressed */
 	}

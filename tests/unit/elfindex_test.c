@@ -12,10 +12,13 @@
  *   elfindex_test arenas FILE       open the index with no cache and print
  *       "arenas_added=N": the malloc arenas glibc made meanwhile (a
  *       thread's first malloc makes one, a fresh 64 MiB heap)
+ *   elfindex_test arenas-control    the same around a thread that mallocs
+ *       (shows the count sees a thread's arena: expect 1)
  */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,26 @@ static int cmd_arenas(char **argv)
 	return 0;
 }
 
+static void *thread_malloc(void *arg)
+{
+	static void *volatile keep;	/* or the compiler drops the pair */
+	(void)arg;
+	keep = malloc(64);
+	free(keep);
+	return NULL;
+}
+
+static int cmd_arenas_control(void)
+{
+	pthread_t t;
+	int before = count_arenas();
+	if (pthread_create(&t, NULL, thread_malloc, NULL))
+		return 2;
+	pthread_join(t, NULL);
+	printf("arenas_added=%d\n", count_arenas() - before);
+	return 0;
+}
+
 static int cmd_buildid(char **argv)
 {
 	char hex[48];
@@ -151,6 +174,8 @@ int main(int argc, char **argv)
 		return cmd_open(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "arenas"))
 		return cmd_arenas(argv);
+	if (argc == 2 && !strcmp(argv[1], "arenas-control"))
+		return cmd_arenas_control();
 	if (argc == 3 && !strcmp(argv[1], "buildid"))
 		return cmd_buildid(argv);
 	if (argc == 4 && !strcmp(argv[1], "off2vaddr"))
