@@ -57,6 +57,7 @@ struct zjob {
 	size_t srclen, dstlen, align;
 	unsigned type;
 	void *dst;	/* where to decompress (NULL: nowhere) */
+	size_t off;	/* big ones: dst's offset in the shared buffer */
 	bool own;	/* dst is its own malloc'd buffer, not in the shared one */
 	int rc;		/* nonzero: dst holds no section */
 };
@@ -208,10 +209,10 @@ static int alloc_dsts(struct zjob *v, size_t n, void **shared)
 			continue;
 		}
 		if (a != SIZE_MAX) {
-			total = (total + a - 1) & ~(a - 1);
-			if (v[i].dstlen > SIZE_MAX - SF_HUGE_PAGE - total)
+			v[i].off = (total + a - 1) & ~(a - 1);
+			if (v[i].dstlen > SIZE_MAX - SF_HUGE_PAGE - v[i].off)
 				return -ENOMEM;	/* 32-bit: forged sizes */
-			total += v[i].dstlen;
+			total = v[i].off + v[i].dstlen;
 		} else if (!(v[i].dst = malloc(v[i].dstlen ? v[i].dstlen : 1))) {
 			return -ENOMEM;
 		} else {
@@ -223,15 +224,9 @@ static int alloc_dsts(struct zjob *v, size_t n, void **shared)
 	unsigned char *p = *shared = sf_alloc_huge(total);
 	if (!p)
 		return -ENOMEM;
-	total = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t a = slot_align(&v[i]);
-		if (a == SIZE_MAX || v[i].rc)
-			continue;
-		total = (total + a - 1) & ~(a - 1);
-		v[i].dst = p + total;
-		total += v[i].dstlen;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].own && !v[i].rc)
+			v[i].dst = p + v[i].off;
 	return 0;
 }
 
@@ -248,10 +243,11 @@ static bool *split_jobs(const struct zjob *v, size_t n)
 {
 	size_t total = 0, live = 0, load[2] = { 0, 0 };
 
-	for (size_t i = 0; i < n; i++) {
-		live += job_live(&v[i]);
-		total += job_live(&v[i]) ? v[i].srclen : 0;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (job_live(&v[i])) {
+			live++;
+			total += v[i].srclen;
+		}
 	if (live < 2 || total < THREAD_MIN)
 		return NULL;
 	bool *mine = calloc(n, sizeof(*mine));

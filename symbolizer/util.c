@@ -146,10 +146,6 @@ static struct sf_arena_chunk *arena_chunk(struct sf_arena *a, size_t need)
 	return k;
 }
 
-/* Under AddressSanitizer every block is a chunk of its own, so its
- * redzones still catch an overrun into the next block. */
-#define ARENA_BLOCK_CHUNKS SF_ASAN
-
 static struct sf_arena_chunk *block_chunk(struct sf_arena *a, size_t len)
 {
 	struct sf_arena_chunk *k = malloc(sizeof(*k) + len);
@@ -170,7 +166,9 @@ void *sf_arena_zalloc(struct sf_arena *a, size_t n, size_t size)
 	if (len < n * size || len > SIZE_MAX - sizeof(struct sf_arena_chunk))
 		return NULL;
 	struct sf_arena_chunk *k = a->head;
-	if (ARENA_BLOCK_CHUNKS) {	/* the exact size: no padding to overrun */
+	/* Under AddressSanitizer every block is a chunk of its own, of the
+	 * exact size, so its redzones catch an overrun into the next one. */
+	if (SF_ASAN) {
 		k = block_chunk(a, n * size);
 		if (!k)
 			return NULL;
