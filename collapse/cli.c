@@ -82,9 +82,16 @@ void cli_usage(FILE *out, bool record)
 		      "stdin, and write folded stacks, a top table, an SVG flame graph or pprof.\n\n",
 		      out);
 	fputs("Output:\n"
-	      "  -f, --format LIST      folded (default), top, svg, pprof; comma list\n"
-	      "  -o, --output PATH      one format: the file; several: PREFIX for\n"
-	      "                         PREFIX.folded .top .svg .pb.gz (default stdout)\n"
+	      "  -f, --format LIST      folded (default), top, svg, pprof; comma list\n", out);
+	if (record)	/* always a prefix: scripts/profile's -o */
+		fputs("  -o, --output PREFIX    PREFIX.folded .svg .pb.gz (the top table is\n"
+		      "                         shown on stdout); default stdout, one format\n",
+		      out);
+	else
+		fputs("  -o, --output PATH      one format: the file; several: PREFIX for\n"
+		      "                         PREFIX.folded .top .svg .pb.gz (default stdout)\n",
+		      out);
+	fputs(
 	      "  -p, --pid              process frame is comm-PID\n"
 	      "      --tid              add /TID to the process frame\n"
 	      "      --no-comm          no process frame\n"

@@ -62,6 +62,9 @@ struct sym_session {
 	/* [vdso]: the images seen, by content; and our own */
 	struct sym_file **vdsos;
 	size_t nvdsos, vdso_cap;
+	struct sym_file *own_vdso;	/* NULL: not made yet, or none */
+	size_t own_vdso_len;
+	bool own_vdso_done;		/* looked up, made or absent */
 
 	/* kernel */
 	struct kallsyms ks;

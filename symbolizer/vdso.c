@@ -102,6 +102,20 @@ static size_t own_vdso(const void **img)
 	return len;
 }
 
+/* Our own vDSO's image file, made once a session: reading /proc/self/maps
+ * for every process of a replayed capture was 6% of its CPU. */
+static struct sym_file *own_file(struct sym_session *s)
+{
+	if (!s->own_vdso_done) {
+		const void *img;
+		size_t len = own_vdso(&img);
+		s->own_vdso = len ? add_image(s, img, len) : NULL;
+		s->own_vdso_len = len;
+		s->own_vdso_done = !len || s->own_vdso;	/* retry on ENOMEM */
+	}
+	return s->own_vdso;
+}
+
 /* Is pid's executable of our ELF class (its vDSO then is ours)? */
 static bool same_class(int pid)
 {
@@ -134,12 +148,10 @@ struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
 			return f;
 		}
 	}
-	const void *own;
-	size_t olen = own_vdso(&own);
-	if (!olen || (!expect_bid && (olen != len || !same_class(pid))))
+	struct sym_file *f = own_file(s);
+	if (!f || (!expect_bid && (s->own_vdso_len != len || !same_class(pid))))
 		return NULL;
-	struct sym_file *f = add_image(s, own, olen);
-	if (f && expect_bid && strcmp(f->build_id, expect_bid))
+	if (expect_bid && strcmp(f->build_id, expect_bid))
 		return NULL;
 	return f;
 }
