@@ -11,7 +11,7 @@
 
 #include "util.h"
 
-#define MAPS_CHUNK (64 * 1024)
+#define READ_CHUNK (64 * 1024)	/* read() buffer, freed after */
 #define DELETED_SUFFIX " (deleted)"
 
 static int hexdig(unsigned char c)
@@ -165,7 +165,7 @@ void maps_list_release(struct maps_list *ml)
 static char *arena_copy(struct maps_list *ml, const char *s, size_t len)
 {
 	if (!ml->nchunks || ml->chunk_used + len + 1 > ml->chunk_size) {
-		size_t sz = len + 1 > MAPS_CHUNK ? len + 1 : MAPS_CHUNK;
+		size_t sz = sf_chunk_size(ml->nchunks, len + 1);
 		if (sf_grow((void **)&ml->chunks, &ml->chunkcap,
 			    ml->nchunks + 1, sizeof(*ml->chunks)))
 			return NULL;
@@ -336,12 +336,12 @@ int maps_list_finish(struct maps_list *ml)
 
 int maps_list_read_fd(struct maps_list *ml, int fd)
 {
-	char *buf = malloc(MAPS_CHUNK);
+	char *buf = malloc(READ_CHUNK);
 	if (!buf)
 		return -ENOMEM;
 	int rc = 0;
 	for (;;) {
-		ssize_t n = read(fd, buf, MAPS_CHUNK);
+		ssize_t n = read(fd, buf, READ_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

@@ -76,7 +76,16 @@ int sf_grow(void **buf, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-#define STRTAB_CHUNK (64 * 1024)
+#define CHUNK_FIRST_SHIFT 12	/* 4 KiB */
+#define CHUNK_MAX_SHIFT 16	/* 64 KiB */
+
+size_t sf_chunk_size(size_t nchunks, size_t need)
+{
+	size_t shift = CHUNK_FIRST_SHIFT + nchunks;
+	size_t sz = (size_t)1 << (shift < CHUNK_MAX_SHIFT ? shift : CHUNK_MAX_SHIFT);
+	return need > sz ? need : sz;
+}
+
 /* Past 16 small chunks (a big table: folded input keeps every line) the
  * chunks are huge-page sized and aligned: filling 4 KiB pages one fault at
  * a time was a third of reading a 100 MB folded file on this VM. */
@@ -228,7 +237,7 @@ void strtab_release(struct strtab *t)
 static char *strtab_store(struct strtab *t, const char *s, size_t len)
 {
 	if (!t->nchunks || t->chunk_used + len + 1 > t->chunk_size) {
-		size_t sz = len + 1 > STRTAB_CHUNK ? len + 1 : STRTAB_CHUNK;
+		size_t sz = sf_chunk_size(t->nchunks, len + 1);
 		if (sf_grow((void **)&t->chunks, &t->chunkcap, t->nchunks + 1,
 			    sizeof(*t->chunks)))
 			return NULL;

@@ -106,6 +106,13 @@ void sf_arena_release(struct sf_arena *a);
 #define SF_HEAP_PAD (32u << 20)
 void sf_heap_hugepages(void);
 
+/* The size of chunk number nchunks (from 0) of a list of byte chunks that
+ * must hold `need` more bytes: 4 KiB doubling up to 64 KiB, or need when
+ * bigger.  A short list (a process's memory map, the names of a small ELF
+ * file) then takes a few KiB instead of a fixed 64 KiB: on a huge-page
+ * heap every byte asked for is a byte the kernel zeroes (README). */
+size_t sf_chunk_size(size_t nchunks, size_t need);
+
 /* Grow *buf (element size `size`) so it holds at least `need` elements.
  * Returns 0, or -ENOMEM leaving *buf and *cap untouched. */
 int sf_grow(void **buf, size_t *cap, size_t need, size_t size);
