@@ -389,7 +389,8 @@ static const char *kind_suffix(uint8_t kind)
 	}
 }
 
-/* One location, outermost frame first. */
+/* One location, outermost frame first: the function, then what was inlined
+ * into it, each with _[i] (stackcollapse-perf.pl --inline's marks). */
 static int sb_location(struct sbuf *b, const struct profile *p,
 		       const struct pf_location *l, unsigned flags)
 {
@@ -405,7 +406,7 @@ static int sb_location(struct sbuf *b, const struct profile *p,
 		const struct pf_function *fn = &p->functions[ln->function];
 		size_t nlen;
 		const char *name = pstr(p, fn->name, &nlen);
-		const char *sfx = i > 0 ? "_[i]" : ksfx;
+		const char *sfx = i + 1 < l->nlines ? "_[i]" : ksfx;
 		if (sb_frame(b, name, nlen, NULL))
 			return -ENOMEM;
 		if ((flags & FOLD_LINES) && ln->line && fn->filename) {
