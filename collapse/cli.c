@@ -277,6 +277,11 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 		c->diff_before = c->inputs[0];
 		c->diff_after = c->inputs[1];
 	}
+	/* Names only (folded, top, SVG): no line tables to decode. */
+	bool lines = c->oo.fold_flags & FOLD_LINES;
+	for (unsigned i = 0; i < c->nformats; i++)
+		lines = lines || c->formats[i]->lines;
+	c->so.no_lines = !lines;
 	return -1;
 }
 

@@ -5,10 +5,10 @@
 #include <string.h>
 
 const struct out_format out_formats[] = {
-	{ "folded", ".folded", out_folded_write, false },
-	{ "top", ".top", out_top_write, false },
-	{ "svg", ".svg", out_svg_write, false },
-	{ "pprof", ".pb.gz", out_pprof_write, true },
+	{ "folded", ".folded", out_folded_write, false, false },
+	{ "top", ".top", out_top_write, false, false },
+	{ "svg", ".svg", out_svg_write, false, false },
+	{ "pprof", ".pb.gz", out_pprof_write, true, true },
 };
 const unsigned out_nformats = sizeof(out_formats) / sizeof(out_formats[0]);
 

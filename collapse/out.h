@@ -86,6 +86,7 @@ struct out_format {
 	const char *suffix;	/* PREFIX + suffix with -o in record mode */
 	out_fn write;
 	bool binary;
+	bool lines;		/* writes file names and line numbers */
 };
 /* Table lookup by name; NULL when unknown. */
 const struct out_format *out_format_find(const char *name);

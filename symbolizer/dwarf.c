@@ -614,12 +614,12 @@ static int flatten(struct dwalk *w)
 	return rc;
 }
 
-int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd)
+int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines)
 {
 	memset(s, 0, sizeof(*s));
 	s->elf = elf;
 	s->fd = fd;
-	elfcomp_hide_unused(elf);
+	elfcomp_hide_unused(elf, no_lines);
 	if (elfcomp_inflate(elf, &s->zb)) {
 		dwarfidx_close(s);
 		return -ENOMEM;
@@ -645,12 +645,14 @@ void dwarfidx_close(struct dwsrc *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* One unit: its rows and its scopes. */
+/* One unit: its rows and its scopes (no_lines: scopes only, without the
+ * files of inlined calls). */
 static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 {
 	w->files = NULL;
 	w->nfiles = 0;
-	dwarf_getsrcfiles(cudie, &w->files, &w->nfiles);
+	if (!w->b->no_lines)
+		dwarf_getsrcfiles(cudie, &w->files, &w->nfiles);
 	if (w->nfiles > w->nfids) {
 		uint32_t *f = realloc(w->fids, w->nfiles * sizeof(*f));
 		if (!f) {
@@ -664,7 +666,7 @@ static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 		memset(w->fids, 0, w->nfids * sizeof(*w->fids));
 	Dwarf_Attribute cd;
 	w->comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cd));
-	w->rc = cu_lines(w, cudie);
+	w->rc = w->b->no_lines ? 0 : cu_lines(w, cudie);
 	if (!w->rc)
 		walk_children(w, cudie, IDX_NONE, 0);
 }
@@ -819,7 +821,7 @@ int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
 	}
 	cu_group(b);
 	b->flags |= IDX_DWARF_TRIED;
-	if (lines)
+	if (lines && !b->no_lines)
 		b->flags |= IDX_HAS_FILES | IDX_HAS_LINES;
 	if (inl)
 		b->flags |= IDX_HAS_INLINE;

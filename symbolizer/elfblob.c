@@ -24,6 +24,9 @@ void idxb_start(struct idx_builder *b, const struct elfidx_opts *o,
 		const char *build_id)
 {
 	b->demangle = true;
+	b->no_lines = o->no_lines;
+	if (o->no_lines)
+		b->flags |= IDX_NO_LINES;
 	b->warn = o->warn;
 	b->warn_ctx = o->warn_ctx;
 	snprintf(b->build_id, sizeof(b->build_id), "%s", build_id);

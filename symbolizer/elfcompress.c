@@ -378,7 +378,17 @@ static const char *const unused_debug[] = {
 	".zdebug_loc", ".zdebug_loclists", ".zdebug_macro", ".zdebug_frame",
 };
 
-void elfcomp_hide_unused(Elf *elf)
+static bool unused(const char *name, bool no_lines)
+{
+	for (size_t i = 0; i < sizeof(unused_debug) / sizeof(*unused_debug); i++)
+		if (!strcmp(name, unused_debug[i]))
+			return true;
+	/* .debug_line_str stays: DWARF 5 units' names may be there */
+	return no_lines && (!strcmp(name, ".debug_line") ||
+			    !strcmp(name, ".zdebug_line"));
+}
+
+void elfcomp_hide_unused(Elf *elf, bool no_lines)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -389,15 +399,11 @@ void elfcomp_hide_unused(Elf *elf)
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 		if (!gelf_getshdr(scn, &sh) ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    !unused(name, no_lines))
 			continue;
-		for (size_t i = 0; i < sizeof(unused_debug) / sizeof(*unused_debug); i++) {
-			if (strcmp(name, unused_debug[i]))
-				continue;
-			sh.sh_name = 0;
-			gelf_update_shdr(scn, &sh);
-			break;
-		}
+		sh.sh_name = 0;
+		gelf_update_shdr(scn, &sh);
 	}
 }
 

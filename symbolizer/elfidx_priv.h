@@ -51,6 +51,7 @@ enum idx_flags {
 					 * marked done in CUS (dwlazy.c) */
 	IDX_SYMS_RAW = 1 << 8,		/* symbol names as in the table:
 					 * demangled at lookup (demangle.c) */
+	IDX_NO_LINES = 1 << 9,		/* line tables left out (no_lines) */
 };
 
 struct idx_hdr {
@@ -194,6 +195,7 @@ struct idx_builder {
 	uint32_t flags;
 	char build_id[48];
 	bool demangle;
+	bool no_lines;		/* leave line tables out (IDX_NO_LINES) */
 	/* raw name id -> demangled id + 1 (0: not demangled yet): inlined
 	 * C++ functions repeat their names thousands of times */
 	uint32_t *dm;
@@ -271,7 +273,8 @@ struct dwsrc {
 	struct elfcomp_bufs zb;
 	Dwarf *dw;
 };
-int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd);
+/* no_lines: .debug_line is hidden from libdw, not decoded. */
+int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines);
 void dwarfidx_close(struct dwsrc *s);	/* zeroed: closing twice is fine */
 /* dwarf.c: the unit table (b->cus, all done = 0; b->eager: units with
  * rows or scopes but no address range) and what the DWARF can give
@@ -333,9 +336,10 @@ Elf *debugdata_open(Elf *elf, void **bufp);
 int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs);
 void elfcomp_release(struct elfcomp_bufs *bufs);
 /* elfcompress.c: hide from libdw the debug sections the index never reads
- * (location lists, macros, name indexes), so dwarf_begin_elf does not
- * decompress them.  Changes only elf's in-memory section headers. */
-void elfcomp_hide_unused(Elf *elf);
+ * (location lists, macros, name indexes; and line tables when no_lines),
+ * so dwarf_begin_elf does not decompress them.  Changes only elf's
+ * in-memory section headers. */
+void elfcomp_hide_unused(Elf *elf, bool no_lines);
 
 /* Free idx->blob (munmap or free, as it was made). */
 void idx_release_blob(struct elf_index *idx);

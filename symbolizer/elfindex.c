@@ -350,7 +350,7 @@ static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
 /* The DWARF source for a file: its own DWARF (on a dup of fd, so the
  * source outlives elf), else dbg (taken, with dbgfd). */
 static int source_from(int fd, bool own, Elf *dbg, int dbgfd,
-		       struct dwsrc *src)
+		       const struct elfidx_opts *o, struct dwsrc *src)
 {
 	if (own) {
 		dbgfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -361,7 +361,7 @@ static int source_from(int fd, bool own, Elf *dbg, int dbgfd,
 			return -ENOENT;
 		}
 	}
-	return dwarfidx_open(src, dbg, dbgfd);
+	return dwarfidx_open(src, dbg, dbgfd, o->no_lines);
 }
 
 int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
@@ -378,7 +378,7 @@ int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
 	bool own = has_dwarf(elf);
 	if (!own)
 		dbg = debuglink_open(elf, fd, path, build_id, &warnb, &dbgfd);
-	rc = own || dbg ? source_from(fd, own, dbg, dbgfd, src) : -ENOENT;
+	rc = own || dbg ? source_from(fd, own, dbg, dbgfd, o, src) : -ENOENT;
 	elf_end(elf);
 	return rc;
 }
@@ -404,7 +404,7 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 	if (own_dwarf || dbg)
 		b->flags |= IDX_DEBUG_FOUND;
 	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
-		int r = source_from(fd, own_dwarf, dbg, dbgfd, src);
+		int r = source_from(fd, own_dwarf, dbg, dbgfd, o, src);
 		dbg = NULL;	/* taken */
 		if (!r)
 			r = dwarfidx_cus(b, src->dw);
@@ -492,6 +492,8 @@ static bool entry_poorer(const struct elf_index *idx, Elf *elf,
 
 	if (!(f & IDX_HAS_SYMBOLS) && elfsyms_has_symtab(elf))
 		return true;
+	if ((f & IDX_NO_LINES) && !o->no_lines)
+		return true;
 	if (o->no_dwarf || (f & IDX_DEBUG_FOUND))
 		return false;
 	if (has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id))
@@ -542,14 +544,43 @@ void elfidx_store(const struct elfidx_opts *o, const char *key,
 		warn(o, "%s; index not cached", e.msg);
 }
 
+/*
+ * The cached index for key, or NULL.  An index without line tables
+ * (no_lines) is stored under KEY-n, but one with them answers as well and
+ * is tried first; its units not read yet are then read with their lines,
+ * so that the entry stays whole.  key gets the "-n" when o->no_lines.
+ */
+static struct elf_index *open_any_cached(const struct elfidx_opts *o,
+					 char *key, size_t size, Elf *elf,
+					 int fd, const char *path)
+{
+	struct elfidx_opts full = *o;
+	struct elf_index *idx = NULL;
+
+	full.no_lines = false;
+	if (o->cache_dir)
+		idx = open_cached(&full, key, elf, fd, path);
+	if (o->no_lines) {
+		size_t n = strlen(key);
+		snprintf(key + n, size - n, "-n");
+		if (!idx && o->cache_dir)
+			idx = open_cached(o, key, elf, fd, path);
+	}
+	return idx;
+}
+
 struct elf_index *elfidx_open(int fd, const char *path,
 			      const struct elfidx_opts *opts,
 			      struct sf_err *err)
 {
 	static const struct elfidx_opts defaults;
-	const struct elfidx_opts *o = opts ? opts : &defaults;
+	struct elfidx_opts eo = opts ? *opts : defaults;
+	const struct elfidx_opts *o = &eo;
 	struct elf_index *idx = NULL;
 	char bid[48], key[96];
+
+	if (eo.no_dwarf)
+		eo.no_lines = false;	/* one key for symbols only */
 
 	if (!path)
 		path = "?";
@@ -565,8 +596,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 		sf_err_set(err, EIO, "cannot stat '%s'", path);
 		return NULL;
 	}
-	if (o->cache_dir)
-		idx = open_cached(o, key, elf, fd, path);
+	idx = open_any_cached(o, key, sizeof(key), elf, fd, path);
 	if (!idx) {
 		idx = open_built(elf, fd, path, o, key, bid, err);
 		if (idx && o->cache_dir)

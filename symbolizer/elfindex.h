@@ -46,6 +46,9 @@ struct elfidx_opts {
 	const char *cache_dir;	/* NULL: no persistent cache */
 	bool no_demangle;
 	bool no_dwarf;
+	bool no_lines;		/* no line tables (.debug_line not decoded):
+				 * cached apart, and an entry with them is
+				 * used when the cache has one */
 	bool dwarf_whole;	/* every unit at the first miss (dwlazy.c) */
 	uint64_t cache_max_bytes;
 	/* session warning sink (may be NULL): called with one-line messages */

@@ -108,6 +108,7 @@ static int session_init(struct sym_session *s, const struct sym_opts *opts)
 		.cache_dir = s->cache_dir,
 		.no_demangle = s->opts.no_demangle,
 		.no_dwarf = s->opts.no_dwarf,
+		.no_lines = s->opts.no_lines,
 		.dwarf_whole = s->opts.dwarf_whole,
 		.cache_max_bytes = s->opts.cache_max_bytes,
 		.warn = sym_warn_cb,

@@ -155,3 +155,41 @@ check_eq "same build-id, richer copy: rebuilt with its DWARF" \
 	"$(echo "late 0x$addr" | symb --cache-dir "$P" | tail -1)"
 out=$("$IDXT" open late "$P")
 check_eq "same build-id, richer copy: then a plain hit" "cache=hit" "$(echo "$out" | grep cache=)"
+
+# --- names only (folded, top, SVG): no line tables.  Such a report does not
+# decode .debug_line and caches its index apart (KEY-n); --lines and pprof
+# need an index with lines, and a names-only report then uses that one.
+lo=$(fixture_funcs inl '^outer$' | awk '{ print $1 }')
+inl_at=
+for k in $(seq 0 4 64); do
+	a=$(printf '0x%x' $((0x$lo + k)))
+	if echo "inl $a" | symb --no-cache | head -1 | grep -qx leaf; then
+		inl_at=$a
+		break
+	fi
+done
+if [ -z "$inl_at" ]; then
+	fail "names only: no address of outer has leaf inlined"
+else
+	mlo=$(fixture_funcs inl '^main$' | awk '{ print $1 }')
+	raw_capture inl "$inl_at" $((0x$mlo + 8)) >names.raw
+	N=$T/cache-names
+	"$STACKFOLD" -q --cache-dir "$N" -f folded names.raw >names-cold.folded 2>names.err
+	check_eq "names only: inline frames (_[i]) without line tables" "app;main;outer;mid_[i];leaf_[i] 5" \
+		"$(cat names-cold.folded)"
+	check_eq "names only: its index cached apart (KEY-n)" "b-$(readelf -n inl | awk '/Build ID/ { print $3 }')-n.idx" \
+		"$(cd "$N" && ls)"
+	out=$("$IDXT" open-names inl "$N")
+	check_eq "names only: the entry says no files, no lines (caps)" "cache=hit caps=1001" \
+		"$(echo "$out" | grep -E '^(cache|caps)=' | paste -sd' ')"
+	out=$("$IDXT" open inl "$N")
+	check_eq "names only: a report with lines does not take that entry" "cache=miss caps=1111" \
+		"$(echo "$out" | grep -E '^(cache|caps)=' | paste -sd' ')"
+	"$STACKFOLD" -q --cache-dir "$N" -f folded --lines names.raw >names-lines.folded 2>>names.err
+	check "names only: --lines then has the lines" grep -q ';leaf:inl\.c:8_\[i\] 5$' names-lines.folded
+	rm -f "$N"/*-n.idx
+	"$STACKFOLD" -q --cache-dir "$N" -f folded names.raw >names-warm.folded 2>>names.err
+	check_diff "names only: the entry with lines answers too" names-cold.folded names-warm.folded
+	check_eq "names only: and no KEY-n entry is made beside it" 0 "$(find "$N" -name '*-n.idx' | wc -l)"
+	check_eq "names only: no warnings" "" "$(cat names.err)"
+fi

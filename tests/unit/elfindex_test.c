@@ -5,6 +5,8 @@
  *   elfindex_test open FILE [CACHEDIR [MAXBYTES]]
  *       open the index; print "cache=hit|miss", the build-id, the caps
  *       and every warning ("warning: ...").  Exit 0, or 2 when it fails.
+ *   elfindex_test open-names FILE [CACHEDIR [MAXBYTES]]
+ *       the same without line tables (elfidx_opts.no_lines)
  *   elfindex_test buildid FILE      elf_read_build_id(); exit 0/1/2
  *   elfindex_test off2vaddr FILE OFF   file offset -> ELF vaddr (hex)
  *   elfindex_test lookup FILE ADDR  reason, nframes and frames
@@ -33,11 +35,13 @@ static void print_warning(void *ctx, const char *msg)
 	printf("warning: %s\n", msg);
 }
 
+static bool no_lines;
+
 static struct elf_index *open_idx(const char *path, const char *dir,
 				  uint64_t max)
 {
 	struct elfidx_opts o = { .cache_dir = dir, .cache_max_bytes = max,
-				 .warn = print_warning };
+				 .no_lines = no_lines, .warn = print_warning };
 	struct sf_err err = { "" };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -172,6 +176,10 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[1], "open"))
 		return cmd_open(argc, argv);
+	if (argc >= 3 && !strcmp(argv[1], "open-names")) {
+		no_lines = true;
+		return cmd_open(argc, argv);
+	}
 	if (argc == 3 && !strcmp(argv[1], "arenas"))
 		return cmd_arenas(argv);
 	if (argc == 2 && !strcmp(argv[1], "arenas-control"))
