@@ -18,11 +18,13 @@
  * zlib sections go through libdeflate, not zlib: the whole section is in
  * memory and its size is in the header, which is what libdeflate is made
  * for, and it decodes libc6-dbg's 8.5 MB of DWARF in a third of zlib's
- * time here.  The big sections share one 2 MiB-aligned buffer advised for
- * huge pages: faulting in 4 KiB pages one at a time cost as much again on
- * this VM, and a buffer per section, each rounded up to 2 MiB, took 10 MiB
- * of fresh memory for libc's 7.7 MiB of big sections (fresh memory is the
- * dearest part of a cold run here, bench/memcost.sh).  Every buffer and
+ * time here.  A file's sections share one 2 MiB-aligned buffer advised
+ * for huge pages when they fill at least half of it: faulting in 4 KiB
+ * pages one at a time costs twice as much on this VM, and a buffer per
+ * section, each rounded up to 2 MiB, took 10 MiB of fresh memory for
+ * libc's 7.7 MiB of big sections (fresh memory is the dearest part of a
+ * cold run here, bench/memcost.sh); under 1 MiB in all, 4 KiB pages cost
+ * less than a whole huge page (ld.so's debug file).  Every buffer and
  * decoder is allocated on the calling thread before the worker starts, so
  * the worker never calls malloc or free: the first call there makes glibc
  * a new arena, a fresh 64 MiB heap (on huge pages when
@@ -45,9 +47,6 @@
 
 /* Refuse absurd sizes from a malformed header (cf. CVE-2014-0172). */
 #define SECTION_MAX (1ull << 31)
-/* From this many decompressed bytes a section goes to the shared buffer
- * (never under AddressSanitizer: each its own malloc, between redzones). */
-#define HUGE_MIN (SF_ASAN ? SIZE_MAX : (size_t)512 << 10)
 /* Below this many compressed bytes a thread is not worth starting. */
 #define THREAD_MIN (256u << 10)
 
@@ -57,7 +56,7 @@ struct zjob {
 	size_t srclen, dstlen, align;
 	unsigned type;
 	void *dst;	/* where to decompress (NULL: nowhere) */
-	size_t off;	/* big ones: dst's offset in the shared buffer */
+	size_t off;	/* dst's offset in the shared buffer, if any */
 	bool own;	/* dst is its own malloc'd buffer, not in the shared one */
 	int rc;		/* nonzero: dst holds no section */
 };
@@ -186,18 +185,28 @@ static int collect_jobs(Elf *elf, struct zjob **out, size_t *nout)
 	return 0;
 }
 
-/* Where section j goes in the shared buffer: 64-byte aligned (more if
- * its header asks, up to a page), or SIZE_MAX when it is not big. */
+/* Section j's alignment in the shared buffer: 64 bytes, more if its
+ * header asks (up to a page). */
 static size_t slot_align(const struct zjob *j)
 {
-	size_t a = j->align > 64 && j->align <= 4096 &&
-			   !(j->align & (j->align - 1)) ? j->align : 64;
-	return j->dstlen >= HUGE_MIN ? a : SIZE_MAX;
+	return j->align > 64 && j->align <= 4096 &&
+			       !(j->align & (j->align - 1)) ? j->align : 64;
 }
 
-/* Give every plausible job its output buffer: the big ones a slice of one
- * shared huge-page buffer (*shared, freed by the caller), the others
- * their own malloc.  -ENOMEM when an allocation fails. */
+/* Is one huge-page buffer for total bytes cheaper than 4 KiB pages?  A
+ * fresh huge page costs about what 1 MiB of 4 KiB pages does here
+ * (bench/memcost.sh), so when total fills at least half of its whole
+ * huge pages.  Never under AddressSanitizer: each section its own malloc,
+ * between redzones. */
+static bool shared_pays(size_t total)
+{
+	size_t whole = (total + SF_HUGE_PAGE - 1) & ~(size_t)(SF_HUGE_PAGE - 1);
+	return !SF_ASAN && total >= whole / 2;
+}
+
+/* Give every plausible job its output buffer: all of them slices of one
+ * shared huge-page buffer (*shared, freed by the caller) when that pays,
+ * else each its own malloc.  -ENOMEM when an allocation fails. */
 static int alloc_dsts(struct zjob *v, size_t n, void **shared)
 {
 	size_t total = 0;
@@ -208,25 +217,25 @@ static int alloc_dsts(struct zjob *v, size_t n, void **shared)
 			v[i].rc = -EINVAL;
 			continue;
 		}
-		if (a != SIZE_MAX) {
-			v[i].off = (total + a - 1) & ~(a - 1);
-			if (v[i].dstlen > SIZE_MAX - SF_HUGE_PAGE - v[i].off)
-				return -ENOMEM;	/* 32-bit: forged sizes */
-			total = v[i].off + v[i].dstlen;
+		v[i].off = (total + a - 1) & ~(a - 1);
+		if (v[i].dstlen > SIZE_MAX - SF_HUGE_PAGE - v[i].off)
+			return -ENOMEM;	/* 32-bit: forged sizes */
+		total = v[i].off + v[i].dstlen;
+	}
+	unsigned char *p = NULL;
+	if (total && shared_pays(total) && !(p = *shared = sf_alloc_huge(total)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].rc)
+			continue;
+		if (p) {
+			v[i].dst = p + v[i].off;
 		} else if (!(v[i].dst = malloc(v[i].dstlen ? v[i].dstlen : 1))) {
 			return -ENOMEM;
 		} else {
 			v[i].own = true;
 		}
 	}
-	if (!total)
-		return 0;
-	unsigned char *p = *shared = sf_alloc_huge(total);
-	if (!p)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (!v[i].own && !v[i].rc)
-			v[i].dst = p + v[i].off;
 	return 0;
 }
 
