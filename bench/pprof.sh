@@ -8,7 +8,8 @@
 #         out_pprof_write on the loaded profile, i.e. what -f pprof adds to
 #         post-processing (target < 20 ms); also the whole-process
 #         difference `-f folded,pprof` minus `-f folded` (min of RUNS runs,
-#         noisier)
+#         noisier), with a warm symbol cache and with a cold one (a fresh
+#         cache dir a run: names-only folded reads no line tables)
 #   size  .pb.gz bytes against the gzipped folded text of the same profile
 #         (gzip -6 and -9; the old target was .pb.gz <= 1.5 x), and where
 #         they go: "pb_part_FIELD N RAW GZ" per top-level field of the
@@ -68,16 +69,23 @@ cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$B/gen"
 	-o "$W/pprof_bench" "$TOP/tests/tools/pprof_bench.c" "$B/libstackfold.a" \
 	$LDLIBS
 
-cpu_ms() {	# min user+sys ms over RUNS runs of: stackfold ARGS
-	local best="" t
+cpu_ms() {	# [--cold] ARGS: min user+sys ms over RUNS runs of stackfold ARGS
+	local best="" t cold="" c
+	[ "$1" = --cold ] && { cold=1; shift; }
 	for _ in $(seq "$RUNS"); do
-		t=$( { TIMEFORMAT='%3U %3S'; time "$SF" -q "$@" >/dev/null 2>&1; } 2>&1 |
+		c=()
+		[ -n "$cold" ] && c=(--cache-dir "$(mktemp -d "$W/cache.XXXXXX")")
+		t=$( { TIMEFORMAT='%3U %3S'; time "$SF" -q "${c[@]}" "$@" >/dev/null 2>&1; } 2>&1 |
 			awk '{ printf "%d", ($1 + $2) * 1000 }')
+		[ -n "$cold" ] && rm -rf "${c[1]}"
 		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
 	done
 	echo "$best"
 }
 
+# cold symbol cache: folded reads no line tables, pprof does
+cold_a=$(cpu_ms --cold -f folded -o "$W/a.folded" "$cap")
+cold_b=$(cpu_ms --cold -f folded,pprof -o "$W/b" "$cap")
 "$SF" -q -f folded -o "$W/warm.folded" "$cap" 2>/dev/null	# warm the symbol cache
 a=$(cpu_ms -f folded -o "$W/a.folded" "$cap")
 b=$(cpu_ms -f folded,pprof -o "$W/b" "$cap")
@@ -90,6 +98,8 @@ cc -std=gnu11 -O2 -I"$B/gen" -o "$W/pprof_check" "$TOP/tests/tools/pprof_check.c
 "$W/pprof_bench" "$cap" "$W/bench.pb.gz" "$W/bench.folded" 20 2>/dev/null
 echo "folded_lines $(wc -l <"$W/a.folded")"
 echo "folded_bytes $(stat -c %s "$W/a.folded")"
+echo "cpu_ms_folded_cold_cache $cold_a"
+echo "cpu_ms_folded_pprof_cold_cache $cold_b"
 echo "cpu_ms_folded $a"
 echo "cpu_ms_folded_pprof $b"
 echo "cpu_ms_pprof_added_whole_process $((b - a))"
