@@ -445,7 +445,7 @@ static int add_node(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
 
 	if (node_names(w, die, &nd))
 		return -ENOMEM;
-	if (parent != IDX_NONE) {
+	if (parent != IDX_NONE && !b->no_lines) {
 		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &u) == 0)
 			nd.call_line = (uint32_t)u;
 		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &u) == 0) {

@@ -403,6 +403,8 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 		rc = build_syms(b, elf, dbg);
 	if (own_dwarf || dbg)
 		b->flags |= IDX_DEBUG_FOUND;
+	else	/* no DWARF, no lines to leave out: one entry for all */
+		b->flags &= ~(uint32_t)IDX_NO_LINES;
 	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
 		int r = source_from(fd, own_dwarf, dbg, dbgfd, o, src);
 		dbg = NULL;	/* taken */
@@ -438,13 +440,16 @@ static struct elf_index *open_built(Elf *elf, int fd, const char *path,
 		return NULL;
 	}
 	struct dwsrc src = { 0 };
+	char nkey[104];
 	idxb_start(&b, o, bid);
 	int rc = build(&b, elf, fd, path, o, &src);
+	snprintf(nkey, sizeof(nkey), "%s%s", key,
+		 (b.flags & IDX_NO_LINES) ? "-n" : "");
 	if (!rc)
-		rc = idxb_freeze(&b, key, &blob, &len);
+		rc = idxb_freeze(&b, nkey, &blob, &len);
 	idxb_release(&b);
 	if (!rc)
-		rc = idx_attach(idx, blob, len, key, err);
+		rc = idx_attach(idx, blob, len, nkey, err);
 	/* Without it (no fd left to dup: EMFILE) the index still answers,
 	 * from its symbols and the units already read. */
 	if (!rc && (idx->hdr->flags & IDX_DWARF_LAZY))
@@ -546,25 +551,25 @@ void elfidx_store(const struct elfidx_opts *o, const char *key,
 
 /*
  * The cached index for key, or NULL.  An index without line tables
- * (no_lines) is stored under KEY-n, but one with them answers as well and
- * is tried first; its units not read yet are then read with their lines,
- * so that the entry stays whole.  key gets the "-n" when o->no_lines.
+ * (no_lines; only of a file with DWARF) is stored under KEY-n, but one
+ * with them answers as well and is tried first; its units not read yet
+ * are then read with their lines, so that the entry stays whole.
  */
 static struct elf_index *open_any_cached(const struct elfidx_opts *o,
-					 char *key, size_t size, Elf *elf,
-					 int fd, const char *path)
+					 const char *key, Elf *elf, int fd,
+					 const char *path)
 {
 	struct elfidx_opts full = *o;
 	struct elf_index *idx = NULL;
+	char nkey[104];
 
+	if (!o->cache_dir)
+		return NULL;
 	full.no_lines = false;
-	if (o->cache_dir)
-		idx = open_cached(&full, key, elf, fd, path);
-	if (o->no_lines) {
-		size_t n = strlen(key);
-		snprintf(key + n, size - n, "-n");
-		if (!idx && o->cache_dir)
-			idx = open_cached(o, key, elf, fd, path);
+	idx = open_cached(&full, key, elf, fd, path);
+	if (!idx && o->no_lines) {
+		snprintf(nkey, sizeof(nkey), "%s-n", key);
+		idx = open_cached(o, nkey, elf, fd, path);
 	}
 	return idx;
 }
@@ -596,11 +601,11 @@ struct elf_index *elfidx_open(int fd, const char *path,
 		sf_err_set(err, EIO, "cannot stat '%s'", path);
 		return NULL;
 	}
-	idx = open_any_cached(o, key, sizeof(key), elf, fd, path);
+	idx = open_any_cached(o, key, elf, fd, path);
 	if (!idx) {
 		idx = open_built(elf, fd, path, o, key, bid, err);
-		if (idx && o->cache_dir)
-			elfidx_store(o, key, idx->blob, idx->len);
+		if (idx && o->cache_dir)	/* under KEY or KEY-n */
+			elfidx_store(o, idx->hdr->key, idx->blob, idx->len);
 	}
 	elf_end(elf);
 	if (idx)

@@ -43,7 +43,9 @@ struct sym_opts {
 	bool no_dwarf;		/* .symtab/.dynsym only: no inline, no lines */
 	bool no_lines;		/* DWARF's inline frames but no line tables
 				 * (file, line): what folded, top and SVG
-				 * output need; .debug_line is not decoded */
+				 * output need; .debug_line is not decoded,
+				 * unless a cached index with lines (which
+				 * answers too) has units left to read */
 	bool dwarf_whole;	/* read a file's DWARF whole at its first
 				 * lookup, not a group of units at a time:
 				 * for long runs, which would otherwise open

@@ -79,27 +79,29 @@ static void *read_target(int pid, uint64_t start, size_t len)
 }
 
 /* Our own [vdso] mapping: its start from the aux vector, its length from
- * /proc/self/maps. */
-static size_t own_vdso(const void **img)
+ * /proc/self/maps into *len (0: we have none).  0, or -errno when the
+ * maps could not be read (worth trying again later). */
+static int own_vdso(const void **img, size_t *len)
 {
 	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	*len = 0;
 	if (!base)
 		return 0;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return -errno;
 	struct maps_list ml;
 	maps_list_init(&ml);
-	size_t len = 0;
-	if (!maps_list_read_fd(&ml, fd)) {
+	int rc = maps_list_read_fd(&ml, fd);
+	if (!rc) {
 		ptrdiff_t i = maps_list_find(&ml, base);
 		if (i >= 0 && ml.v[i].kind == MAPS_VDSO)
-			len = (size_t)(ml.v[i].limit - base);
+			*len = (size_t)(ml.v[i].limit - base);
 	}
 	maps_list_release(&ml);
 	close(fd);
 	*img = (const void *)(uintptr_t)base;
-	return len;
+	return rc < 0 ? rc : 0;
 }
 
 /* Our own vDSO's image file, made once a session: reading /proc/self/maps
@@ -108,7 +110,9 @@ static struct sym_file *own_file(struct sym_session *s)
 {
 	if (!s->own_vdso_done) {
 		const void *img;
-		size_t len = own_vdso(&img);
+		size_t len;
+		if (own_vdso(&img, &len))
+			return NULL;		/* EMFILE, ENOMEM: next time */
 		s->own_vdso = len ? add_image(s, img, len) : NULL;
 		s->own_vdso_len = len;
 		s->own_vdso_done = !len || s->own_vdso;	/* retry on ENOMEM */

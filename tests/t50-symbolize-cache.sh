@@ -182,14 +182,22 @@ else
 	out=$("$IDXT" open-names inl "$N")
 	check_eq "names only: the entry says no files, no lines (caps)" "cache=hit caps=1001" \
 		"$(echo "$out" | grep -E '^(cache|caps)=' | paste -sd' ')"
-	out=$("$IDXT" open inl "$N")
+	cp -r "$N" "$N-copy"	# the helper stores what it builds
+	out=$("$IDXT" open inl "$N-copy")
 	check_eq "names only: a report with lines does not take that entry" "cache=miss caps=1111" \
 		"$(echo "$out" | grep -E '^(cache|caps)=' | paste -sd' ')"
 	"$STACKFOLD" -q --cache-dir "$N" -f folded --lines names.raw >names-lines.folded 2>>names.err
-	check "names only: --lines then has the lines" grep -q ';leaf:inl\.c:8_\[i\] 5$' names-lines.folded
+	check "names only: --lines then has the lines (a new entry)" grep -q ';leaf:inl\.c:8_\[i\] 5$' names-lines.folded
+	check_eq "names only: beside the KEY-n one" 2 "$(find "$N" -name '*.idx' | wc -l)"
 	rm -f "$N"/*-n.idx
 	"$STACKFOLD" -q --cache-dir "$N" -f folded names.raw >names-warm.folded 2>>names.err
 	check_diff "names only: the entry with lines answers too" names-cold.folded names-warm.folded
 	check_eq "names only: and no KEY-n entry is made beside it" 0 "$(find "$N" -name '*-n.idx' | wc -l)"
+	# a file without DWARF has no lines to leave out: one entry for all
+	strip -g -o inl-nodw inl
+	raw_capture inl-nodw "$inl_at" $((0x$mlo + 8)) >nodw.raw
+	"$STACKFOLD" -q --cache-dir "$T/cache-nodw" -f folded nodw.raw >/dev/null 2>>names.err
+	check_eq "names only: no DWARF, one plain entry (no KEY-n)" "b-$(readelf -n inl | awk '/Build ID/ { print $3 }').idx" \
+		"$(cd "$T/cache-nodw" && ls)"
 	check_eq "names only: no warnings" "" "$(cat names.err)"
 fi

@@ -135,10 +135,12 @@ check_eq "pid gone at start: exit 3" 3 $?
 check "pid gone at start: 'pid N not found'" grep -q "pid $gone not found" "$T/gone.err"
 check_eq "pid gone at start: no file touched" "$before" "$(dir_state "$T/o-gone")"
 
-"$DEMO" 2 &
+# the demo outlives bpftrace's start-up (0.6 CPU-s of LLVM; seconds when
+# the machine is busy) and exits well before the capture's end
+"$DEMO" 4 &
 demo=$!
 BG+=("$demo")
-"$PROFILE" -p "$demo" -d 4 -o "$T/exit" >"$T/exit.out" 2>"$T/exit.err"
+"$PROFILE" -p "$demo" -d 8 -o "$T/exit" >"$T/exit.out" 2>"$T/exit.err"
 check_eq "target exits mid-run: exit 0" 0 $?
 wait "$demo" 2>/dev/null
 check "target exits mid-run: its samples are kept, names resolved" \
@@ -225,7 +227,7 @@ cat >"$T/evil.c" <<'EOF'
 int main(int argc, char **argv)
 {
 	volatile unsigned long n = 0;
-	time_t end = time(0) + 6;
+	time_t end = time(0) + 30;	/* killed after the capture */
 	prctl(PR_SET_NAME, argc > 1 ? "\n@[]: 9999999\n" : "e\n#maps 1", 0, 0, 0);
 	while (time(0) < end)
 		n++;
@@ -237,12 +239,13 @@ if cc -O1 -o "$T/evil" "$T/evil.c" 2>"$T/evil-cc.err"; then
 	evil=$!
 	"$T/evil" forge &
 	forge=$!
-	"$DEMO" 6 &
+	"$DEMO" 30 &
 	demo=$!
 	BG+=("$evil" "$forge" "$demo")
 	sleep 0.5
 	"$PROFILE" -a -d 3 -o "$T/evil" >"$T/evil.out" 2>"$T/evil.err"
 	check_eq "comm with a newline: exit 0" 0 $?
+	kill "$evil" "$forge" "$demo" 2>/dev/null
 	check "comm with a newline: other processes' samples kept" grep -q '^demo;' "$T/evil.folded"
 	check "comm with a newline: its own samples kept, under the escaped name" \
 		grep -q '^e\\x0a#maps 1;' "$T/evil.folded"
