@@ -35,7 +35,7 @@ ncpu=$(nproc)
 busy() { for _ in $(seq "$ncpu"); do "$TOP/bin/demo" "$1" >/dev/null & done; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 bpf_ns() {	# total run time of perf_event BPF programs
-	bpftool prog show 2>/dev/null | awk '/perf_event/ { for (i = 1; i <= NF; i++) if ($i == "run_time_ns") s += $(i + 1) } END { print s + 0 }'
+	bpftool prog show 2>/dev/null | awk '/perf_event/ { for (i = 1; i <= NF; i++) if ($i == "run_time_ns") s += $(i + 1) } END { printf "%.0f\n", s }'
 }
 
 # measure NAME PROGRAM: steady-state cost of one bpftrace program

@@ -18,7 +18,7 @@ trap 'sysctl -q -w kernel.bpf_stats_enabled="$old_stats"; lab_cleanup' EXIT
 sysctl -q -w kernel.bpf_stats_enabled=1
 
 # CPU time of a process, all threads, in ns (first field of schedstat).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'; }
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 # Id of the perf_event BPF program (type 7) that process PID holds open:
 # /proc/PID/fdinfo of a bpf-prog file descriptor names it.
 prog_id() {
@@ -33,7 +33,7 @@ prog_id() {
 prog_stats() {
 	bpftool prog show id "$1" | awk '{ for (i = 1; i < NF; i++)
 		if ($i == "run_time_ns" || $i == "run_cnt") v[$i] = $(i + 1) }
-		END { printf "%d %d\n", v["run_time_ns"], v["run_cnt"] }'
+		END { printf "%.0f %.0f\n", v["run_time_ns"], v["run_cnt"] }'
 }
 
 # measure MODE PROGRAM: run PROGRAM for LAB_SECONDS after it attached (its
