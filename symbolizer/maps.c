@@ -152,36 +152,13 @@ void maps_list_init(struct maps_list *ml)
 
 void maps_list_release(struct maps_list *ml)
 {
-	for (size_t i = 0; i < ml->nchunks; i++)
-		free(ml->chunks[i]);
-	free(ml->chunks);
+	sf_strpool_release(&ml->pool);
 	free(ml->v);
 	free(ml->carry);
 	free(ml->prev_path);
 	memset(ml, 0, sizeof(*ml));
 }
 
-/* Copy s[0..len) plus a NUL into the list's arena. */
-static char *arena_copy(struct maps_list *ml, const char *s, size_t len)
-{
-	if (!ml->nchunks || ml->chunk_used + len + 1 > ml->chunk_size) {
-		size_t sz = sf_chunk_size(ml->nchunks, len + 1);
-		if (sf_grow((void **)&ml->chunks, &ml->chunkcap,
-			    ml->nchunks + 1, sizeof(*ml->chunks)))
-			return NULL;
-		char *c = malloc(sz);
-		if (!c)
-			return NULL;
-		ml->chunks[ml->nchunks++] = c;
-		ml->chunk_size = sz;
-		ml->chunk_used = 0;
-	}
-	char *dst = ml->chunks[ml->nchunks - 1] + ml->chunk_used;
-	memcpy(dst, s, len);
-	dst[len] = 0;
-	ml->chunk_used += len + 1;
-	return dst;
-}
 
 /* Remember a file-backed line (its path copied: line may be transient). */
 static int remember_file(struct maps_list *ml, const struct maps_entry *e,
@@ -219,9 +196,9 @@ static int adopt_remapped(struct maps_list *ml, struct maps_entry *e)
 	e->deleted = pf->deleted;
 	e->kind = MAPS_FILE;
 	e->remapped = true;
-	e->line = arena_copy(ml, buf, (size_t)n);
+	e->line = sf_strpool_copy(&ml->pool, buf, (size_t)n);
 	e->line_len = (uint32_t)n;
-	e->path = arena_copy(ml, pf->path, strlen(pf->path));
+	e->path = sf_strpool_copy(&ml->pool, pf->path, strlen(pf->path));
 	return e->line && e->path ? 0 : -ENOMEM;
 }
 
@@ -230,8 +207,8 @@ static int keep(struct maps_list *ml, struct maps_entry *e, const char *line,
 {
 	if (!e->remapped) {
 		size_t poff = (size_t)(e->path - line);
-		char *copy = arena_copy(ml, line, len);
-		char *path = copy ? arena_copy(ml, copy + poff, plen) : NULL;
+		char *copy = sf_strpool_copy(&ml->pool, line, len);
+		char *path = copy ? sf_strpool_copy(&ml->pool, copy + poff, plen) : NULL;
 		if (!path)
 			return -ENOMEM;
 		e->line = copy;

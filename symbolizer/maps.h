@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util.h"
+
 /* What a mapping is backed by.  Only MAPS_FILE is ever opened as a file. */
 enum maps_kind {
 	MAPS_FILE,		/* a path starting with '/' */
@@ -83,9 +85,8 @@ struct maps_list {
 	size_t n, cap;
 	uint64_t lines, bad_lines;
 	uint64_t first_bad_line;	/* 1-based, 0 when none */
-	/* internal: arena for path and line copies */
-	char **chunks;
-	size_t nchunks, chunkcap, chunk_used, chunk_size;
+	/* internal: path and line copies */
+	struct sf_strpool pool;
 	/* internal: partial line carried between maps_list_feed() calls */
 	char *carry;
 	size_t carry_len, carry_cap;

@@ -76,22 +76,6 @@ int sf_grow(void **buf, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-#define CHUNK_FIRST_SHIFT 12	/* 4 KiB */
-#define CHUNK_MAX_SHIFT 16	/* 64 KiB */
-
-size_t sf_chunk_size(size_t nchunks, size_t need)
-{
-	size_t shift = CHUNK_FIRST_SHIFT + nchunks;
-	size_t sz = (size_t)1 << (shift < CHUNK_MAX_SHIFT ? shift : CHUNK_MAX_SHIFT);
-	return need > sz ? need : sz;
-}
-
-/* Past 16 small chunks (a big table: folded input keeps every line) the
- * chunks are huge-page sized and aligned: filling 4 KiB pages one fault at
- * a time was a third of reading a 100 MB folded file on this VM. */
-#define STRTAB_BIG_CHUNK SF_HUGE_PAGE
-#define STRTAB_SMALL_CHUNKS 16
-
 void *sf_alloc_huge(size_t n)
 {
 	size_t sz = (n + SF_HUGE_PAGE - 1) & ~(size_t)(SF_HUGE_PAGE - 1);
@@ -205,12 +189,50 @@ void sf_arena_release(struct sf_arena *a)
 	a->next = 0;
 }
 
-static char *chunk_alloc(size_t *sz, size_t nchunks)
+#define POOL_FIRST_SHIFT 12	/* 4 KiB */
+#define POOL_MAX_SHIFT 16	/* 64 KiB */
+#define POOL_SMALL_CHUNKS 16	/* then SF_HUGE_PAGE each */
+
+/* A new chunk for p, at least need bytes; its size in *sz. */
+static char *pool_chunk(const struct sf_strpool *p, size_t need, size_t *sz)
 {
-	if (nchunks < STRTAB_SMALL_CHUNKS || *sz > STRTAB_BIG_CHUNK)
+	size_t shift = POOL_FIRST_SHIFT + p->n;
+	*sz = (size_t)1 << (shift < POOL_MAX_SHIFT ? shift : POOL_MAX_SHIFT);
+	if (need > *sz)
+		*sz = need;
+	if (p->n < POOL_SMALL_CHUNKS || *sz > SF_HUGE_PAGE)
 		return malloc(*sz);
-	*sz = STRTAB_BIG_CHUNK;
-	return sf_alloc_huge(STRTAB_BIG_CHUNK);
+	*sz = SF_HUGE_PAGE;
+	return sf_alloc_huge(SF_HUGE_PAGE);
+}
+
+char *sf_strpool_copy(struct sf_strpool *p, const char *s, size_t len)
+{
+	if (!p->n || p->used + len + 1 > p->size) {
+		size_t sz;
+		if (sf_grow((void **)&p->chunks, &p->cap, p->n + 1,
+			    sizeof(*p->chunks)))
+			return NULL;
+		char *c = pool_chunk(p, len + 1, &sz);
+		if (!c)
+			return NULL;
+		p->chunks[p->n++] = c;
+		p->size = sz;
+		p->used = 0;
+	}
+	char *dst = p->chunks[p->n - 1] + p->used;
+	memcpy(dst, s, len);
+	dst[len] = 0;
+	p->used += len + 1;
+	return dst;
+}
+
+void sf_strpool_release(struct sf_strpool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->chunks[i]);
+	free(p->chunks);
+	memset(p, 0, sizeof(*p));
 }
 
 int strtab_init(struct strtab *t)
@@ -225,35 +247,13 @@ int strtab_init(struct strtab *t)
 
 void strtab_release(struct strtab *t)
 {
-	for (size_t i = 0; i < t->nchunks; i++)
-		free(t->chunks[i]);
-	free(t->chunks);
+	sf_strpool_release(&t->pool);
 	free(t->strs);
 	free(t->lens);
 	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }
 
-static char *strtab_store(struct strtab *t, const char *s, size_t len)
-{
-	if (!t->nchunks || t->chunk_used + len + 1 > t->chunk_size) {
-		size_t sz = sf_chunk_size(t->nchunks, len + 1);
-		if (sf_grow((void **)&t->chunks, &t->chunkcap, t->nchunks + 1,
-			    sizeof(*t->chunks)))
-			return NULL;
-		char *c = chunk_alloc(&sz, t->nchunks);
-		if (!c)
-			return NULL;
-		t->chunks[t->nchunks++] = c;
-		t->chunk_size = sz;
-		t->chunk_used = 0;
-	}
-	char *dst = t->chunks[t->nchunks - 1] + t->chunk_used;
-	memcpy(dst, s, len);
-	dst[len] = 0;
-	t->chunk_used += len + 1;
-	return dst;
-}
 
 static int strtab_rehash_to(struct strtab *t, size_t ns)
 {
@@ -292,7 +292,7 @@ int64_t strtab_append(struct strtab *t, const char *s, size_t len)
 	if (sf_grow((void **)&t->strs, &t->cap, t->n + 1, sizeof(*t->strs)) ||
 	    sf_grow((void **)&t->lens, &t->lcap, t->n + 1, sizeof(*t->lens)))
 		return -ENOMEM;
-	char *copy = strtab_store(t, s, len);
+	char *copy = sf_strpool_copy(&t->pool, s, len);
 	if (!copy)
 		return -ENOMEM;
 	uint32_t id = (uint32_t)t->n++;
@@ -316,7 +316,7 @@ int64_t strtab_intern(struct strtab *t, const char *s, size_t len)
 	if (sf_grow((void **)&t->strs, &t->cap, t->n + 1, sizeof(*t->strs)) ||
 	    sf_grow((void **)&t->lens, &t->lcap, t->n + 1, sizeof(*t->lens)))
 		return -ENOMEM;
-	char *copy = strtab_store(t, s, len);
+	char *copy = sf_strpool_copy(&t->pool, s, len);
 	if (!copy)
 		return -ENOMEM;
 	uint32_t id = (uint32_t)t->n++;
