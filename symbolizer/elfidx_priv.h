@@ -25,6 +25,7 @@
 #define IDX_MAGIC "SFELFIDX"
 #define IDX_VERSION 8u
 #define IDX_NONE UINT32_MAX
+#define IDX_KEY_LEN 96		/* a cache key and its NUL */
 
 enum idx_sect {
 	IDX_PHDRS,	/* struct idx_phdr, PT_LOAD segments in file order */
@@ -61,7 +62,7 @@ struct idx_hdr {
 	uint64_t total_len;	/* header + body, bytes */
 	uint32_t crc;		/* zlib crc32 over bytes [sizeof hdr, total_len) */
 	uint32_t nsect;		/* IDX_NSECT */
-	char key[96];		/* cache key the blob was built for */
+	char key[IDX_KEY_LEN];	/* cache key the blob was built for */
 	char build_id[48];	/* lowercase hex, "" if none */
 	uint64_t addr_base;	/* LINES and SEGS addresses are relative */
 	uint64_t built_at;	/* time(NULL) when built */

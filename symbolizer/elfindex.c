@@ -309,6 +309,15 @@ static int cache_key(int fd, const char *build_id, bool no_dwarf, char *key,
 	return 0;
 }
 
+/* The key of key's index without line tables (no_lines), into dst
+ * (NKEY_LEN bytes: key, IDX_KEY_LEN at most, and "-n"); key itself when
+ * lines is true. */
+#define NKEY_LEN (IDX_KEY_LEN + 2)
+static void lines_key(char *dst, const char *key, bool lines)
+{
+	snprintf(dst, NKEY_LEN, "%s%s", key, lines ? "" : "-n");
+}
+
 static bool has_dwarf(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
@@ -440,11 +449,10 @@ static struct elf_index *open_built(Elf *elf, int fd, const char *path,
 		return NULL;
 	}
 	struct dwsrc src = { 0 };
-	char nkey[104];
+	char nkey[NKEY_LEN];
 	idxb_start(&b, o, bid);
 	int rc = build(&b, elf, fd, path, o, &src);
-	snprintf(nkey, sizeof(nkey), "%s%s", key,
-		 (b.flags & IDX_NO_LINES) ? "-n" : "");
+	lines_key(nkey, key, !(b.flags & IDX_NO_LINES));
 	if (!rc)
 		rc = idxb_freeze(&b, nkey, &blob, &len);
 	idxb_release(&b);
@@ -561,14 +569,14 @@ static struct elf_index *open_any_cached(const struct elfidx_opts *o,
 {
 	struct elfidx_opts full = *o;
 	struct elf_index *idx = NULL;
-	char nkey[104];
+	char nkey[NKEY_LEN];
 
 	if (!o->cache_dir)
 		return NULL;
 	full.no_lines = false;
 	idx = open_cached(&full, key, elf, fd, path);
 	if (!idx && o->no_lines) {
-		snprintf(nkey, sizeof(nkey), "%s-n", key);
+		lines_key(nkey, key, false);
 		idx = open_cached(o, nkey, elf, fd, path);
 	}
 	return idx;
@@ -582,7 +590,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 	struct elfidx_opts eo = opts ? *opts : defaults;
 	const struct elfidx_opts *o = &eo;
 	struct elf_index *idx = NULL;
-	char bid[48], key[96];
+	char bid[48], key[IDX_KEY_LEN];
 
 	if (eo.no_dwarf)
 		eo.no_lines = false;	/* one key for symbols only */
