@@ -61,5 +61,26 @@ live_prereq() {
 	return 0
 }
 
+# capture_head BIN PID COMM [PATH]: the start of a stackfold raw capture
+# (stackfold record's format) of process PID, COMM, that ran BIN: its
+# executable segment saved in the map at CAP_BASE (0x555555554000) plus its
+# ELF address, as PATH (default BIN), up to the "#pid" line; stacks follow.
+# Sets CAP_START, CAP_LIMIT and CAP_OFF (the mapping's range and file
+# offset): call it outside a subshell.  1 when BIN has no executable LOAD.
+capture_head() {
+	local bin=$1 pid=$2 pg=4096 off vaddr memsz bid
+	CAP_BASE=$((0x555555554000))
+	read -r off vaddr memsz <<<"$(readelf -lW "$bin" | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3, $6; exit }')"
+	[ -n "$memsz" ] || return 1
+	bid=$(readelf -n "$bin" | awk '/Build ID/ { print $3 }')
+	CAP_START=$((CAP_BASE + (vaddr & ~(pg - 1))))
+	CAP_LIMIT=$(((CAP_BASE + vaddr + memsz + pg - 1) & ~(pg - 1)))
+	CAP_OFF=$((off & ~(pg - 1)))
+	printf '# stackfold-capture 1\n#meta hz 99\n#meta start_ns 1700000000000000000\n#maps %d\n' "$pid"
+	printf '%x-%x r-xp %08x 00:00 0 %s\n' "$CAP_START" "$CAP_LIMIT" "$CAP_OFF" "${4:-$bin}"
+	[ -z "$bid" ] || printf '#bid %x %s\n' "$CAP_START" "$bid"
+	printf '#main %x\n#endmaps\n#pid %d %s\n' "$CAP_START" "$pid" "$3"
+}
+
 # sum of the counts of a folded file
 folded_total() { awk '{ s += $NF } END { print s + 0 }' "$1"; }

@@ -146,28 +146,21 @@ check_eq "folded _[k]: the only mapping" "1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]
 # re-symbolize those addresses itself to the same functions and lines.
 addr_capture() {	# DIR: writes DIR/app, DIR/cap.raw; 1 when tools are missing
 	local d=$1 bid=73746163666f6c642d7070726f662d746573742d pid=4194001
-	local off vaddr memsz base=$((0x555555554000)) pg=4096 start limit
 	command -v nm >/dev/null && command -v readelf >/dev/null || return 1
 	printf '%s\n' 'int leaf(int n) { return n * 3; }' \
 		'int mid(int n) { return leaf(n) + 1; }' \
 		'int main(void) { return mid(3); }' >"$d/app.c"
 	cc -O0 -g -fno-inline -Wl,--build-id=0x$bid -o "$d/app" "$d/app.c" || return 1
-	read -r off vaddr memsz <<<"$(readelf -lW "$d/app" | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3, $6; exit }')"
-	[ -n "$memsz" ] || return 1
-	start=$((base + (vaddr & ~(pg - 1))))
-	limit=$(((base + vaddr + memsz + pg - 1) & ~(pg - 1)))
-	addr_of() { printf '0x%x' $((base + 0x$(nm "$d/app" | awk -v f="$1" '$3 == f { print $1 }') + $2)); }
+	addr_of() { printf '0x%x' $((CAP_BASE + 0x$(nm "$d/app" | awk -v f="$1" '$3 == f { print $1 }') + $2)); }
 	{
-		printf '# stackfold-capture 1\n#meta hz 99\n#meta start_ns 1700000000000000000\n#maps %d\n' $pid
-		printf '%x-%x r-xp %08x 00:00 0 %s\n' $start $limit $((off & ~(pg - 1))) "$d/app"
-		printf '#bid %x %s\n#main %x\n#endmaps\n#pid %d app\n' $start $bid $start $pid
+		capture_head "$d/app" $pid app || return 1
 		printf '@stackfold[%d, %d, app, \n    %s\n    %s\n    %s\n, ]: 5\n' \
 			$pid $pid "$(addr_of leaf 4)" "$(addr_of mid 9)" "$(addr_of main 9)"
 		printf '@stackfold[%d, %d, app, \n    %s\n    %s\n, \n\tffffffff815e150d unmap_page_range+1245\n]: 2\n' \
 			$pid $((pid + 1)) "$(addr_of mid 9)" "$(addr_of main 9)"
 	} >"$d/cap.raw"
 	printf '%s %s %s %x %x %x\n' "$(addr_of leaf 4)" "$(addr_of mid 9)" "$(addr_of main 9)" \
-		$start $limit $((off & ~(pg - 1))) >"$d/addrs"
+		"$CAP_START" "$CAP_LIMIT" "$CAP_OFF" >"$d/addrs"
 }
 mkdir -p "$T/addr"
 if ! addr_capture "$T/addr"; then
