@@ -287,7 +287,8 @@ static int strtab_reindex(struct strtab *t)
 	return strtab_rehash_to(t, ns);
 }
 
-int64_t strtab_append(struct strtab *t, const char *s, size_t len)
+/* Store a copy of s as the next id; the hash slots are not touched. */
+static int64_t strtab_add(struct strtab *t, const char *s, size_t len)
 {
 	if (sf_grow((void **)&t->strs, &t->cap, t->n + 1, sizeof(*t->strs)) ||
 	    sf_grow((void **)&t->lens, &t->lcap, t->n + 1, sizeof(*t->lens)))
@@ -298,7 +299,14 @@ int64_t strtab_append(struct strtab *t, const char *s, size_t len)
 	uint32_t id = (uint32_t)t->n++;
 	t->strs[id] = copy;
 	t->lens[id] = (uint32_t)len;
-	t->unindexed = true;
+	return id;
+}
+
+int64_t strtab_append(struct strtab *t, const char *s, size_t len)
+{
+	int64_t id = strtab_add(t, s, len);
+	if (id >= 0)
+		t->unindexed = true;
 	return id;
 }
 
@@ -313,16 +321,10 @@ int64_t strtab_intern(struct strtab *t, const char *s, size_t len)
 		if (t->lens[id] == len && memcmp(t->strs[id], s, len) == 0)
 			return id;
 	}
-	if (sf_grow((void **)&t->strs, &t->cap, t->n + 1, sizeof(*t->strs)) ||
-	    sf_grow((void **)&t->lens, &t->lcap, t->n + 1, sizeof(*t->lens)))
-		return -ENOMEM;
-	char *copy = sf_strpool_copy(&t->pool, s, len);
-	if (!copy)
-		return -ENOMEM;
-	uint32_t id = (uint32_t)t->n++;
-	t->strs[id] = copy;
-	t->lens[id] = (uint32_t)len;
-	t->slots[i] = id + 1;
+	int64_t id = strtab_add(t, s, len);
+	if (id < 0)
+		return id;
+	t->slots[i] = (uint32_t)id + 1;
 	if (t->n * 2 > t->nslots && strtab_rehash(t))
 		return -ENOMEM;
 	return id;
