@@ -14,7 +14,7 @@ int reccache_init(struct reccache *rc)
 void reccache_release(struct reccache *rc)
 {
 	free(rc->buf);
-	free(rc->sample);
+	free(rc->ent);
 	strtab_release(&rc->keys);
 	memset(rc, 0, sizeof(*rc));
 }
@@ -59,17 +59,18 @@ static bool starts_entry(const char *s, size_t len)
 
 /* Complete entry: look it up by its text without the count. */
 static int finish(struct reccache *rc, size_t digits_at, size_t line_start,
-		  uint32_t *sample, uint64_t *count)
+		  struct reccache_entry *hit, uint64_t *count)
 {
 	size_t klen = line_start + digits_at;
 	rc->klen = klen;
-	if (!sf_parse_u64(rc->buf + klen, rc->len - 1 - klen, count))
+	if (!sf_parse_u64(rc->buf + klen, rc->len - 1 - klen, count) ||
+	    *count > (uint64_t)INT64_MAX)
 		return RC_MISS;	/* let the parser reject it */
 	int64_t id = strtab_intern(&rc->keys, rc->buf, klen);
 	if (id < 0)
 		return -ENOMEM;
-	if ((size_t)id < rc->sample_cap && rc->sample[id]) {
-		*sample = rc->sample[id];
+	if ((size_t)id < rc->ent_cap && rc->ent[id].sample) {
+		*hit = rc->ent[id];
 		rc->len = 0;
 		rc->open = false;
 		return RC_HIT;
@@ -78,7 +79,7 @@ static int finish(struct reccache *rc, size_t digits_at, size_t line_start,
 }
 
 int reccache_line(struct reccache *rc, const char *line, size_t len,
-		  uint32_t *sample, uint64_t *count)
+		  struct reccache_entry *hit, uint64_t *count)
 {
 	size_t digits, start = rc->len;
 	if (len && line[len - 1] == '\r')
@@ -99,7 +100,7 @@ int reccache_line(struct reccache *rc, const char *line, size_t len,
 	bool closer = start == 0 || line[0] == ',' || line[0] == ']';
 	if (closer && ends_entry(line, len, &digits)) {
 		rc->open = false;
-		return finish(rc, digits, start, sample, count);
+		return finish(rc, digits, start, hit, count);
 	}
 	return RC_CONSUMED;
 }
@@ -119,19 +120,20 @@ int reccache_replay(struct reccache *rc,
 	return ret;
 }
 
-int reccache_learn(struct reccache *rc, uint32_t sample)
+int reccache_learn(struct reccache *rc, uint32_t sample, uint32_t flags)
 {
 	int64_t id = strtab_intern(&rc->keys, rc->buf, rc->klen);
 	rc->len = 0;
 	if (id < 0)
 		return -ENOMEM;
-	size_t old = rc->sample_cap;
-	if (sf_grow((void **)&rc->sample, &rc->sample_cap, (size_t)id + 1,
-		    sizeof(*rc->sample)))
+	size_t old = rc->ent_cap;
+	if (sf_grow((void **)&rc->ent, &rc->ent_cap, (size_t)id + 1,
+		    sizeof(*rc->ent)))
 		return -ENOMEM;
-	if (rc->sample_cap > old)
-		memset(rc->sample + old, 0, (rc->sample_cap - old) * sizeof(*rc->sample));
-	rc->sample[id] = sample;
+	if (rc->ent_cap > old)
+		memset(rc->ent + old, 0, (rc->ent_cap - old) * sizeof(*rc->ent));
+	if (sample)
+		rc->ent[id] = (struct reccache_entry){ sample, flags };
 	return 0;
 }
 

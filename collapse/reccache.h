@@ -27,13 +27,16 @@ struct reccache {
 	bool open;		/* collecting an entry */
 	size_t klen;		/* key length of the entry just completed */
 	struct strtab keys;	/* entry text (without count) -> key id */
-	uint32_t *sample;	/* key id -> sample id (0: not cacheable) */
-	size_t sample_cap;
+	struct reccache_entry {
+		uint32_t sample;	/* sample id (0: not cacheable) */
+		uint32_t flags;		/* the caller's, given to learn */
+	} *ent;			/* key id -> what the entry produced */
+	size_t ent_cap;
 };
 
 enum reccache_result {
 	RC_CONSUMED,		/* line kept; entry not complete yet */
-	RC_HIT,			/* complete entry seen before: *sample, *count */
+	RC_HIT,			/* complete entry seen before: *hit, *count */
 	RC_MISS,		/* complete new entry: replay it (reccache_lines),
 				 * then reccache_learn() its sample */
 	RC_PASS,		/* not part of an entry: give the line to the
@@ -45,17 +48,20 @@ enum reccache_result {
 int reccache_init(struct reccache *rc);	/* 0 or -ENOMEM */
 void reccache_release(struct reccache *rc);
 /* Feed one line (without '\n').  Returns an enum reccache_result, or
- * -ENOMEM.  On RC_HIT, *sample and *count are set. */
+ * -ENOMEM.  On RC_HIT, *hit (what reccache_learn stored) and *count are
+ * set.  An entry whose count is past INT64_MAX is never a hit: the parser
+ * rules on it. */
 int reccache_line(struct reccache *rc, const char *line, size_t len,
-		  uint32_t *sample, uint64_t *count);
+		  struct reccache_entry *hit, uint64_t *count);
 /* The buffered entry's lines, for replay: call fn for each (the buffer
  * is kept for reccache_learn).  Returns the first non-zero fn result. */
 int reccache_replay(struct reccache *rc,
 		    int (*fn)(void *ctx, const char *line, size_t len),
 		    void *ctx);
-/* Remember that the entry just replayed (RC_MISS) produced sample
- * (0: do not cache it).  Must follow reccache_replay of an RC_MISS. */
-int reccache_learn(struct reccache *rc, uint32_t sample);
+/* Remember that the entry just replayed (RC_MISS) produced sample, with
+ * the caller's flags for it (sample 0: do not cache it; an entry already
+ * cached keeps what it had).  Must follow reccache_replay of an RC_MISS. */
+int reccache_learn(struct reccache *rc, uint32_t sample, uint32_t flags);
 /* Forget the buffered lines (after an RC_REPLAY replay). */
 void reccache_discard(struct reccache *rc);
 /* True while an entry is open (at end of input: a truncated entry, to be

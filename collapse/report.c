@@ -52,6 +52,7 @@ static int on_record(void *ctx, const struct bt_record *rec)
 {
 	struct report *r = ctx;
 	r->last_sample = 0;
+	r->last_truncated = rec->maybe_truncated;
 	if (!rec->had_stack)
 		return defer_record(r, rec);
 	r->in.stack_records++;
@@ -242,6 +243,8 @@ static int folded_line(struct report *r, const char *s, size_t len)
 	return ret == -EDOM ? -EAGAIN : ret;
 }
 
+enum { HIT_TRUNCATED = 1 };	/* reccache flags: the stack hit the depth limit */
+
 static int bt_feed(void *ctx, const char *line, size_t len)
 {
 	struct report *r = ctx;
@@ -252,19 +255,23 @@ static int bt_feed(void *ctx, const char *line, size_t len)
  * and everything that is not a plain entry, through the parser. */
 static int bt_line(struct report *r, const char *line, size_t len)
 {
-	uint32_t sample = 0;
+	struct reccache_entry hit;
 	uint64_t count = 0;
-	int ret, res = reccache_line(&r->rc, line, len, &sample, &count);
+	int ret, res = reccache_line(&r->rc, line, len, &hit, &count);
 	switch (res) {
 	case RC_CONSUMED:
 		return 0;
-	case RC_HIT:
+	case RC_HIT:	/* what on_record would do, from what it did before */
 		r->in.stack_records++;
-		return profile_sample_add_count(&r->prof, sample, count);
+		if (hit.flags & HIT_TRUNCATED)
+			r->prof.counters.truncated_stacks += count;
+		return profile_sample_add_count(&r->prof, hit.sample, count);
 	case RC_MISS:
 		r->last_sample = 0;
+		r->last_truncated = false;
 		ret = reccache_replay(&r->rc, bt_feed, r);
-		return ret ? ret : reccache_learn(&r->rc, r->last_sample);
+		return ret ? ret : reccache_learn(&r->rc, r->last_sample,
+						  r->last_truncated ? HIT_TRUNCATED : 0);
 	case RC_REPLAY:
 		ret = reccache_replay(&r->rc, bt_feed, r);
 		reccache_discard(&r->rc);

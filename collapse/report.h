@@ -74,6 +74,7 @@ struct report {
 	uint64_t handed_total;	/* direct's total and lines when report_fold() */
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */
+	bool last_truncated;	/* ... and whether its stack hit the limit */
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
 	struct sf_err err;	/* last callback error */

@@ -131,6 +131,12 @@ cat >"$T/badnum.txt" <<'EOF'
 ]: 0x10
 EOF
 sf badnum "$T/badnum.txt"
+# A count past 2^63-1 on a record seen before is judged as on a new one.
+printf '@[\n    e+1\n]: 1\n' | cat - "$T/badnum.txt" >"$T/badnum2.txt"
+sf badnum2 "$T/badnum2.txt"
+check_eq "bad counts on a repeated record: the same verdict (exit 0)" 0 "$(rc badnum2)"
+check "bad counts on a repeated record: the same 5 lines rejected" \
+	grep -q 'badnum2.txt:9: ignored 5 unparsable lines (first at line 9)' "$T/badnum2.err"
 check_eq "bad counts: only the good record is kept" "a 5" "$(cat "$T/badnum.out")"
 check "bad counts: 5 lines rejected, first at line 6" \
 	grep -q 'badnum.txt:6: ignored 5 unparsable lines (first at line 6)' "$T/badnum.err"
@@ -227,6 +233,12 @@ check "126-frame stack: not marked" grep -q '^deep;m125;m124;' "$T/deep.out"
 check "stacks at the depth limit: counted in the summary" \
 	grep -q '7 samples with a stack at the depth limit' "$T/deep.err"
 conserve deep "$T/deep.txt"
+# The same records again (a map printed every flush repeats them): answered
+# from the record cache, and still counted as truncated.
+cat "$T/deep.txt" "$T/deep.txt" >"$T/deep2.txt"
+sf deep2 "$T/deep2.txt"
+check "repeated stacks at the depth limit: counted each time" \
+	grep -q '14 samples with a stack at the depth limit' "$T/deep2.err"
 
 # an 8 MB frame name on one line (the line reader grows to the line)
 { printf '@[\n    '; head -c 8000000 /dev/zero | tr '\0' x; printf '+1\n]: 3\n'; } >"$T/long.txt"
