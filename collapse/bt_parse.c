@@ -181,11 +181,14 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 		if (sp) {
 			const char *r = skip_ws(sp, end), *mod_end = end;
 			const char *mod = NULL;
-			if (end[-1] == ')') {
+			if (end[-1] == ')') {	/* "(/x/app (deleted))" */
 				const char *q = end - 1;
-				while (q > r && *q != '(')
+				int depth = 1;
+				while (q > r && depth) {
 					q--;
-				if (*q == '(') {
+					depth += *q == ')' ? 1 : *q == '(' ? -1 : 0;
+				}
+				if (!depth) {
 					mod = q + 1;
 					mod_end = end - 1;
 					end = trim_end(r, q);

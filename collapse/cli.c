@@ -145,10 +145,16 @@ static int parse_formats(struct cli *c, const char *list)
 			free(copy);
 			return r;
 		}
+		for (unsigned i = 0; i < c->nformats; i++)
+			if (c->formats[i] == f) {
+				int r = bad("format given twice", t);
+				free(copy);
+				return r;
+			}
 		c->formats[c->nformats++] = f;
 	}
 	free(copy);
-	return -1;
+	return c->nformats ? -1 : bad("no format in", list);
 }
 
 static bool parse_uint(const char *s, unsigned *out)
@@ -269,6 +275,15 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	}
 	c->inputs = argv + optind;
 	c->ninputs = argc - optind;
+	if ((c->oo.fold_flags & FOLD_USER_ONLY) &&
+	    (c->oo.fold_flags & FOLD_KERNEL_ONLY)) {
+		fprintf(stderr, "stackfold: -U and -K exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if (c->nformats > 1 && (!c->output || !strcmp(c->output, "-"))) {
+		fprintf(stderr, "stackfold: several formats need -o PREFIX\n");
+		return EXIT_USAGE;
+	}
 	if (c->diff_before) {
 		if (c->ninputs != 2) {
 			fprintf(stderr, "stackfold: --diff takes two inputs: BEFORE AFTER\n");

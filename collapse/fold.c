@@ -195,6 +195,14 @@ static bool fold_sorted(const struct fold *f)
 	return true;
 }
 
+size_t fold_stacks(const struct fold *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->n; i++)
+		n += f->lines[i].stack && (f->lines[i].count || f->lines[i].count2);
+	return n;
+}
+
 int fold_finish(struct fold *f)
 {
 	/* drop slots that never received a stack (id 0, "", unless used) */

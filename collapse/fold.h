@@ -117,6 +117,9 @@ int fold_init(struct fold *f);
 int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
 	     uint64_t count2);
 int fold_finish(struct fold *f);
+/* Unique stacks in f, also before fold_finish() (which drops the slots
+ * fold_add() left empty). */
+size_t fold_stacks(const struct fold *f);
 /* fold_add() of a folded-text stack, each frame made safe by the same rule
  * fold_build() applies (control bytes and NUL to '?', an empty frame to
  * "[empty]", an empty stack to "[no stack]"), so folded text read straight

@@ -360,7 +360,7 @@ uint64_t report_samples(const struct report *r)
 
 size_t report_unique_stacks(const struct report *r)
 {
-	return r->prof.nsamples - 1 + r->direct.n + r->handed_n +
+	return r->prof.nsamples - 1 + fold_stacks(&r->direct) + r->handed_n +
 	       (r->svg ? svg_stream_stacks(r->svg) : 0) +
 	       (r->tree ? svg_tree_stacks(r->tree) : 0);
 }

@@ -94,6 +94,16 @@ check_eq "';' becomes ':' and control bytes '?'" "c?x;a:b 5" "$("$STACKFOLD" -q 
 "$STACKFOLD" -q "$FX/ustack-kstack.txt" >"$T/d2"
 check "same input gives the same bytes" cmp -s "$T/d1" "$T/d2"
 
+# ustack(perf) module names may hold parentheses: "(/x/app (deleted))".
+printf '@[\n\t562ea408e369 foo+3 (/opt/app/demo (deleted))\n\t562ea408e400 main+3 (/opt/app/demo (deleted))\n]: 1\n' >"$T/deleted.txt"
+check_eq "perf frame of a deleted module: name and module split at the matching '('" \
+	"main;foo 1" "$("$STACKFOLD" -q "$T/deleted.txt")"
+# The summary counts unique stacks, folded input included.
+printf 'a;b;c 3\na;b 2\na;b;c 4\n' >"$T/dup.folded"
+"$STACKFOLD" "$FX/kstack.txt" "$T/dup.folded" 2>"$T/dup.err" >"$T/dup.out"
+check_eq "summary: unique stacks, bpftrace and folded input mixed" \
+	"$(wc -l <"$T/dup.out") unique stacks" "$(grep -o '[0-9]* unique stacks' "$T/dup.err")"
+
 # The top table: self/total shares per function, hottest stacks.
 "$STACKFOLD" -q -f top "$FX/ustack-perf.txt" >"$T/top.out"
 check "top: matrix_multiply is the hottest self function" \
@@ -107,6 +117,15 @@ check_eq "unknown format exits 1" 1 $?
 "$STACKFOLD" -f folded,top "$T/in.folded" >/dev/null 2>&1
 check_eq "several formats without -o exit 1" 1 $?
 "$STACKFOLD" -f folded,top -o "$T/multi" "$T/in.folded" 2>/dev/null
+# ... found before any input is read (stdin is never consumed).
+timeout 10 "$STACKFOLD" -f folded,top 2>/dev/null < <(sleep 30)
+check_eq "several formats without -o: refused before reading stdin" 1 $?
+"$STACKFOLD" -f '' "$T/in.folded" >"$T/noformat.out" 2>&1
+check_eq "an empty format list exits 1 (not 0 with nothing written)" 1 $?
+"$STACKFOLD" -f folded,folded -o "$T/twice" "$T/in.folded" >/dev/null 2>&1
+check_eq "a format given twice exits 1" 1 $?
+"$STACKFOLD" -U -K "$T/in.folded" >/dev/null 2>&1
+check_eq "-U with -K exits 1 (they would leave no frame)" 1 $?
 check "several formats with -o PREFIX write PREFIX.folded and PREFIX.top" test -s "$T/multi.folded" -a -s "$T/multi.top"
 
 # -o to a device or FIFO writes in place: it never replaces /dev/null.
