@@ -36,6 +36,10 @@ static int no_samples(char **inputs, int n)
  * which keeps kernel frames on a kernel mapping). */
 static bool want_direct(const struct cli *c)
 {
+	/* -U, -K and -d act on the _[k] marks of folded input too: through
+	 * a profile, the same for every output */
+	if (c->oo.fold_flags & (FOLD_USER_ONLY | FOLD_KERNEL_ONLY | FOLD_DELIMIT))
+		return false;
 	for (unsigned i = 0; i < c->nformats; i++)
 		if (strcmp(c->formats[i]->name, "pprof") == 0)
 			return false;

@@ -362,9 +362,9 @@ static int sb_proc_frame(struct sbuf *b, const struct profile *p,
 	char num[32];
 	size_t clen;
 	const char *comm = pstr(p, s->comm, &clen);
-	if (flags & FOLD_NO_COMM)
-		return 0;
-	if (!s->comm && !(flags & FOLD_PID))
+	/* pid and tid 0 are unknown (not in the input): never printed */
+	bool pid = (flags & FOLD_PID) && s->pid;
+	if ((flags & FOLD_NO_COMM) || (!s->comm && !pid))
 		return 0;
 	if (!s->comm) {		/* -p without a comm: "pid-N" */
 		snprintf(num, sizeof(num), "pid-%u", s->pid);
@@ -372,12 +372,12 @@ static int sb_proc_frame(struct sbuf *b, const struct profile *p,
 			return -ENOMEM;
 	} else if (sb_frame(b, comm, clen, NULL)) {
 		return -ENOMEM;
-	} else if (flags & FOLD_PID) {
+	} else if (pid) {
 		snprintf(num, sizeof(num), "-%u", s->pid);
 		if (sb_put(b, num, strlen(num)))
 			return -ENOMEM;
 	}
-	if (flags & FOLD_TID) {
+	if ((flags & FOLD_TID) && s->tid) {
 		snprintf(num, sizeof(num), "/%u", s->tid);
 		if (sb_put(b, num, strlen(num)))
 			return -ENOMEM;

@@ -104,6 +104,19 @@ printf 'a;b;c 3\na;b 2\na;b;c 4\n' >"$T/dup.folded"
 check_eq "summary: unique stacks, bpftrace and folded input mixed" \
 	"$(wc -l <"$T/dup.out") unique stacks" "$(grep -o '[0-9]* unique stacks' "$T/dup.err")"
 
+# Options on folded input give the same folded text whatever else is written
+# (pprof goes through a profile; folded alone does not): -U, -K and -d act on
+# the _[k] marks, -p and --tid have no pid to add.
+printf 'comm;main;read;vfs_read_[k];copy_[k] 3\ncomm;main;compute 2\n' >"$T/uk.folded"
+for o in -U -K -d -p --tid; do
+	"$STACKFOLD" -q "$o" "$T/uk.folded" >"$T/uk1.out"
+	"$STACKFOLD" -q "$o" -f folded,pprof -o "$T/uk2" "$T/uk.folded"
+	check "folded input, $o: folded alone = folded beside pprof" cmp -s "$T/uk1.out" "$T/uk2.folded"
+done
+check_eq "folded input, -U: kernel frames dropped" "comm;main;compute 2
+comm;main;read 3" "$("$STACKFOLD" -q -U "$T/uk.folded")"
+check_eq "folded input, -p: no made-up pid" "$(sort "$T/uk.folded")" "$("$STACKFOLD" -q -p "$T/uk.folded" | sort)"
+
 # The top table: self/total shares per function, hottest stacks.
 "$STACKFOLD" -q -f top "$FX/ustack-perf.txt" >"$T/top.out"
 check "top: matrix_multiply is the hottest self function" \
