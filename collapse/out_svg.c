@@ -471,11 +471,16 @@ static int64_t pct100(double part, uint64_t total)
 	return total ? llround(part * 10000.0 / (double)total) : 0;
 }
 
+/* A title's name is cut at a million characters: escaped (at most 6 bytes
+ * each) it stays under libxml2's 10,000,000-byte limit on a text node, so
+ * xmllint and browsers read the file without their "huge" option. */
+#define TITLE_MAX_CHARS 1000000
+
 static void put_title(struct svg_buf *b, const struct svg_geom *g,
 		      const struct vframe *v, size_t dlen)
 {
 	svg_put(b, "<title>", 7);
-	svg_put_xml(b, v->name, dlen, SIZE_MAX);
+	svg_put_xml(b, v->name, dlen, TITLE_MAX_CHARS);
 	svg_put(b, " (", 2);
 	svg_put_u64_commas(b, v->count);
 	svg_putc(b, ' ');
