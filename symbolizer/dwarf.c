@@ -33,6 +33,7 @@ struct drange {
  */
 struct origin_val {
 	uint32_t name, sysname, decl_line;
+	uint32_t plain;		/* 1: DW_AT_name only, no linkage name */
 };
 
 struct dwalk {
@@ -45,6 +46,7 @@ struct dwalk {
 	size_t *seqs;		/* index in b->lines where a sequence starts */
 	size_t nseqs, seqcap;
 	int in_func;		/* > 0 while below a subprogram */
+	bool mangled;		/* the CU's language mangles its symbols */
 	/* CU file index -> interned path + 1 (0: not yet), for call_file */
 	uint32_t *fids;
 	size_t nfids;
@@ -385,8 +387,10 @@ static const char *die_name(Dwarf_Die *die, bool *linkage)
 	return s;
 }
 
-/* Name and first line of die, through the origin cache. */
-static int node_names(struct dwalk *w, Dwarf_Die *die, struct idx_node *nd)
+/* Name and first line of die, through the origin cache; *plain: the name
+ * is a DW_AT_name, not a linkage name. */
+static int node_names(struct dwalk *w, Dwarf_Die *die, struct idx_node *nd,
+		      bool *plain)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die org;
@@ -407,17 +411,20 @@ static int node_names(struct dwalk *w, Dwarf_Die *die, struct idx_node *nd)
 			return -ENOMEM;
 		if (!dwarf_decl_line(die, &line) && line > 0)
 			nv.decl_line = (uint32_t)line;
+		nv.plain = name && *name && !linkage;
 		if (v)
 			*v = nv;
 		v = v ? v : &nv;
 		nd->name = v->name;
 		nd->sysname = v->sysname;
 		nd->decl_line = v->decl_line;
+		*plain = v->plain;
 		return 0;
 	}
 	nd->name = v->name;
 	nd->sysname = v->sysname;
 	nd->decl_line = v->decl_line;
+	*plain = v->plain;
 	return 0;
 }
 
@@ -442,9 +449,16 @@ static int add_node(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
 	struct idx_node nd = { .parent = parent };
 	Dwarf_Word u;
 	Dwarf_Attribute a;
+	bool plain;
 
-	if (node_names(w, die, &nd))
+	if (node_names(w, die, &nd, &plain))
 		return -ENOMEM;
+	/* binutils (addr2line) names such a function, in a language whose
+	 * symbols are mangled, by its symbol: a member of a local class
+	 * (a lambda's std::function manager) has no linkage name, and its
+	 * DW_AT_name alone ("_M_manager") says little. */
+	if (parent == IDX_NONE && plain && w->mangled)
+		nd.call_line = IDX_NODE_SYMNAME;
 	if (parent != IDX_NONE && !b->no_lines) {
 		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &u) == 0)
 			nd.call_line = (uint32_t)u;
@@ -645,6 +659,23 @@ void dwarfidx_close(struct dwsrc *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Languages whose symbols carry mangled names (binutils' mangle_style). */
+static bool lang_mangles(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_ObjC_plus_plus:
+	case DW_LANG_D:
+	case DW_LANG_Rust:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* One unit: its rows and its scopes (no_lines: scopes only, without the
  * files of inlined calls). */
 static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
@@ -666,6 +697,7 @@ static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 		memset(w->fids, 0, w->nfids * sizeof(*w->fids));
 	Dwarf_Attribute cd;
 	w->comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cd));
+	w->mangled = lang_mangles(dwarf_srclang(cudie));
 	w->rc = w->b->no_lines ? 0 : cu_lines(w, cudie);
 	if (!w->rc)
 		walk_children(w, cudie, IDX_NONE, 0);

@@ -23,7 +23,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 8u
+#define IDX_VERSION 9u
 #define IDX_NONE UINT32_MAX
 #define IDX_KEY_LEN 96		/* a cache key and its NUL */
 
@@ -124,7 +124,11 @@ struct bseg {
 };
 
 /* A subprogram (parent == IDX_NONE) or an inlined instance inside parent,
- * called from call_file:call_line of the parent. */
+ * called from call_file:call_line of the parent.  A subprogram has no call
+ * site: its call_line is 0, or IDX_NODE_SYMNAME when its name is a plain
+ * DW_AT_name in a language that mangles symbols, so that the symbol-table
+ * name of the symbol starting in it is preferred (as addr2line does). */
+#define IDX_NODE_SYMNAME UINT32_MAX
 struct idx_node {
 	uint32_t name, sysname;
 	uint32_t call_file, call_line;

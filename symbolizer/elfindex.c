@@ -203,6 +203,14 @@ static void set_sym_name(const struct elf_index *x, struct sym_frame *f,
 		f->name = x->strs + sym->name;
 }
 
+/* The subprogram that node n is inlined into (n itself if it is one). */
+static uint32_t root_of(const struct elf_index *d, uint32_t n)
+{
+	while (n != IDX_NONE && d->nodes[n].parent != IDX_NONE)
+		n = d->nodes[n].parent;
+	return n;
+}
+
 /* Frames from the DWARF scope chain starting at node n of d (x or one of
  * its overlays); sym is x's. */
 static void fill_inline(const struct elf_index *d, uint32_t n,
@@ -210,6 +218,7 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 			struct sym_result *res)
 {
 	unsigned k = 0;
+	uint32_t root = root_of(d, n);
 
 	while (n != IDX_NONE && k < SYM_MAX_INLINE) {
 		const struct idx_node *nd = &d->nodes[n];
@@ -223,9 +232,13 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 		n = nd->parent;
 	}
 	/* DWARF names are the source's (a clone like foo.constprop.0 is
-	 * foo, as in addr2line); a nameless DWARF function takes the
-	 * symbol table's name. */
-	if (sym && k && !*res->frames[k - 1].system_name)
+	 * foo, as in addr2line); a nameless DWARF function, or one marked
+	 * IDX_NODE_SYMNAME whose symbol starts in it, takes the symbol
+	 * table's name. */
+	if (sym && k && (!*res->frames[k - 1].system_name ||
+			 (n == IDX_NONE &&	/* frames[k - 1] is root */
+			  d->nodes[root].call_line == IDX_NODE_SYMNAME &&
+			  root_of(d, find_node(d, sym->lo)) == root)))
 		set_sym_name(x, &res->frames[k - 1], sym);
 	res->nframes = k;
 }

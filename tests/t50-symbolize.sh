@@ -42,6 +42,20 @@ got=$(fixture_funcs cxx 'sf::crunch<long>\\(int\\)$' | head -1 | while read -r l
 	for ((a = 0x$lo; a < 0x$lo + 0x$size; a++)); do printf 'cxx 0x%x\n' "$a"; done
 done | symb --no-cache | grep -c '^sf::Acc<long>::add(long)$')
 check "C++ inlined member sf::Acc<long>::add(long) demangled" test "$got" -gt 0
+# A member of a class local to main (std::function's handler for a lambda)
+# has only a plain DW_AT_name in DWARF: named by its symbol, as addr2line
+# does, not as a bare "_M_manager".
+g++ -O2 -g -o cxxfn "$FIX/cxxfn.cc" 2>>"$T/cc.err" || fail "build cxxfn.cc" "$(cat "$T/cc.err")"
+for m in _M_manager _M_invoke; do
+	read -r lo size _ < <(nm -S cxxfn | awk -v m="$m" '$4 ~ m { print $1, $2; exit }')
+	want=$(nm -C cxxfn | awk -v a="$lo" '$1 == a { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }')
+	addrs=$(printf 'cxxfn 0x%x\ncxxfn 0x%x\n' $((0x$lo)) $((0x$lo + 0x$size / 2)))
+	symb --no-cache <<<"$addrs" >"$T/$m.out"	# name, file:line per frame
+	check_eq "C++ local-class member $m: named by its symbol, like addr2line" "2 0" \
+		"$(grep -cxF "$want" "$T/$m.out") $(grep -cxF "$m" "$T/$m.out")"
+	check_eq "C++ local-class member $m: addr2line agrees" "$want" \
+		"$(addr2line -f -C -e cxxfn "0x$lo" | head -1)"
+done
 raw=$(awk 'NR==1 {print "cxx", $1}' cxx.addrs | symb --no-cache --no-demangle | head -1)
 case "$raw" in
 _Z*) pass "--no-demangle keeps mangled names" ;;
