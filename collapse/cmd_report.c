@@ -64,8 +64,10 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 	struct stat st;
 	*stdin_at = -1;
 	if (c->nformats != 1 || strcmp(c->formats[0]->name, "svg") ||
-	    c->oo.flamechart || c->ninputs > 1)
+	    c->ninputs > 1)
 		return SVG_FOLD;
+	if (c->oo.flamechart)	/* input order, never read again */
+		return SVG_STREAM;
 	if (c->ninputs == 0 || !strcmp(c->inputs[0], "-")) {
 		if (fstat(STDIN_FILENO, &st) || !S_ISREG(st.st_mode))
 			return SVG_TREE;

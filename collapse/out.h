@@ -45,9 +45,12 @@ struct out_opts {
  * read so far (never wider than the final one); the final width trims the
  * rest when written.  The SVG is byte for byte the one the fold gives.
  *
+ * With --flamechart the lines are taken in any order, as they come (time
+ * order), and only adjacent frames merge, as in flamegraph.pl --flamechart.
+ *
  * svg_stream_new(): NULL on ENOMEM.  svg_stream_line(): 0, -ENOMEM, or
- * -EDOM when the line is out of frame-wise order (the layout is then
- * unusable: read the input again into a fold).  The stream is written by
+ * -EDOM when the line is out of frame-wise order, never with --flamechart
+ * (the layout is then unusable: read the input again into a fold).  The stream is written by
  * out_svg_write() through out_input.svg, once.
  */
 struct svg_stream;

@@ -272,6 +272,8 @@ struct svg_stream {
 	char *sbuf;		/* a line made safe (fold_safe_stack) */
 	size_t scap;
 	bool done;		/* closed by out_svg_write() */
+	bool any_order;		/* --flamechart: lines in time order, only
+				 * adjacent ones merged (flamegraph.pl's) */
 };
 
 static double min_frac(const struct out_opts *o)
@@ -291,6 +293,7 @@ struct svg_stream *svg_stream_new(const struct out_opts *o)
 	if (!st)
 		return NULL;
 	st->l.stream = true;
+	st->any_order = o->flamechart;
 	st->l.min_frac = min_frac(o);
 	st->l.nv_compact = 1024;
 	if (strtab_init(&st->l.names) || open_frame(&st->l, "all", 0, 3)) {
@@ -368,9 +371,9 @@ int svg_stream_line(struct svg_stream *st, const char *stack, size_t len,
 	uint32_t cp = 0;
 	if (l->prev) {
 		int c = fold_cmp_at(s, (uint32_t)n, l->prev, l->prev_len, &cp);
-		if (c < 0)	/* before the previous line */
+		if (c < 0 && !st->any_order)	/* before the previous line */
 			return -EDOM;
-		l->uniq += c > 0;
+		l->uniq += c != 0;
 	} else {
 		l->uniq = 1;
 	}

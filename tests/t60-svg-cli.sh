@@ -74,3 +74,34 @@ if [ -f "$bt" ] && sf "$bt" >"$T/bt.svg"; then
 else
 	fail "bpftrace input" "$(tail -3 "$T/err")"
 fi
+
+# --flamechart: lines in input (time) order, a frame merged only with the
+# same frame on the line before, from a file, a pipe or several files; an
+# identical stack later in time is drawn again, not merged back.
+chart_model() {	# FILES...: depth<TAB>name<TAB>count of every frame
+	cat "$@" | awk '
+	function out(j) { printf "%d\t%s\t%d\n", j, p[j], cnt[j] }
+	{
+		c = $NF; s = $0; sub(/ [0-9]+$/, "", s); total += c
+		n = split(s, f, ";"); i = 1
+		while (i <= n && i <= pn && f[i] == p[i]) i++
+		for (j = pn; j >= i; j--) out(j)
+		for (j = i; j <= n; j++) { p[j] = f[j]; cnt[j] = 0 }
+		pn = n
+		for (j = 1; j <= n; j++) cnt[j] += c
+	}
+	END { for (j = pn; j >= 1; j--) out(j); printf "0\tall\t%d\n", total }' | LC_ALL=C sort
+}
+printf 'a;b 1\na;c 1\na;b 1\nz 1\na;b 2\n' >"$T/chart1.folded"
+chart_model "$T/chart1.folded" >"$T/chart1.want"
+sf --flamechart --minwidth 0px "$T/chart1.folded" >"$T/chart1.svg"
+svg_titles "$T/chart1.svg" | LC_ALL=C sort >"$T/chart1.got"
+check_diff "flamechart from a file: repeated stacks stay in time order" "$T/chart1.want" "$T/chart1.got"
+cat "$T/chart1.folded" | sf --flamechart --minwidth 0px >"$T/chart1p.svg"
+check "flamechart from a pipe: the same SVG" cmp -s "$T/chart1.svg" "$T/chart1p.svg"
+# several inputs are folded together first (they may mix bpftrace text and
+# folded lines): nothing is lost
+sf --flamechart "$TOP/tests/fixtures/bt/kstack.txt" "$T/chart1.folded" >"$T/chart12.svg"
+check_eq "flamechart from two inputs: every sample drawn" \
+	"$(( $(folded_total "$T/chart1.folded") + $("$STACKFOLD" -q "$TOP/tests/fixtures/bt/kstack.txt" | awk '{ n += $NF } END { print n }') ))" \
+	"$(svg_titles "$T/chart12.svg" | awk -F'\t' '$1 == 0 { print $3 }')"
