@@ -52,6 +52,12 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 			" unparsable line%s (first at line %zu)\n", name,
 			st.first_bad_line, st.unparsable,
 			st.unparsable == 1 ? "" : "s", st.first_bad_line);
+	if (st.two_counts && st.two_counts == st.folded_lines)
+		fprintf(stderr, "stackfold: %s: every line has two counts: "
+			"differential folded text? Read with the last count, "
+			"the other as part of the leaf's name; for a "
+			"differential flame graph use --diff BEFORE AFTER\n",
+			name);
 	if (st.nonstack_ignored)
 		fprintf(stderr, "stackfold: %s: %" PRIu64 " counts in maps without "
 			"stacks not added (the input has stack maps)\n", name,

@@ -203,6 +203,19 @@ static int start_bpftrace(struct report *r)
 	return 0;
 }
 
+/* Does the stack end in " DIGITS"?  Differential folded text ("a;b 10 12":
+ * difffolded.pl's, or `-f folded --diff`) has two counts on every line.
+ * It is not read as such: a frame name may end in a number too (flamegraph.pl
+ * takes it for a count), and stackfold's own folded text must read back the
+ * same; an input of such lines only is reported instead. */
+static bool ends_in_number(const char *s, size_t slen)
+{
+	const char *e = s + slen, *q = e;
+	while (q > s && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	return q < e && q - s >= 2 && (q[-1] == ' ' || q[-1] == '\t');
+}
+
 /* "a;b;c 12" (a trailing \r and spaces are tolerated). */
 static int folded_line(struct report *r, const char *s, size_t len)
 {
@@ -223,6 +236,8 @@ static int folded_line(struct report *r, const char *s, size_t len)
 	/* exactly one blank separates the count, as in flamegraph.pl's
 	 * `^(.*)\s+?(\d+)$`: a frame name may end in blanks */
 	size_t slen = (size_t)(sp - 1 - s);
+	r->in.folded_lines++;
+	r->in.two_counts += ends_in_number(s, slen);
 	if (!count)
 		return 0;
 	if (!r->fold_direct) {

@@ -31,6 +31,8 @@ struct report_input_stats {
 	size_t first_incomplete_line;	/* where it began */
 	uint64_t samples;	/* read from this input */
 	uint64_t stack_records;	/* map entries whose key has a stack */
+	uint64_t folded_lines;	/* folded lines with a count */
+	uint64_t two_counts;	/* ... whose stack ends in " DIGITS" too */
 	uint64_t nonstack_ignored;	/* entries of stack-less maps (@[comm])
 					 * not counted as samples because the
 					 * input also has stack maps */

@@ -117,6 +117,19 @@ check_eq "folded input, -U: kernel frames dropped" "comm;main;compute 2
 comm;main;read 3" "$("$STACKFOLD" -q -U "$T/uk.folded")"
 check_eq "folded input, -p: no made-up pid" "$(sort "$T/uk.folded")" "$("$STACKFOLD" -q -p "$T/uk.folded" | sort)"
 
+# `-f folded --diff` output (difffolded.pl's format, "stack BEFORE AFTER")
+# read back: not silently taken for one-count lines.  (It is not read as
+# two counts: a frame name may end in a number, and stackfold's own folded
+# text must read back unchanged; see the round trip in t70-robust-input.)
+printf 'a;b 10\na;c 5\nd 1\n' >"$T/before.folded"
+printf 'a;b 5\na;c 10\ne 3\n' >"$T/after.folded"
+"$STACKFOLD" -q -f folded --diff "$T/before.folded" "$T/after.folded" >"$T/diff.folded"
+"$STACKFOLD" "$T/diff.folded" >"$T/diffback.out" 2>"$T/diffback.err"
+check "differential folded read back: reported on stderr" \
+	grep -q 'diff.folded: every line has two counts: differential folded text?' "$T/diffback.err"
+"$STACKFOLD" "$T/after.folded" >/dev/null 2>"$T/plain.err"
+check "plain folded: no such report" bash -c "! grep -q 'two counts' '$T/plain.err'"
+
 # The top table: self/total shares per function, hottest stacks.
 "$STACKFOLD" -q -f top "$FX/ustack-perf.txt" >"$T/top.out"
 check "top: matrix_multiply is the hottest self function" \
