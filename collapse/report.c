@@ -417,9 +417,10 @@ static int write_one(const struct report_output *o, const struct out_input *in,
 {
 	if (strcmp(o->path, "-") == 0) {
 		int ret = o->fmt->write(stdout, in, oo, err);
-		if (!ret && fflush(stdout) != 0)
-			ret = sf_err_set(err, errno, "write '<stdout>': %s",
-					 strerror(errno));
+		if ((!ret && fflush(stdout) != 0) || (ret && ferror(stdout))) {
+			int e = errno ? errno : EIO;	/* from the failed write */
+			ret = sf_err_set(err, e, "write '<stdout>': %s", strerror(e));
+		}
 		return ret;
 	}
 	struct atomic_file af;

@@ -49,6 +49,12 @@ if mount -t tmpfs -o size=64k tmpfs "$T/full"; then
 		check_eq "disk full ($fmt): previous output intact" "old $fmt" "$(cat "$out")"
 		check_eq "disk full ($fmt): no temporary file left" "" "$(find "$T/full" -name '*.tmp*')"
 	done
+	# the same to standard output: every format names it and the cause
+	for fmt in folded top svg pprof; do
+		"$STACKFOLD" -q -f "$fmt" "$T/wide.folded" >/dev/full 2>"$T/stdout-$fmt.err"
+		check_eq "stdout on /dev/full ($fmt): exit 4, the output and the cause named" \
+			"4 stackfold: write '<stdout>': No space left on device" "$? $(cat "$T/stdout-$fmt.err")"
+	done
 	# several formats: each output is old or new, none half-written
 	for f in folded svg pb.gz; do echo "old" >"$T/full/multi.$f"; done
 	"$STACKFOLD" -q -f folded,svg,pprof -o "$T/full/multi" "$T/wide.folded" >/dev/null 2>"$T/full-multi.err"
