@@ -148,6 +148,17 @@ static size_t strip_offset(const char *s, size_t len)
 
 #define KERNEL_MIN 0xffff800000000000ULL
 
+/* "ADDR SYM (MODULE)": ustack(perf)'s frame, whose first word is always
+ * the address, however short ("1 0x1 ([unknown])").  A lone word needs 6
+ * hex digits to be taken for an address, not a name ("add", "beef"). */
+static bool perf_frame(const char *s, const char *end, const char *sp)
+{
+	if (!sp || end[-1] != ')')
+		return false;
+	const char *open = memchr(sp, '(', (size_t)(end - sp));
+	return open && open > sp + 1 && open[-1] == ' ';
+}
+
 /* Parse one frame line (already stripped of indentation). */
 static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 {
@@ -174,7 +185,8 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 		f.kind = BT_FRAME_ADDR;		/* 0xADDR */
 		f.has_addr = true;
 		f.addr = a;
-	} else if (all_hex(s, first) && first >= 6 && sf_parse_hex(s, first, &a)) {
+	} else if (all_hex(s, first) && (first >= 6 || perf_frame(s, end, sp)) &&
+		   sf_parse_hex(s, first, &a)) {
 		f.has_addr = true;	/* raw "ADDR" or perf "ADDR sym (mod)" */
 		f.addr = a;
 		f.kind = BT_FRAME_ADDR;

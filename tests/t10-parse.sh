@@ -98,6 +98,14 @@ check "same input gives the same bytes" cmp -s "$T/d1" "$T/d2"
 printf '@[\n\t562ea408e369 foo+3 (/opt/app/demo (deleted))\n\t562ea408e400 main+3 (/opt/app/demo (deleted))\n]: 1\n' >"$T/deleted.txt"
 check_eq "perf frame of a deleted module: name and module split at the matching '('" \
 	"main;foo 1" "$("$STACKFOLD" -q "$T/deleted.txt")"
+# ustack(perf) frames with short addresses ("1 0x1 ([unknown])", seen in
+# -a captures): addresses, not names
+printf '@[\n\t1 0x1 ([unknown])\n\t7f0000001234 0x7f0000001234 ([unknown])\n\t753a 0x753a ([unknown])\n]: 5\n' >"$T/small.txt"
+"$STACKFOLD" "$T/small.txt" >"$T/small.out" 2>"$T/small.err"
+check_eq "short perf-format addresses: unknown frames, not names" "[unknown];[unknown];[unknown] 5" "$(cat "$T/small.out")"
+check "short perf-format addresses: counted as unsymbolized" grep -q '15 unsymbolized frame samples' "$T/small.err"
+check_eq "a short hex-looking name stays a name" "add;beef 1" \
+	"$(printf '@[\n\tbeef\n\tadd\n]: 1\n' | "$STACKFOLD" -q)"
 # The summary counts unique stacks, folded input included.
 printf 'a;b;c 3\na;b 2\na;b;c 4\n' >"$T/dup.folded"
 "$STACKFOLD" "$FX/kstack.txt" "$T/dup.folded" 2>"$T/dup.err" >"$T/dup.out"
