@@ -29,11 +29,15 @@
 #include "child.h"
 #include "cmds.h"
 
-static volatile sig_atomic_t g_signals;
+/* Any SIGINT or SIGTERM ends the capture (outputs written); only a second
+ * SIGINT (Ctrl-C) aborts.  SIGTERM never does: timeout(1), systemd and
+ * kill of a process group send it to us more than once. */
+static volatile sig_atomic_t g_signals, g_sigints;
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (sig == SIGINT)
+		g_sigints++;
 	g_signals++;
 }
 
@@ -270,11 +274,11 @@ static int loop(struct rec *x)
 			ppoll(pf, 3, next_wakeup(x, watch_polled, &ts), &waitmask);
 		sigprocmask(SIG_SETMASK, &waitmask, NULL);
 		seen = g_signals;
-		if (g_signals >= 2) {
+		if (g_sigints >= 2) {
 			st = EXIT_INTERRUPTED;
 			break;
 		}
-		if (g_signals == 1 || x->stop_wanted)
+		if (g_signals || x->stop_wanted)
 			stop_child(x);
 		uint64_t el = x->attached_ns ? (clock_ns(CLOCK_MONOTONIC) -
 				x->attached_ns) / 1000000000ULL : 0;

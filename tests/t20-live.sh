@@ -204,3 +204,49 @@ case $btenv in
 *glibc.malloc.hugetlb=1*) pass "profile -a: bpftrace runs with glibc.malloc.hugetlb=1" ;;
 *) fail "profile -a: bpftrace runs with glibc.malloc.hugetlb=1" "environ: $(printf '%s' "$btenv" | grep GLIBC)" ;;
 esac
+
+# 11. -- COMMAND keeps the caller's stdin and default SIGINT (not a script
+#     job's /dev/null and ignored SIGINT); SIGTERM to the script, or
+#     timeout(1) (which signals the whole group), ends the capture with every
+#     output written and nothing left running.
+seq 1 7 | "$PROFILE" -d 5 -f folded -o "$T/stdin" -- sh -c 'wc -l >"$1"; grep SigIgn /proc/self/status >>"$1"' sh "$T/stdin.out" \
+	>/dev/null 2>&1
+check_eq "profile -- COMMAND: the command reads the caller's stdin" 7 "$(head -n 1 "$T/stdin.out")"
+ign=$(awk '/SigIgn/ { print $2 }' "$T/stdin.out")
+check "profile -- COMMAND: SIGINT and SIGQUIT not ignored by the command (SigIgn $ign)" \
+	test $(( 0x${ign:-6} & 6 )) = 0
+"$PROFILE" -d 30 -f folded -o "$T/term" -- "$DEMO" 40 >/dev/null 2>"$T/term.err" &
+ppid=$!
+sleep 4
+kill -TERM "$ppid"
+wait "$ppid"
+check_eq "SIGTERM to profile -- COMMAND: exit 0" 0 $?
+check "SIGTERM to profile -- COMMAND: outputs written" grep -q 'matrix_multiply' "$T/term.folded"
+sleep 0.5
+check_eq "SIGTERM to profile -- COMMAND: no capture or command left running" "" \
+	"$(pgrep -f "stackfold record.*$T/term|$DEMO 40" || true)"
+timeout 4 "$PROFILE" -d 30 -f folded -o "$T/tmo" -- "$DEMO" 40 >/dev/null 2>"$T/tmo.err"
+check_eq "timeout 4 profile: ends (124), not aborted by the group's second SIGTERM" 124 $?
+check "timeout 4 profile: outputs written" grep -q 'matrix_multiply' "$T/tmo.folded"
+sleep 0.5
+check_eq "timeout 4 profile: nothing left running" "" "$(pgrep -f "stackfold record.*$T/tmo|$DEMO 40" || true)"
+
+# 12. Bad arguments are found before the capture: exit 1 (usage) or 4
+#     (outputs cannot be written), one line, in well under a capture's time.
+args_case() {	# WANT_RC NAME ARGS...
+	local want=$1 name=$2 t0
+	shift 2
+	t0=$(date +%s)
+	"$PROFILE" "$@" >/dev/null 2>"$T/args.err"
+	check_eq "profile $name: exit $want at once, one line" "$want 1 0" \
+		"$? $(wc -l <"$T/args.err") $(( $(date +%s) - t0 > 2 ))"
+}
+args_case 1 "-f ''" -a -d 3 -f ''
+args_case 1 "-f ,"  -a -d 3 -f ,
+args_case 1 "-U -K" -a -d 3 -U -K
+args_case 1 "-d ''" -a -d ''
+args_case 1 "-o DIR/" -a -d 3 -o "$T/"
+args_case 1 "-o - with several outputs" -a -d 3 -o -
+args_case 4 "-o in a missing directory" -a -d 3 -o "$T/no/such/dir/x"
+"$PROFILE" -F 099 -d 1 -f folded -o "$T/f099" -a >/dev/null 2>"$T/f099.err"
+check_eq "-F 099 is 99 Hz (not octal, no shell error)" "0 " "$? $(grep -c 'base\|unbound' "$T/f099.err" | tr -d 0)"
