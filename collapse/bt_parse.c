@@ -668,22 +668,6 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 		bad_line(bp);
 		return 0;
 	}
-	uint64_t n;
-	if (starts(s, len, "Lost ") && contains(s, len, " events")) {
-		const char *p = s + 5, *q = memchr(p, ' ', len - 5);
-		if (q && sf_parse_u64(p, (size_t)(q - p), &n)) {
-			bp->c.lost_events += n;
-			return 0;
-		}
-	}
-	if (contains(s, len, "failed to look up stack id")) {
-		bp->c.stackid_errors++;
-		return 0;
-	}
-	if (contains(s, len, "Map full") || contains(s, len, "map full")) {
-		bp->c.map_full_warnings++;
-		return 0;
-	}
 	if ((s[0] == '[' || s[0] == '(') && memchr(s, '|', len))
 		return 0;	/* a histogram row */
 	if (starts(s, len, "Attaching ") || starts(s, len, "WARNING") ||
@@ -694,8 +678,44 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 	return 0;
 }
 
+/* bpftrace's messages about lost samples: counted wherever they come.  A
+ * capture reads them from bpftrace's stderr, so they can land between two
+ * lines of a record (and in a raw capture's file) without ending it. */
+static bool side_line(struct bt_parser *bp, const char *s, size_t len)
+{
+	uint64_t n;
+	if (starts(s, len, "Lost ") && contains(s, len, " events")) {
+		const char *p = s + 5, *q = memchr(p, ' ', len - 5);
+		if (q && sf_parse_u64(p, (size_t)(q - p), &n)) {
+			bp->c.lost_events += n;
+			return true;
+		}
+	}
+	if (contains(s, len, "failed to look up stack id")) {
+		bp->c.stackid_errors++;
+		return true;
+	}
+	if (contains(s, len, "Map full") || contains(s, len, "map full")) {
+		bp->c.map_full_warnings++;
+		return true;
+	}
+	return false;
+}
+
+bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len)
+{
+	if (len && line[len - 1] == '\r')
+		len--;
+	if (bp->st == ST_MAPS || !side_line(bp, line, len))
+		return false;
+	bp->lineno++;
+	return true;
+}
+
 int bt_parser_line(struct bt_parser *bp, const char *line, size_t len)
 {
+	if (bt_parser_side_line(bp, line, len))
+		return 0;
 	if (len && line[len - 1] == '\r')
 		len--;
 	bp->lineno++;

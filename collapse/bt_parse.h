@@ -100,6 +100,11 @@ void bt_parser_free(struct bt_parser *bp);	/* NULL is fine */
 /* Feed one line (without its newline; a trailing \r is ignored).
  * Returns 0 or the negative value a callback returned / -ENOMEM. */
 int bt_parser_line(struct bt_parser *bp, const char *line, size_t len);
+/* A line of bpftrace's about lost samples ("Lost N events", "failed to look
+ * up stack id", "map full"), which may come in the middle of a record:
+ * counted (true), the record left as it was.  bt_parser_line() does this
+ * first; a caller that looks at lines before the parser asks here. */
+bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len);
 /* End of input: a record still open is counted as incomplete. */
 int bt_parser_finish(struct bt_parser *bp);
 const struct bt_counters *bt_parser_counters(const struct bt_parser *bp);

@@ -272,6 +272,8 @@ static int bt_line(struct report *r, const char *line, size_t len)
 {
 	struct reccache_entry hit;
 	uint64_t count = 0;
+	if (bt_parser_side_line(r->bt, line, len))
+		return 0;	/* counted; an open entry goes on */
 	int ret, res = reccache_line(&r->rc, line, len, &hit, &count);
 	switch (res) {
 	case RC_CONSUMED:

@@ -189,6 +189,28 @@ check_eq "stack-id errors: empty stacks keep their samples" 9 "$(folded_total "$
 check "empty stack without pid or comm: -p invents no pid-0 frame" grep -q '^\[no stack\] 3$' "$T/stackid.out"
 check "stacks with a pid: -p gives comm-PID" grep -q '^app-12;' "$T/stackid.out"
 conserve stackid "$T/stackid.txt"
+# bpftrace's stderr messages land between a record's lines in a live capture
+# (stackfold record reads stdout and stderr as they come, and so does its raw
+# file): counted, and the record around them kept whole
+cat >"$T/interleave.txt" <<'EOF'
+@stackfold_b[15067, 15067, spawner,
+ERROR: failed to look up stack id -17 (pid -1): -2
+	7f1cb1cabf90 0x7f1cb1cabf90 ([unknown])
+Lost 5 events
+,
+	ffffffff8225f2d9 pvm_irq_enable+25
+]: 1
+@stackfold_b[15068, 15068, other,
+	7f1cb1cabf91 0x7f1cb1cabf91 ([unknown])
+, ]: 3
+@stackfold_total_b: 4
+EOF
+sf interleave "$T/interleave.txt"
+check_eq "stderr lines inside a record: the record kept" "other;[unknown] 3|spawner;[unknown];pvm_irq_enable_[k] 1" \
+	"$(paste -sd '|' "$T/interleave.out")"
+check "stderr lines inside a record: counted, nothing unparsable or dropped" \
+	bash -c "grep -q 'bpftrace lost 5 events' '$T/interleave.err' && grep -q '1 stack-id errors' '$T/interleave.err' &&
+		! grep -q 'unparsable\|incomplete\|dropped' '$T/interleave.err'"
 # equal empty stacks merge (regression: memcmp on a NULL stack, under UBSan)
 printf '@[]: 3\n@[]: 4\n' >"$T/empty2.txt"
 sf empty2 "$T/empty2.txt"
