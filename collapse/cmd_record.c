@@ -56,6 +56,12 @@ struct rec {
 	bool stop_wanted;	/* a stop is due; sent once it is safe */
 	uint64_t wanted_ns;	/* monotonic time the stop was first wanted */
 	bool stop_sent;
+	struct loading {	/* snapshots taken while ld.so was loading */
+		int pid;
+		unsigned tries;
+		uint64_t due_ns;	/* monotonic: snapshot again then */
+	} *loading;
+	size_t nloading, loading_cap;
 };
 
 
@@ -66,6 +72,58 @@ static void raw_line(struct rec *x, const char *s, size_t len)
 		fwrite(s, 1, len, x->raw.fp);
 		fputc('\n', x->raw.fp);
 	}
+}
+
+/* Save pid's maps in the raw capture (after each snapshot). */
+static void raw_maps(struct rec *x, struct sym_session *ss, int pid)
+{
+	if (x->raw_open) {
+		fprintf(x->raw.fp, "#maps %d\n", pid);
+		sym_process_write_maps(ss, pid, x->raw.fp);
+		fprintf(x->raw.fp, "#endmaps\n");
+	}
+}
+
+/*
+ * A process whose first sample came while ld.so was still mapping its
+ * libraries (a -- COMMAND at 999 Hz, nearly always; a fresh exec under -a)
+ * has a snapshot without them.  The fresh snapshot taken for an address
+ * outside it comes only when the samples are read, at a flush or at the
+ * end, when a short command has exited.  So its maps are read again soon,
+ * while it runs: LOADING_TRIES times, LOADING_GAP_NS apart, until a
+ * library is in.
+ */
+#define LOADING_GAP_NS 20000000ULL	/* 20 ms */
+#define LOADING_TRIES 5
+
+static void loading_add(struct rec *x, int pid)
+{
+	if (sf_grow((void **)&x->loading, &x->loading_cap, x->nloading + 1,
+		    sizeof(*x->loading)))
+		return;	/* the read-time refresh is still there */
+	x->loading[x->nloading++] = (struct loading){
+		pid, LOADING_TRIES, clock_ns(CLOCK_MONOTONIC) + LOADING_GAP_NS };
+}
+
+/* Snapshot again the loading processes that are due. */
+static void loading_check(struct rec *x)
+{
+	struct sym_session *ss = report_session(&x->r, NULL);
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	size_t w = 0;
+	for (size_t i = 0; i < x->nloading; i++) {
+		struct loading *l = &x->loading[i];
+		if (ss && now >= l->due_ns) {
+			if (sym_process_refresh(ss, l->pid, NULL) != 0)
+				continue;	/* exited: nothing more to see */
+			raw_maps(x, ss, l->pid);
+			if (!sym_process_loading(ss, l->pid) || !--l->tries)
+				continue;
+			l->due_ns = now + LOADING_GAP_NS;
+		}
+		x->loading[w++] = *l;
+	}
+	x->nloading = w;
 }
 
 /* "#pid PID COMM": snapshot now, while the process is alive. */
@@ -82,11 +140,9 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 		x->snap_failed++;
 		return;
 	}
-	if (x->raw_open) {
-		fprintf(x->raw.fp, "#maps %d\n", pid);
-		sym_process_write_maps(ss, pid, x->raw.fp);
-		fprintf(x->raw.fp, "#endmaps\n");
-	}
+	raw_maps(x, ss, pid);
+	if (sym_process_loading(ss, pid))
+		loading_add(x, pid);
 }
 
 static void meta_line(struct rec *x, const char *k, const char *v);
@@ -232,6 +288,12 @@ static struct timespec *next_wakeup(const struct rec *x, bool watch_polled,
 
 	if (x->stop_wanted && !x->stop_sent)
 		wait = 100000000ULL;
+	for (size_t i = 0; i < x->nloading; i++) {
+		uint64_t due = x->loading[i].due_ns;
+		uint64_t w = due > now ? due - now : 0;
+		if (w < wait)
+			wait = w;
+	}
 	if (watch_polled && wait > 200000000ULL)
 		wait = 200000000ULL;
 	if (x->attached_ns) {
@@ -280,6 +342,8 @@ static int loop(struct rec *x)
 		}
 		if (g_signals || x->stop_wanted)
 			stop_child(x);
+		if (x->nloading)
+			loading_check(x);
 		uint64_t el = x->attached_ns ? (clock_ns(CLOCK_MONOTONIC) -
 				x->attached_ns) / 1000000000ULL : 0;
 		if (stop_after_ns(x) && x->attached_ns &&
@@ -490,6 +554,7 @@ out:
 		atomic_abort(&x.raw);
 	free(x.out.buf);
 	free(x.err.buf);
+	free(x.loading);
 	report_release(&x.r);
 	return st;
 }

@@ -325,6 +325,14 @@ int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err)
 	return rc;
 }
 
+static bool has_file(const struct sym_process *p)
+{
+	for (size_t i = 0; i < p->ml.n; i++)
+		if (p->ml.v[i].kind == MAPS_FILE)
+			return true;
+	return false;
+}
+
 int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err)
 {
 	const struct sym_process *old = sym_process_find(s, pid);
@@ -336,7 +344,39 @@ int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err)
 	    start != old->starttime)
 		return sf_err_set(err, ESRCH, "process %d exited", pid);
 	s->stats.refreshes++;
-	return sym_process_snapshot(s, pid, err);	/* old one retired */
+	struct sym_process *p = process_new(pid);
+	if (!p)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	int rc = snapshot(s, p, err);
+	if (!rc && !has_file(p))	/* exiting: its map is already gone */
+		rc = sf_err_set(err, ESRCH, "process %d is exiting", pid);
+	if (!rc)
+		rc = procs_put(s, p);	/* old one retired */
+	if (rc)
+		process_free(s, p);
+	return rc;
+}
+
+bool sym_process_loading(struct sym_session *s, int pid)
+{
+	const struct sym_process *p = sym_process_find(s, pid);
+	if (!p)
+		return false;
+	if (!has_file(p))
+		return true;	/* taken during an exec: nothing mapped yet */
+	bool ldso = false;
+	for (size_t i = 0; i < p->ml.n; i++) {
+		const struct maps_entry *e = &p->ml.v[i];
+		if (e->kind != MAPS_FILE)
+			continue;
+		const char *base = strrchr(e->path, '/');
+		base = base ? base + 1 : e->path;
+		if (strncmp(base, "ld-", 3) == 0)
+			ldso = true;
+		else if (strstr(base, ".so"))
+			return false;	/* a library is in: loaded */
+	}
+	return ldso;
 }
 
 /* ---- saved maps ---- */

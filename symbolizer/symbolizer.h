@@ -82,6 +82,16 @@ int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err);
 int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err);
 
 /*
+ * sym_process_loading(): does pid's snapshot map no file at all (taken
+ * during an exec), or the dynamic loader (ld-*.so) and no other shared
+ * object?  Then ld.so was still loading the libraries when it was taken (a
+ * process caught in its first milliseconds, as a profiled command's first
+ * samples are), and a refresh soon after will see them.  False without a
+ * snapshot.
+ */
+bool sym_process_loading(struct sym_session *s, int pid);
+
+/*
  * For long-running callers (the continuous mode), between uses: once no
  * sym_module or sym_mapping pointer of pid is held any more,
  * sym_process_forget() frees pid's snapshot and every retired one of it
