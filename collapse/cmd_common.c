@@ -90,6 +90,10 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		fprintf(stderr, "; %" PRIu64 " samples dropped by a full map "
 			"(%.2f%%)", dropped, 100.0 * (double)dropped /
 			(double)(k->samples + dropped));
+	if (k->over_total)
+		fprintf(stderr, "; %" PRIu64 " samples more than bpftrace counted "
+			"(a map printed twice? they are counted twice)",
+			k->over_total);
 	if (k->stackid_errors)
 		fprintf(stderr, "; %" PRIu64 " stack-id errors (stacks missing)",
 			k->stackid_errors);

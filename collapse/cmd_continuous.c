@@ -699,7 +699,7 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 {
 	const struct pf_counters *k = &x->r.prof.counters;
 	uint64_t dropped = report_dropped(&x->r);
-	bool loss = dropped || k->lost_events || k->stackid_errors ||
+	bool loss = dropped || k->over_total || k->lost_events || k->stackid_errors ||
 		    k->unparsable_lines || k->incomplete_records || x->snap_skipped;
 	if (x->o.quiet && !loss && !warn[0])
 		return;
@@ -708,6 +708,9 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 		(bytes + 1023) / 1024);
 	if (dropped)
 		fprintf(stderr, "; %" PRIu64 " dropped by a full map", dropped);
+	if (k->over_total)
+		fprintf(stderr, "; %" PRIu64 " more than bpftrace counted (a map "
+			"printed twice?)", k->over_total);
 	if (k->lost_events)
 		fprintf(stderr, "; bpftrace lost %" PRIu64 " events", k->lost_events);
 	if (k->stackid_errors)

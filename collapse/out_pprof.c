@@ -1011,7 +1011,7 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 		 "samples=%llu lost_events=%llu map_dropped=%llu "
 		 "stackid_errors=%llu unparsable_lines=%llu "
 		 "incomplete_records=%llu unsymbolized_frames=%llu "
-		 "truncated_stacks=%llu",
+		 "truncated_stacks=%llu over_total=%llu",
 		 (unsigned long long)k->samples,
 		 (unsigned long long)k->lost_events,
 		 (unsigned long long)k->map_dropped,
@@ -1019,7 +1019,8 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 		 (unsigned long long)k->unparsable_lines,
 		 (unsigned long long)k->incomplete_records,
 		 (unsigned long long)k->unsymbolized_frames,
-		 (unsigned long long)k->truncated_stacks);
+		 (unsigned long long)k->truncated_stacks,
+		 (unsigned long long)k->over_total);
 	if ((id = pp_cstr(c, buf)) < 0)
 		return -ENOMEM;
 	m->comments[m->prof.n_comment++] = id;

@@ -710,6 +710,10 @@ static void sub_losses(char *buf, size_t cap, const struct pf_counters *c)
 			lost[i].v);
 		sep = ", ";
 	}
+	/* drawn, but counted twice (a map printed twice) */
+	if (c->over_total)
+		sub_add(buf, cap, "; ", "samples past bpftrace's count",
+			c->over_total);
 	/* drawn, but cut short: not a loss */
 	if (c->truncated_stacks)
 		sub_add(buf, cap, "; ", c->truncated_stacks == 1 ?

@@ -81,6 +81,10 @@ struct pf_counters {
 	uint64_t samples;	/* sum of all pf_sample.count */
 	uint64_t lost_events;	/* bpftrace "Lost N events" */
 	uint64_t map_dropped;	/* samples the BPF map had no room for */
+	uint64_t over_total;	/* samples past bpftrace's own count of them:
+				 * a map printed twice (bpftrace 0.17 does on
+				 * SIGTERM then SIGINT); they are in the
+				 * output, counted twice */
 	uint64_t stackid_errors;	/* "failed to look up stack id" */
 	uint64_t unparsable_lines;
 	uint64_t incomplete_records;	/* truncated final record */

@@ -358,6 +358,8 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		uint64_t got = c->samples - r->samples_before;
 		if (bc->has_total && bc->total_reported > got)
 			c->map_dropped += bc->total_reported - got;
+		else if (bc->has_total && got > bc->total_reported)
+			c->over_total += got - bc->total_reported;
 	}
 	c->unsymbolized_frames = count_unsymbolized(&r->prof);
 	c->unparsable_lines += r->in.unparsable;

@@ -211,6 +211,19 @@ check_eq "stderr lines inside a record: the record kept" "other;[unknown] 3|spaw
 check "stderr lines inside a record: counted, nothing unparsable or dropped" \
 	bash -c "grep -q 'bpftrace lost 5 events' '$T/interleave.err' && grep -q '1 stack-id errors' '$T/interleave.err' &&
 		! grep -q 'unparsable\|incomplete\|dropped' '$T/interleave.err'"
+# a map printed twice (bpftrace 0.17 on SIGTERM then SIGINT): the entries add
+# up past bpftrace's own count; said in the summary, the pprof and the SVG
+printf '@stackfold_a[1, 1, app,\n\t7f0000001000\n, ]: 4\n@stackfold_total_a: 4\n' >"$T/twice1.txt"
+cat "$T/twice1.txt" "$T/twice1.txt" | sed '$d' >"$T/twice.txt"
+sf twice -f folded,svg,pprof -o "$T/twice" "$T/twice.txt"
+check "a map printed twice: the excess counted in the summary" \
+	grep -q '4 samples more than bpftrace counted' "$T/twice.err"
+check "a map printed twice: and in the SVG subtitle" grep -q "4 samples past bpftrace" "$T/twice.svg"
+if [ "$PPROF_OK" = 1 ]; then
+	check "a map printed twice: and in the pprof comment" \
+		bash -c "'$PPROF_CHECK' --dump '$T/twice.pb.gz' 2>/dev/null | grep -q 'over_total=4' ||
+			gzip -dc '$T/twice.pb.gz' | grep -aq 'over_total=4'"
+fi
 # equal empty stacks merge (regression: memcmp on a NULL stack, under UBSan)
 printf '@[]: 3\n@[]: 4\n' >"$T/empty2.txt"
 sf empty2 "$T/empty2.txt"
