@@ -151,6 +151,8 @@ struct cont {
 	size_t nfiles, files_cap;
 	uint64_t total_bytes;
 	uint64_t written, failed;
+	uint64_t cut_short;	/* windows whose samples since bpftrace's last
+				 * print died with it (count unknown) */
 	char last_stem[STEM_MAX];	/* the last name tried, written or not */
 	char host[256], kernel[256];
 };
@@ -1082,7 +1084,10 @@ static int run_once(struct cont *x, unsigned *delay)
 		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s)\n", how);
 		return EXIT_ENV;
 	}
-	fprintf(stderr, "stackfold: bpftrace exited (%s%s%s), restarting in %u s\n",
+	/* what its map held since the last print died with it */
+	x->cut_short++;
+	fprintf(stderr, "stackfold: bpftrace exited (%s%s%s): the samples of the "
+		"window in progress are lost; restarting in %u s\n",
 		how, x->last_err[0] ? ": " : "", x->last_err, *delay);
 	if (backoff(*delay))
 		return EXIT_OK;
@@ -1151,10 +1156,10 @@ int cmd_continuous(int argc, char **argv)
 			break;
 		}
 	}
-	if (!x.o.quiet && x.written + x.failed)
+	if (!x.o.quiet && x.written + x.failed + x.cut_short)
 		fprintf(stderr, "stackfold: stopped: %" PRIu64 " window%s written, %"
-			PRIu64 " lost\n", x.written, x.written == 1 ? "" : "s",
-			x.failed);
+			PRIu64 " lost, %" PRIu64 " cut short by a bpftrace exit\n",
+			x.written, x.written == 1 ? "" : "s", x.failed, x.cut_short);
 	if (x.r_open)
 		window_release(&x);
 	child_reset(&x);

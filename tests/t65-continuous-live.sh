@@ -123,6 +123,23 @@ stat -c '%n %Y.%i' "$W"/*.pb.gz | sort >"$T/after"
 changed=$(join "$T/before" "$T/after" | awk '$2 != $3')
 check_eq "restart: no window rewritten" "" "$changed"
 
+# --- bpftrace killed: restarted, the window in progress said lost -----------
+bt=$(pgrep -P "$cpid" bpftrace)
+kill -KILL "$bt"
+for ((i = 0; i < 100; i++)); do
+	grep -q 'window in progress are lost; restarting' "$T/log" && break
+	sleep 0.1
+done
+check "bpftrace killed: the lost window in progress is said" \
+	grep -q 'bpftrace exited (signal 9): the samples of the window in progress are lost; restarting' "$T/log"
+logged0=$(grep -c ': [0-9]* samples, ' "$T/log")
+for ((i = 0; i < 300; i++)); do
+	[ "$(grep -c ': [0-9]* samples, ' "$T/log")" -gt "$logged0" ] && break
+	sleep 0.1
+done
+check "bpftrace killed: restarted, windows continue" \
+	test "$(grep -c ': [0-9]* samples, ' "$T/log")" -gt "$logged0"
+
 # --- SIGTERM -----------------------------------------------------------------
 sleep 1
 touch "$T/mark"
@@ -130,7 +147,8 @@ kill -TERM "$cpid"
 wait "$cpid"
 check_eq "SIGTERM: exit status 0" 0 "$?"
 cpid=""
-check "SIGTERM: says it stopped" grep -q 'stopped: ' "$T/log"
+check "SIGTERM: says it stopped, with the window bpftrace's exit cut short" \
+	grep -q 'stopped: .* 1 cut short by a bpftrace exit' "$T/log"
 after_term=$(find "$W" -name '*.pb.gz' -newer "$T/mark" | wc -l)
 if [ "$after_term" -ge 1 ]; then pass "SIGTERM: the window in progress is written"; else
 	fail "SIGTERM: the window in progress is written" "$(tail -n 3 "$T/log")"; fi
