@@ -264,3 +264,11 @@ for i in 1 2 3; do
 	check "-F 999 -- COMMAND, run $i: the command's root frames named ($unk of $all [unknown])" \
 		test "$all" -gt 1000 -a $(( unk * 20 )) -lt "$all"
 done
+
+# 14. -- COMMAND follows the command's children (as perf record does): a
+#     shell that runs two busy demos and waits gets their samples, about
+#     HZ x 3 s x 2 CPUs (the shell itself sleeps).
+"$PROFILE" -d 5 -f folded -o "$T/kids" -- sh -c '"$1" 3 & "$1" 3; wait' sh "$DEMO" >/dev/null 2>"$T/kids.err"
+kids=$(awk '/^demo;/ { n += $NF } END { print n + 0 }' "$T/kids.folded")
+check "-- COMMAND: its children's samples are in ($kids in demo, want > $((HZ * 3 * 2 / 2)))" \
+	test "$kids" -gt $((HZ * 3 * 2 / 2))
