@@ -68,7 +68,9 @@ struct pf_location {
 
 struct pf_sample {
 	uint32_t pid, tid;	/* 0 when unknown */
-	uint32_t comm;		/* string id: process name (0 when none) */
+	uint32_t comm;		/* string id: the process frame's name: the
+				 * comm bpftrace gives, i.e. the sampled
+				 * thread's (0 when none) */
 	uint32_t thread_name;	/* string id: thread's comm (0 when none) */
 	uint32_t stack_start;	/* index into p->stack_ids */
 	uint32_t depth;		/* number of locations, leaf first */
