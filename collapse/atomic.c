@@ -59,7 +59,9 @@ int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 	int fd = mkstemp(af->tmp);
 	if (fd < 0) {
 		int e = errno;
-		sf_err_set(err, e, "cannot create '%s': %s", af->tmp, strerror(e));
+		/* named by the output asked for; the temporary beside it is
+		 * ours (ENOENT: its directory is missing) */
+		sf_err_set(err, e, "cannot write '%s': %s", af->path, strerror(e));
 		af_release(af);
 		return -e;
 	}

@@ -113,7 +113,7 @@ void cli_usage(FILE *out, bool record)
 	      "      --countname NAME --flamechart\n"
 	      "      --diff BEFORE AFTER  differential flame graph of two inputs\n"
 	      "pprof:\n"
-	      "      --no-gzip          raw protobuf instead of gzip\n\n"
+	      "      --no-gzip          raw protobuf instead of gzip (PREFIX.pb)\n\n"
 	      "Exit status: 0 ok; 1 usage; 2 bad input or no samples; 3 environment\n"
 	      "(not root, bpftrace missing or too old, pid not found); 4 an output\n"
 	      "could not be written; 130 aborted by a second Ctrl-C.\n\n"
@@ -316,8 +316,10 @@ int cli_outputs(const struct cli *c, struct report_output *outs,
 		} else if (c->nformats == 1 && !c->record) {
 			snprintf(paths[i], 4096, "%s", c->output);
 		} else {
-			snprintf(paths[i], 4096, "%s%s", c->output,
-				 c->formats[i]->suffix);
+			const char *sfx = c->formats[i]->suffix;
+			if (c->oo.pprof_no_gzip && !strcmp(sfx, ".pb.gz"))
+				sfx = ".pb";	/* what it holds */
+			snprintf(paths[i], 4096, "%s%s", c->output, sfx);
 		}
 		outs[i].path = paths[i];
 	}

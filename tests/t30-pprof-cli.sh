@@ -127,6 +127,12 @@ fi
 "$STACKFOLD" -q -f pprof --no-gzip -o "$T/nogz.pb" "$FX/kstack.bt.txt" 2>/dev/null
 gzip -dc "$T/kstack.bt.txt.pb.gz" >"$T/gunz.pb"
 check "--no-gzip: the same message, uncompressed" cmp "$T/nogz.pb" "$T/gunz.pb"
+"$STACKFOLD" -q -f folded,pprof --no-gzip -o "$T/nogzp" "$FX/kstack.bt.txt" 2>/dev/null
+check "--no-gzip with -o PREFIX: PREFIX.pb, not a PREFIX.pb.gz that is not gzip" \
+	bash -c "cmp '$T/nogzp.pb' '$T/gunz.pb' && test ! -e '$T/nogzp.pb.gz'"
+"$STACKFOLD" -q -o "$T/nodir/x.folded" "$FX/kstack.bt.txt" 2>"$T/nodir.err"
+check_eq "missing output directory: the error names the output, not our temporary" \
+	"stackfold: cannot write '$T/nodir/x.folded': No such file or directory" "$(cat "$T/nodir.err")"
 
 # Folded input with FlameGraph's _[k] frames: kernel frames (suffix gone)
 # on one [kernel.kallsyms] mapping, user frames on none, no addresses.
