@@ -70,6 +70,9 @@ struct out_input {
 	const struct fold *fold;
 	struct svg_stream *svg;
 	struct svg_tree *tree;
+	/* what was lost reading the input, also when prof is NULL (folded
+	 * text: unparsable lines); NULL when unknown */
+	const struct pf_counters *counters;
 };
 
 typedef int (*out_fn)(FILE *out, const struct out_input *in,

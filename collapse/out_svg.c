@@ -671,8 +671,9 @@ static void default_subtitle(char *buf, size_t cap,
 		sub_meta(buf, cap, p, total);
 	else
 		sub_add(buf, cap, "", total == 1 ? "sample" : "samples", total);
-	if (p)
-		sub_losses(buf, cap, &p->counters);
+	const struct pf_counters *k = p ? &p->counters : in->counters;
+	if (k)
+		sub_losses(buf, cap, k);
 }
 
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples" */

@@ -454,7 +454,8 @@ int report_write(struct report *r, const struct report_output *outs,
 	if (((r->svg && svg_stream_total(r->svg)) ||
 	     (r->tree && svg_tree_total(r->tree))) && !r->prof.counters.samples) {
 		/* svg is the only output, from the stream or the tree */
-		struct out_input in = { .svg = r->svg, .tree = r->tree };
+		struct out_input in = { .svg = r->svg, .tree = r->tree,
+					.counters = &r->prof.counters };
 		for (unsigned i = 0; !ret && i < nouts; i++)
 			ret = write_one(&outs[i], &in, oo, err);
 		return ret;
@@ -469,7 +470,8 @@ int report_write(struct report *r, const struct report_output *outs,
 		fold = &own;
 	}
 	/* folded-text input only: the writers work from the fold alone */
-	struct out_input in = { .prof = r->prof.counters.samples ? &r->prof : NULL,
+	struct out_input in = { .counters = &r->prof.counters,
+				.prof = r->prof.counters.samples ? &r->prof : NULL,
 				.fold = fold };
 	for (unsigned i = 0; !ret && i < nouts; i++)
 		ret = write_one(&outs[i], &in, oo, err);

@@ -105,3 +105,15 @@ sf --flamechart "$TOP/tests/fixtures/bt/kstack.txt" "$T/chart1.folded" >"$T/char
 check_eq "flamechart from two inputs: every sample drawn" \
 	"$(( $(folded_total "$T/chart1.folded") + $("$STACKFOLD" -q "$TOP/tests/fixtures/bt/kstack.txt" | awk '{ n += $NF } END { print n }') ))" \
 	"$(svg_titles "$T/chart12.svg" | awk -F'\t' '$1 == 0 { print $3 }')"
+
+# folded input: the subtitle reports its unparsable lines too, from a file
+# (streamed), a pipe (a tree) or beside another output (a fold)
+printf 'a;b 3\nbad\nz;y 2\na;c 1\n' >"$T/bad.folded"
+sf "$T/bad.folded" >"$T/bad1.svg"
+sf <"$T/bad.folded" | cat >"$T/bad2.svg"
+cat "$T/bad.folded" | sf >"$T/bad3.svg"
+"$STACKFOLD" -q -f svg,folded -o "$T/bad4" "$T/bad.folded"
+for f in bad1 bad2 bad3 bad4; do
+	check "folded input with a bad line ($f): subtitle says so" \
+		grep -q '<text id="subtitle"[^>]*>6 samples; lost: 1 unparsable line<' "$T/$f.svg"
+done
