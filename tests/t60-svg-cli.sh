@@ -78,20 +78,6 @@ fi
 # --flamechart: lines in input (time) order, a frame merged only with the
 # same frame on the line before, from a file, a pipe or several files; an
 # identical stack later in time is drawn again, not merged back.
-chart_model() {	# FILES...: depth<TAB>name<TAB>count of every frame
-	cat "$@" | awk '
-	function out(j) { printf "%d\t%s\t%d\n", j, p[j], cnt[j] }
-	{
-		c = $NF; s = $0; sub(/ [0-9]+$/, "", s); total += c
-		n = split(s, f, ";"); i = 1
-		while (i <= n && i <= pn && f[i] == p[i]) i++
-		for (j = pn; j >= i; j--) out(j)
-		for (j = i; j <= n; j++) { p[j] = f[j]; cnt[j] = 0 }
-		pn = n
-		for (j = 1; j <= n; j++) cnt[j] += c
-	}
-	END { for (j = pn; j >= 1; j--) out(j); printf "0\tall\t%d\n", total }' | LC_ALL=C sort
-}
 printf 'a;b 1\na;c 1\na;b 1\nz 1\na;b 2\n' >"$T/chart1.folded"
 chart_model "$T/chart1.folded" >"$T/chart1.want"
 sf --flamechart --minwidth 0px "$T/chart1.folded" >"$T/chart1.svg"

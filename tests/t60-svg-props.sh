@@ -89,19 +89,7 @@ head -n 5000 "$in" >"$T/chart.folded"
 if "$SVG_DRIVER" --flamechart --minwidth 0px "$T/chart.folded" >"$T/chart.svg"; then
 	check "flamechart: xmllint" xmllint --noout "$T/chart.svg"
 	check_eq "flamechart: root total" "$(folded_total "$T/chart.folded")" "$(svg_root_count "$T/chart.svg")"
-	awk '
-	function out(j,   x) { x = p[j]; sub(/_\[[kjiw]\]$/, "", x); printf "%d\t%s\t%d\n", j, x, cnt[j] }
-	{
-		c = $NF; s = $0; sub(/ [0-9]+$/, "", s); total += c
-		n = split(s, f, ";"); i = 1
-		while (i <= n && i <= pn && f[i] == p[i]) i++
-		for (j = pn; j >= i; j--) out(j)
-		for (j = i; j <= n; j++) { p[j] = f[j]; cnt[j] = 0 }
-		pn = n
-		for (j = 1; j <= n; j++) cnt[j] += c
-	}
-	END { for (j = pn; j >= 1; j--) out(j); printf "0\tall\t%d\n", total }' "$T/chart.folded" |
-		LC_ALL=C sort >"$T/chart.want"
+	chart_model "$T/chart.folded" >"$T/chart.want"
 	svg_titles "$T/chart.svg" | LC_ALL=C sort >"$T/chart.got"
 	check_diff "flamechart: exactly the time-ordered frames" "$T/chart.want" "$T/chart.got"
 	"$SVG_DRIVER" --minwidth 0px "$T/chart.folded" >"$T/merged.svg"

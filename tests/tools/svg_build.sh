@@ -5,6 +5,10 @@
 #   svg_titles F      "depth<TAB>name<TAB>count" of every frame, from the
 #                     <title>s and rect y's (names still XML-escaped)
 #   svg_root_count F  the sample count in the root frame's title
+#   chart_model F...  the frames a flame chart of folded files F... must
+#                     draw (lines in order, a frame merged only with the
+#                     same frame on the line before), sorted like
+#                     svg_titles' output piped to `LC_ALL=C sort`
 # svg_driver_build returns 1 (after a FAIL line) when it cannot build.
 # shellcheck shell=bash
 
@@ -56,4 +60,19 @@ svg_titles() {
 
 svg_root_count() {
 	svg_titles "$1" | awk -F'\t' '$1 == 0 { print $3; exit }'
+}
+
+chart_model() {
+	cat "$@" | awk '
+	function out(j,   x) { x = p[j]; sub(/_\[[kjiw]\]$/, "", x); printf "%d\t%s\t%d\n", j, x, cnt[j] }
+	{
+		c = $NF; s = $0; sub(/ [0-9]+$/, "", s); total += c
+		n = split(s, f, ";"); i = 1
+		while (i <= n && i <= pn && f[i] == p[i]) i++
+		for (j = pn; j >= i; j--) out(j)
+		for (j = i; j <= n; j++) { p[j] = f[j]; cnt[j] = 0 }
+		pn = n
+		for (j = 1; j <= n; j++) cnt[j] += c
+	}
+	END { for (j = pn; j >= 1; j--) out(j); printf "0\tall\t%d\n", total }' | LC_ALL=C sort
 }
