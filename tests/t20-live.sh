@@ -209,6 +209,7 @@ esac
 #     job's /dev/null and ignored SIGINT); SIGTERM to the script, or
 #     timeout(1) (which signals the whole group), ends the capture with every
 #     output written and nothing left running.
+# shellcheck disable=SC2016 # expanded by that sh
 seq 1 7 | "$PROFILE" -d 5 -f folded -o "$T/stdin" -- sh -c 'wc -l >"$1"; grep SigIgn /proc/self/status >>"$1"' sh "$T/stdin.out" \
 	>/dev/null 2>&1
 check_eq "profile -- COMMAND: the command reads the caller's stdin" 7 "$(head -n 1 "$T/stdin.out")"
@@ -268,6 +269,7 @@ done
 # 14. -- COMMAND follows the command's children (as perf record does): a
 #     shell that runs two busy demos and waits gets their samples, about
 #     HZ x 3 s x 2 CPUs (the shell itself sleeps).
+# shellcheck disable=SC2016 # expanded by that sh
 "$PROFILE" -d 5 -f folded -o "$T/kids" -- sh -c '"$1" 3 & "$1" 3; wait' sh "$DEMO" >/dev/null 2>"$T/kids.err"
 kids=$(awk '/^demo;/ { n += $NF } END { print n + 0 }' "$T/kids.folded")
 check "-- COMMAND: its children's samples are in ($kids in demo, want > $((HZ * 3 * 2 / 2)))" \
