@@ -200,7 +200,12 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 					q--;
 					depth += *q == ')' ? 1 : *q == '(' ? -1 : 0;
 				}
-				if (!depth) {
+				if (depth) {	/* unbalanced: the last '(' */
+					q = end - 1;
+					while (q > r && *q != '(')
+						q--;
+				}
+				if (*q == '(') {
 					mod = q + 1;
 					mod_end = end - 1;
 					end = trim_end(r, q);
@@ -684,6 +689,9 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 static bool side_line(struct bt_parser *bp, const char *s, size_t len)
 {
 	uint64_t n;
+	/* never a record's lines (a comm may be "map full") nor a directive */
+	if (!len || strchr("@#,] \t", s[0]))
+		return false;
 	if (starts(s, len, "Lost ") && contains(s, len, " events")) {
 		const char *p = s + 5, *q = memchr(p, ' ', len - 5);
 		if (q && sf_parse_u64(p, (size_t)(q - p), &n)) {
@@ -700,6 +708,11 @@ static bool side_line(struct bt_parser *bp, const char *s, size_t len)
 		return true;
 	}
 	return false;
+}
+
+bool bt_parser_idle(const struct bt_parser *bp)
+{
+	return bp->st == ST_IDLE;
 }
 
 bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len)

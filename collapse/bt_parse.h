@@ -105,6 +105,8 @@ int bt_parser_line(struct bt_parser *bp, const char *line, size_t len);
  * counted (true), the record left as it was.  bt_parser_line() does this
  * first; a caller that looks at lines before the parser asks here. */
 bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len);
+/* Between records (no record or #maps block open)? */
+bool bt_parser_idle(const struct bt_parser *bp);
 /* End of input: a record still open is counted as incomplete. */
 int bt_parser_finish(struct bt_parser *bp);
 const struct bt_counters *bt_parser_counters(const struct bt_parser *bp);

@@ -105,9 +105,12 @@ static void loading_add(struct rec *x, int pid)
 		pid, LOADING_TRIES, clock_ns(CLOCK_MONOTONIC) + LOADING_GAP_NS };
 }
 
-/* Snapshot again the loading processes that are due. */
+/* Snapshot again the loading processes that are due; only between two
+ * records, so that the raw capture's #maps block never splits one. */
 static void loading_check(struct rec *x)
 {
+	if (!report_between_records(&x->r))
+		return;
 	struct sym_session *ss = report_session(&x->r, NULL);
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	size_t w = 0;
@@ -288,9 +291,11 @@ static struct timespec *next_wakeup(const struct rec *x, bool watch_polled,
 
 	if (x->stop_wanted && !x->stop_sent)
 		wait = 100000000ULL;
+	bool between = report_between_records(&x->r);
 	for (size_t i = 0; i < x->nloading; i++) {
 		uint64_t due = x->loading[i].due_ns;
-		uint64_t w = due > now ? due - now : 0;
+		/* due inside a record: look again soon, without spinning */
+		uint64_t w = due > now ? due - now : between ? 0 : 5000000ULL;
 		if (w < wait)
 			wait = w;
 	}

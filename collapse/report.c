@@ -300,6 +300,11 @@ static int bt_line(struct report *r, const char *line, size_t len)
 	}
 }
 
+bool report_between_records(const struct report *r)
+{
+	return !r->bt || (!reccache_open(&r->rc) && bt_parser_idle(r->bt));
+}
+
 int report_line(struct report *r, const char *line, size_t len)
 {
 	r->in.lines++;

@@ -99,6 +99,9 @@ struct sym_session *report_session(struct report *r, struct sf_err *err);
 void report_begin_input(struct report *r);
 /* One line of the current input.  0 or a negative errno (-ENOMEM). */
 int report_line(struct report *r, const char *line, size_t len);
+/* Between two records of bpftrace text (or before any input): a block
+ * written into the same stream now cannot split one. */
+bool report_between_records(const struct report *r);
 /* End of the current input; fills *st. */
 int report_end_input(struct report *r, struct report_input_stats *st);
 

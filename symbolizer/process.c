@@ -325,6 +325,14 @@ int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err)
 	return rc;
 }
 
+/* Has pid an executable (/proc/PID/exe)?  Kernel threads have none. */
+static bool has_exe(int pid)
+{
+	char path[64], target[8];
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	return readlink(path, target, sizeof(target)) > 0;
+}
+
 static bool has_file(const struct sym_process *p)
 {
 	for (size_t i = 0; i < p->ml.n; i++)
@@ -362,8 +370,8 @@ bool sym_process_loading(struct sym_session *s, int pid)
 	const struct sym_process *p = sym_process_find(s, pid);
 	if (!p)
 		return false;
-	if (!has_file(p))
-		return true;	/* taken during an exec: nothing mapped yet */
+	if (!has_file(p))	/* taken during an exec: nothing mapped yet */
+		return has_exe(pid);	/* (a kernel thread never maps any) */
 	bool ldso = false;
 	for (size_t i = 0; i < p->ml.n; i++) {
 		const struct maps_entry *e = &p->ml.v[i];
@@ -371,9 +379,10 @@ bool sym_process_loading(struct sym_session *s, int pid)
 			continue;
 		const char *base = strrchr(e->path, '/');
 		base = base ? base + 1 : e->path;
+		const char *so = strstr(base, ".so");
 		if (strncmp(base, "ld-", 3) == 0)
 			ldso = true;
-		else if (strstr(base, ".so"))
+		else if (so && (so[3] == '\0' || so[3] == '.'))
 			return false;	/* a library is in: loaded */
 	}
 	return ldso;

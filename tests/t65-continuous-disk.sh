@@ -93,7 +93,8 @@ kill -KILL "$bt"
 w0=$(written)
 if wait_until written $((w0 + 2)) 30; then pass "bpftrace killed: restarted, windows continue"; else
 	fail "bpftrace killed: restarted, windows continue" "$(tail -5 "$T/log")"; fi
-check "bpftrace killed: one line says so" grep -q 'bpftrace exited (signal 9), restarting in 1 s' "$T/log"
+check "bpftrace killed: one line says so, and that the window in progress is lost" \
+	grep -q 'bpftrace exited (signal 9): the samples of the window in progress are lost; restarting in 1 s' "$T/log"
 
 kill -TERM "$cpid"
 wait "$cpid"

@@ -211,6 +211,13 @@ check_eq "stderr lines inside a record: the record kept" "other;[unknown] 3|spaw
 check "stderr lines inside a record: counted, nothing unparsable or dropped" \
 	bash -c "grep -q 'bpftrace lost 5 events' '$T/interleave.err' && grep -q '1 stack-id errors' '$T/interleave.err' &&
 		! grep -q 'unparsable\|incomplete\|dropped' '$T/interleave.err'"
+# a process named like bpftrace's loss messages cannot hide its records
+printf '#pid 7 map full\n@stackfold_a[7, 7, map full,\n\t7f0000001000\n, ]: 3\n@stackfold_a[8, 8, Lost 5 events,\n\t7f0000001000\n, ]: 2\n@stackfold_total_a: 5\n' >"$T/mapfull.txt"
+sf mapfull "$T/mapfull.txt"
+check_eq "comms 'map full', 'Lost 5 events': records kept" "Lost 5 events;[unknown] 2|map full;[unknown] 3" \
+	"$(paste -sd '|' "$T/mapfull.out")"
+check "comms like loss messages: nothing counted as lost" \
+	bash -c "! grep -q 'warned\|lost\|unparsable\|dropped' '$T/mapfull.err'"
 # a map printed twice (bpftrace 0.17 on SIGTERM then SIGINT): the entries add
 # up past bpftrace's own count; said in the summary, the pprof and the SVG
 printf '@stackfold_a[1, 1, app,\n\t7f0000001000\n, ]: 4\n@stackfold_total_a: 4\n' >"$T/twice1.txt"
