@@ -218,10 +218,11 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 			struct sym_result *res)
 {
 	unsigned k = 0;
-	uint32_t root = root_of(d, n);
+	uint32_t last = n;	/* the root, once n is IDX_NONE */
 
 	while (n != IDX_NONE && k < SYM_MAX_INLINE) {
 		const struct idx_node *nd = &d->nodes[n];
+		last = n;
 		struct sym_frame *f = &res->frames[k++];
 		set_name(d, f, nd->name, nd->sysname);
 		f->start_line = nd->decl_line;
@@ -237,8 +238,8 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 	 * table's name. */
 	if (sym && k && (!*res->frames[k - 1].system_name ||
 			 (n == IDX_NONE &&	/* frames[k - 1] is root */
-			  d->nodes[root].call_line == IDX_NODE_SYMNAME &&
-			  root_of(d, find_node(d, sym->lo)) == root)))
+			  d->nodes[last].call_line == IDX_NODE_SYMNAME &&
+			  root_of(d, find_node(d, sym->lo)) == last)))
 		set_sym_name(x, &res->frames[k - 1], sym);
 	res->nframes = k;
 }

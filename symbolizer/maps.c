@@ -159,7 +159,6 @@ void maps_list_release(struct maps_list *ml)
 	memset(ml, 0, sizeof(*ml));
 }
 
-
 /* Remember a file-backed line (its path copied: line may be transient). */
 static int remember_file(struct maps_list *ml, const struct maps_entry *e,
 			 size_t plen)

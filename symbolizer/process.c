@@ -310,19 +310,38 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 	return 0;
 }
 
-int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err)
+static bool has_file(const struct sym_process *p)
 {
-	if (pid <= 0)
-		return sf_err_set(err, ESRCH, "no such process %d", pid);
+	for (size_t i = 0; i < p->ml.n; i++)
+		if (p->ml.v[i].kind == MAPS_FILE)
+			return true;
+	return false;
+}
+
+/* A new snapshot of pid, put in the table (an older one retired); with
+ * need_file, refused (-ESRCH) when it maps no file: the process is
+ * exiting, its map already gone. */
+static int snapshot_put(struct sym_session *s, int pid, bool need_file,
+			struct sf_err *err)
+{
 	struct sym_process *p = process_new(pid);
 	if (!p)
 		return sf_err_set(err, ENOMEM, "out of memory");
 	int rc = snapshot(s, p, err);
+	if (!rc && need_file && !has_file(p))
+		rc = sf_err_set(err, ESRCH, "process %d is exiting", pid);
 	if (!rc)
 		rc = procs_put(s, p);
 	if (rc)
 		process_free(s, p);
 	return rc;
+}
+
+int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err)
+{
+	if (pid <= 0)
+		return sf_err_set(err, ESRCH, "no such process %d", pid);
+	return snapshot_put(s, pid, false, err);
 }
 
 /* Has pid an executable (/proc/PID/exe)?  Kernel threads have none. */
@@ -331,14 +350,6 @@ static bool has_exe(int pid)
 	char path[64], target[8];
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	return readlink(path, target, sizeof(target)) > 0;
-}
-
-static bool has_file(const struct sym_process *p)
-{
-	for (size_t i = 0; i < p->ml.n; i++)
-		if (p->ml.v[i].kind == MAPS_FILE)
-			return true;
-	return false;
 }
 
 int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err)
@@ -352,17 +363,7 @@ int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err)
 	    start != old->starttime)
 		return sf_err_set(err, ESRCH, "process %d exited", pid);
 	s->stats.refreshes++;
-	struct sym_process *p = process_new(pid);
-	if (!p)
-		return sf_err_set(err, ENOMEM, "out of memory");
-	int rc = snapshot(s, p, err);
-	if (!rc && !has_file(p))	/* exiting: its map is already gone */
-		rc = sf_err_set(err, ESRCH, "process %d is exiting", pid);
-	if (!rc)
-		rc = procs_put(s, p);	/* old one retired */
-	if (rc)
-		process_free(s, p);
-	return rc;
+	return snapshot_put(s, pid, true, err);	/* old one retired */
 }
 
 bool sym_process_loading(struct sym_session *s, int pid)

@@ -254,7 +254,6 @@ void strtab_release(struct strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-
 static int strtab_rehash_to(struct strtab *t, size_t ns)
 {
 	uint32_t *slots = calloc(ns, sizeof(*slots));
