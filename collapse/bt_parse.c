@@ -159,6 +159,26 @@ static bool perf_frame(const char *s, const char *end, const char *sp)
 	return open && open > sp + 1 && open[-1] == ' ';
 }
 
+/* The '(' that opens the module at the end of a perf frame, s[..end)
+ * ending in ')': the one matching that ')' ("(/x/app (deleted))"), else
+ * (unbalanced) the last '('; NULL when there is none. */
+static const char *module_open(const char *s, const char *end)
+{
+	const char *last = NULL;
+	int depth = 0;
+	for (const char *q = end; q > s;) {
+		q--;
+		if (*q == ')') {
+			depth++;
+		} else if (*q == '(') {
+			last = last ? last : q;
+			if (--depth == 0)
+				return q;
+		}
+	}
+	return last;
+}
+
 /* Parse one frame line (already stripped of indentation). */
 static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 {
@@ -193,23 +213,11 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 		if (sp) {
 			const char *r = skip_ws(sp, end), *mod_end = end;
 			const char *mod = NULL;
-			if (end[-1] == ')') {	/* "(/x/app (deleted))" */
-				const char *q = end - 1;
-				int depth = 1;
-				while (q > r && depth) {
-					q--;
-					depth += *q == ')' ? 1 : *q == '(' ? -1 : 0;
-				}
-				if (depth) {	/* unbalanced: the last '(' */
-					q = end - 1;
-					while (q > r && *q != '(')
-						q--;
-				}
-				if (*q == '(') {
-					mod = q + 1;
-					mod_end = end - 1;
-					end = trim_end(r, q);
-				}
+			const char *q = end[-1] == ')' ? module_open(r, end) : NULL;
+			if (q) {
+				mod = q + 1;
+				mod_end = end - 1;
+				end = trim_end(r, q);
 			}
 			if (mod && mod_end > mod) {
 				f.module_len = (size_t)(mod_end - mod);
@@ -727,11 +735,11 @@ bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len)
 
 int bt_parser_line(struct bt_parser *bp, const char *line, size_t len)
 {
-	if (bt_parser_side_line(bp, line, len))
-		return 0;
 	if (len && line[len - 1] == '\r')
 		len--;
 	bp->lineno++;
+	if (bp->st != ST_MAPS && side_line(bp, line, len))
+		return 0;
 	int ret;
 	switch (bp->st) {
 	case ST_MAPS:

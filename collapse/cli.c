@@ -300,17 +300,13 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	return -1;
 }
 
-int cli_outputs(const struct cli *c, struct report_output *outs,
-		char paths[][4096])
+void cli_outputs(const struct cli *c, struct report_output *outs,
+		 char paths[][4096])
 {
 	for (unsigned i = 0; i < c->nformats; i++) {
 		outs[i].fmt = c->formats[i];
 		if (!c->output || strcmp(c->output, "-") == 0) {
-			if (c->nformats > 1) {
-				fprintf(stderr, "stackfold: several formats need -o PREFIX\n");
-				return EXIT_USAGE;
-			}
-			snprintf(paths[i], 4096, "-");
+			snprintf(paths[i], 4096, "-");	/* one format: cli_parse() */
 		} else if (c->record && strcmp(c->formats[i]->name, "top") == 0) {
 			snprintf(paths[i], 4096, "-");	/* the table is shown */
 		} else if (c->nformats == 1 && !c->record) {
@@ -323,5 +319,4 @@ int cli_outputs(const struct cli *c, struct report_output *outs,
 		}
 		outs[i].path = paths[i];
 	}
-	return 0;
 }

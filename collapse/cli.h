@@ -39,9 +39,10 @@ struct cli {
  * an error, which has been printed). */
 int cli_parse(struct cli *c, bool record, int argc, char **argv);
 /* Resolve -o and the formats into concrete output paths (PATH_MAX
- * buffers in paths).  Returns 0 or EXIT_USAGE (message printed). */
-int cli_outputs(const struct cli *c, struct report_output *outs,
-		char paths[][4096]);
+ * buffers in paths).  cli_parse() has refused what cannot be resolved
+ * (several formats without -o PREFIX). */
+void cli_outputs(const struct cli *c, struct report_output *outs,
+		 char paths[][4096]);
 void cli_usage(FILE *out, bool record);
 
 #endif

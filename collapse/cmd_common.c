@@ -120,9 +120,7 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	struct report_output outs[CLI_MAX_OUTPUTS];
 	static char paths[CLI_MAX_OUTPUTS][4096];
 	struct sf_err err = { "" };
-	int st = cli_outputs(c, outs, paths);
-	if (st)
-		return st;
+	cli_outputs(c, outs, paths);
 	int ret = report_write(r, outs, c->nformats, &c->oo, fold, &err);
 	if (ret < 0) {
 		fprintf(stderr, "stackfold: %s\n", err.msg);

@@ -195,11 +195,17 @@ static bool fold_sorted(const struct fold *f)
 	return true;
 }
 
+/* Did fold_add() give this slot a stack (id 0, "", only when used)? */
+static bool line_used(const struct fold_line *l)
+{
+	return l->stack && (l->count || l->count2);
+}
+
 size_t fold_stacks(const struct fold *f)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < f->n; i++)
-		n += f->lines[i].stack && (f->lines[i].count || f->lines[i].count2);
+		n += line_used(&f->lines[i]);
 	return n;
 }
 
@@ -208,7 +214,7 @@ int fold_finish(struct fold *f)
 	/* drop slots that never received a stack (id 0, "", unless used) */
 	size_t w = 0;
 	for (size_t i = 0; i < f->n; i++)
-		if (f->lines[i].stack && (f->lines[i].count || f->lines[i].count2))
+		if (line_used(&f->lines[i]))
 			f->lines[w++] = f->lines[i];
 	f->n = w;
 	/* Input that is already sorted (stackfold's own folded output) needs
