@@ -193,14 +193,25 @@ static bool bid_compatible(const struct sym_file *f, const char *bid)
 	return f->bid_known && strcmp(f->build_id, bid) == 0;
 }
 
+/* Is f the file desc names?  A (dev, inode) of 0:0 says nothing (saved
+ * maps written by hand, or by a tool that leaves them out): then the paths
+ * must match too, or two programs would share one index. */
+static bool same_file(const struct sym_file *f, const struct sym_file_desc *d)
+{
+	if (f->dev != d->dev || f->ino != d->ino)
+		return false;
+	return d->dev || d->ino ||
+	       (strlen(f->path) == d->path_len &&
+		memcmp(f->path, d->path, d->path_len) == 0);
+}
+
 static struct sym_file *hash_find(struct filetab *ft,
 				  const struct sym_file_desc *d)
 {
 	for (size_t i = slot_of(ft, d->dev, d->ino); ft->hash[i];
 	     i = (i + 1) & (ft->nhash - 1)) {
 		struct sym_file *f = ft->hash[i];
-		if (f->dev == d->dev && f->ino == d->ino &&
-		    bid_compatible(f, d->build_id))
+		if (same_file(f, d) && bid_compatible(f, d->build_id))
 			return f;
 	}
 	return NULL;
