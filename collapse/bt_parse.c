@@ -35,7 +35,7 @@ struct bt_parser {
 	size_t blen, bcap;
 	size_t map_off, map_len, comm_off, comm_len;
 	bool has_comm, has_pid, has_tid;
-	uint32_t pid, tid;
+	uint32_t pid, tid, image;
 	struct bt_rawframe *frames;
 	size_t nframes, fcap;
 	struct bt_part parts[8];
@@ -43,7 +43,7 @@ struct bt_parser {
 	bool in_stack;
 	bool empty_part;	/* key ended in ", ]": an empty stack part */
 	/* maps block */
-	uint32_t maps_pid;
+	uint32_t maps_pid, maps_image;
 	size_t maps_line;	/* its "#maps" line */
 	/* output frames (root first) */
 	struct bt_frame *out;
@@ -257,6 +257,7 @@ static void record_reset(struct bt_parser *bp)
 	bp->nframes = 0;
 	bp->nparts = 0;
 	bp->has_comm = bp->has_pid = bp->has_tid = false;
+	bp->image = 0;
 	bp->in_stack = false;
 	bp->empty_part = false;
 	bp->st = ST_IDLE;
@@ -357,7 +358,7 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 	struct bt_record r = {
 		.map = bp->buf + bp->map_off, .map_len = bp->map_len,
 		.has_pid = bp->has_pid, .has_tid = bp->has_tid,
-		.pid = bp->pid, .tid = bp->tid,
+		.pid = bp->pid, .tid = bp->tid, .image = bp->image,
 		.comm = bp->has_comm ? bp->buf + bp->comm_off : NULL,
 		.comm_len = bp->comm_len,
 		.frames = bp->out, .nframes = n,
@@ -429,7 +430,8 @@ static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
 	if (sf_parse_u64(s + neg, len - neg, &v)) {
 		if (!bp->has_pid) {
 			bp->has_pid = true;
-			bp->pid = (uint32_t)v;
+			bp->pid = bt_pid_of(v);
+			bp->image = bt_image_of(v);
 		} else if (!bp->has_tid) {
 			bp->has_tid = true;
 			bp->tid = (uint32_t)v;
@@ -573,7 +575,8 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 			bad_line(bp);
 			return 0;
 		}
-		bp->maps_pid = (uint32_t)pid;
+		bp->maps_pid = bt_pid_of(pid);
+		bp->maps_image = bt_image_of(pid);
 		bp->maps_line = bp->lineno;
 		bp->blen = 0;
 		bp->st = ST_MAPS;
@@ -590,7 +593,8 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 		}
 		q = skip_ws(q, e);
 		if (bp->cb.first_sample)
-			return bp->cb.first_sample(bp->cb.ctx, (uint32_t)pid, q,
+			return bp->cb.first_sample(bp->cb.ctx, bt_pid_of(pid),
+						   bt_image_of(pid), q,
 						   strip_nul_escapes(q, (size_t)(e - q)));
 		return 0;
 	}
@@ -632,7 +636,8 @@ static int maps_line(struct bt_parser *bp, const char *s, size_t len)
 	if (starts(s, len, "#endmaps")) {
 		int ret = 0;
 		if (bp->cb.maps)
-			ret = bp->cb.maps(bp->cb.ctx, bp->maps_pid, bp->buf,
+			ret = bp->cb.maps(bp->cb.ctx, bp->maps_pid,
+					  bp->maps_image, bp->buf,
 					  bp->blen);
 		bp->blen = 0;
 		bp->st = ST_IDLE;

@@ -9,6 +9,10 @@
  *   frames as `sym+off`, `sym+0xoff`, `0xADDR` (BPFTRACE_NO_USER_SYMBOLS),
  *   `ADDR` (raw mode, bpftrace >= 0.18), `ADDR sym+off (module)` (perf mode).
  *   Scalar-keyed counts (@[comm]: N) become one-frame stacks.
+ *   The first integer of a key is the pid.  Above 2^32-1 (stackfold's
+ *   capture: pid + image * 2^32, see bt/profile.bt) its high half is the
+ *   image, which program of the pid's life the sample ran (0: not told);
+ *   a real pid is below 2^22.
  * Other recognised lines: `Attaching N probes...`, `Lost N events`,
  * `failed to look up stack id`, warnings, histograms, keyless scalars (not
  * samples: ignored, except stackfold's own @stackfold_total counter).
@@ -17,6 +21,7 @@
  * Directive lines (raw capture):   #meta KEY VALUE...
  *                                   #maps PID       ... #endmaps
  *                                   #pid PID COMM   (first sample of PID)
+ * (PID there may carry an image too, as in keys.)
  *
  * Memory: a record's text is buffered only while it is open; nothing grows
  * with the number of records.  The parser never prints or exits.
@@ -53,6 +58,7 @@ struct bt_record {
 	size_t map_len;
 	bool has_pid, has_tid;
 	uint32_t pid, tid;
+	uint32_t image;		/* 0 when not told */
 	const char *comm;	/* NULL when the key has no string part */
 	size_t comm_len;
 	struct bt_frame *frames;
@@ -75,9 +81,10 @@ struct bt_callbacks {
 	/* A complete record; return <0 to stop parsing with that error. */
 	int (*record)(void *ctx, const struct bt_record *r);
 	/* #maps block (text of the maps lines) and #pid, #meta directives. */
-	int (*maps)(void *ctx, uint32_t pid, const char *text, size_t len);
-	int (*first_sample)(void *ctx, uint32_t pid, const char *comm,
-			    size_t comm_len);
+	int (*maps)(void *ctx, uint32_t pid, uint32_t image, const char *text,
+		    size_t len);
+	int (*first_sample)(void *ctx, uint32_t pid, uint32_t image,
+			    const char *comm, size_t comm_len);
 	int (*meta)(void *ctx, const char *key, size_t klen, const char *val,
 		    size_t vlen);
 };
@@ -110,6 +117,9 @@ bool bt_parser_idle(const struct bt_parser *bp);
 /* End of input: a record still open is counted as incomplete. */
 int bt_parser_finish(struct bt_parser *bp);
 const struct bt_counters *bt_parser_counters(const struct bt_parser *bp);
+/* Split a pid field: the pid (low half) and the image (high half). */
+static inline uint32_t bt_pid_of(uint64_t v) { return (uint32_t)v; }
+static inline uint32_t bt_image_of(uint64_t v) { return (uint32_t)(v >> 32); }
 /* True when the line looks like bpftrace/capture output (for detecting
  * the input format from its first meaningful line). */
 bool bt_line_is_bpftrace(const char *line, size_t len);

@@ -864,7 +864,8 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 		return;
 	}
 	x->nsnap++;
-	sym_process_snapshot(x->ss, pid, NULL);	/* gone: frames say so */
+	/* image 0: bt/continuous.bt gives none (see needs_snapshot) */
+	sym_process_snapshot(x->ss, pid, 0, NULL);	/* gone: frames say so */
 }
 
 /* bt/continuous.bt double-buffers: windows alternate between @stackfold

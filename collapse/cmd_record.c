@@ -58,6 +58,7 @@ struct rec {
 	bool stop_sent;
 	struct loading {	/* snapshots taken while ld.so was loading */
 		int pid;
+		uint32_t image;
 		unsigned tries;
 		uint64_t due_ns;	/* monotonic: snapshot again then */
 	} *loading;
@@ -74,12 +75,15 @@ static void raw_line(struct rec *x, const char *s, size_t len)
 	}
 }
 
-/* Save pid's maps in the raw capture (after each snapshot). */
-static void raw_maps(struct rec *x, struct sym_session *ss, int pid)
+/* Save the maps of pid's image in the raw capture (after each snapshot),
+ * under the pid field the records carry (see bt_parse.h). */
+static void raw_maps(struct rec *x, struct sym_session *ss, int pid,
+		     uint32_t image)
 {
 	if (x->raw_open) {
-		fprintf(x->raw.fp, "#maps %d\n", pid);
-		sym_process_write_maps(ss, pid, x->raw.fp);
+		fprintf(x->raw.fp, "#maps %" PRIu64 "\n",
+			(uint64_t)image << 32 | (uint32_t)pid);
+		sym_process_write_maps(ss, pid, image, x->raw.fp);
 		fprintf(x->raw.fp, "#endmaps\n");
 	}
 }
@@ -96,13 +100,14 @@ static void raw_maps(struct rec *x, struct sym_session *ss, int pid)
 #define LOADING_GAP_NS 20000000ULL	/* 20 ms */
 #define LOADING_TRIES 5
 
-static void loading_add(struct rec *x, int pid)
+static void loading_add(struct rec *x, int pid, uint32_t image)
 {
 	if (sf_grow((void **)&x->loading, &x->loading_cap, x->nloading + 1,
 		    sizeof(*x->loading)))
 		return;	/* the read-time refresh is still there */
 	x->loading[x->nloading++] = (struct loading){
-		pid, LOADING_TRIES, clock_ns(CLOCK_MONOTONIC) + LOADING_GAP_NS };
+		pid, image, LOADING_TRIES,
+		clock_ns(CLOCK_MONOTONIC) + LOADING_GAP_NS };
 }
 
 /* Snapshot again the loading processes that are due; only between two
@@ -117,10 +122,11 @@ static void loading_check(struct rec *x)
 	for (size_t i = 0; i < x->nloading; i++) {
 		struct loading *l = &x->loading[i];
 		if (ss && now >= l->due_ns) {
-			if (sym_process_refresh(ss, l->pid, NULL) != 0)
+			if (sym_process_refresh(ss, l->pid, l->image, NULL) != 0)
 				continue;	/* exited: nothing more to see */
-			raw_maps(x, ss, l->pid);
-			if (!sym_process_loading(ss, l->pid) || !--l->tries)
+			raw_maps(x, ss, l->pid, l->image);
+			if (!sym_process_loading(ss, l->pid, l->image) ||
+			    !--l->tries)
 				continue;
 			l->due_ns = now + LOADING_GAP_NS;
 		}
@@ -129,23 +135,27 @@ static void loading_check(struct rec *x)
 	x->nloading = w;
 }
 
-/* "#pid PID COMM": snapshot now, while the process is alive. */
+/* "#pid PID COMM": snapshot now, while the process is alive, unless it has
+ * one (the line comes again after each flush).  PID is the pid field of
+ * the records, which may carry an image (bt_parse.h). */
 static void first_sample(struct rec *x, const char *s, size_t len)
 {
-	char num[16];
-	size_t i = 5, n = 0;
-	while (i < len && s[i] >= '0' && s[i] <= '9' && n < sizeof(num) - 1)
-		num[n++] = s[i++];
-	num[n] = 0;
-	int pid = atoi(num);
+	uint64_t v;
+	size_t n = 5;
+	while (n < len && s[n] >= '0' && s[n] <= '9')
+		n++;
+	int pid = sf_parse_u64(s + 5, n - 5, &v) ? (int)bt_pid_of(v) : 0;
+	uint32_t image = pid > 0 ? bt_image_of(v) : 0;
 	struct sym_session *ss = report_session(&x->r, NULL);
-	if (!ss || pid <= 0 || sym_process_snapshot(ss, pid, NULL) != 0) {
+	if (ss && pid > 0 && sym_process_current(ss, pid, image))
+		return;	/* seen before a flush: its map is saved */
+	if (!ss || pid <= 0 || sym_process_snapshot(ss, pid, image, NULL) != 0) {
 		x->snap_failed++;
 		return;
 	}
-	raw_maps(x, ss, pid);
-	if (sym_process_loading(ss, pid))
-		loading_add(x, pid);
+	raw_maps(x, ss, pid, image);
+	if (sym_process_loading(ss, pid, image))
+		loading_add(x, pid, image);
 }
 
 static void meta_line(struct rec *x, const char *k, const char *v);

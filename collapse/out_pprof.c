@@ -13,7 +13,8 @@
  *   count * period; time_nanos, duration_nanos from the capture metadata;
  *   one Mapping per mapping that samples use (the executable first), one
  *   Location per location used, one Function per function used; labels
- *   pid, tid (num) and comm, thread_name (str) when known; two comments:
+ *   pid, tid (num) and comm (the process's name where its map was saved,
+ *   else the thread's), thread_name (str) when known; two comments:
  *   the loss counters and the capture metadata.
  * Ids are dense and depend on the profile only: mappings with the
  * executable first, then by file name, build-id and range; locations in
@@ -354,17 +355,24 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 	return 0;
 }
 
+/* The "comm" label: the process's name where its map was saved, else the
+ * sampled thread's comm (one-liner input). */
+static uint32_t comm_label(const struct pf_sample *s)
+{
+	return s->process ? s->process : s->comm;
+}
+
 /* Does the basename of mapping m's file start with the sample's comm (a
  * comm is the executable's name cut to 15 bytes)? */
 static bool map_matches_comm(const struct pp_ctx *c, uint32_t m,
 			     const struct pf_sample *s)
 {
 	const struct pf_mapping *pm = &c->p->mappings[m];
-	if (!s->comm || !pm->filename || pm->is_kernel)
+	if (!comm_label(s) || !pm->filename || pm->is_kernel)
 		return false;
 	const char *f = profile_str(c->p, pm->filename);
 	const char *b = strrchr(f, '/');
-	const char *comm = profile_str(c->p, s->comm);
+	const char *comm = profile_str(c->p, comm_label(s));
 	b = b ? b + 1 : f;
 	return strncmp(b, comm, strlen(comm)) == 0;
 }
@@ -407,7 +415,8 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 static bool same_labels(const struct pf_sample *a, const struct pf_sample *b)
 {
-	return a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
+	return a->pid == b->pid && a->tid == b->tid &&
+	       comm_label(a) == comm_label(b) &&
 	       a->thread_name == b->thread_name;
 }
 
@@ -419,7 +428,7 @@ static void merge_sample(struct pp_ctx *c, uint32_t sid, size_t off)
 	uint32_t depth = (uint32_t)(c->ostack_len - off);
 	const uint32_t *st = c->ostack + off;
 	uint64_t h = sf_hash_u64((uint64_t)s->pid << 32 | s->tid) ^
-		     sf_hash_u64((uint64_t)s->comm << 32 | s->thread_name);
+		     sf_hash_u64((uint64_t)comm_label(s) << 32 | s->thread_name);
 	size_t i = sf_hash_bytes(st, depth * sizeof(*st), h) & c->sidx.mask;
 
 	for (; c->sidx.slots[i]; i = (i + 1) & c->sidx.mask) {
@@ -436,7 +445,7 @@ static void merge_sample(struct pp_ctx *c, uint32_t sid, size_t off)
 		.sid = sid, .off = (uint32_t)off, .depth = depth,
 		.count = s->count };
 	c->sidx.slots[i] = (uint32_t)c->nsamples;
-	c->nlabels += !!s->pid + !!s->tid + !!s->comm + !!s->thread_name;
+	c->nlabels += !!s->pid + !!s->tid + !!comm_label(s) + !!s->thread_name;
 }
 
 /* The output stack of one profile sample, appended to ostack. */
@@ -471,8 +480,8 @@ static int sample_cmp(const void *a, const void *b, void *arg)
 	const struct pp_sample *x = a, *y = b;
 	const struct pf_sample *sx = &c->p->samples[x->sid];
 	const struct pf_sample *sy = &c->p->samples[y->sid];
-	uint64_t kx[4] = { sx->comm, sx->pid, sx->tid, sx->thread_name };
-	uint64_t ky[4] = { sy->comm, sy->pid, sy->tid, sy->thread_name };
+	uint64_t kx[4] = { comm_label(sx), sx->pid, sx->tid, sx->thread_name };
+	uint64_t ky[4] = { comm_label(sy), sy->pid, sy->tid, sy->thread_name };
 
 	for (int i = 0; i < 4; i++)
 		if (kx[i] != ky[i])
@@ -785,8 +794,8 @@ static int build_labels(struct pp_ctx *c, const struct pf_sample *s,
 		rc |= add_label(c, &lb[k++], "pid", s->pid, 0);
 	if (s->tid)
 		rc |= add_label(c, &lb[k++], "tid", s->tid, 0);
-	if (s->comm)
-		rc |= add_label(c, &lb[k++], "comm", 0, s->comm);
+	if (comm_label(s))
+		rc |= add_label(c, &lb[k++], "comm", 0, comm_label(s));
 	if (s->thread_name)
 		rc |= add_label(c, &lb[k++], "thread_name", 0, s->thread_name);
 	*n = k;

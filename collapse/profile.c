@@ -67,6 +67,7 @@ static uint64_t sample_hash(const struct pf_sample *s, const uint32_t *locs)
 {
 	uint64_t h = sf_hash_u64((uint64_t)s->pid << 32 | s->tid);
 	h ^= sf_hash_u64((uint64_t)s->comm << 32 | s->thread_name);
+	h ^= sf_hash_u64(s->process);
 	return h ^ sf_hash_bytes(locs, s->depth * sizeof(*locs), s->depth);
 }
 
@@ -74,7 +75,8 @@ static bool sample_eq(const struct profile *p, const struct pf_sample *a,
 		      const struct pf_sample *b, const uint32_t *blocs)
 {
 	return a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
-	       a->thread_name == b->thread_name && a->depth == b->depth &&
+	       a->thread_name == b->thread_name && a->process == b->process &&
+	       a->depth == b->depth &&
 	       (!b->depth || !memcmp(p->stack_ids + a->stack_start, blocs,
 				     b->depth * sizeof(*blocs)));
 }
@@ -252,12 +254,14 @@ int64_t profile_named_location(struct profile *p, const char *name,
 	return profile_location(p, &loc, &line, 1);
 }
 
-int64_t profile_add_sample_id(struct profile *p, uint32_t pid, uint32_t tid,
-		       uint32_t comm, uint32_t thread_name,
-		       const uint32_t *locs, uint32_t depth, uint64_t count)
+int64_t profile_add_sample_id(struct profile *p, const struct pf_sample *key,
+			      const uint32_t *locs, uint32_t depth,
+			      uint64_t count)
 {
-	struct pf_sample k = { .pid = pid, .tid = tid, .comm = comm,
-			       .thread_name = thread_name, .depth = depth,
+	struct pf_sample k = { .pid = key->pid, .tid = key->tid,
+			       .comm = key->comm,
+			       .thread_name = key->thread_name,
+			       .process = key->process, .depth = depth,
 			       .count = count };
 	/* Totals stay within pprof's int64 values: refuse, never wrap. */
 	if (count > PF_MAX_TOTAL || p->counters.samples > PF_MAX_TOTAL - count)
@@ -294,8 +298,9 @@ int profile_add_sample(struct profile *p, uint32_t pid, uint32_t tid,
 		       uint32_t comm, uint32_t thread_name,
 		       const uint32_t *locs, uint32_t depth, uint64_t count)
 {
-	int64_t id = profile_add_sample_id(p, pid, tid, comm, thread_name,
-					   locs, depth, count);
+	struct pf_sample key = { .pid = pid, .tid = tid, .comm = comm,
+				 .thread_name = thread_name };
+	int64_t id = profile_add_sample_id(p, &key, locs, depth, count);
 	return id < 0 ? (int)id : 0;
 }
 

@@ -72,6 +72,9 @@ struct pf_sample {
 				 * comm bpftrace gives, i.e. the sampled
 				 * thread's (0 when none) */
 	uint32_t thread_name;	/* string id: thread's comm (0 when none) */
+	uint32_t process;	/* string id: the process's name, its main
+				 * thread's comm when its map was saved
+				 * (0 when unknown: one-liner input) */
 	uint32_t stack_start;	/* index into p->stack_ids */
 	uint32_t depth;		/* number of locations, leaf first */
 	uint64_t count;
@@ -141,10 +144,12 @@ int64_t profile_named_location(struct profile *p, const char *name,
 			       size_t len, enum pf_loc_kind kind);
 
 /* Add count samples of one stack (locs leaf first).  Merges with an equal
- * (pid, tid, comm, thread_name, stack).  0 or negative errno. */
-/* The same, returning the sample's id (> 0) or a negative errno. */
-int64_t profile_add_sample_id(struct profile *p, uint32_t pid, uint32_t tid,
-			      uint32_t comm, uint32_t thread_name,
+ * (pid, tid, comm, thread_name, process, stack).  0 or negative errno.
+ * profile_add_sample() leaves the process name unknown. */
+/* The same, with the labels in key (pid, tid, comm, thread_name, process;
+ * its other fields are ignored), returning the sample's id (> 0) or a
+ * negative errno. */
+int64_t profile_add_sample_id(struct profile *p, const struct pf_sample *key,
 			      const uint32_t *locs, uint32_t depth,
 			      uint64_t count);
 /* Add count to an existing sample id (a repeat of a known stack).

@@ -63,13 +63,15 @@ static int on_record(void *ctx, const struct bt_record *rec)
 	return 0;
 }
 
-static int on_maps(void *ctx, uint32_t pid, const char *text, size_t len)
+static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
+		   size_t len)
 {
 	struct report *r = ctx;
 	struct sym_session *s = report_session(r, &r->err);
 	if (!s)
 		return 0;	/* symbolization degrades; frames stay honest */
-	return sym_process_load_maps(s, (int)pid, text, len, &r->err) == -ENOMEM
+	return sym_process_load_maps(s, (int)pid, image, text, len,
+				     &r->err) == -ENOMEM
 		       ? -ENOMEM : 0;
 }
 

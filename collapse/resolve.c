@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Cache of resolved raw addresses: open addressing on (pid, addr, flags). */
+/* Cache of resolved raw addresses: open addressing on (pid, image, addr,
+ * flags); see sym_process_snapshot() for images. */
 struct addr_slot {
 	uint64_t addr;
-	uint32_t pid;
+	uint32_t pid, image;
 	uint32_t flags;		/* bit0 is_return, bit1 kernel; 0 = empty
 				 * slot is marked by loc == 0 */
 	uint32_t loc;
@@ -84,18 +85,24 @@ void resolver_free(struct resolver *r)
 	free(r);
 }
 
-static uint64_t slot_hash(uint32_t pid, uint64_t addr, uint32_t flags)
+static uint64_t slot_hash(uint32_t pid, uint32_t image, uint64_t addr,
+			  uint32_t flags)
 {
-	return sf_hash_u64(addr ^ ((uint64_t)pid << 40) ^ ((uint64_t)flags << 62));
+	return sf_hash_u64(addr ^ ((uint64_t)pid << 40) ^ ((uint64_t)flags << 62) ^
+			   sf_hash_u64(image));
 }
 
+/* The slot of (pid, image, addr, flags), or the empty one it would take. */
 static struct addr_slot *slot_find(struct resolver *r, uint32_t pid,
-				   uint64_t addr, uint32_t flags)
+				   uint32_t image, uint64_t addr,
+				   uint32_t flags)
 {
-	size_t mask = r->nslots - 1, i = slot_hash(pid, addr, flags) & mask;
+	size_t mask = r->nslots - 1;
+	size_t i = slot_hash(pid, image, addr, flags) & mask;
 	for (; r->slots[i].loc; i = (i + 1) & mask) {
 		struct addr_slot *s = &r->slots[i];
-		if (s->addr == addr && s->pid == pid && s->flags == flags)
+		if (s->addr == addr && s->pid == pid && s->image == image &&
+		    s->flags == flags)
 			return s;
 	}
 	return &r->slots[i];
@@ -112,7 +119,8 @@ static int slots_grow(struct resolver *r)
 	r->nslots = ns;
 	for (size_t i = 0; i < on; i++)
 		if (old[i].loc)
-			*slot_find(r, old[i].pid, old[i].addr, old[i].flags) = old[i];
+			*slot_find(r, old[i].pid, old[i].image, old[i].addr,
+				   old[i].flags) = old[i];
 	free(old);
 	return 0;
 }
@@ -246,42 +254,48 @@ static bool may_refresh(struct resolver *r, uint32_t pid)
 	return true;
 }
 
-static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint64_t addr,
-			    bool kernel, bool is_return)
+/* pid's image from the symbolizer: a snapshot taken on the spot for a
+ * pid of one-liner input (no image told: the live process is the one
+ * sampled), a refresh for an address mapped after the snapshot. */
+static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
+		       uint64_t addr, bool is_return, struct sym_result *res)
+{
+	int ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return, res);
+	if (!ret && res->reason == SYM_NO_PROCESS && r->lazy_snapshot &&
+	    !image && !pid_seen(r, pid) &&
+	    sym_process_snapshot(r->sym, (int)pid, 0, NULL) == 0)
+		ret = sym_lookup_user(r->sym, (int)pid, 0, addr, is_return, res);
+	if (!ret && res->reason == SYM_UNMAPPED && r->refresh &&
+	    may_refresh(r, pid) &&
+	    sym_process_refresh(r->sym, (int)pid, image, NULL) == 0)
+		ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return,
+				      res);
+	return ret;
+}
+
+static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint32_t image,
+			    uint64_t addr, bool kernel, bool is_return)
 {
 	uint32_t flags = (is_return ? 1u : 0u) | (kernel ? 2u : 0u);
-	struct addr_slot *s = slot_find(r, kernel ? 0 : pid, addr, flags);
+	if (kernel)
+		pid = image = 0;
+	struct addr_slot *s = slot_find(r, pid, image, addr, flags);
 	if (s->loc)
 		return s->loc;
 	struct sym_result res = { .reason = SYM_NO_PROCESS };
 	if (r->sym) {
-		int ret;
-		if (kernel) {
-			ret = sym_lookup_kernel(r->sym, addr, is_return, &res);
-		} else {
-			ret = sym_lookup_user(r->sym, (int)pid, addr, is_return, &res);
-			if (!ret && res.reason == SYM_NO_PROCESS &&
-			    r->lazy_snapshot && !pid_seen(r, pid) &&
-			    sym_process_snapshot(r->sym, (int)pid, NULL) == 0)
-				ret = sym_lookup_user(r->sym, (int)pid, addr,
-						      is_return, &res);
-			if (!ret && res.reason == SYM_UNMAPPED &&
-			    r->refresh && may_refresh(r, pid) &&
-			    sym_process_refresh(r->sym, (int)pid, NULL) == 0)
-				ret = sym_lookup_user(r->sym, (int)pid, addr,
-						      is_return, &res);
-		}
+		int ret = kernel ? sym_lookup_kernel(r->sym, addr, is_return, &res)
+				 : lookup_user(r, pid, image, addr, is_return,
+					       &res);
 		if (ret < 0)
 			return ret;
 	}
 	int64_t loc = location_from_result(r, addr, kernel, &res);
 	if (loc < 0)
 		return loc;
-	s = slot_find(r, kernel ? 0 : pid, addr, flags);
-	s->pid = kernel ? 0 : pid;
-	s->addr = addr;
-	s->flags = flags;
-	s->loc = (uint32_t)loc;
+	s = slot_find(r, pid, image, addr, flags);
+	*s = (struct addr_slot){ .addr = addr, .pid = pid, .image = image,
+				 .flags = flags, .loc = (uint32_t)loc };
 	if (++r->nused * 2 > r->nslots && slots_grow(r))
 		return -ENOMEM;
 	return loc;
@@ -312,7 +326,7 @@ static int64_t resolve_name(struct resolver *r, const char *name, size_t len,
 	(*cache)[id] = (uint32_t)loc;
 	return loc;
 with_addr:;
-	struct addr_slot *s = slot_find(r, 0, addr, 4);
+	struct addr_slot *s = slot_find(r, 0, 0, addr, 4);
 	if (s->loc)
 		return s->loc;
 	int64_t m = kernel_mapping(r), sn = strtab_intern(&r->p->strs, name, len);
@@ -328,7 +342,7 @@ with_addr:;
 	int64_t kloc = profile_location(r->p, &pl, &line, 1);
 	if (kloc < 0)
 		return kloc;
-	s = slot_find(r, 0, addr, 4);
+	s = slot_find(r, 0, 0, addr, 4);
 	*s = (struct addr_slot){ .addr = addr, .flags = 4, .loc = (uint32_t)kloc };
 	if (++r->nused * 2 > r->nslots && slots_grow(r))
 		return -ENOMEM;
@@ -352,6 +366,18 @@ int resolver_record(struct resolver *r, const struct bt_record *rec)
 	return id < 0 ? (int)id : 0;
 }
 
+/* String id of the record's process name, from its snapshot (0 when
+ * there is none: one-liner input, a process gone before its map was
+ * saved). */
+static int64_t process_name(struct resolver *r, const struct bt_record *rec)
+{
+	const char *name = r->sym && rec->has_pid && rec->pid
+				   ? sym_process_name(r->sym, (int)rec->pid,
+						      rec->image)
+				   : NULL;
+	return name ? intern(r, name) : 0;
+}
+
 int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 {
 	size_t n = rec->nframes;
@@ -365,7 +391,8 @@ int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 		enum pf_loc_kind kind = f->kernel ? PF_LOC_KERNEL : PF_LOC_USER;
 		int64_t loc;
 		if (f->kind == BT_FRAME_ADDR)
-			loc = resolve_addr(r, pid, f->addr, f->kernel, !leaf);
+			loc = resolve_addr(r, pid, rec->image, f->addr,
+					   f->kernel, !leaf);
 		else
 			loc = resolve_name(r, f->name, f->name_len, kind,
 					   f->addr, f->has_addr);
@@ -382,11 +409,15 @@ int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 	}
 	int64_t comm = rec->comm ? strtab_intern(&r->p->strs, rec->comm,
 						 rec->comm_len) : 0;
-	if (comm < 0)
+	int64_t proc = process_name(r, rec);
+	if (comm < 0 || proc < 0)
 		return -ENOMEM;
-	return profile_add_sample_id(r->p, pid, rec->has_tid ? rec->tid : 0,
-				  (uint32_t)comm, (uint32_t)comm, r->stack,
-				  (uint32_t)n, rec->count);
+	struct pf_sample key = { .pid = pid, .tid = rec->has_tid ? rec->tid : 0,
+				 .comm = (uint32_t)comm,
+				 .thread_name = (uint32_t)comm,
+				 .process = (uint32_t)proc };
+	return profile_add_sample_id(r->p, &key, r->stack, (uint32_t)n,
+				     rec->count);
 }
 
 static bool has_suffix(const char *s, size_t len, const char *sfx)

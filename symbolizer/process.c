@@ -11,19 +11,34 @@
 
 /* ---- the pid table ---- */
 
+/* Every image of a pid hashes to the same slot: sym_process_forget() and
+ * newest_image() walk one chain. */
 static size_t pid_slot(const struct sym_session *s, int pid)
 {
 	return sf_hash_u64((uint64_t)(uint32_t)pid) & (s->nprocs_slots - 1);
 }
 
-struct sym_process *sym_process_find(struct sym_session *s, int pid)
+struct sym_process *sym_process_find(struct sym_session *s, int pid,
+				     uint32_t image)
 {
 	if (!s->nprocs_slots)
 		return NULL;
 	for (struct sym_process *p = s->procs[pid_slot(s, pid)]; p; p = p->next)
-		if (p->pid == pid)
+		if (p->pid == pid && p->image == image)
 			return p;
 	return NULL;
+}
+
+/* The newest image of pid with a snapshot (0 when none). */
+static uint32_t newest_image(const struct sym_session *s, int pid)
+{
+	uint32_t n = 0;
+	if (!s->nprocs_slots)
+		return 0;
+	for (struct sym_process *p = s->procs[pid_slot(s, pid)]; p; p = p->next)
+		if (p->pid == pid && p->image > n)
+			n = p->image;
+	return n;
 }
 
 static int procs_grow(struct sym_session *s)
@@ -48,14 +63,14 @@ static int procs_grow(struct sym_session *s)
 	return 0;
 }
 
-/* Insert p, retiring an older snapshot of the same pid. */
+/* Insert p, retiring an older snapshot of the same pid and image. */
 static int procs_put(struct sym_session *s, struct sym_process *p)
 {
 	if (s->nprocs + 1 > s->nprocs_slots && procs_grow(s))
 		return -ENOMEM;
 	struct sym_process **pp = &s->procs[pid_slot(s, p->pid)];
 	for (; *pp; pp = &(*pp)->next) {
-		if ((*pp)->pid != p->pid)
+		if ((*pp)->pid != p->pid || (*pp)->image != p->image)
 			continue;
 		struct sym_process *old = *pp;
 		*pp = old->next;
@@ -97,7 +112,8 @@ void sym_process_free_all(struct sym_session *s)
 	s->nprocs_slots = s->nprocs = 0;
 }
 
-/* Unlink pid's live snapshot from the table; NULL when none. */
+/* Unlink a live snapshot of pid (any image) from the table; NULL when
+ * none is left. */
 static struct sym_process *procs_take(struct sym_session *s, int pid)
 {
 	if (!s->nprocs_slots)
@@ -134,9 +150,8 @@ static size_t retired_free(struct sym_session *s, int pid)
 
 size_t sym_process_forget(struct sym_session *s, int pid)
 {
-	struct sym_process *p = procs_take(s, pid);
-	size_t n = p ? 1 : 0;
-	if (p)
+	size_t n = 0;
+	for (struct sym_process *p; (p = procs_take(s, pid)); n++)
 		process_free(s, p);
 	return n + retired_free(s, pid);
 }
@@ -146,12 +161,13 @@ size_t sym_session_drop_retired(struct sym_session *s)
 	return retired_free(s, -1);
 }
 
-static struct sym_process *process_new(int pid)
+static struct sym_process *process_new(int pid, uint32_t image)
 {
 	struct sym_process *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	p->image = image;
 	p->nspid = pid;
 	p->pm_fd = -1;
 	maps_list_init(&p->ml);
@@ -293,7 +309,7 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 	if (rc)
 		return sf_err_set(err, -rc, "process %d: %s", p->pid,
 				  strerror(-rc));
-	procfs_nspid(p->pid, &p->nspid);
+	procfs_status(p->pid, &p->nspid, p->name, sizeof(p->name));
 	rc = read_maps(p, err);
 	if (rc)
 		return rc;
@@ -301,10 +317,9 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 	if ((rc = set_pm_path(s, p)) || (rc = attach_files(s, p, NULL)))
 		return sf_err_set(err, -rc, "snapshot of process %d: %s",
 				  p->pid, strerror(-rc));
-	dev_t dev;
-	ino_t ino;
-	if (!procfs_exe_id(p->pid, &dev, &ino))
-		mark_main(p, dev, ino);
+	p->exe_known = !procfs_exe_id(p->pid, &p->exe_dev, &p->exe_ino);
+	if (p->exe_known)
+		mark_main(p, p->exe_dev, p->exe_ino);
 	sym_jit_snapshot(s, p);
 	warn_bad_lines(s, p, "/proc/PID/maps");
 	return 0;
@@ -321,10 +336,10 @@ static bool has_file(const struct sym_process *p)
 /* A new snapshot of pid, put in the table (an older one retired); with
  * need_file, refused (-ESRCH) when it maps no file: the process is
  * exiting, its map already gone. */
-static int snapshot_put(struct sym_session *s, int pid, bool need_file,
-			struct sf_err *err)
+static int snapshot_put(struct sym_session *s, int pid, uint32_t image,
+			bool need_file, struct sf_err *err)
 {
-	struct sym_process *p = process_new(pid);
+	struct sym_process *p = process_new(pid, image);
 	if (!p)
 		return sf_err_set(err, ENOMEM, "out of memory");
 	int rc = snapshot(s, p, err);
@@ -337,11 +352,12 @@ static int snapshot_put(struct sym_session *s, int pid, bool need_file,
 	return rc;
 }
 
-int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err)
+int sym_process_snapshot(struct sym_session *s, int pid, uint32_t image,
+			 struct sf_err *err)
 {
 	if (pid <= 0)
 		return sf_err_set(err, ESRCH, "no such process %d", pid);
-	return snapshot_put(s, pid, false, err);
+	return snapshot_put(s, pid, image, false, err);
 }
 
 /* Has pid an executable (/proc/PID/exe)?  Kernel threads have none. */
@@ -352,9 +368,23 @@ static bool has_exe(int pid)
 	return readlink(path, target, sizeof(target)) > 0;
 }
 
-int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err)
+/* Has the process run another program since old was taken?  Seen by a
+ * newer image's snapshot, or by /proc/PID/exe naming another file. */
+static bool exec_since(struct sym_session *s, const struct sym_process *old)
 {
-	const struct sym_process *old = sym_process_find(s, pid);
+	if (newest_image(s, old->pid) > old->image)
+		return true;
+	dev_t dev;
+	ino_t ino;
+	return old->exe_known &&
+	       (procfs_exe_id(old->pid, &dev, &ino) || dev != old->exe_dev ||
+		ino != old->exe_ino);
+}
+
+int sym_process_refresh(struct sym_session *s, int pid, uint32_t image,
+			struct sf_err *err)
+{
+	const struct sym_process *old = sym_process_find(s, pid, image);
 	if (!old)
 		return sf_err_set(err, ENOENT, "process %d has no snapshot", pid);
 	char state = '?';
@@ -362,13 +392,31 @@ int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err)
 	if (procfs_stat(pid, &state, &start) || state == 'Z' || state == 'X' ||
 	    start != old->starttime)
 		return sf_err_set(err, ESRCH, "process %d exited", pid);
+	if (exec_since(s, old))
+		return sf_err_set(err, ESRCH, "process %d runs another program "
+				  "now", pid);
 	s->stats.refreshes++;
-	return snapshot_put(s, pid, true, err);	/* old one retired */
+	return snapshot_put(s, pid, image, true, err);	/* old one retired */
 }
 
-bool sym_process_loading(struct sym_session *s, int pid)
+const char *sym_process_name(struct sym_session *s, int pid, uint32_t image)
 {
-	const struct sym_process *p = sym_process_find(s, pid);
+	const struct sym_process *p = sym_process_find(s, pid, image);
+	return p && p->name[0] ? p->name : NULL;
+}
+
+bool sym_process_current(struct sym_session *s, int pid, uint32_t image)
+{
+	const struct sym_process *p = sym_process_find(s, pid, image);
+	char state = '?';
+	uint64_t start = 0;
+	return p && p->starttime && !procfs_stat(pid, &state, &start) &&
+	       start == p->starttime;
+}
+
+bool sym_process_loading(struct sym_session *s, int pid, uint32_t image)
+{
+	const struct sym_process *p = sym_process_find(s, pid, image);
 	if (!p)
 		return false;
 	if (!has_file(p))	/* taken during an exec: nothing mapped yet */
@@ -399,7 +447,8 @@ struct saved_meta {
 	size_t nmains, cap_m;
 };
 
-/* "#bid START BID", "#main START", "#starttime N", "#nspid N" */
+/* "#bid START BID", "#main START", "#starttime N", "#nspid N",
+ * "#comm NAME" */
 static int parse_meta(struct sym_process *p, struct saved_meta *mt,
 		      const char *line, size_t len)
 {
@@ -427,6 +476,10 @@ static int parse_meta(struct sym_process *p, struct saved_meta *mt,
 		p->starttime = b;
 	} else if (sscanf(buf, "#nspid %llu", &b) == 1 && b && b < 1u << 30) {
 		p->nspid = (int)b;
+	} else if (!strncmp(buf, "#comm ", 6)) {
+		size_t n = strnlen(buf + 6, sizeof(p->name) - 1);
+		memcpy(p->name, buf + 6, n);
+		p->name[n] = 0;
 	}
 	return 0;
 }
@@ -489,10 +542,10 @@ static int load(struct sym_session *s, struct sym_process *p,
 	return rc;
 }
 
-int sym_process_load_maps(struct sym_session *s, int pid, const char *text,
-			  size_t len, struct sf_err *err)
+int sym_process_load_maps(struct sym_session *s, int pid, uint32_t image,
+			  const char *text, size_t len, struct sf_err *err)
 {
-	struct sym_process *p = process_new(pid);
+	struct sym_process *p = process_new(pid, image);
 	if (!p)
 		return sf_err_set(err, ENOMEM, "out of memory");
 	p->loaded = true;
@@ -508,9 +561,10 @@ int sym_process_load_maps(struct sym_session *s, int pid, const char *text,
 	return 0;
 }
 
-int sym_process_write_maps(struct sym_session *s, int pid, FILE *out)
+int sym_process_write_maps(struct sym_session *s, int pid, uint32_t image,
+			   FILE *out)
 {
-	struct sym_process *p = sym_process_find(s, pid);
+	struct sym_process *p = sym_process_find(s, pid, image);
 	if (!p)
 		return -ENOENT;
 	for (size_t i = 0; i < p->n; i++) {
@@ -528,5 +582,7 @@ int sym_process_write_maps(struct sym_session *s, int pid, FILE *out)
 	if (p->starttime)
 		fprintf(out, "#starttime %" PRIu64 "\n", p->starttime);
 	fprintf(out, "#nspid %d\n", p->nspid);
+	if (p->name[0])
+		fprintf(out, "#comm %s\n", p->name);
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }

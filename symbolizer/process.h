@@ -13,7 +13,8 @@
  *   - `#main START-HEX` for the mapping of the process's executable;
  *   - `#starttime TICKS` and `#nspid PID`: identify the process (so files
  *     are reopened through /proc/PID only while it is the same process) and
- *     find its JIT perf map.
+ *     find its JIT perf map;
+ *   - `#comm NAME`: the process's name (status Name:, escaped there).
  * Other lines starting with '#' are ignored, so the format can grow.
  */
 #ifndef SF_PROCESS_H

@@ -112,27 +112,40 @@ bool procfs_same_process(int pid, uint64_t starttime)
 	return starttime == 0 || st == starttime;
 }
 
-int procfs_nspid(int pid, int *out)
+/* The value of status line KEY ("\nNSpid:"), cut at its newline; NULL
+ * when absent.  b is modified. */
+static char *status_field(char *b, const char *key)
 {
-	char *b;
+	char *p = strstr(b, key);
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	char *eol = strchr(p, '\n');
+	if (eol)
+		*eol = 0;
+	return p;
+}
+
+int procfs_status(int pid, int *nspid, char *name, size_t namesz)
+{
+	char *b, *p;
 	size_t len;
 	int rc = read_proc(pid, "status", &b, &len);
 	if (rc)
 		return rc;
-	*out = pid;
-	char *p = strstr(b, "\nNSpid:");
-	if (p) {
-		p += 7;
-		char *eol = strchr(p, '\n');
-		if (eol)
-			*eol = 0;
+	*nspid = pid;
+	name[0] = 0;
+	/* NSpid: first, then Name:, the first line (each cut at its end) */
+	if ((p = status_field(b, "\nNSpid:"))) {
 		/* the last number is the pid in the innermost namespace */
 		char *last = NULL;
 		for (char *t = strtok(p, " \t"); t; t = strtok(NULL, " \t"))
 			last = t;
 		if (last && atoi(last) > 0)
-			*out = atoi(last);
+			*nspid = atoi(last);
 	}
+	if (!strncmp(b, "Name:", 5) && (p = status_field(b, "Name:")))
+		snprintf(name, namesz, "%s", p + strspn(p, " \t"));
 	free(b);
 	return 0;
 }

@@ -23,9 +23,11 @@ int procfs_stat(int pid, char *state, uint64_t *starttime);
  * start time (0 = any). */
 bool procfs_same_process(int pid, uint64_t starttime);
 
-/* Innermost namespace pid from the NSpid: line of /proc/PID/status
- * (pid itself on kernels without NSpid). */
-int procfs_nspid(int pid, int *out);
+/* From /proc/PID/status: the innermost namespace pid (NSpid:, pid itself
+ * on kernels without it) and the process's name (Name:, the main thread's
+ * comm as the kernel escapes it there: no newline; "" when absent) into
+ * name[namesz]. */
+int procfs_status(int pid, int *nspid, char *name, size_t namesz);
 
 /* dev and inode of /proc/PID/exe's target. */
 int procfs_exe_id(int pid, dev_t *dev, ino_t *ino);

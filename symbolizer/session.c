@@ -248,12 +248,12 @@ static void lookup_anon(struct sym_session *s, struct sym_process *p,
 					     .system_name = name };
 }
 
-int sym_lookup_user(struct sym_session *s, int pid, uint64_t abs_addr,
-		    bool is_return, struct sym_result *res)
+int sym_lookup_user(struct sym_session *s, int pid, uint32_t image,
+		    uint64_t abs_addr, bool is_return, struct sym_result *res)
 {
 	res_clear(res, SYM_NO_PROCESS);
 	s->stats.lookups++;
-	struct sym_process *p = sym_process_find(s, pid);
+	struct sym_process *p = sym_process_find(s, pid, image);
 	if (!p)
 		return finish(s, res);
 	bool adj = is_return && abs_addr > 0;

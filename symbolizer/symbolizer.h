@@ -62,24 +62,51 @@ void sym_session_free(struct sym_session *s);	/* NULL is fine */
 /*
  * Processes.
  *
+ * A process is a pid and an image: the image numbers the programs the pid
+ * has run (an exec starts a new one; bt/profile.bt gives the task's exec
+ * count plus one).  Image 0 means "not told": one image for the pid's
+ * whole life, as in one-liner input.  Snapshots of a pid's images live
+ * side by side, so a sample taken before an exec is named from the
+ * program it ran even when it is read after the exec (two non-PIE
+ * programs map their code at the same addresses).
+ *
  * sym_process_snapshot() reads /proc/PID/maps now, keeps the executable
  * mappings, opens each mapped file once (through /proc/PID/map_files/, else
  * /proc/PID/root/PATH) and keeps it open until the session is freed, and
- * records its build-id.  Call it at the process's first sample.
+ * records its build-id.  Call it at the first sample of each image.
  * Returns 0, -ESRCH when the process is gone, other -errno.
- * Snapshotting a pid twice replaces the first snapshot (pid reuse).
+ * Snapshotting a pid and image twice replaces the first snapshot (pid
+ * reuse).
  */
-int sym_process_snapshot(struct sym_session *s, int pid, struct sf_err *err);
+int sym_process_snapshot(struct sym_session *s, int pid, uint32_t image,
+			 struct sf_err *err);
 
 /*
- * sym_process_refresh() snapshots pid again when it is still the process
- * of its snapshot (same start time): for libraries mapped after its first
- * sample (ld.so still loading them at exec, dlopen).  The old snapshot is
- * retired, not freed, so sym_module pointers already handed out stay
- * valid.  Returns 0, -ENOENT without a snapshot, -ESRCH when the process
- * exited or the pid is another process now.
+ * sym_process_refresh() snapshots pid's image again when the pid still
+ * runs it (same start time, no newer image snapshotted, the same
+ * /proc/PID/exe): for libraries mapped after its first sample (ld.so still
+ * loading them at exec, dlopen).  The old snapshot is retired, not freed,
+ * so sym_module pointers already handed out stay valid.  Returns 0,
+ * -ENOENT without a snapshot, -ESRCH when the process exited, runs another
+ * program, or the pid is another process now.
  */
-int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err);
+int sym_process_refresh(struct sym_session *s, int pid, uint32_t image,
+			struct sf_err *err);
+
+/*
+ * sym_process_name(): the process's name when the snapshot of pid's image
+ * was taken (its main thread's comm, as /proc/PID/status prints it), NULL
+ * when unknown.  Valid while the snapshot is.
+ */
+const char *sym_process_name(struct sym_session *s, int pid, uint32_t image);
+
+/*
+ * sym_process_current(): has pid's image a snapshot taken from the process
+ * that has the pid now (same start time)?  Then another first-sample mark
+ * for it (bt/profile.bt prints them again after each flush) needs no new
+ * snapshot.
+ */
+bool sym_process_current(struct sym_session *s, int pid, uint32_t image);
 
 /*
  * sym_process_loading(): does pid's snapshot map no file at all (taken
@@ -89,12 +116,13 @@ int sym_process_refresh(struct sym_session *s, int pid, struct sf_err *err);
  * samples are), and a refresh soon after will see them.  False without a
  * snapshot.
  */
-bool sym_process_loading(struct sym_session *s, int pid);
+bool sym_process_loading(struct sym_session *s, int pid, uint32_t image);
 
 /*
  * For long-running callers (the continuous mode), between uses: once no
  * sym_module or sym_mapping pointer of pid is held any more,
- * sym_process_forget() frees pid's snapshot and every retired one of it
+ * sym_process_forget() frees pid's snapshots (every image) and every
+ * retired one of it
  * (a later lookup of pid finds nothing, as for a pid never seen).  The
  * mapped files stay in the session.  sym_session_drop_retired() frees the
  * retired snapshots of every pid, once none of their pointers is held.
@@ -119,12 +147,13 @@ void sym_session_flush(struct sym_session *s);
  * build-id matches the recorded one.  Malformed lines are skipped and
  * counted in sym_stats.bad_maps_lines.  Returns 0 or -ENOMEM.
  */
-int sym_process_load_maps(struct sym_session *s, int pid, const char *text,
-			  size_t len, struct sf_err *err);
+int sym_process_load_maps(struct sym_session *s, int pid, uint32_t image,
+			  const char *text, size_t len, struct sf_err *err);
 
-/* Write pid's snapshot in the format sym_process_load_maps() reads.
- * Returns 0, -ENOENT if pid has no snapshot, -EIO on write error. */
-int sym_process_write_maps(struct sym_session *s, int pid, FILE *out);
+/* Write the snapshot of pid's image in the format sym_process_load_maps()
+ * reads.  Returns 0, -ENOENT if it has no snapshot, -EIO on write error. */
+int sym_process_write_maps(struct sym_session *s, int pid, uint32_t image,
+			   FILE *out);
 
 /* Describes the mapped file an address resolved into (one per mapping).
  * Stable pointer: the same mapping always gives the same sym_module. */
@@ -176,8 +205,8 @@ struct sym_result {
  * leaf); it is looked up at address-1 so the call site, not the next line,
  * is named.  Returns 0 (see result->reason) or a negative errno.
  */
-int sym_lookup_user(struct sym_session *s, int pid, uint64_t abs_addr,
-		    bool is_return, struct sym_result *res);
+int sym_lookup_user(struct sym_session *s, int pid, uint32_t image,
+		    uint64_t abs_addr, bool is_return, struct sym_result *res);
 int sym_lookup_kernel(struct sym_session *s, uint64_t addr, bool is_return,
 		      struct sym_result *res);
 int sym_lookup_elf(struct sym_session *s, const char *path, uint64_t elf_addr,

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "elfindex.h"
 #include "filetab.h"
@@ -31,7 +32,12 @@ struct sym_mapping {
 
 struct sym_process {
 	int pid, nspid;
+	uint32_t image;		/* which program of the pid's life (0: any) */
 	uint64_t starttime;	/* 0 when unknown (loaded text) */
+	char name[64];		/* /proc/PID/status Name: ("" unknown) */
+	bool exe_known;		/* exe_dev/exe_ino read at the snapshot */
+	dev_t exe_dev;
+	ino_t exe_ino;
 	bool loaded;		/* from sym_process_load_maps() */
 	struct maps_list ml;
 	struct sym_mapping *m;	/* parallel to ml.v */
@@ -87,7 +93,8 @@ void sym_warn_cb(void *ctx, const char *msg);
 const char *sym_strdup(struct sym_session *s, const char *str);
 
 /* process.c */
-struct sym_process *sym_process_find(struct sym_session *s, int pid);
+struct sym_process *sym_process_find(struct sym_session *s, int pid,
+				     uint32_t image);
 void sym_process_free_all(struct sym_session *s);
 /* The mapping holding abs_addr, or NULL. */
 struct sym_mapping *sym_process_mapping(struct sym_process *p,

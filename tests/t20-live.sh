@@ -274,3 +274,52 @@ done
 kids=$(awk '/^demo;/ { n += $NF } END { print n + 0 }' "$T/kids.folded")
 check "-- COMMAND: its children's samples are in ($kids in demo, want > $((HZ * 3 * 2 / 2)))" \
 	test "$kids" -gt $((HZ * 3 * 2 / 2))
+
+# 15. An exec during the capture: samples taken before it are read after it
+#     (one flush at the end), when the process maps the second program.  Two
+#     non-PIE programs with the same code at the same addresses, different
+#     names: each image's samples must carry its own names (the key's pid
+#     field carries the image, and each image's map is saved).  Replaying the
+#     raw capture gives the same.
+for w in alpha beta; do
+	cc -O1 -g -fno-omit-frame-pointer -fno-pie -no-pie -DWORK=${w}_work \
+		-o "$T/exec_$w" "$TOP/tests/fixtures/live/execimg.c"
+done
+check "execimg: both programs have their work function at one address" \
+	test "$(nm "$T/exec_alpha" | awk '/ alpha_work$/ { print $1 }')" = \
+	"$(nm "$T/exec_beta" | awk '/ beta_work$/ { print $1 }')"
+# shellcheck disable=SC2016 # expanded by that sh
+sh -c 'kill -STOP $$; exec "$@"' sh "$T/exec_alpha" 1 "$T/exec_beta" &
+ipid=$!
+"$STACKFOLD" record -D 6 --start-pid "$ipid" --watch-pid "$ipid" -f folded -o "$T/img" \
+	--save-raw "$T/img.raw" -- env BPFTRACE_NO_USER_SYMBOLS=1 \
+	bpftrace "$TOP/bt/profile.bt" "$HZ" "$ipid" 10 2>"$T/img.err"
+check_eq "exec: record exits 0" 0 $?
+wait "$ipid"
+check_eq "exec: the programs ran" 0 $?
+"$STACKFOLD" -f folded -o "$T/img-replay.folded" "$T/img.raw" 2>/dev/null
+for f in img img-replay; do
+	a=$(awk '/^exec_alpha;.*;alpha_work( |;|$)/ { n += $NF } END { print n + 0 }' "$T/$f.folded")
+	b=$(awk '/^exec_beta;.*;beta_work( |;|$)/ { n += $NF } END { print n + 0 }' "$T/$f.folded")
+	wrong=$(awk '/^exec_alpha;.*beta_work|^exec_beta;.*alpha_work/ { n += $NF } END { print n + 0 }' "$T/$f.folded")
+	check "exec ($f): the first program's samples named from it ($a in exec_alpha;...;alpha_work)" test "$a" -gt $((HZ / 2))
+	check "exec ($f): the second program's samples named from it ($b in exec_beta;...;beta_work)" test "$b" -gt $((HZ / 2))
+	check_eq "exec ($f): no sample named from the other program" 0 "$wrong"
+done
+
+# 16. bt/profile.bt forgets which pids it has marked at every flush, so its
+#     @stackfold_seen map never fills (past the key limit every sample of a
+#     new pid would print "#pid", and stackfold record would snapshot it);
+#     stackfold record snapshots a process and image once all the same.
+"$DEMO" 30 &
+dpid=$!
+sleep 0.2
+"$STACKFOLD" record -D 4 --flush 1 -f folded -o "$T/seen" --save-raw "$T/seen.raw" -- \
+	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" "$dpid" 1 2>"$T/seen.err"
+check_eq "seen: record exits 0" 0 $?
+kill "$dpid" 2>/dev/null
+wait "$dpid" 2>/dev/null
+npid=$(grep -c '^#pid ' "$T/seen.raw")
+check "seen: the process is marked again after each flush ($npid #pid lines in 4 flushes)" test "$npid" -ge 3
+check_eq "seen: its map is saved once" 1 "$(grep -c '^#maps ' "$T/seen.raw")"
+check "seen: still named" grep -q '^demo;.*main;run;matrix_multiply ' "$T/seen.folded"

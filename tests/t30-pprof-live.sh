@@ -98,3 +98,23 @@ else
 	fail "record: stackfold record -f folded,pprof" "$(tail -5 "$T/rec.err")"
 fi
 wait 2>/dev/null
+
+# --- (3) the comm label is the process's name, thread_name the thread's:
+# a worker thread that renamed itself is sliced under its process.
+if cc -O0 -pthread -o "$T/namedthread" "$TOP/tests/fixtures/live/namedthread.c" 2>"$T/nt.err"; then
+	"$T/namedthread" &
+	ntpid=$!
+	sleep 0.3
+	"$STACKFOLD" record -q -F 99 -D 2 -f folded,pprof -o "$T/nt" -- \
+		env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" 99 "$ntpid" 10 2>"$T/nt.err"
+	kill "$ntpid" 2>/dev/null
+	gopprof -raw -symbolize=none "$T/nt.pb.gz" >"$T/nt.raw" 2>"$T/goerr" ||
+		fail "names: go pprof -raw" "$(tail -5 "$T/goerr")"
+	check_eq "names: labels (comm, thread_name) of both threads" \
+		"comm:[namedthread] thread_name:[namedthread]|comm:[namedthread] thread_name:[workerthr]" \
+		"$(grep -oE 'comm:\[[^]]*\] thread_name:\[[^]]*\]' "$T/nt.raw" | sort -u | paste -sd'|')"
+	check "names: the folded root stays the thread's comm (as perf and bcc)" grep -q '^workerthr;' "$T/nt.folded"
+else
+	fail "names: build namedthread.c" "$(tail -5 "$T/nt.err")"
+fi
+wait 2>/dev/null

@@ -47,6 +47,25 @@ check_eq "forget: frees the live and the retired snapshot, then nothing" "forget
 check_eq "forget: a forgotten pid resolves as one never snapshotted" "process not snapshotted" \
 	"$(reason "$(grep '^user' <<<"$out" | tail -1)" "$A")"
 
+# images (an exec): snapshots of one pid's images live side by side, each
+# looked up by its own image; an older image is never refreshed from the
+# process as it is now (it runs the newer program), the newest one is;
+# forget frees every image
+start_target "$T/ti.out" "$T/target" || fail "images: target did not start"
+A=$(func_addr sf_target_alpha "$T/ti.out")
+out=$("$ST" snap "$TPID:1" snap "$TPID:2" user "$TPID:1" "$A" user "$TPID:2" "$A" \
+	user "$TPID:3" "$A" refresh "$TPID:1" refresh "$TPID:2" forget "$TPID" user "$TPID:2" "$A")
+kill -9 "$TPID"
+check_eq "images: each image resolves from its own snapshot" \
+	"sf_target_alpha $T/target 1|sf_target_alpha $T/target 1" \
+	"$(grep '^user' <<<"$out" | head -2 | while read -r l; do res "$l" "$A"; done | paste -sd'|')"
+check_eq "images: an image never snapshotted is not another's" "process not snapshotted" \
+	"$(reason "$(grep '^user' <<<"$out" | sed -n 3p)" "$A")"
+check_eq "images: the older image is not refreshed, the newest is" "refresh $TPID -3|refresh $TPID 0" \
+	"$(grep '^refresh' <<<"$out" | paste -sd'|')"
+check_eq "images: forget frees every image (two live, one retired)" "forget $TPID 3" \
+	"$(grep '^forget' <<<"$out")"
+
 # sym_lookup_elf: addresses in the file's own ELF space, as nm prints them
 E=$(printf '0x%x' "0x$(nm "$T/target" | awk '$3 == "sf_target_beta" { print $1 }')")
 out=$("$ST" elf "$T/target" "$E" elf "$T/no-such-file" 0x1000)

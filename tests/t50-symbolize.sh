@@ -273,3 +273,33 @@ if build_idxtest; then
 else
 	fail "build tests/unit/elfindex_test.c" "$(tail -5 "$T/idxt.err")"
 fi
+
+# --- an exec in a raw capture: one pid, two images (the pid field's high
+# half), each with its own saved map.  Two non-PIE programs with the same
+# code at the same addresses, different names: each image's samples are
+# named from its own program, never from the map saved last.
+for w in alpha beta; do
+	cc -O1 -g -fno-omit-frame-pointer -fno-pie -no-pie -DWORK=${w}_work \
+		-o "$T/exec_$w" "$TOP/tests/fixtures/live/execimg.c" 2>>"$T/img.err"
+done
+if [ -x "$T/exec_alpha" ] && [ -x "$T/exec_beta" ]; then
+	w=$(nm "$T/exec_alpha" | awk '$3 == "alpha_work" { print $1 }')
+	read -r off va memsz <<<"$(readelf -lW "$T/exec_alpha" | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3, $6; exit }')"
+	pid=4194002
+	{
+		for i in 1 2; do
+			p=$(( (i << 32) | pid )) f=$T/exec_alpha
+			[ "$i" = 2 ] && f=$T/exec_beta
+			printf '#pid %d x\n#maps %d\n%x-%x r-xp %08x 00:00 0 %s\n#endmaps\n' "$p" "$p" \
+				$((va & ~4095)) $(((va + memsz + 4095) & ~4095)) $((off & ~4095)) "$f"
+		done
+		printf '@stackfold_a[%d, %d, a, \n\t%x 0x%x ([unknown])\n, ]: 5\n' $(((1 << 32) | pid)) $pid $((0x$w + 4)) $((0x$w + 4))
+		printf '@stackfold_a[%d, %d, b, \n\t%x 0x%x ([unknown])\n, ]: 3\n' $(((2 << 32) | pid)) $pid $((0x$w + 4)) $((0x$w + 4))
+	} >"$T/img.raw"
+	check_eq "exec: each image named from its own saved map" "a;alpha_work 5|b;beta_work 3" \
+		"$("$STACKFOLD" -q "$T/img.raw" 2>&1 | paste -sd'|')"
+	check_eq "exec: the pid field's image is not in the pid (-p)" "a-$pid;alpha_work 5|b-$pid;beta_work 3" \
+		"$("$STACKFOLD" -q -p "$T/img.raw" 2>&1 | paste -sd'|')"
+else
+	fail "build tests/fixtures/live/execimg.c non-PIE" "$(tail -5 "$T/img.err")"
+fi

@@ -79,18 +79,22 @@ static int on_record(void *ctx, const struct bt_record *r)
 	return ret;
 }
 
-static int on_maps(void *ctx, uint32_t pid, const char *text, size_t len)
+static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
+		   size_t len)
 {
 	struct ctx *c = ctx;
 	(void)pid;
+	(void)image;
 	touch(c, text, len);
 	return 0;
 }
 
-static int on_first(void *ctx, uint32_t pid, const char *comm, size_t len)
+static int on_first(void *ctx, uint32_t pid, uint32_t image, const char *comm,
+		    size_t len)
 {
 	struct ctx *c = ctx;
 	(void)pid;
+	(void)image;
 	touch(c, comm, len);
 	return 0;
 }

@@ -109,13 +109,13 @@ static void snapshot(const uint8_t *data, size_t size)
 	for (char *v = text; (v = memmem(v, size - (size_t)(v - text), "[vdso]", 6));)
 		v[4] = 'X';
 	/* a pid no process has: files are never opened */
-	if (sym_process_load_maps(sess, 0x3ffffff0, text, size, NULL))
+	if (sym_process_load_maps(sess, 0x3ffffff0, 0, text, size, NULL))
 		abort();
 	free(text);
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		abort();
-	int ret = sym_process_write_maps(sess, 0x3ffffff0, f);
+	int ret = sym_process_write_maps(sess, 0x3ffffff0, 0, f);
 	fclose(f);
 	if (ret && ret != -ENOENT)
 		abort();

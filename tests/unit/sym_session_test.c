@@ -22,6 +22,8 @@
  *   bench PID ADDR N     N sym_lookup_user calls; prints "bench NS" (CPU
  *                        ns per lookup)
  *
+ * PID may be PID:IMAGE, the image of sym_process_snapshot() (default 0).
+ *
  * A result line: "user ADDR reason=R name=N module=M main=0|1
  * maddr=0xA frames=K", with "-" for missing names.  Exits 2 on usage
  * errors, 0 otherwise (tests assert on the output).
@@ -169,10 +171,10 @@ static int cmd_perfmap(const char *path, uint64_t addr)
 static void cmd_bench(struct sym_session *s, int pid, uint64_t addr, long n)
 {
 	struct sym_result r;
-	sym_lookup_user(s, pid, addr, true, &r);	/* builds the index */
+	sym_lookup_user(s, pid, 0, addr, true, &r);	/* builds the index */
 	double t0 = now_ms();
 	for (long i = 0; i < n; i++)
-		sym_lookup_user(s, pid, addr + (uint64_t)(i & 15), i & 1, &r);
+		sym_lookup_user(s, pid, 0, addr + (uint64_t)(i & 15), i & 1, &r);
 	double t1 = now_ms();
 	printf("bench %.0f %s\n", n > 0 ? (t1 - t0) * 1e6 / (double)n : 0.0,
 	       sym_reason_str(r.reason));
@@ -192,21 +194,34 @@ static void print_stats(struct sym_session *s)
 	       st.index_cache_hits, st.index_corrupt);
 }
 
-static int cmd_load(struct sym_session *s, int pid, const char *path)
+/* "PID" or "PID:IMAGE" */
+static int pid_arg(const char *s, uint32_t *image)
+{
+	const char *c = strchr(s, ':');
+	*image = c ? (uint32_t)strtoul(c + 1, NULL, 10) : 0;
+	return atoi(s);
+}
+
+static int cmd_load(struct sym_session *s, const char *pids, const char *path)
 {
 	size_t len;
 	char *text = slurp(path, &len);
 	struct sf_err err = { "" };
-	int rc = text ? sym_process_load_maps(s, pid, text, len, &err) : -1;
+	uint32_t image;
+	int pid = pid_arg(pids, &image);
+	int rc = text ? sym_process_load_maps(s, pid, image, text, len, &err)
+		      : -1;
 	printf("load %d %d %s\n", pid, rc, err.msg);
 	free(text);
 	return 0;
 }
 
-static int cmd_write(struct sym_session *s, int pid, const char *path)
+static int cmd_write(struct sym_session *s, const char *pids, const char *path)
 {
 	FILE *f = fopen(path, "w");
-	int rc = f ? sym_process_write_maps(s, pid, f) : -1;
+	uint32_t image;
+	int pid = pid_arg(pids, &image);
+	int rc = f ? sym_process_write_maps(s, pid, image, f) : -1;
 	if (f)
 		fclose(f);
 	printf("write %d %d\n", pid, rc);
@@ -217,6 +232,7 @@ static uint64_t num(const char *s)
 {
 	return strtoull(s, NULL, 0);
 }
+
 
 #define NEED(k)                                                        \
 	do {                                                           \
@@ -251,8 +267,9 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		if (!strcmp(a, "snap")) {
 			NEED(1);
-			int pid = atoi(argv[++i]);
-			int rc = sym_process_snapshot(s, pid, &err);
+			uint32_t image;
+			int pid = pid_arg(argv[++i], &image);
+			int rc = sym_process_snapshot(s, pid, image, &err);
 			printf("snap %d %d %s\n", pid, rc, rc ? err.msg : "");
 		} else if (!strcmp(a, "forget")) {
 			NEED(1);
@@ -262,17 +279,20 @@ int main(int argc, char **argv)
 			printf("dropretired %zu\n", sym_session_drop_retired(s));
 		} else if (!strcmp(a, "refresh")) {
 			NEED(1);
-			int pid = atoi(argv[++i]);
-			printf("refresh %d %d\n", pid, sym_process_refresh(s, pid, &err));
+			uint32_t image;
+			int pid = pid_arg(argv[++i], &image);
+			printf("refresh %d %d\n", pid,
+			       sym_process_refresh(s, pid, image, &err));
 		} else if (!strcmp(a, "kill")) {
 			NEED(1);
 			kill_wait(atoi(argv[++i]));
 		} else if (!strcmp(a, "user")) {
 			NEED(2);
-			int pid = atoi(argv[++i]);
+			uint32_t image;
+			int pid = pid_arg(argv[++i], &image);
 			uint64_t addr = num(argv[++i]);
 			bool ret = is_ret(argc, argv, &i);
-			sym_lookup_user(s, pid, addr, ret, &r);
+			sym_lookup_user(s, pid, image, addr, ret, &r);
 			print_result("user", addr, &r);
 		} else if (!strcmp(a, "kern")) {
 			NEED(1);
@@ -288,11 +308,11 @@ int main(int argc, char **argv)
 			print_result("elf", addr, &r);
 		} else if (!strcmp(a, "write")) {
 			NEED(2);
-			cmd_write(s, atoi(argv[i + 1]), argv[i + 2]);
+			cmd_write(s, argv[i + 1], argv[i + 2]);
 			i += 2;
 		} else if (!strcmp(a, "load")) {
 			NEED(2);
-			cmd_load(s, atoi(argv[i + 1]), argv[i + 2]);
+			cmd_load(s, argv[i + 1], argv[i + 2]);
 			i += 2;
 		} else if (!strcmp(a, "stats")) {
 			print_stats(s);
