@@ -9,6 +9,7 @@
 #ifndef SF_OUT_H
 #define SF_OUT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,10 +20,13 @@
 #include "svg_tree.h"
 #include "util.h"
 
+#define OUT_TOP_ALL UINT_MAX	/* out_opts.top_n: no row limit */
+
 struct out_opts {
 	unsigned fold_flags;	/* enum fold_flags used to build the fold */
 	/* top */
-	unsigned top_n;		/* rows, 0 = default (25) */
+	unsigned top_n;		/* rows, 0 = default (25), OUT_TOP_ALL =
+				 * every function (--top 0) */
 	/* svg */
 	const char *title, *subtitle, *countname, *colors;
 	unsigned width;		/* pixels, 0 = 1200 */

@@ -133,7 +133,7 @@ int out_top_write(FILE *out, const struct out_input *in,
 		  const struct out_opts *opts, struct sf_err *err)
 {
 	struct top t = { 0 };
-	unsigned rows = opts->top_n ? opts->top_n : 25;
+	unsigned rows = opts->top_n ? opts->top_n : 25;	/* OUT_TOP_ALL: all */
 	if (strtab_init(&t.names))
 		return sf_err_set(err, ENOMEM, "out of memory");
 	int ret = top_collect(&t, in->fold);
