@@ -27,8 +27,10 @@ struct out_opts {
 	/* top */
 	unsigned top_n;		/* rows, 0 = default (25), OUT_TOP_ALL =
 				 * every function (--top 0) */
+	/* top and svg */
+	const char *countname;	/* what a count is, NULL = "samples" */
 	/* svg */
-	const char *title, *subtitle, *countname, *colors;
+	const char *title, *subtitle, *colors;
 	unsigned width;		/* pixels, 0 = 1200 */
 	double minwidth;	/* percent of total (0.1 default), or pixels
 				 * when minwidth_px */

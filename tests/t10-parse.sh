@@ -158,6 +158,11 @@ check_eq "top --top 0: the coldest function last" "main" "$(awk '/^ +SELF%/ { on
 "$STACKFOLD" -q -f top --top 3 "$T/wide.folded" >"$T/top3.out"
 check_eq "top --top 3: 3 rows, 3 stacks" "3 3" "$(fn_rows "$T/top3.out") $(stack_rows "$T/top3.out")"
 check "--help says what --top 0 does" bash -c "'$STACKFOLD' --help | grep -q -- '--top N .*0: every function'"
+# --countname is the unit of the table's total, as in the SVG and summary
+check_eq "top: total in samples by default" "820 samples" "$(head -n 1 "$T/top25.out")"
+"$STACKFOLD" -f top --countname bytes "$T/wide.folded" >"$T/topb.out" 2>"$T/topb.err"
+check_eq "top --countname bytes: the total in bytes" "820 bytes" "$(head -n 1 "$T/topb.out")"
+check "top --countname bytes: the summary too" grep -q 'read: 820 bytes' "$T/topb.err"
 
 # Usage errors exit 1.
 "$STACKFOLD" -f nosuch "$T/in.folded" 2>/dev/null
