@@ -49,7 +49,7 @@ struct rec {
 	struct pipebuf out, err;
 	struct atomic_file raw;
 	bool raw_open;
-	uint64_t start_ns, snap_failed;
+	uint64_t start_ns;
 	uint64_t attached_ns;	/* monotonic time of "#attached" */
 	uint64_t stopped_ns;	/* monotonic time sampling ended (stop sent) */
 	uint64_t flushes;	/* "#flushed" lines seen */
@@ -140,7 +140,7 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	int pid = atoi(num);
 	struct sym_session *ss = report_session(&x->r, NULL);
 	if (!ss || pid <= 0 || sym_process_snapshot(ss, pid, NULL) != 0) {
-		x->snap_failed++;
+		x->r.prof.counters.maps_unsaved++;
 		return;
 	}
 	raw_maps(x, ss, pid);
@@ -481,11 +481,6 @@ static int finish(struct rec *x)
 			return EXIT_IO;
 		}
 	}
-	if (x->snap_failed && !x->c->quiet)
-		fprintf(stderr, "stackfold: %" PRIu64 " process%s exited before %s "
-			"memory map could be saved (frames shown as [unknown])\n",
-			x->snap_failed, x->snap_failed == 1 ? "" : "es",
-			x->snap_failed == 1 ? "its" : "their");
 	if (!x->r.prof.counters.samples) {
 		cmd_summary(&x->r, x->c, "recorded");
 		fprintf(stderr, "stackfold: no samples recorded\n");

@@ -259,6 +259,24 @@ check_eq "buf(comm): an escaped newline stays text" 4 "$(grep -F '\x0a@[]: 9\x0a
 check_eq "buf(comm): a numeric comm is a name" "1234-7 2" "$(grep '^1234-7' "$T/bufcomm.out")"
 conserve bufcomm "$T/bufcomm.txt"
 
+# --- A5b: processes that exited before their memory map could be saved -----
+# stackfold record counts them (a "#pid" line whose process it could not
+# snapshot); the count reaches the summary, the SVG subtitle and the pprof
+# comment.  (It used to be a stderr line of `stackfold record` only.)
+unsaved_line() { grep -o 'stackfold: [0-9]* process[es]* exited before [a-z]* memory map could be saved' "$1"; }
+# stackfold record, with a stand-in for bpftrace: its own shell (alive, so
+# its map is saved) and a pid above PID_MAX_LIMIT (never alive).
+# shellcheck disable=SC2016 # $$ is the stand-in's pid
+"$STACKFOLD" record -f folded,svg,pprof -o "$T/rec" --save-raw "$T/rec.raw" -- sh -c '
+	printf "#pid %d sh\n" $$; sleep 1
+	printf "#pid 4999999 gone\n@stackfold_a[4999999, 4999999, gone,\n\t7f0000001000\n, ]: 3\n@stackfold_total_a: 3\n"' \
+	>/dev/null 2>"$T/rec.err"
+check_eq "record: exit 0" 0 $?
+check_eq "record: 1 process in the summary (the live one's map saved)" \
+	"stackfold: 1 process exited before its memory map could be saved" "$(unsaved_line "$T/rec.err")"
+check "record: in the SVG subtitle" grep -q '; 1 process exited before its memory map could be saved</text>' "$T/rec.svg"
+check "record: in the pprof comment" bash -c "gzip -dc '$T/rec.pb.gz' | grep -aq 'over_total=0 maps_unsaved=1'"
+
 # --- A6: 1024-frame and 127-frame stacks ----------------------------------
 # A stack at a depth limit (127: perf_event_max_stack's default; 1024:
 # bpftrace's maximum) may have lost its root: marked [truncated] and
