@@ -50,6 +50,8 @@ struct rec {
 	struct atomic_file raw;
 	bool raw_open;
 	uint64_t start_ns;
+	int saved_pid;		/* the raw capture's last item is this pid's
+				 * "#maps" block (-1: it is not a block) */
 	uint64_t attached_ns;	/* monotonic time of "#attached" */
 	uint64_t stopped_ns;	/* monotonic time sampling ended (stop sent) */
 	uint64_t flushes;	/* "#flushed" lines seen */
@@ -68,6 +70,7 @@ struct rec {
 
 static void raw_line(struct rec *x, const char *s, size_t len)
 {
+	x->saved_pid = -1;
 	if (x->raw_open) {
 		fwrite(s, 1, len, x->raw.fp);
 		fputc('\n', x->raw.fp);
@@ -77,6 +80,7 @@ static void raw_line(struct rec *x, const char *s, size_t len)
 /* Save pid's maps in the raw capture (after each snapshot). */
 static void raw_maps(struct rec *x, struct sym_session *ss, int pid)
 {
+	x->saved_pid = pid;
 	if (x->raw_open) {
 		fprintf(x->raw.fp, "#maps %d\n", pid);
 		sym_process_write_maps(ss, pid, x->raw.fp);
@@ -129,7 +133,11 @@ static void loading_check(struct rec *x)
 	x->nloading = w;
 }
 
-/* "#pid PID COMM": snapshot now, while the process is alive. */
+/* "#pid PID COMM": snapshot now, while the process is alive.  Its map
+ * goes into the raw capture right before the "#pid" line, which is how a
+ * replay tells a saved map from a lost one (report.h); a map saved just
+ * before by a refresh (loading_check) counts as saved here too, as it
+ * will there. */
 static void first_sample(struct rec *x, const char *s, size_t len)
 {
 	char num[16];
@@ -140,7 +148,8 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	int pid = atoi(num);
 	struct sym_session *ss = report_session(&x->r, NULL);
 	if (!ss || pid <= 0 || sym_process_snapshot(ss, pid, NULL) != 0) {
-		x->r.prof.counters.maps_unsaved++;
+		if (pid != x->saved_pid)
+			x->r.prof.counters.maps_unsaved++;
 		return;
 	}
 	raw_maps(x, ss, pid);
@@ -510,6 +519,8 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		}
 		x->raw_open = true;
 	}
+	x->r.live_snapshots = true;	/* first_sample() counts */
+	x->saved_pid = -1;
 	report_begin_input(&x->r);
 	meta_begin(x, argc, argv);
 	return 0;

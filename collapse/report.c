@@ -66,11 +66,27 @@ static int on_record(void *ctx, const struct bt_record *rec)
 static int on_maps(void *ctx, uint32_t pid, const char *text, size_t len)
 {
 	struct report *r = ctx;
+	r->maps_end_line = r->in.lines;
+	r->maps_end_pid = pid;
 	struct sym_session *s = report_session(r, &r->err);
 	if (!s)
 		return 0;	/* symbolization degrades; frames stay honest */
 	return sym_process_load_maps(s, (int)pid, text, len, &r->err) == -ENOMEM
 		       ? -ENOMEM : 0;
+}
+
+/* "#pid PID COMM": unsaved unless its map came on the line before. */
+static int on_first_sample(void *ctx, uint32_t pid, const char *comm,
+			   size_t comm_len)
+{
+	struct report *r = ctx;
+	(void)comm;
+	(void)comm_len;
+	bool saved = r->maps_end_line && r->maps_end_line + 1 == r->in.lines &&
+		     r->maps_end_pid == pid;
+	if (r->capture && !r->live_snapshots && !saved)
+		r->prof.counters.maps_unsaved++;
+	return 0;
 }
 
 static uint32_t meta_str(struct report *r, const char *v, size_t len)
@@ -174,6 +190,8 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 void report_begin_input(struct report *r)
 {
 	memset(&r->in, 0, sizeof(r->in));
+	r->capture = false;
+	r->maps_end_line = 0;
 	r->samples_before = r->prof.counters.samples;
 	bt_parser_free(r->bt);
 	r->bt = NULL;
@@ -193,7 +211,8 @@ static bool blank(const char *s, size_t len)
 static int start_bpftrace(struct report *r)
 {
 	struct bt_callbacks cb = { .ctx = r, .record = on_record,
-				   .maps = on_maps, .meta = on_meta };
+				   .maps = on_maps, .first_sample = on_first_sample,
+				   .meta = on_meta };
 	r->bt = bt_parser_new(&cb);
 	if (!r->bt)
 		return -ENOMEM;
@@ -305,6 +324,10 @@ bool report_between_records(const struct report *r)
 	return !r->bt || (!reccache_open(&r->rc) && bt_parser_idle(r->bt));
 }
 
+/* The first line of stackfold's raw capture (record, continuous). */
+#define CAPTURE_HEADER "# stackfold-capture "
+#define CAPTURE_HEADER_LEN (sizeof(CAPTURE_HEADER) - 1)
+
 int report_line(struct report *r, const char *line, size_t len)
 {
 	r->in.lines++;
@@ -314,6 +337,8 @@ int report_line(struct report *r, const char *line, size_t len)
 		if (bt_line_is_bpftrace(line, len)) {
 			if (start_bpftrace(r))
 				return -ENOMEM;
+			r->capture = len >= CAPTURE_HEADER_LEN &&
+				memcmp(line, CAPTURE_HEADER, CAPTURE_HEADER_LEN) == 0;
 		} else {
 			r->in.fmt = REPORT_FOLDED;
 		}

@@ -79,6 +79,18 @@ struct report {
 	bool last_truncated;	/* ... and whether its stack hit the limit */
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
+	/* Processes whose memory map was not saved (prof.counters.
+	 * maps_unsaved).  stackfold record writes a process's "#maps" block
+	 * right before its "#pid" line when it saved the map, and nothing
+	 * when the process had exited; so in a raw capture, a "#pid" line
+	 * that does not come right after a "#maps" block of its pid is such
+	 * a process, counted as the capture counted it. */
+	bool live_snapshots;	/* set by a caller that saves the maps itself
+				 * and counts them (record, continuous): the
+				 * "#pid" lines it feeds are not counted */
+	bool capture;		/* the current input is a raw capture */
+	uint64_t maps_end_line;	/* line of its last "#endmaps" (0: none) */
+	uint32_t maps_end_pid;	/* ... and that block's pid */
 	struct sf_err err;	/* last callback error */
 };
 
