@@ -99,7 +99,10 @@ void cli_usage(FILE *out, bool record)
 	      "  -K, --kernel-only      kernel frames only\n"
 	      "  -d, --delimit          '-' frame between user and kernel frames\n"
 	      "      --lines            add :file:line to frames (needs DWARF)\n"
-	      "      --top N            rows in the top table (25)\n"
+	      "      --top N            rows in the top table (25; 0: every function);\n"
+	      "                         the hottest stacks: N, at most 10\n"
+	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
+	      "                         summary\n"
 	      "  -q, --quiet            no summary on stderr\n"
 	      "Symbols:\n"
 	      "      --no-demangle      keep mangled C++/Rust names\n"
@@ -109,8 +112,7 @@ void cli_usage(FILE *out, bool record)
 	      "SVG:\n"
 	      "      --title T --subtitle S --width PX --minwidth PCT|Npx\n"
 	      "                         (default 0.1%; 0px keeps every frame)\n"
-	      "      --inverted --colors hot|mem|io|lang|... --no-hash\n"
-	      "      --countname NAME --flamechart\n"
+	      "      --inverted --colors hot|mem|io|lang|... --no-hash --flamechart\n"
 	      "      --diff BEFORE AFTER  differential flame graph of two inputs\n"
 	      "pprof:\n"
 	      "      --no-gzip          raw protobuf instead of gzip (PREFIX.pb)\n\n"
@@ -201,6 +203,8 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	case OPT_TOP:
 		if (!parse_uint(arg, &c->oo.top_n))
 			return bad("bad --top", arg);
+		if (!c->oo.top_n)	/* 0: every function */
+			c->oo.top_n = OUT_TOP_ALL;
 		break;
 	case OPT_TITLE: c->oo.title = arg; break;
 	case OPT_SUBTITLE: c->oo.subtitle = arg; break;

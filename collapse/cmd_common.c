@@ -113,6 +113,11 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		fprintf(stderr, "; %" PRIu64 " samples with a stack at the depth "
 			"limit (root marked [truncated])", k->truncated_stacks);
 	fputc('\n', stderr);
+	if (k->maps_unsaved)
+		fprintf(stderr, "stackfold: %" PRIu64 " process%s exited before %s "
+			"memory map could be saved (frames shown as [unknown])\n",
+			k->maps_unsaved, k->maps_unsaved == 1 ? "" : "es",
+			k->maps_unsaved == 1 ? "its" : "their");
 }
 
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)

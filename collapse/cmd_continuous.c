@@ -608,6 +608,7 @@ static int window_begin(struct cont *x)
 		return -ENOMEM;
 	}
 	x->r_open = true;
+	x->r.live_snapshots = true;	/* its own snapshots, no #maps fed */
 	x->win_records = 0;
 	x->nsnap = 0;
 	x->snap_skipped = 0;

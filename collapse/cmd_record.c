@@ -49,7 +49,7 @@ struct rec {
 	struct pipebuf out, err;
 	struct atomic_file raw;
 	bool raw_open;
-	uint64_t start_ns, snap_failed;
+	uint64_t start_ns;
 	uint64_t attached_ns;	/* monotonic time of "#attached" */
 	uint64_t stopped_ns;	/* monotonic time sampling ended (stop sent) */
 	uint64_t flushes;	/* "#flushed" lines seen */
@@ -137,7 +137,9 @@ static void loading_check(struct rec *x)
 
 /* "#pid PID COMM": snapshot now, while the process is alive, unless it has
  * one (the line comes again after each flush).  PID is the pid field of
- * the records, which may carry an image (bt_parse.h). */
+ * the records, which may carry an image (bt_parse.h).  The map goes into
+ * the raw capture before the "#pid" line, so a replay finds a process
+ * without one as this does (report_map_unsaved()). */
 static void first_sample(struct rec *x, const char *s, size_t len)
 {
 	uint64_t v;
@@ -150,7 +152,8 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	if (ss && pid > 0 && sym_process_current(ss, pid, image))
 		return;	/* seen before a flush: its map is saved */
 	if (!ss || pid <= 0 || sym_process_snapshot(ss, pid, image, NULL) != 0) {
-		x->snap_failed++;
+		if (pid > 0)
+			report_map_unsaved(&x->r, (uint32_t)pid, image);
 		return;
 	}
 	raw_maps(x, ss, pid, image);
@@ -491,11 +494,6 @@ static int finish(struct rec *x)
 			return EXIT_IO;
 		}
 	}
-	if (x->snap_failed && !x->c->quiet)
-		fprintf(stderr, "stackfold: %" PRIu64 " process%s exited before %s "
-			"memory map could be saved (frames shown as [unknown])\n",
-			x->snap_failed, x->snap_failed == 1 ? "" : "es",
-			x->snap_failed == 1 ? "its" : "their");
 	if (!x->r.prof.counters.samples) {
 		cmd_summary(&x->r, x->c, "recorded");
 		fprintf(stderr, "stackfold: no samples recorded\n");
@@ -525,6 +523,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		}
 		x->raw_open = true;
 	}
+	x->r.live_snapshots = true;	/* first_sample() counts */
 	report_begin_input(&x->r);
 	meta_begin(x, argc, argv);
 	return 0;

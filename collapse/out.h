@@ -9,6 +9,7 @@
 #ifndef SF_OUT_H
 #define SF_OUT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,12 +20,17 @@
 #include "svg_tree.h"
 #include "util.h"
 
+#define OUT_TOP_ALL UINT_MAX	/* out_opts.top_n: no row limit */
+
 struct out_opts {
 	unsigned fold_flags;	/* enum fold_flags used to build the fold */
 	/* top */
-	unsigned top_n;		/* rows, 0 = default (25) */
+	unsigned top_n;		/* rows, 0 = default (25), OUT_TOP_ALL =
+				 * every function (--top 0) */
+	/* top and svg */
+	const char *countname;	/* what a count is, NULL = "samples" */
 	/* svg */
-	const char *title, *subtitle, *countname, *colors;
+	const char *title, *subtitle, *colors;
 	unsigned width;		/* pixels, 0 = 1200 */
 	double minwidth;	/* percent of total (0.1 default), or pixels
 				 * when minwidth_px */

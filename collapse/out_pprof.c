@@ -1030,6 +1030,11 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 		 (unsigned long long)k->unsymbolized_frames,
 		 (unsigned long long)k->truncated_stacks,
 		 (unsigned long long)k->over_total);
+	if (k->maps_unsaved) {	/* rare: only when there are some */
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof(buf) - n, " maps_unsaved=%llu",
+			 (unsigned long long)k->maps_unsaved);
+	}
 	if ((id = pp_cstr(c, buf)) < 0)
 		return -ENOMEM;
 	m->comments[m->prof.n_comment++] = id;

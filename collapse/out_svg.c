@@ -719,6 +719,12 @@ static void sub_losses(char *buf, size_t cap, const struct pf_counters *c)
 	if (c->truncated_stacks)
 		sub_add(buf, cap, "; ", c->truncated_stacks == 1 ?
 			"truncated stack" : "truncated stacks", c->truncated_stacks);
+	/* drawn, but its frames [unknown] */
+	if (c->maps_unsaved)
+		sub_add(buf, cap, "; ", c->maps_unsaved == 1 ?
+			"process exited before its memory map could be saved" :
+			"processes exited before their memory map could be saved",
+			c->maps_unsaved);
 }
 
 static const char *default_title(const struct out_opts *o)

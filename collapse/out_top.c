@@ -133,12 +133,13 @@ int out_top_write(FILE *out, const struct out_input *in,
 		  const struct out_opts *opts, struct sf_err *err)
 {
 	struct top t = { 0 };
-	unsigned rows = opts->top_n ? opts->top_n : 25;
+	unsigned rows = opts->top_n ? opts->top_n : 25;	/* OUT_TOP_ALL: all */
+	const char *unit = opts->countname ? opts->countname : "samples";
 	if (strtab_init(&t.names))
 		return sf_err_set(err, ENOMEM, "out of memory");
 	int ret = top_collect(&t, in->fold);
 	if (!ret) {
-		fprintf(out, "%" PRIu64 " samples\n", in->fold->total);
+		fprintf(out, "%" PRIu64 " %s\n", in->fold->total, unit);
 		top_print_functions(out, &t, in->fold->total, rows);
 		top_print_stacks(out, in->fold, rows < 10 ? rows : 10);
 	}

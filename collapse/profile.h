@@ -96,6 +96,10 @@ struct pf_counters {
 	uint64_t unsymbolized_frames;	/* frames shown as module+off/unknown */
 	uint64_t truncated_stacks;	/* depth hit the stack limit */
 	uint64_t map_full_warnings;	/* bpftrace said a map was full */
+	uint64_t maps_unsaved;	/* "#pid" marks (a process's first sample,
+				 * or its first after an exec) whose memory
+				 * map could not be saved: the process had
+				 * exited; its frames stay [unknown] */
 };
 
 struct pf_meta {

@@ -75,6 +75,33 @@ static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
 		       ? -ENOMEM : 0;
 }
 
+void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image)
+{
+	uint64_t key = (uint64_t)image << 32 | pid;
+	for (size_t i = 0; i < r->nunsaved; i++)
+		if (r->unsaved[i] == key)
+			return;
+	if (!sf_grow((void **)&r->unsaved, &r->unsaved_cap, r->nunsaved + 1,
+		     sizeof(*r->unsaved)))
+		r->unsaved[r->nunsaved++] = key;	/* else: may count twice */
+	r->prof.counters.maps_unsaved++;
+}
+
+/* "#pid PID COMM" in a raw capture: its map, if saved, came before. */
+static int on_first_sample(void *ctx, uint32_t pid, uint32_t image,
+			   const char *comm, size_t comm_len)
+{
+	struct report *r = ctx;
+	(void)comm;
+	(void)comm_len;
+	if (!r->capture || r->live_snapshots || !pid)
+		return 0;
+	struct sym_session *s = report_session(r, NULL);
+	if (s && !sym_process_known(s, (int)pid, image))
+		report_map_unsaved(r, pid, image);
+	return 0;
+}
+
 static uint32_t meta_str(struct report *r, const char *v, size_t len)
 {
 	int64_t id = strtab_intern(&r->prof.strs, v, len);
@@ -153,6 +180,7 @@ void report_release(struct report *r)
 	svg_stream_free(r->svg);
 	svg_tree_free(r->tree);
 	free(r->deferred);
+	free(r->unsaved);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -176,6 +204,7 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 void report_begin_input(struct report *r)
 {
 	memset(&r->in, 0, sizeof(r->in));
+	r->capture = false;
 	r->samples_before = r->prof.counters.samples;
 	bt_parser_free(r->bt);
 	r->bt = NULL;
@@ -195,7 +224,8 @@ static bool blank(const char *s, size_t len)
 static int start_bpftrace(struct report *r)
 {
 	struct bt_callbacks cb = { .ctx = r, .record = on_record,
-				   .maps = on_maps, .meta = on_meta };
+				   .maps = on_maps, .first_sample = on_first_sample,
+				   .meta = on_meta };
 	r->bt = bt_parser_new(&cb);
 	if (!r->bt)
 		return -ENOMEM;
@@ -307,6 +337,10 @@ bool report_between_records(const struct report *r)
 	return !r->bt || (!reccache_open(&r->rc) && bt_parser_idle(r->bt));
 }
 
+/* The first line of stackfold's raw capture (record, continuous). */
+#define CAPTURE_HEADER "# stackfold-capture "
+#define CAPTURE_HEADER_LEN (sizeof(CAPTURE_HEADER) - 1)
+
 int report_line(struct report *r, const char *line, size_t len)
 {
 	r->in.lines++;
@@ -316,6 +350,8 @@ int report_line(struct report *r, const char *line, size_t len)
 		if (bt_line_is_bpftrace(line, len)) {
 			if (start_bpftrace(r))
 				return -ENOMEM;
+			r->capture = len >= CAPTURE_HEADER_LEN &&
+				memcmp(line, CAPTURE_HEADER, CAPTURE_HEADER_LEN) == 0;
 		} else {
 			r->in.fmt = REPORT_FOLDED;
 		}

@@ -79,6 +79,18 @@ struct report {
 	bool last_truncated;	/* ... and whether its stack hit the limit */
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
+	/* Processes whose memory map was not saved (prof.counters.
+	 * maps_unsaved).  stackfold record writes a process's "#maps" block
+	 * before its "#pid" line when it saved the map, and none when the
+	 * process had exited; so in a raw capture, a "#pid" line of a
+	 * process and image with no map loaded yet is such a process,
+	 * counted once, as the capture counted it. */
+	bool live_snapshots;	/* set by a caller that saves the maps itself
+				 * and counts them (record, continuous): the
+				 * "#pid" lines it feeds are not counted */
+	bool capture;		/* the current input is a raw capture */
+	uint64_t *unsaved;	/* (image << 32 | pid) counted, unsorted */
+	size_t nunsaved, unsaved_cap;
 	struct sf_err err;	/* last callback error */
 };
 
@@ -102,6 +114,9 @@ int report_line(struct report *r, const char *line, size_t len);
 /* Between two records of bpftrace text (or before any input): a block
  * written into the same stream now cannot split one. */
 bool report_between_records(const struct report *r);
+/* Count pid's image among the processes whose memory map was not saved,
+ * once (a process marked again after each flush is still one). */
+void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image);
 /* End of the current input; fills *st. */
 int report_end_input(struct report *r, struct report_input_stats *st);
 

@@ -100,6 +100,9 @@ int sym_process_refresh(struct sym_session *s, int pid, uint32_t image,
  */
 const char *sym_process_name(struct sym_session *s, int pid, uint32_t image);
 
+/* sym_process_known(): has pid's image a snapshot (taken or loaded)? */
+bool sym_process_known(struct sym_session *s, int pid, uint32_t image);
+
 /*
  * sym_process_current(): has pid's image a snapshot taken from the process
  * that has the pid now (same start time)?  Then another first-sample mark

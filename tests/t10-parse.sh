@@ -144,6 +144,25 @@ check "top: matrix_multiply is the hottest self function" \
 	bash -c "sed -n 3p '$T/top.out' | grep -q 'matrix_multiply\$'"
 check "top: main is 100% total" grep -Eq '^ +0\.0% +0 +100\.0% +[0-9]+  main$' "$T/top.out"
 check "top: hottest stacks section" grep -q '^HOTTEST STACKS' "$T/top.out"
+# --top N rows (default 25), N hottest stacks at most 10; --top 0 is every
+# function (it used to mean the default 25, undocumented).
+for i in $(seq 1 40); do printf 'main;f%02d %d\n' "$i" "$i"; done >"$T/wide.folded"
+fn_rows() { awk '/^ +SELF%/ { on = 1; next } /^$/ { on = 0 } on' "$1" | wc -l; }
+stack_rows() { sed -n '/^HOTTEST STACKS$/,$p' "$1" | sed 1d | wc -l; }
+"$STACKFOLD" -q -f top "$T/wide.folded" >"$T/top25.out"
+check_eq "top: 25 function rows by default" 25 "$(fn_rows "$T/top25.out")"
+"$STACKFOLD" -q -f top --top 0 "$T/wide.folded" >"$T/top0.out"
+check_eq "top --top 0: every function (41)" 41 "$(fn_rows "$T/top0.out")"
+check_eq "top --top 0: 10 hottest stacks" 10 "$(stack_rows "$T/top0.out")"
+check_eq "top --top 0: the coldest function last" "main" "$(awk '/^ +SELF%/ { on = 1; next } /^$/ { on = 0 } on { n = $NF } END { print n }' "$T/top0.out")"
+"$STACKFOLD" -q -f top --top 3 "$T/wide.folded" >"$T/top3.out"
+check_eq "top --top 3: 3 rows, 3 stacks" "3 3" "$(fn_rows "$T/top3.out") $(stack_rows "$T/top3.out")"
+check "--help says what --top 0 does" bash -c "'$STACKFOLD' --help | grep -q -- '--top N .*0: every function'"
+# --countname is the unit of the table's total, as in the SVG and summary
+check_eq "top: total in samples by default" "820 samples" "$(head -n 1 "$T/top25.out")"
+"$STACKFOLD" -f top --countname bytes "$T/wide.folded" >"$T/topb.out" 2>"$T/topb.err"
+check_eq "top --countname bytes: the total in bytes" "820 bytes" "$(head -n 1 "$T/topb.out")"
+check "top --countname bytes: the summary too" grep -q 'read: 820 bytes' "$T/topb.err"
 
 # Usage errors exit 1.
 "$STACKFOLD" -f nosuch "$T/in.folded" 2>/dev/null

@@ -259,6 +259,59 @@ check_eq "buf(comm): an escaped newline stays text" 4 "$(grep -F '\x0a@[]: 9\x0a
 check_eq "buf(comm): a numeric comm is a name" "1234-7 2" "$(grep '^1234-7' "$T/bufcomm.out")"
 conserve bufcomm "$T/bufcomm.txt"
 
+# --- A5b: processes that exited before their memory map could be saved -----
+# stackfold record saves a process's map at its "#pid" line, and writes the
+# "#maps" block into the raw capture right before that line; a "#pid" with no
+# such block is a process that had exited.  The count reaches the summary,
+# the SVG subtitle and the pprof comment, also when the raw capture is read
+# again.  (It used to be a stderr line of `stackfold record` only.)
+unsaved_line() { grep -o 'stackfold: [0-9]* process[es]* exited before [a-z]* memory map could be saved' "$1"; }
+sf unsaved -f folded,svg,pprof -o "$T/unsaved" "$FX/unsaved-maps.txt"
+check_eq "unsaved maps: replayed capture, 2 in the summary" \
+	"stackfold: 2 processes exited before their memory map could be saved" "$(unsaved_line "$T/unsaved.err")"
+check "unsaved maps: in the SVG subtitle" \
+	grep -q 'samples; 2 processes exited before their memory map could be saved</text>' "$T/unsaved.svg"
+if command -v go >/dev/null 2>&1 && [ "$PPROF_OK" = 1 ]; then
+	gopprof -raw "$T/unsaved.pb.gz" >"$T/unsaved.raw" 2>"$T/unsaved.goerr"
+	check "unsaved maps: in the pprof comment (go tool pprof -raw)" \
+		grep -q '^Comment: samples=9 lost_events=0 .* over_total=0 maps_unsaved=2$' "$T/unsaved.raw"
+else
+	skip "unsaved maps: in the pprof comment" "go or pprof tools missing"
+fi
+check_eq "unsaved maps: their frames [unknown], the saved one's named" \
+	"app;app+0x100 5|brief;[unknown] 1|gone;[unknown] 3" "$(paste -sd '|' "$T/unsaved.folded")"
+conserve unsaved "$FX/unsaved-maps.txt"
+# bpftrace's own output (no capture header: maps are read live, lazily) and
+# a capture with every map saved count none, and the pprof comment is as it was
+tail -n +2 "$FX/unsaved-maps.txt" >"$T/nohead.txt"
+sf nohead -f svg,pprof -o "$T/nohead" "$T/nohead.txt"
+check "unsaved maps: not counted without the capture header" \
+	bash -c "! grep -q 'exited before' '$T/nohead.err' '$T/nohead.svg' && ! gzip -dc '$T/nohead.pb.gz' | grep -aq maps_unsaved"
+grep -v '^#pid [23]00 ' "$FX/unsaved-maps.txt" >"$T/allsaved.txt"
+sf allsaved -f svg "$T/allsaved.txt"
+check "unsaved maps: none when every #pid has its #maps" \
+	bash -c "! grep -q 'exited before' '$T/allsaved.err' '$T/allsaved.out'"
+# stackfold record, with a stand-in for bpftrace: its own shell (alive, so
+# its map is saved) and a pid above PID_MAX_LIMIT (never alive).  The count
+# reaches every output, and the raw capture read again gives the same.
+# shellcheck disable=SC2016 # $$ is the stand-in's pid
+"$STACKFOLD" record -f folded,svg,pprof -o "$T/rec" --save-raw "$T/rec.raw" -- sh -c '
+	printf "#pid %d sh\n" $$; sleep 1
+	printf "#pid 4999999 gone\n@stackfold_a[4999999, 4999999, gone,\n\t7f0000001000\n, ]: 3\n@stackfold_total_a: 3\n"' \
+	>/dev/null 2>"$T/rec.err"
+check_eq "record: exit 0" 0 $?
+check_eq "record: 1 process in the summary (the live one's map saved)" \
+	"stackfold: 1 process exited before its memory map could be saved" "$(unsaved_line "$T/rec.err")"
+check "record: its map is in the raw capture, right before its #pid" \
+	bash -c "grep -B1 '^#pid [0-9]* sh$' '$T/rec.raw' | grep -q '^#endmaps$'"
+check "record: in the SVG subtitle" grep -q '; 1 process exited before its memory map could be saved</text>' "$T/rec.svg"
+check "record: in the pprof comment" bash -c "gzip -dc '$T/rec.pb.gz' | grep -aq 'over_total=0 maps_unsaved=1'"
+sf replay -f svg,pprof -o "$T/replay" "$T/rec.raw"
+check_eq "record's raw capture read again: the same count" "$(unsaved_line "$T/rec.err")" "$(unsaved_line "$T/replay.err")"
+check "record's raw capture read again: the same subtitle losses" \
+	bash -c "grep -q '; 1 process exited before its memory map could be saved</text>' '$T/replay.svg' &&
+		gzip -dc '$T/replay.pb.gz' | grep -aq 'over_total=0 maps_unsaved=1'"
+
 # --- A6: 1024-frame and 127-frame stacks ----------------------------------
 # A stack at a depth limit (127: perf_event_max_stack's default; 1024:
 # bpftrace's maximum) may have lost its root: marked [truncated] and
