@@ -261,8 +261,8 @@ conserve bufcomm "$T/bufcomm.txt"
 
 # --- A5b: processes that exited before their memory map could be saved -----
 # stackfold record saves a process's map at its "#pid" line, and writes the
-# "#maps" block into the raw capture right before that line; a "#pid" with no
-# such block is a process that had exited.  The count reaches the summary,
+# "#maps" block into the raw capture before that line; a "#pid" of a process
+# and image with no such block before it is a process that had exited.  The count reaches the summary,
 # the SVG subtitle and the pprof comment, also when the raw capture is read
 # again.  (It used to be a stderr line of `stackfold record` only.)
 unsaved_line() { grep -o 'stackfold: [0-9]* process[es]* exited before [a-z]* memory map could be saved' "$1"; }
@@ -287,6 +287,16 @@ tail -n +2 "$FX/unsaved-maps.txt" >"$T/nohead.txt"
 sf nohead -f svg,pprof -o "$T/nohead" "$T/nohead.txt"
 check "unsaved maps: not counted without the capture header" \
 	bash -c "! grep -q 'exited before' '$T/nohead.err' '$T/nohead.svg' && ! gzip -dc '$T/nohead.pb.gz' | grep -aq maps_unsaved"
+# a process marked again after each flush is one process; each image (the
+# pid field's high half: an exec) is its own, saved or not
+{
+	cat "$FX/unsaved-maps.txt"
+	printf '#flushed\n#pid 200 gone\n#pid 100 app\n#pid %d app2\n#pid %d app2\n' \
+		$(((1 << 32) | 100)) $(((1 << 32) | 100))
+} >"$T/again.txt"
+sf again -f folded "$T/again.txt"
+check_eq "unsaved maps: once a process and image, every image counted" \
+	"stackfold: 3 processes exited before their memory map could be saved" "$(unsaved_line "$T/again.err")"
 grep -v '^#pid [23]00 ' "$FX/unsaved-maps.txt" >"$T/allsaved.txt"
 sf allsaved -f svg "$T/allsaved.txt"
 check "unsaved maps: none when every #pid has its #maps" \
