@@ -233,12 +233,17 @@ static void lookup_file(struct sym_session *s, struct sym_mapping *m,
 	elfidx_lookup(idx, vaddr, res);
 }
 
+/* Anonymous memory: named by the JIT's perf map, if any.  Where the
+ * process has one, the region is the perf map's even at an address it
+ * does not name, so that one region is one mapping (pprof), not two. */
 static void lookup_anon(struct sym_session *s, struct sym_process *p,
 			struct sym_mapping *m, uint64_t addr,
 			struct sym_result *res)
 {
 	const char *name = sym_process_jit_name(s, p, addr);
 	res->reason = SYM_ANON;
+	if (p->pm_ready && m->jit_mod.path)
+		res->module = &m->jit_mod;
 	if (!name)
 		return;
 	res->module = &m->jit_mod;

@@ -242,7 +242,10 @@ J=$(word_addr jit "$T/t7.out")
 out=$("$ST" snap "$TPID" kill "$TPID" user "$TPID" "$J" user "$TPID" "$(printf '0x%x' $((J - 0x123 + 0x300)))" warnings)
 rm -f "/tmp/perf-$TPID.map"
 check_eq "jit: perf map names anonymous exec memory" "sf_jit_compiled_fn /tmp/perf-$TPID.map 0" "$(res "$out" "$J")"
-check "jit: address outside perf map entries is anonymous" grep -q 'reason=anonymous memory name=- module=\[anon\]' <<<"$out"
+# ... and in the same mapping (one region, one pprof mapping, not a second
+# "[anon]" beside the perf map's)
+check "jit: address outside perf map entries is anonymous, in the perf map's region" \
+	grep -q "reason=anonymous memory name=- module=/tmp/perf-$TPID.map" <<<"$out"
 check "jit: garbage perf map line warned" grep -q "^warning: ignored malformed lines in perf map" <<<"$out"
 
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
