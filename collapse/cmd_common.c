@@ -83,9 +83,11 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	const struct pf_counters *k = &r->prof.counters;
 	uint64_t dropped = report_dropped(r);
 	/* --countname: the values are not always samples (off-CPU ns) */
-	fprintf(stderr, "stackfold: %s: %" PRIu64 " %s, %zu unique stacks",
+	/* a flame chart merges a stack with its neighbour only: one that
+	 * comes back is counted again, so its stacks are not "unique" */
+	fprintf(stderr, "stackfold: %s: %" PRIu64 " %s, %zu %sstacks",
 		what, report_samples(r), c->oo.countname ? c->oo.countname : "samples",
-		report_unique_stacks(r));
+		report_unique_stacks(r), c->oo.flamechart ? "" : "unique ");
 	if (dropped)
 		fprintf(stderr, "; %" PRIu64 " samples dropped by a full map "
 			"(%.2f%%)", dropped, 100.0 * (double)dropped /

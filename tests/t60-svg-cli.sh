@@ -83,6 +83,8 @@ chart_model "$T/chart1.folded" >"$T/chart1.want"
 sf --flamechart --minwidth 0px "$T/chart1.folded" >"$T/chart1.svg"
 svg_titles "$T/chart1.svg" | LC_ALL=C sort >"$T/chart1.got"
 check_diff "flamechart from a file: repeated stacks stay in time order" "$T/chart1.want" "$T/chart1.got"
+check "flamechart: the summary does not call a returning stack unique (5 stacks, 3 of them unique)" \
+	grep -q 'read: 6 samples, 5 stacks$' "$T/err"
 cat "$T/chart1.folded" | sf --flamechart --minwidth 0px >"$T/chart1p.svg"
 check "flamechart from a pipe: the same SVG" cmp -s "$T/chart1.svg" "$T/chart1p.svg"
 # several inputs are folded together first (they may mix bpftrace text and
