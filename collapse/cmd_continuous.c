@@ -117,6 +117,7 @@ struct stored {
 /* What the last snapshot of a pid was taken of. */
 struct seen {
 	int pid;
+	uint32_t image;		/* the image last snapshotted */
 	uint32_t comm_hash;
 	uint32_t snap_window, seen_window;	/* cont.win_no then */
 };
@@ -562,20 +563,20 @@ static void seen_sweep(struct cont *x)
 }
 
 /* True when pid needs a (new) snapshot; the memo is updated. */
-static bool needs_snapshot(struct cont *x, int pid, const char *comm,
-			   size_t len)
+static bool needs_snapshot(struct cont *x, int pid, uint32_t image,
+			   const char *comm, size_t len)
 {
 	uint32_t h = (uint32_t)sf_hash_bytes(comm, len, 0);
 	if ((x->nseen + 1) * 2 > x->seen_cap &&
 	    seen_rebuild(x, x->nseen + 1, false))
 		return true;	/* no memo: snapshot, as without one */
 	struct seen *e = seen_slot(x->seen, x->seen_cap, pid);
-	bool fresh = e->pid == pid && e->comm_hash == h &&
+	bool fresh = e->pid == pid && e->image == image && e->comm_hash == h &&
 		     x->win_no - e->snap_window < REFRESH_WINDOWS;
 	if (!e->pid)
 		x->nseen++;
 	if (!fresh)
-		*e = (struct seen){ .pid = pid, .comm_hash = h,
+		*e = (struct seen){ .pid = pid, .image = image, .comm_hash = h,
 				    .snap_window = x->win_no };
 	e->seen_window = x->win_no;
 	return !fresh;
@@ -703,7 +704,8 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 	const struct pf_counters *k = &x->r.prof.counters;
 	uint64_t dropped = report_dropped(&x->r);
 	bool loss = dropped || k->over_total || k->lost_events || k->stackid_errors ||
-		    k->unparsable_lines || k->incomplete_records || x->snap_skipped;
+		    k->unparsable_lines || k->incomplete_records || x->snap_skipped ||
+		    k->maps_unsaved;
 	if (x->o.quiet && !loss && !warn[0])
 		return;
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu stacks, %"
@@ -724,6 +726,10 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 	if (x->snap_skipped)
 		fprintf(stderr, "; %" PRIu64 " new processes over the snapshot cap",
 			x->snap_skipped);
+	if (k->maps_unsaved)
+		fprintf(stderr, "; %" PRIu64 " process%s gone before %s map was "
+			"saved", k->maps_unsaved, k->maps_unsaved == 1 ? "" : "es",
+			k->maps_unsaved == 1 ? "its" : "their");
 	if (removed)
 		fprintf(stderr, "; %" PRIu64 " old window%s removed", removed,
 			removed == 1 ? "" : "s");
@@ -847,26 +853,30 @@ static int window_end(struct cont *x, bool at_eof)
 
 /* ---- bpftrace's output ------------------------------------------------ */
 
-/* "#pid PID COMM": the process's first sample in this window. */
+/* "#pid PID COMM": the process's first sample in this window (PID may
+ * carry an image, bt_parse.h). */
 static void first_sample(struct cont *x, const char *s, size_t len)
 {
 	size_t i = 5;
-	int pid = 0;
-	while (i < len && s[i] >= '0' && s[i] <= '9' && pid < 100000000)
-		pid = pid * 10 + (s[i++] - '0');
-	if (pid <= 0)
+	uint64_t v = 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (!sf_parse_u64(s + 5, i - 5, &v) || !bt_pid_of(v) ||
+	    bt_pid_of(v) > INT32_MAX)
 		return;
+	int pid = (int)bt_pid_of(v);
+	uint32_t image = bt_image_of(v);
 	if (i < len && s[i] == ' ')
 		i++;
-	if (!needs_snapshot(x, pid, s + i, len - i))
+	if (!needs_snapshot(x, pid, image, s + i, len - i))
 		return;
 	if (x->nsnap >= SNAPS_PER_WINDOW) {
 		x->snap_skipped++;
 		return;
 	}
 	x->nsnap++;
-	/* image 0: bt/continuous.bt gives none (see needs_snapshot) */
-	sym_process_snapshot(x->ss, pid, 0, NULL);	/* gone: frames say so */
+	if (sym_process_snapshot(x->ss, pid, image, NULL))
+		report_map_unsaved(&x->r, (uint32_t)pid, image);	/* gone */
 }
 
 /* bt/continuous.bt double-buffers: windows alternate between @stackfold

@@ -32,6 +32,14 @@ demo=$!
 # window ends
 (while :; do /bin/true; sleep 0.05; done) &
 bg_pids+=($!)
+# an exec in the middle of windows: two non-PIE programs with the same code
+# at the same addresses, different names (tests/fixtures/live/execimg.c)
+for w in alpha beta; do
+	cc -O1 -g -fno-omit-frame-pointer -fno-pie -no-pie -DWORK=${w}_work \
+		-o "$T/exec_$w" "$TOP/tests/fixtures/live/execimg.c"
+done
+(while :; do "$T/exec_alpha" 0.3 "$T/exec_beta"; sleep 0.2; done) &
+bg_pids+=($!)
 
 nwin() { find "$W" -maxdepth 1 -name '*.pb.gz' 2>/dev/null | wc -l; }
 # wait_for N SECONDS: until N windows exist (false on timeout)
@@ -81,6 +89,12 @@ if cat "$W"/*.folded | grep -q "^demo-$demo;.*;matrix_multiply "; then
 else
 	fail "continuous: demo's matrix_multiply symbolized" "$(head -c 600 "$W"/*.folded)"
 fi
+a=$(cat "$W"/*.folded | awk '/^exec_alpha-[0-9]+;.*;alpha_work( |;)/ { n += $NF } END { print n + 0 }')
+b=$(cat "$W"/*.folded | awk '/^exec_beta-[0-9]+;.*;beta_work( |;)/ { n += $NF } END { print n + 0 }')
+wrong=$(cat "$W"/*.folded | awk '/^exec_alpha-[0-9]+;.*beta_work|^exec_beta-[0-9]+;.*alpha_work/ { n += $NF } END { print n + 0 }')
+check "continuous: exec mid-window, each program's samples named from it ($a alpha, $b beta)" \
+	test "$a" -gt 0 -a "$b" -gt 0
+check_eq "continuous: exec mid-window, none named from the other program" 0 "$wrong"
 logged=$(grep -c ': [0-9]* samples, ' "$T/log")
 check_eq "continuous: one log line per window" "$(nwin)" "$logged"
 
