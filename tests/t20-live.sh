@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t20-live: real captures with bpftrace (root): scripts/profile on the demo
 # workload, on a pid, on a process that exits (and whose binary is deleted)
-# during the capture, Ctrl-C, and replay of a saved raw capture.
+# during the capture, Ctrl-C, replay of a saved raw capture, and -p ending
+# once every target has exited.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 live_prereq "live capture" || exit 0
@@ -274,3 +275,49 @@ done
 kids=$(awk '/^demo;/ { n += $NF } END { print n + 0 }' "$T/kids.folded")
 check "-- COMMAND: its children's samples are in ($kids in demo, want > $((HZ * 3 * 2 / 2)))" \
 	test "$kids" -gt $((HZ * 3 * 2 / 2))
+
+# 15. -p stops once its target has exited (as perf record -p does), with
+#     every output written and a one-line note; -d 30 would be 30 s.  The
+#     process runs 5 s from its start, so it is sampled even when bpftrace
+#     is slow to attach on a busy machine.
+cc -O1 -g -fno-omit-frame-pointer -o "$T/ender" "$TOP/tests/fixtures/live/exiter.c"
+"$T/ender" 5 >/dev/null &
+epid=$!
+t0=$(date +%s)
+"$PROFILE" -p "$epid" -d 30 -f folded,svg,pprof -o "$T/ends" >/dev/null 2>"$T/ends.err"
+rc=$? took=$(( $(date +%s) - t0 ))
+wait "$epid" 2>/dev/null
+check_eq "-p PID that exits: exit 0" 0 "$rc"
+check "-p PID that exits: stops soon after it (${took} s of -d 30)" test "$took" -le 15
+for s in folded svg pb.gz; do check "-p PID that exits: ends.$s written" test -s "$T/ends.$s"; done
+check "-p PID that exits: its samples are in" grep -q '^ender;.*exiter_hot_loop ' "$T/ends.folded"
+check "-p PID that exits: one line says why it stopped" \
+	grep -qE '^stackfold: every target exited after [0-9.]+ s; stopping$' "$T/ends.err"
+
+# 16. -p A,B: A exits early, the capture goes on until B is gone too.  The
+#     watch's /proc polling fallback (kernels without pidfd) is used here
+#     (STACKFOLD_WATCH_POLL); the pidfd path ran in 15.
+"$T/ender" 6 >/dev/null &
+apid=$!
+"$DEMO" 60 >/dev/null &
+bpid=$!
+STACKFOLD_WATCH_POLL=1 "$PROFILE" -p "$apid,$bpid" -d 40 -f folded -o "$T/two" >/dev/null 2>"$T/two.err" &
+ppid=$!
+wait "$apid" 2>/dev/null
+sleep 2
+if kill -0 "$ppid" 2>/dev/null; then pass "-p A,B: goes on after A exits"
+else fail "-p A,B: goes on after A exits" "$(cat "$T/two.err")"; fi
+kill "$bpid" 2>/dev/null
+t0=$(date +%s)
+for _ in $(seq 150); do kill -0 "$ppid" 2>/dev/null || break; sleep 0.1; done
+took=$(( $(date +%s) - t0 ))
+wait "$ppid"
+check_eq "-p A,B: exit 0" 0 $?
+check "-p A,B: stops soon after B is gone too (${took} s)" test "$took" -le 10
+check "-p A,B: A's samples are in" grep -q '^ender;.*exiter_hot_loop ' "$T/two.folded"
+check "-p A,B: B's samples are in" grep -q '^demo;.*matrix_multiply ' "$T/two.folded"
+wait "$bpid" 2>/dev/null
+
+# 17. -p checks every id before anything starts: one missing, exit 3.
+"$PROFILE" -p "$$,999999999" -o "$T/nope2" 2>"$T/err-nope2"
+check_eq "-p PID,MISSING exits 3, one line" "3 profile: pid 999999999 not found" "$? $(cat "$T/err-nope2")"
