@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # t20-live: real captures with bpftrace (root): scripts/profile on the demo
 # workload, on a pid, on a process that exits (and whose binary is deleted)
-# during the capture, Ctrl-C, replay of a saved raw capture, and -p ending
-# once every target has exited.
+# during the capture, Ctrl-C, replay of a saved raw capture, -p ending
+# once every target has exited, and -p TID sampling that thread alone.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 live_prereq "live capture" || exit 0
@@ -318,6 +318,38 @@ check "-p A,B: A's samples are in" grep -q '^ender;.*exiter_hot_loop ' "$T/two.f
 check "-p A,B: B's samples are in" grep -q '^demo;.*matrix_multiply ' "$T/two.folded"
 wait "$bpid" 2>/dev/null
 
-# 17. -p checks every id before anything starts: one missing, exit 3.
+# 17. -p TID, a thread that is not its process's main thread: bpftrace's
+#     pid is the process's, so it is sampled by its tid, alone, with a
+#     note; the capture ends when that thread exits (the process runs on).
+#     The tids are read from the pprof output's tid labels.
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"
+cc -O1 -g -fno-omit-frame-pointer -o "$T/tt" "$TOP/tests/fixtures/live/twothreads.c" -lpthread
+"$T/tt" 30 6 >"$T/tt.tid" &
+ttpid=$!
+for _ in $(seq 50); do [ -s "$T/tt.tid" ] && break; sleep 0.1; done
+tid=$(cat "$T/tt.tid")
+t0=$(date +%s)
+"$PROFILE" -p "$tid" -d 30 -f folded,pprof -o "$T/thr" >/dev/null 2>"$T/thr.err"
+rc=$? took=$(( $(date +%s) - t0 ))
+check_eq "-p TID: exit 0" 0 "$rc"
+check "-p TID: one line says only that thread is sampled" \
+	grep -qx "profile: $tid is a thread of process $ttpid: sampling that thread only" "$T/thr.err"
+check "-p TID: samples recorded" test "$(folded_total "$T/thr.folded")" -gt 0
+check "-p TID: every sample is of that thread (comm tt-second)" \
+	bash -c "test -s '$T/thr.folded' && ! grep -qv '^tt-second;' '$T/thr.folded'"
+check "-p TID: its function is in" grep -q 'second_thread_loop' "$T/thr.folded"
+pb_decode "$T/thr.pb.gz" >"$T/thr.pb.txt" 2>"$T/thr.pb.err"
+# tid labels: the string_table index of "tid" (first pass), then the num
+# of every label with that key (second pass)
+tids=$(awk 'NR == FNR { if ($1 == "string_table:") { if ($2 == "\"tid\"") k = n; n++ } next }
+	/^ *key: / { key = $2 } /^ *num: / && key == k { print $2 }' "$T/thr.pb.txt" "$T/thr.pb.txt" | sort -u)
+check_eq "-p TID: every pprof sample's tid label is $tid" "$tid" "$tids"
+check "-p TID: ends when that thread exits, the process running on (${took} s)" \
+	test "$took" -le 15 -a -d "/proc/$ttpid"
+kill "$ttpid" 2>/dev/null
+wait "$ttpid" 2>/dev/null
+
+# 18. -p checks every id before anything starts: one missing, exit 3.
 "$PROFILE" -p "$$,999999999" -o "$T/nope2" 2>"$T/err-nope2"
 check_eq "-p PID,MISSING exits 3, one line" "3 profile: pid 999999999 not found" "$? $(cat "$T/err-nope2")"
