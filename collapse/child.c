@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -18,17 +17,6 @@ uint64_t clock_ns(clockid_t clk)
 	struct timespec ts;
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-int child_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	long fd = syscall(SYS_pidfd_open, pid, 0);
-	return fd < 0 ? -1 : (int)fd;
-#else
-	(void)pid;
-	return -1;
-#endif
 }
 
 bool bpftrace_noise(const char *s, size_t len)

@@ -37,11 +37,6 @@ int pipebuf_read(struct pipebuf *pb,
 /* bpftrace 0.17's harmless start-up complaint, not worth showing. */
 bool bpftrace_noise(const char *line, size_t len);
 
-/* A pidfd for pid (readable once the process has exited), or -1 when
- * the kernel has none (before 5.3) or the pid is gone: the caller then
- * polls for the process instead. */
-int child_pidfd(pid_t pid);
-
 /* clock_gettime(clk) in nanoseconds. */
 uint64_t clock_ns(clockid_t clk);
 

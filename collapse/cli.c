@@ -67,7 +67,9 @@ void cli_usage(FILE *out, bool record)
 		      "  -F, --hz HZ            sampling rate the capture uses (metadata)\n"
 		      "  -D, --duration SEC     stop bpftrace after SEC seconds (SIGINT)\n"
 		      "      --countdown        show a countdown on stderr\n"
-		      "      --watch-pid PID    stop when PID exits\n"
+		      "      --watch-pid PID[,PID...]\n"
+		      "                         stop once every PID (a process, or a thread\n"
+		      "                         id) has exited; may be given more than once\n"
 		      "      --start-pid PID    send SIGCONT to PID once bpftrace attached\n"
 		      "      --flush SEC        the program prints and clears its map every\n"
 		      "                         SEC s and says \"#flushed\": stop between flushes\n"
@@ -183,6 +185,26 @@ static int parse_minwidth(struct cli *c, const char *arg)
 	return -1;
 }
 
+/* --watch-pid PID[,PID...]: appended to the list (repeatable) */
+static int parse_watch(struct cli *c, const char *arg)
+{
+	const char *p = arg;
+	if (!c->record)
+		return bad("bad --watch-pid", arg);
+	do {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+		if (end == p || *p < '0' || *p > '9' || (*end && *end != ',') ||
+		    !v || v > 0x7fffffffUL)
+			return bad("bad --watch-pid (PID[,PID...])", arg);
+		if (c->nwatch == CLI_MAX_WATCH)
+			return bad("too many --watch-pid pids (1024 at most)", arg);
+		c->watch_pids[c->nwatch++] = (int)v;
+		p = *end ? end + 1 : end;
+	} while (*p);
+	return p[-1] == ',' ? bad("bad --watch-pid (PID[,PID...])", arg) : -1;
+}
+
 static int parse_one(struct cli *c, int opt, const char *arg)
 {
 	unsigned u;
@@ -236,11 +258,7 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 		break;
 	case OPT_SAVERAW: c->save_raw = arg; break;
 	case OPT_COUNTDOWN: c->countdown = true; break;
-	case OPT_WATCH:
-		if (!c->record || !parse_uint(arg, &u) || !u)
-			return bad("bad --watch-pid", arg);
-		c->watch_pid = (int)u;
-		break;
+	case OPT_WATCH: return parse_watch(c, arg);
 	case OPT_FLUSH:
 		if (!c->record || !parse_uint(arg, &c->flush))
 			return bad("bad --flush", arg);

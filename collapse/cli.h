@@ -13,6 +13,7 @@
 #include "symbolizer.h"
 
 #define CLI_MAX_OUTPUTS 8
+#define CLI_MAX_WATCH 1024
 
 struct cli {
 	bool record;		/* parsing for `stackfold record` */
@@ -29,7 +30,8 @@ struct cli {
 	unsigned hz, seconds;
 	bool countdown;
 	const char *save_raw;	/* also write the raw capture here */
-	int watch_pid;		/* stop when this pid exits (0: none) */
+	int watch_pids[CLI_MAX_WATCH];	/* --watch-pid: stop once every one of */
+	unsigned nwatch;		/* these pids (or tids) has exited */
 	int start_pid;		/* SIGCONT this pid once attached */
 	unsigned flush;		/* the program's flush period (s), 0: none */
 };

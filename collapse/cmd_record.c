@@ -28,6 +28,7 @@
 #include "cmd_common.h"
 #include "child.h"
 #include "cmds.h"
+#include "watch.h"
 
 /* Any SIGINT or SIGTERM ends the capture (outputs written); only a second
  * SIGINT (Ctrl-C) aborts.  SIGTERM never does: timeout(1), systemd and
@@ -56,6 +57,8 @@ struct rec {
 	bool stop_wanted;	/* a stop is due; sent once it is safe */
 	uint64_t wanted_ns;	/* monotonic time the stop was first wanted */
 	bool stop_sent;
+	struct watch watch;	/* --watch-pid: stop once all have exited */
+	bool targets_gone;	/* ...which they have */
 	struct loading {	/* snapshots taken while ld.so was loading */
 		int pid;
 		uint32_t image;
@@ -207,22 +210,6 @@ static int err_line(struct rec *x, const char *s, size_t len)
 }
 
 
-static bool pid_gone(int pid)
-{
-	char path[64], st[256];
-	if (kill(pid, 0) != 0 && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return true;
-	size_t n = fread(st, 1, sizeof(st) - 1, f);
-	fclose(f);
-	st[n] = 0;
-	char *rp = strrchr(st, ')');
-	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
-}
-
 static void countdown(struct rec *x, uint64_t elapsed_s)
 {
 	if (!x->c->countdown || !isatty(2))
@@ -293,11 +280,11 @@ static uint64_t stop_after_ns(const struct rec *x)
 
 /* Time until the next thing the loop must do by itself (a countdown
  * tick, the -D deadline, a stop waiting for a safe moment, a watched pid
- * without a pidfd), or NULL: bpftrace's output and signals wake ppoll()
- * anyway.  Every wake-up costs CPU, which a capture of
- * minutes should not spend 5 times a second for nothing. */
-static struct timespec *next_wakeup(const struct rec *x, bool watch_polled,
-				     struct timespec *ts)
+ * without a pidfd: looked at 5 times a second), or NULL: bpftrace's
+ * output, signals and the watched pidfds wake ppoll() anyway.  Every
+ * wake-up costs CPU, which a capture of minutes should not spend 5 times
+ * a second for nothing. */
+static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC), wait = UINT64_MAX;
 	const uint64_t s = 1000000000ULL;
@@ -312,7 +299,7 @@ static struct timespec *next_wakeup(const struct rec *x, bool watch_polled,
 		if (w < wait)
 			wait = w;
 	}
-	if (watch_polled && wait > 200000000ULL)
+	if (watch_polled(&x->watch) && wait > 200000000ULL)
 		wait = 200000000ULL;
 	if (x->attached_ns) {
 		uint64_t el = now - x->attached_ns;
@@ -329,11 +316,39 @@ static struct timespec *next_wakeup(const struct rec *x, bool watch_polled,
 	return ts;
 }
 
+/* The one line saying that the targets' exit ended the capture. */
+static void say_targets_gone(const struct rec *x)
+{
+	if (x->attached_ns)
+		fprintf(stderr, "%sstackfold: every target exited after %.1f s; "
+			"stopping\n", x->c->countdown && isatty(2) ? "\n" : "",
+			(double)(clock_ns(CLOCK_MONOTONIC) - x->attached_ns) / 1e9);
+	else
+		fprintf(stderr, "stackfold: every target exited before bpftrace "
+			"attached; stopping\n");
+}
+
+/* Stop once every --watch-pid target has exited (woken: the pidfds say
+ * one has; the polled ones are looked at every time); say so when that
+ * ends the capture before its -D deadline (with -- COMMAND and no -D, the
+ * command's exit is the expected end). */
+static void watch_targets(struct rec *x, bool woken)
+{
+	if (!x->watch.n || x->targets_gone)
+		return;
+	if (woken || watch_polled(&x->watch))
+		watch_check(&x->watch);
+	if (watch_live(&x->watch))
+		return;
+	x->targets_gone = true;
+	if (!x->stop_wanted && x->c->seconds && !x->c->quiet)
+		say_targets_gone(x);
+	stop_child(x);
+}
+
 static int loop(struct rec *x)
 {
 	uint64_t last = (uint64_t)-1;
-	int wfd = x->c->watch_pid ? child_pidfd(x->c->watch_pid) : -1;
-	bool watch_polled = x->c->watch_pid && wfd < 0;
 	sigset_t block, waitmask;
 	sig_atomic_t seen = 0;	/* g_signals when last acted on */
 
@@ -344,14 +359,14 @@ static int loop(struct rec *x)
 	while (!x->out.eof || !x->err.eof) {
 		struct pollfd pf[3] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
 					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 },
-					{ wfd, POLLIN, 0 } };
+					{ watch_fd(&x->watch), POLLIN, 0 } };
 		struct timespec ts;
 		/* Blocked from the check to the wait only: a signal landing
 		 * in between ends ppoll at once, and the body (symbolizing a
 		 * flush can take a while) sees every Ctrl-C as it comes. */
 		sigprocmask(SIG_BLOCK, &block, &waitmask);
 		int n = g_signals != seen ? 0 :
-			ppoll(pf, 3, next_wakeup(x, watch_polled, &ts), &waitmask);
+			ppoll(pf, 3, next_wakeup(x, &ts), &waitmask);
 		sigprocmask(SIG_SETMASK, &waitmask, NULL);
 		seen = g_signals;
 		if (g_sigints >= 2) {
@@ -367,15 +382,7 @@ static int loop(struct rec *x)
 		if (stop_after_ns(x) && x->attached_ns &&
 		    clock_ns(CLOCK_MONOTONIC) - x->attached_ns >= stop_after_ns(x))
 			stop_child(x);
-		/* a pidfd is readable once its process has exited */
-		if (pf[2].revents ||
-		    (watch_polled && pid_gone(x->c->watch_pid))) {
-			stop_child(x);
-			if (wfd >= 0)	/* stays readable: stop polling it */
-				close(wfd);
-			wfd = -1;
-			watch_polled = false;
-		}
+		watch_targets(x, pf[2].revents);
 		if (el != last) {
 			countdown(x, el);
 			last = el;
@@ -393,8 +400,6 @@ static int loop(struct rec *x)
 			break;
 		}
 	}
-	if (wfd >= 0)
-		close(wfd);
 	if (!st && x->c->countdown && isatty(2))
 		fputc('\n', stderr);
 	return st;
@@ -532,7 +537,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 int cmd_record(int argc, char **argv)
 {
 	struct cli c;
-	struct rec x = { .c = &c };
+	struct rec x = { .c = &c, .watch = { .epfd = -1 } };
 	int st = cli_parse(&c, true, argc, argv);
 	if (st >= 0)
 		return st;
@@ -543,6 +548,14 @@ int cmd_record(int argc, char **argv)
 	st = record_setup(&x, c.ninputs, c.inputs);
 	if (st)
 		goto out;
+	/* before bpftrace starts: a pidfd opened now is exactly the target */
+	const char *poll_env = getenv("STACKFOLD_WATCH_POLL");
+	if (watch_open(&x.watch, c.watch_pids, c.nwatch,
+		       poll_env && *poll_env && strcmp(poll_env, "0"))) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		st = EXIT_IO;
+		goto out;
+	}
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -569,6 +582,7 @@ out:
 	free(x.out.buf);
 	free(x.err.buf);
 	free(x.loading);
+	watch_close(&x.watch);
 	report_release(&x.r);
 	return st;
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# t13-watch: collapse/watch.c, what `stackfold record --watch-pid` stops on
+# (tests/unit/watch_test.c): processes and threads that exit, seen through
+# pidfds and through the /proc polling fallback.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+out=.output flags=()
+if [ "${SANITIZE:-}" = 1 ]; then
+	out=.output-san
+	# shellcheck disable=SC2054 # the comma is -fsanitize's list
+	flags=(-fsanitize=address,undefined -fno-sanitize-recover=all)
+fi
+# shellcheck disable=SC2086 # SF_LDLIBS is a list of -l flags
+if ! cc -std=gnu11 -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror "${flags[@]}" \
+	-I"$TOP/collapse" -I"$TOP/symbolizer" -o "$T/watch_test" \
+	"$TOP/tests/unit/watch_test.c" "$TOP/$out/libstackfold.a" \
+	$SF_LDLIBS 2>"$T/build.err"; then
+	fail "build tests/unit/watch_test.c" "$(tail -5 "$T/build.err")"
+	exit 0
+fi
+"$T/watch_test" >"$T/out" 2>&1
+rc=$?
+while read -r st name; do
+	case $st in
+	ok) pass "$name" ;;
+	FAIL) fail "${name%%:*}" "${name#*: }" ;;
+	*) fail "watch_test output" "$st $name" ;;
+	esac
+done <"$T/out"
+[ "$rc" = 0 ] || grep -q FAIL "$T/out" || fail "watch_test exit status" "rc=$rc"
+[ -s "$T/out" ] || fail "watch_test printed nothing" "rc=$rc"
+
+# stackfold record --watch-pid, without bpftrace: a stand-in prints
+# "#attached", then on SIGINT (record's stop) one stack, as bpftrace prints
+# its map, and exits.  record must stop only once every watched pid has
+# exited, write its outputs, and say why in one line (not with -q, nor
+# without a -D deadline: then the targets' exit is the expected end).
+cat >"$T/fakebt" <<'SH'
+#!/bin/sh
+trap 'printf "@[\n\tleaf\n\troot\n]: 3\n"; exit 0' INT
+echo "#attached"
+while :; do sleep 0.1; done
+SH
+chmod +x "$T/fakebt"
+watch_case() {	# NAME POLL RECORD-ARGS...: the watched pids in $long $short
+	local name=$1 poll=$2 rc t0 took
+	shift 2
+	t0=$(date +%s)
+	STACKFOLD_WATCH_POLL=$poll "$STACKFOLD" record -f folded -o "$T/w" "$@" -- "$T/fakebt" \
+		>/dev/null 2>"$T/w.err"
+	rc=$? took=$(( $(date +%s) - t0 ))
+	check_eq "$name: exit 0" 0 "$rc"
+	if kill -0 "$long" 2>/dev/null; then fail "$name: stops only once every pid has exited" \
+		"stopped after ${took} s, pid $long still runs" "$(cat "$T/w.err")"
+	else pass "$name: stops only once every pid has exited"; fi
+	check "$name: stops soon after the last (${took} s)" test "$took" -le 10
+	check_eq "$name: outputs written" "root;leaf 3" "$(cat "$T/w.folded" 2>&1)"
+}
+for poll in 0 1; do
+	how=pidfd
+	[ "$poll" = 1 ] && how=polled
+	sleep 3 & long=$!
+	sleep 1 & short=$!
+	watch_case "--watch-pid A --watch-pid B ($how)" "$poll" -D 30 --watch-pid "$long" --watch-pid "$short"
+	check "--watch-pid A --watch-pid B ($how): one line says why" \
+		grep -qE '^stackfold: every target exited after [0-9.]+ s; stopping$' "$T/w.err"
+	sleep 3 & long=$!
+	sleep 1 & short=$!
+	watch_case "--watch-pid A,B -q ($how)" "$poll" -D 30 -q --watch-pid "$long,$short"
+	check_eq "--watch-pid A,B -q ($how): nothing said" "" "$(cat "$T/w.err")"
+done
+sleep 2 & long=$!
+watch_case "--watch-pid without -D" 0 --watch-pid "$long"
+check "--watch-pid without -D: no note (the expected end)" bash -c "! grep -q 'every target' '$T/w.err'"
+wait
+
+# Bad lists are refused before anything starts (exit 1, one line).
+for bad in "" 0 "1,,2" "1," ",1" "x" "1 2" -1 2147483648; do
+	"$STACKFOLD" record --watch-pid "$bad" -- "$T/fakebt" >/dev/null 2>"$T/bad.err"
+	check_eq "--watch-pid '$bad': usage error, one line" "1 1" "$? $(wc -l <"$T/bad.err")"
+done
