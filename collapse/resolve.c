@@ -44,8 +44,9 @@ struct resolver {
  * too, and each refresh retires a snapshot that stays in memory. */
 #define REFRESH_MAX_PER_PID 8
 #define REFRESH_MIN_GAP_NS 1000000000ull
-struct refreshed {
-	uint32_t pid, n;
+struct refreshed {	/* per pid and image: an older image's refusal
+			 * must not hold back the newest one's refresh */
+	uint32_t pid, image, n;
 	uint64_t last_ns;
 };
 
@@ -231,20 +232,21 @@ static bool pid_seen(struct resolver *r, uint32_t pid)
 }
 
 /* An address outside pid's snapshot: was it mapped after the snapshot?
- * At most REFRESH_MAX_PER_PID refreshes a pid, REFRESH_MIN_GAP_NS apart. */
-static bool may_refresh(struct resolver *r, uint32_t pid)
+ * At most REFRESH_MAX_PER_PID refreshes a pid and image, REFRESH_MIN_GAP_NS
+ * apart. */
+static bool may_refresh(struct resolver *r, uint32_t pid, uint32_t image)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	struct refreshed *f = NULL;
 	for (size_t i = 0; i < r->nrefreshed && !f; i++)
-		if (r->refreshed[i].pid == pid)
+		if (r->refreshed[i].pid == pid && r->refreshed[i].image == image)
 			f = &r->refreshed[i];
 	if (!f) {
 		if (sf_grow((void **)&r->refreshed, &r->refreshed_cap,
 			    r->nrefreshed + 1, sizeof(*r->refreshed)))
 			return false;
 		f = &r->refreshed[r->nrefreshed++];
-		*f = (struct refreshed){ .pid = pid };
+		*f = (struct refreshed){ .pid = pid, .image = image };
 	} else if (f->n >= REFRESH_MAX_PER_PID ||
 		   now - f->last_ns < REFRESH_MIN_GAP_NS) {
 		return false;
@@ -266,7 +268,7 @@ static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 	    sym_process_snapshot(r->sym, (int)pid, 0, NULL) == 0)
 		ret = sym_lookup_user(r->sym, (int)pid, 0, addr, is_return, res);
 	if (!ret && res->reason == SYM_UNMAPPED && r->refresh &&
-	    may_refresh(r, pid) &&
+	    may_refresh(r, pid, image) &&
 	    sym_process_refresh(r->sym, (int)pid, image, NULL) == 0)
 		ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return,
 				      res);
