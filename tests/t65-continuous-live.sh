@@ -195,3 +195,32 @@ fi
 rc=$?
 if [ "$rc" = 2 ]; then pass "flame: empty range exits 2"
 else fail "flame: empty range exits 2" "exit $rc: $(head -c 400 "$T/none.err")"; fi
+
+# --- -p TID: a thread that is not its process's main thread ----------------
+# sampled alone (bpftrace's pid is the process's: `pid == TID` matched
+# nothing), with a note saying so
+if cc -O0 -pthread -o "$T/namedthread" "$TOP/tests/fixtures/live/namedthread.c" 2>"$T/nt.err"; then
+	"$T/namedthread" &
+	ntpid=$!
+	bg_pids+=("$ntpid")
+	sleep 0.3
+	tid=$(find "/proc/$ntpid/task" -mindepth 1 -maxdepth 1 -printf '%f\n' | grep -vx "$ntpid" | head -n 1)
+	W2=$T/tidwin
+	"$TOP/scripts/continuous" -p "$tid" --window 2 --folded -o "$W2" 2>"$T/tidlog" &
+	cpid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ "$(find "$W2" -maxdepth 1 -name '*.folded' 2>/dev/null | wc -l)" -ge 2 ] && break
+		sleep 0.1
+	done
+	kill -TERM "$cpid"
+	wait "$cpid" 2>/dev/null
+	roots=$(cat "$W2"/*.folded 2>/dev/null | awk '{ n[$0 ~ /^workerthr-/ ? "thread" : "other"] += $NF }
+		END { printf "%d %d", n["thread"], n["other"] }')
+	check "continuous -p TID: that thread's samples only (thread, other: $roots)" \
+		test "${roots% *}" -gt 0 -a "${roots#* }" = 0
+	check "continuous -p TID: says it samples the thread" \
+		grep -q "continuous: $tid is a thread of process $ntpid: sampling that thread only" "$T/tidlog"
+	kill "$ntpid" 2>/dev/null
+else
+	fail "continuous -p TID: build namedthread.c" "$(tail -5 "$T/nt.err")"
+fi

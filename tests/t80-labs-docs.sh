@@ -33,8 +33,15 @@ if command -v shellcheck >/dev/null 2>&1; then
 	# From the top, so that the scripts' "source=" directives resolve.
 	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
 	check "labs scripts pass shellcheck" sh -c 'cd "$1" && shellcheck -x labs/check labs/lib.sh labs/0*.sh tests/t80-labs*.sh' sh "$TOP"
+	# every other shell script: no warning or error (style and info
+	# notes, such as A && B || C, are allowed)
+	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
+	check "scripts, bench and tests pass shellcheck -S warning" sh -c 'cd "$1" && shellcheck -x -S warning \
+		scripts/profile scripts/continuous scripts/flame scripts/install-deps scripts/pids.sh \
+		bench/*.sh tests/*.sh tests/run tests/tools/*.sh tests/fixtures/*/*.sh' sh "$TOP"
 else
 	skip "labs scripts pass shellcheck" "shellcheck not installed"
+	skip "scripts, bench and tests pass shellcheck -S warning" "shellcheck not installed"
 fi
 for src in "$TOP"/labs/src/*.c; do
 	check "$(basename "$src") compiles with -Wall -Wextra -Werror" \
