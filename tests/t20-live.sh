@@ -264,7 +264,7 @@ for i in 1 2 3; do
 	"$PROFILE" -F 999 -d 5 -f folded -o "$T/f999-$i" -- "$DEMO" 2 >/dev/null 2>&1
 	read -r unk all < <(awk '{ n += $NF } /^demo;\[unknown\]/ { u += $NF } END { print u + 0, n + 0 }' "$T/f999-$i.folded")
 	check "-F 999 -- COMMAND, run $i: the command's root frames named ($unk of $all [unknown])" \
-		test "$all" -gt 1000 -a $(( unk * 20 )) -lt "$all"
+		test "$all" -gt 400 -a $(( unk * 20 )) -lt "$all"
 done
 
 # 14. -- COMMAND follows the command's children (as perf record does): a
