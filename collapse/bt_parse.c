@@ -565,6 +565,25 @@ static int record_line(struct bt_parser *bp, const char *s, size_t len)
 	return -EAGAIN;
 }
 
+bool bt_pid_line(const char *s, size_t len, struct bt_pid_line *out)
+{
+	const char *e = s + len;
+	if (!starts(s, len, "#pid "))
+		return false;
+	const char *p = skip_ws(s + 5, e), *q = p;
+	uint64_t v;
+	while (q < e && *q != ' ')
+		q++;
+	if (!sf_parse_u64(p, (size_t)(q - p), &v) || !bt_pid_of(v) ||
+	    bt_pid_of(v) > INT32_MAX)
+		return false;
+	q = skip_ws(q, e);
+	*out = (struct bt_pid_line){ .pid = bt_pid_of(v),
+				     .image = bt_image_of(v), .comm = q,
+				     .comm_len = strip_nul_escapes(q, (size_t)(e - q)) };
+	return true;
+}
+
 static int directive(struct bt_parser *bp, const char *s, size_t len)
 {
 	const char *e = s + len;
@@ -583,19 +602,14 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 		return 0;
 	}
 	if (starts(s, len, "#pid ")) {
-		const char *p = skip_ws(s + 5, e), *q = p;
-		uint64_t pid;
-		while (q < e && *q != ' ')
-			q++;
-		if (!sf_parse_u64(p, (size_t)(q - p), &pid)) {
+		struct bt_pid_line pl;
+		if (!bt_pid_line(s, len, &pl)) {
 			bad_line(bp);
 			return 0;
 		}
-		q = skip_ws(q, e);
 		if (bp->cb.first_sample)
-			return bp->cb.first_sample(bp->cb.ctx, bt_pid_of(pid),
-						   bt_image_of(pid), q,
-						   strip_nul_escapes(q, (size_t)(e - q)));
+			return bp->cb.first_sample(bp->cb.ctx, pl.pid, pl.image,
+						   pl.comm, pl.comm_len);
 		return 0;
 	}
 	if (starts(s, len, "#meta ")) {

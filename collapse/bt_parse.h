@@ -117,9 +117,24 @@ bool bt_parser_idle(const struct bt_parser *bp);
 /* End of input: a record still open is counted as incomplete. */
 int bt_parser_finish(struct bt_parser *bp);
 const struct bt_counters *bt_parser_counters(const struct bt_parser *bp);
-/* Split a pid field: the pid (low half) and the image (high half). */
+/* Split a pid field: the pid (low half) and the image (high half); and
+ * make one. */
 static inline uint32_t bt_pid_of(uint64_t v) { return (uint32_t)v; }
 static inline uint32_t bt_image_of(uint64_t v) { return (uint32_t)(v >> 32); }
+static inline uint64_t bt_pid_field(uint32_t pid, uint32_t image)
+{
+	return (uint64_t)image << 32 | pid;
+}
+
+/* A "#pid PID COMM" line, split: the comm points into the line, its
+ * trailing \x00 escapes dropped. */
+struct bt_pid_line {
+	uint32_t pid, image;	/* pid in 1..INT32_MAX */
+	const char *comm;
+	size_t comm_len;
+};
+/* Parse one; false when it is not a well-formed "#pid" line. */
+bool bt_pid_line(const char *s, size_t len, struct bt_pid_line *out);
 /* True when the line looks like bpftrace/capture output (for detecting
  * the input format from its first meaningful line). */
 bool bt_line_is_bpftrace(const char *line, size_t len);

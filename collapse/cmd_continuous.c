@@ -857,26 +857,22 @@ static int window_end(struct cont *x, bool at_eof)
  * carry an image, bt_parse.h). */
 static void first_sample(struct cont *x, const char *s, size_t len)
 {
-	size_t i = 5;
-	uint64_t v = 0;
-	while (i < len && s[i] >= '0' && s[i] <= '9')
-		i++;
-	if (!sf_parse_u64(s + 5, i - 5, &v) || !bt_pid_of(v) ||
-	    bt_pid_of(v) > INT32_MAX)
+	struct bt_pid_line pl;
+	if (!bt_pid_line(s, len, &pl))
 		return;
-	int pid = (int)bt_pid_of(v);
-	uint32_t image = bt_image_of(v);
-	if (i < len && s[i] == ' ')
-		i++;
-	if (!needs_snapshot(x, pid, image, s + i, len - i))
+	int pid = (int)pl.pid;
+	if (!needs_snapshot(x, pid, pl.image, pl.comm, pl.comm_len))
 		return;
 	if (x->nsnap >= SNAPS_PER_WINDOW) {
 		x->snap_skipped++;
 		return;
 	}
 	x->nsnap++;
-	if (sym_process_snapshot(x->ss, pid, image, NULL))
-		report_map_unsaved(&x->r, (uint32_t)pid, image);	/* gone */
+	/* an older image's line after a newer one's: not its map now */
+	bool newer = sym_process_newer_known(x->ss, pid, pl.image);
+	if ((newer || sym_process_snapshot(x->ss, pid, pl.image, NULL)) &&
+	    !sym_process_known(x->ss, pid, pl.image))
+		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
 }
 
 /* bt/continuous.bt double-buffers: windows alternate between @stackfold

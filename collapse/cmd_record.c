@@ -85,7 +85,7 @@ static void raw_maps(struct rec *x, struct sym_session *ss, int pid,
 {
 	if (x->raw_open) {
 		fprintf(x->raw.fp, "#maps %" PRIu64 "\n",
-			(uint64_t)image << 32 | (uint32_t)pid);
+			bt_pid_field((uint32_t)pid, image));
 		sym_process_write_maps(ss, pid, image, x->raw.fp);
 		fprintf(x->raw.fp, "#endmaps\n");
 	}
@@ -145,23 +145,23 @@ static void loading_check(struct rec *x)
  * without one as this does (report_map_unsaved()). */
 static void first_sample(struct rec *x, const char *s, size_t len)
 {
-	uint64_t v;
-	size_t n = 5;
-	while (n < len && s[n] >= '0' && s[n] <= '9')
-		n++;
-	int pid = sf_parse_u64(s + 5, n - 5, &v) ? (int)bt_pid_of(v) : 0;
-	uint32_t image = pid > 0 ? bt_image_of(v) : 0;
+	struct bt_pid_line pl;
+	if (!bt_pid_line(s, len, &pl))
+		return;	/* the parser counts it as unparsable */
+	int pid = (int)pl.pid;
 	struct sym_session *ss = report_session(&x->r, NULL);
-	if (ss && pid > 0 && sym_process_current(ss, pid, image))
+	if (ss && sym_process_current(ss, pid, pl.image))
 		return;	/* seen before a flush: its map is saved */
-	if (!ss || pid <= 0 || sym_process_snapshot(ss, pid, image, NULL) != 0) {
-		if (pid > 0)
-			report_map_unsaved(&x->r, (uint32_t)pid, image);
+	/* A line of an older image after a newer one's (per-CPU buffers
+	 * are read in turn): the process runs the newer program now. */
+	if (!ss || sym_process_newer_known(ss, pid, pl.image) ||
+	    sym_process_snapshot(ss, pid, pl.image, NULL) != 0) {
+		report_map_unsaved(&x->r, pl.pid, pl.image);
 		return;
 	}
-	raw_maps(x, ss, pid, image);
-	if (sym_process_loading(ss, pid, image))
-		loading_add(x, pid, image);
+	raw_maps(x, ss, pid, pl.image);
+	if (sym_process_loading(ss, pid, pl.image))
+		loading_add(x, pid, pl.image);
 }
 
 static void meta_line(struct rec *x, const char *k, const char *v);

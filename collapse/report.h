@@ -89,7 +89,8 @@ struct report {
 				 * and counts them (record, continuous): the
 				 * "#pid" lines it feeds are not counted */
 	bool capture;		/* the current input is a raw capture */
-	uint64_t *unsaved;	/* (image << 32 | pid) counted, unsorted */
+	uint64_t *unsaved;	/* pid fields counted (bt_pid_field): a hash
+				 * set, unsaved_cap slots, 0 = empty */
 	size_t nunsaved, unsaved_cap;
 	struct sf_err err;	/* last callback error */
 };
@@ -115,7 +116,8 @@ int report_line(struct report *r, const char *line, size_t len);
  * written into the same stream now cannot split one. */
 bool report_between_records(const struct report *r);
 /* Count pid's image among the processes whose memory map was not saved,
- * once (a process marked again after each flush is still one). */
+ * once (a process marked again after each flush is still one; out of
+ * memory, it may be counted twice).  pid 0 is not a process: ignored. */
 void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image);
 /* End of the current input; fills *st. */
 int report_end_input(struct report *r, struct report_input_stats *st);

@@ -256,17 +256,20 @@ static bool may_refresh(struct resolver *r, uint32_t pid, uint32_t image)
 	return true;
 }
 
-/* pid's image from the symbolizer: a snapshot taken on the spot for a
- * pid of one-liner input (no image told: the live process is the one
- * sampled), a refresh for an address mapped after the snapshot. */
+/* pid's image from the symbolizer: a snapshot taken on the spot for a pid
+ * with none (bpftrace's own output, no saved maps: the live process is
+ * taken for the one sampled, once a pid, unless a newer image of it is
+ * known), a refresh for an address mapped after the snapshot. */
 static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 		       uint64_t addr, bool is_return, struct sym_result *res)
 {
 	int ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return, res);
 	if (!ret && res->reason == SYM_NO_PROCESS && r->lazy_snapshot &&
-	    !image && !pid_seen(r, pid) &&
-	    sym_process_snapshot(r->sym, (int)pid, 0, NULL) == 0)
-		ret = sym_lookup_user(r->sym, (int)pid, 0, addr, is_return, res);
+	    !sym_process_newer_known(r->sym, (int)pid, image) &&
+	    !pid_seen(r, pid) &&
+	    sym_process_snapshot(r->sym, (int)pid, image, NULL) == 0)
+		ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return,
+				      res);
 	if (!ret && res->reason == SYM_UNMAPPED && r->refresh &&
 	    may_refresh(r, pid, image) &&
 	    sym_process_refresh(r->sym, (int)pid, image, NULL) == 0)

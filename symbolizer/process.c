@@ -405,6 +405,11 @@ const char *sym_process_name(struct sym_session *s, int pid, uint32_t image)
 	return p && p->name[0] ? p->name : NULL;
 }
 
+bool sym_process_newer_known(struct sym_session *s, int pid, uint32_t image)
+{
+	return newest_image(s, pid) > image;
+}
+
 bool sym_process_known(struct sym_session *s, int pid, uint32_t image)
 {
 	return sym_process_find(s, pid, image) != NULL;

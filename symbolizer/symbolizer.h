@@ -102,6 +102,10 @@ const char *sym_process_name(struct sym_session *s, int pid, uint32_t image);
 
 /* sym_process_known(): has pid's image a snapshot (taken or loaded)? */
 bool sym_process_known(struct sym_session *s, int pid, uint32_t image);
+/* sym_process_newer_known(): has a newer image of pid than image a
+ * snapshot?  Then the process runs another program now than image's: a
+ * snapshot taken now would not be image's map. */
+bool sym_process_newer_known(struct sym_session *s, int pid, uint32_t image);
 
 /*
  * sym_process_current(): has pid's image a snapshot taken from the process

@@ -66,6 +66,17 @@ check_eq "images: the older image is not refreshed, the newest is" "refresh $TPI
 check_eq "images: forget frees every image (two live, one retired)" "forget $TPID 3" \
 	"$(grep '^forget' <<<"$out")"
 
+# bpftrace's own output of bt/profile.bt (pid field with an image, no saved
+# maps): the live process is snapshotted on the spot, as for one-liners
+start_target "$T/tl.out" "$T/target" || fail "lazy image: target did not start"
+A=$(func_addr sf_target_alpha "$T/tl.out")
+printf '@stackfold_a[%d, %d, target\\x00\\x00, \n\t%x 0x%x ([unknown])\n, ]: 5\n' \
+	$(((3 << 32) | TPID)) "$TPID" "$A" "$A" >"$T/lazy.txt"
+out=$("$STACKFOLD" -q "$T/lazy.txt" 2>&1)
+kill -9 "$TPID"
+check_eq "lazy image: a pid field with an image, no saved maps: named from the live process" \
+	"target;sf_target_alpha 5" "$out"
+
 # sym_lookup_elf: addresses in the file's own ELF space, as nm prints them
 E=$(printf '0x%x' "0x$(nm "$T/target" | awk '$3 == "sf_target_beta" { print $1 }')")
 out=$("$ST" elf "$T/target" "$E" elf "$T/no-such-file" 0x1000)
