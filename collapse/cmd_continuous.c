@@ -523,7 +523,8 @@ static struct seen *seen_slot(struct seen *tab, size_t cap, int pid)
 
 /* Rebuild the memo with room to grow.  With forget (between windows only:
  * a window's profile points into the snapshots), the pids gone quiet are
- * left out and lose their snapshots. */
+ * left out and lose their snapshots, and the others those of the images
+ * before their last exec. */
 static int seen_rebuild(struct cont *x, size_t want, bool forget)
 {
 	size_t cap = 64;
@@ -539,6 +540,9 @@ static int seen_rebuild(struct cont *x, size_t want, bool forget)
 			       x->win_no - e->seen_window <= REFRESH_WINDOWS)) {
 			*seen_slot(tab, cap, e->pid) = *e;
 			n++;
+			if (forget)	/* the programs it ran before an exec */
+				x->ss_freed += sym_process_forget_older(
+					x->ss, e->pid, e->image);
 		} else if (e->pid) {
 			x->ss_freed += sym_process_forget(x->ss, e->pid);
 		}

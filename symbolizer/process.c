@@ -148,6 +148,27 @@ static size_t retired_free(struct sym_session *s, int pid)
 	return n;
 }
 
+size_t sym_process_forget_older(struct sym_session *s, int pid,
+				uint32_t image)
+{
+	size_t n = 0;
+	if (!s->nprocs_slots || newest_image(s, pid) < image)
+		return 0;
+	struct sym_process **pp = &s->procs[pid_slot(s, pid)];
+	while (*pp) {
+		struct sym_process *p = *pp;
+		if (p->pid != pid || p->image >= image) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		s->nprocs--;
+		process_free(s, p);
+		n++;
+	}
+	return n;
+}
+
 size_t sym_process_forget(struct sym_session *s, int pid)
 {
 	size_t n = 0;

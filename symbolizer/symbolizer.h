@@ -136,6 +136,12 @@ bool sym_process_loading(struct sym_session *s, int pid, uint32_t image);
  * Both return the number of snapshots freed.
  */
 size_t sym_process_forget(struct sym_session *s, int pid);
+/* sym_process_forget_older(): free the live snapshots of pid's images
+ * older than image (an exec since), once none of their pointers is held;
+ * their retired ones go with sym_session_drop_retired().  Returns the
+ * number freed. */
+size_t sym_process_forget_older(struct sym_session *s, int pid,
+				uint32_t image);
 size_t sym_session_drop_retired(struct sym_session *s);
 
 /*

@@ -65,6 +65,18 @@ check_eq "images: the older image is not refreshed, the newest is" "refresh $TPI
 	"$(grep '^refresh' <<<"$out" | paste -sd'|')"
 check_eq "images: forget frees every image (two live, one retired)" "forget $TPID 3" \
 	"$(grep '^forget' <<<"$out")"
+# the continuous mode frees the images before a pid's last exec between
+# windows: the newest one stays
+start_target "$T/tj.out" "$T/target" || fail "images: target did not start"
+A=$(func_addr sf_target_alpha "$T/tj.out")
+out=$("$ST" snap "$TPID:1" snap "$TPID:2" snap "$TPID:3" forgetolder "$TPID:3" \
+	user "$TPID:2" "$A" user "$TPID:3" "$A" forgetolder "$TPID:3")
+kill -9 "$TPID"
+check_eq "images: forget_older frees the older images, once" "forgetolder $TPID 2|forgetolder $TPID 0" \
+	"$(grep '^forgetolder' <<<"$out" | paste -sd'|')"
+check_eq "images: ... and keeps the newest" "process not snapshotted|sf_target_alpha $T/target 1" \
+	"$({ reason "$(grep '^user' <<<"$out" | head -1)" "$A"
+	     res "$(grep '^user' <<<"$out" | tail -1)" "$A"; } | paste -sd'|')"
 
 # bpftrace's own output of bt/profile.bt (pid field with an image, no saved
 # maps): the live process is snapshotted on the spot, as for one-liners

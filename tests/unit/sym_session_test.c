@@ -6,6 +6,7 @@
  *   snap PID             sym_process_snapshot; prints "snap PID RC"
  *   kill PID             SIGKILL PID and wait until its memory is gone
  *   forget PID           sym_process_forget; prints "forget PID N"
+ *   forgetolder PID:IMG  sym_process_forget_older; prints "forgetolder PID N"
  *   dropretired          sym_session_drop_retired; prints "dropretired N"
  *   refresh PID          sym_process_refresh; prints "refresh PID RC"
  *   user PID ADDR [ret]  sym_lookup_user; prints a result line
@@ -275,6 +276,12 @@ int main(int argc, char **argv)
 			NEED(1);
 			int pid = atoi(argv[++i]);
 			printf("forget %d %zu\n", pid, sym_process_forget(s, pid));
+		} else if (!strcmp(a, "forgetolder")) {
+			NEED(1);
+			uint32_t image;
+			int pid = pid_arg(argv[++i], &image);
+			printf("forgetolder %d %zu\n", pid,
+			       sym_process_forget_older(s, pid, image));
 		} else if (!strcmp(a, "dropretired")) {
 			printf("dropretired %zu\n", sym_session_drop_retired(s));
 		} else if (!strcmp(a, "refresh")) {
