@@ -197,6 +197,7 @@ static int parse_watch(struct cli *c, const char *arg)
 		if (end == p || *p < '0' || *p > '9' || (*end && *end != ',') ||
 		    !v || v > 0x7fffffffUL)
 			return bad("bad --watch-pid (PID[,PID...])", arg);
+		_Static_assert(CLI_MAX_WATCH == 1024, "the message below says 1024");
 		if (c->nwatch == CLI_MAX_WATCH)
 			return bad("too many --watch-pid pids (1024 at most)", arg);
 		c->watch_pids[c->nwatch++] = (int)v;

@@ -731,8 +731,9 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 		fprintf(stderr, "; %" PRIu64 " new processes over the snapshot cap",
 			x->snap_skipped);
 	if (k->maps_unsaved)
-		fprintf(stderr, "; %" PRIu64 " process%s gone before %s map was "
-			"saved", k->maps_unsaved, k->maps_unsaved == 1 ? "" : "es",
+		fprintf(stderr, "; %" PRIu64 " process%s exited before %s memory "
+			"map could be saved", k->maps_unsaved,
+			k->maps_unsaved == 1 ? "" : "es",
 			k->maps_unsaved == 1 ? "its" : "their");
 	if (removed)
 		fprintf(stderr, "; %" PRIu64 " old window%s removed", removed,

@@ -59,6 +59,7 @@ struct rec {
 	bool stop_sent;
 	struct watch watch;	/* --watch-pid: stop once all have exited */
 	bool targets_gone;	/* ...which they have */
+	uint64_t watch_polled_ns;	/* monotonic: polled targets last read */
 	struct loading {	/* snapshots taken while ld.so was loading */
 		int pid;
 		uint32_t image;
@@ -69,6 +70,9 @@ struct rec {
 };
 
 
+
+/* --watch-pid targets without a pidfd: /proc read this often at most */
+#define WATCH_POLL_NS 200000000ULL
 
 static void raw_line(struct rec *x, const char *s, size_t len)
 {
@@ -299,8 +303,8 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 		if (w < wait)
 			wait = w;
 	}
-	if (watch_polled(&x->watch) && wait > 200000000ULL)
-		wait = 200000000ULL;
+	if (watch_polled(&x->watch) && wait > WATCH_POLL_NS)
+		wait = WATCH_POLL_NS;
 	if (x->attached_ns) {
 		uint64_t el = now - x->attached_ns;
 		if (x->c->countdown && isatty(2) && wait > s - el % s)
@@ -329,15 +333,21 @@ static void say_targets_gone(const struct rec *x)
 }
 
 /* Stop once every --watch-pid target has exited (woken: the pidfds say
- * one has; the polled ones are looked at every time); say so when that
+ * one has; the polled ones are looked at every WATCH_POLL_NS); say so when that
  * ends the capture before its -D deadline (with -- COMMAND and no -D, the
  * command's exit is the expected end). */
 static void watch_targets(struct rec *x, bool woken)
 {
 	if (!x->watch.n || x->targets_gone)
 		return;
-	if (woken || watch_polled(&x->watch))
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	/* polled targets: /proc read at most 5 times a second, not at every
+	 * chunk of bpftrace's output */
+	if (woken || (watch_polled(&x->watch) &&
+		      now - x->watch_polled_ns >= WATCH_POLL_NS)) {
 		watch_check(&x->watch);
+		x->watch_polled_ns = now;
+	}
 	if (watch_live(&x->watch))
 		return;
 	x->targets_gone = true;

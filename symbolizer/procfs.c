@@ -145,7 +145,7 @@ int procfs_status(int pid, int *nspid, char *name, size_t namesz)
 			*nspid = atoi(last);
 	}
 	if (!strncmp(b, "Name:", 5) && (p = status_field(b, "Name:")))
-		snprintf(name, namesz, "%s", p + strspn(p, " \t"));
+		snprintf(name, namesz, "%s", p + (*p == '\t'));	/* "Name:\t" */
 	free(b);
 	return 0;
 }

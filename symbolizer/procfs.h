@@ -26,7 +26,7 @@ bool procfs_same_process(int pid, uint64_t starttime);
 /* From /proc/PID/status: the innermost namespace pid (NSpid:, pid itself
  * on kernels without it) and the process's name (Name:, the main thread's
  * comm as the kernel escapes it there: no newline; "" when absent) into
- * name[namesz]. */
+ * name[namesz].  Returns 0 or -errno (-ESRCH: no such process). */
 int procfs_status(int pid, int *nspid, char *name, size_t namesz);
 
 /* dev and inode of /proc/PID/exe's target. */
