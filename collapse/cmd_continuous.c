@@ -586,6 +586,16 @@ static bool needs_snapshot(struct cont *x, int pid, uint32_t image,
 	return !fresh;
 }
 
+/* Make pid's memo entry stale: its next "#pid" line takes a snapshot. */
+static void memo_stale(struct cont *x, int pid)
+{
+	if (!x->seen_cap)
+		return;
+	struct seen *e = seen_slot(x->seen, x->seen_cap, pid);
+	if (e->pid == pid)
+		e->snap_window = x->win_no - REFRESH_WINDOWS;
+}
+
 /* ---- one window ------------------------------------------------------- */
 
 static void feed(struct cont *x, const char *s, size_t len)
@@ -866,10 +876,14 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 	if (!bt_pid_line(s, len, &pl))
 		return;
 	int pid = (int)pl.pid;
-	if (!needs_snapshot(x, pid, pl.image, pl.comm, pl.comm_len))
+	/* fresh in the memo, and still the process snapshotted (a reused
+	 * pid with the same comm and image is another) */
+	if (!needs_snapshot(x, pid, pl.image, pl.comm, pl.comm_len) &&
+	    sym_process_current(x->ss, pid, pl.image))
 		return;
 	if (x->nsnap >= SNAPS_PER_WINDOW) {
 		x->snap_skipped++;
+		memo_stale(x, pid);	/* tried again next window */
 		return;
 	}
 	x->nsnap++;
