@@ -84,3 +84,38 @@ capture_head() {
 
 # sum of the counts of a folded file
 folded_total() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
+
+# unit_test NAME SRC [CC-FLAGS...]: build tests/unit SRC against the library
+# (.output-san under SANITIZE=1) as $T/NAME, run it, and turn its lines
+# "ok NAME", "skip NAME: WHY", "FAIL NAME: WHY" into checks.  1 when the
+# build failed (reported).
+unit_test() {
+	local name=$1 src=$2 out=.output rc st line
+	local -a flags=()
+	shift 2
+	if [ "${SANITIZE:-}" = 1 ]; then
+		out=.output-san
+		# shellcheck disable=SC2054 # the comma is -fsanitize's list
+		flags=(-fsanitize=address,undefined -fno-sanitize-recover=all)
+	fi
+	# shellcheck disable=SC2086 # SF_LDLIBS is a list of -l flags
+	if ! cc -std=gnu11 -O1 -g -D_GNU_SOURCE "$@" "${flags[@]}" -I"$TOP/collapse" \
+		-I"$TOP/symbolizer" -o "$T/$name" "$TOP/tests/unit/$src" "$TOP/$out/libstackfold.a" \
+		$SF_LDLIBS 2>"$T/build.err"; then
+		fail "build tests/unit/$src" "$(tail -5 "$T/build.err")"
+		return 1
+	fi
+	"$T/$name" >"$T/$name.out" 2>&1
+	rc=$?
+	while read -r st line; do
+		case $st in
+		ok) pass "$line" ;;
+		skip) skip "${line%%:*}" "${line#*: }" ;;
+		FAIL) fail "${line%%:*}" "${line#*: }" ;;
+		*) fail "$name output" "$st $line" ;;
+		esac
+	done <"$T/$name.out"
+	[ "$rc" = 0 ] || grep -q FAIL "$T/$name.out" || fail "$name exit status" "rc=$rc"
+	[ -s "$T/$name.out" ] || fail "$name printed nothing" "rc=$rc"
+	return 0
+}

@@ -5,31 +5,7 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-out=.output flags=()
-if [ "${SANITIZE:-}" = 1 ]; then
-	out=.output-san
-	# shellcheck disable=SC2054 # the comma is -fsanitize's list
-	flags=(-fsanitize=address,undefined -fno-sanitize-recover=all)
-fi
-# shellcheck disable=SC2086 # SF_LDLIBS is a list of -l flags
-if ! cc -std=gnu11 -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror "${flags[@]}" \
-	-I"$TOP/collapse" -I"$TOP/symbolizer" -o "$T/watch_test" \
-	"$TOP/tests/unit/watch_test.c" "$TOP/$out/libstackfold.a" \
-	$SF_LDLIBS 2>"$T/build.err"; then
-	fail "build tests/unit/watch_test.c" "$(tail -5 "$T/build.err")"
-	exit 0
-fi
-"$T/watch_test" >"$T/out" 2>&1
-rc=$?
-while read -r st name; do
-	case $st in
-	ok) pass "$name" ;;
-	FAIL) fail "${name%%:*}" "${name#*: }" ;;
-	*) fail "watch_test output" "$st $name" ;;
-	esac
-done <"$T/out"
-[ "$rc" = 0 ] || grep -q FAIL "$T/out" || fail "watch_test exit status" "rc=$rc"
-[ -s "$T/out" ] || fail "watch_test printed nothing" "rc=$rc"
+unit_test watch_test watch_test.c -Wall -Wextra -Werror || exit 0
 
 # stackfold record --watch-pid, without bpftrace: a stand-in prints
 # "#attached", then on SIGINT (record's stop) one stack, as bpftrace prints
