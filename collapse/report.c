@@ -75,45 +75,15 @@ static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
 		       ? -ENOMEM : 0;
 }
 
-/* The unsaved set: open addressing on the pid field (never 0: pid > 0). */
-static uint64_t *unsaved_slot(uint64_t *v, size_t cap, uint64_t key)
-{
-	size_t i = sf_hash_u64(key) & (cap - 1);
-	while (v[i] && v[i] != key)
-		i = (i + 1) & (cap - 1);
-	return &v[i];
-}
-
-static int unsaved_grow(struct report *r)
-{
-	size_t cap = r->unsaved_cap ? r->unsaved_cap * 2 : 64;
-	uint64_t *v = calloc(cap, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->unsaved_cap; i++)
-		if (r->unsaved[i])
-			*unsaved_slot(v, cap, r->unsaved[i]) = r->unsaved[i];
-	free(r->unsaved);
-	r->unsaved = v;
-	r->unsaved_cap = cap;
-	return 0;
-}
-
 void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image)
 {
-	uint64_t key = bt_pid_field(pid, image);
+	bool found = false;
 	if (!pid)
 		return;
-	if ((r->nunsaved + 1) * 2 > r->unsaved_cap && unsaved_grow(r)) {
-		r->prof.counters.maps_unsaved++;	/* may count twice */
+	r->unsaved.valsz = 1;	/* a set: the value is not used */
+	if (u64map_slot(&r->unsaved, bt_pid_field(pid, image), &found) && found)
 		return;
-	}
-	uint64_t *slot = unsaved_slot(r->unsaved, r->unsaved_cap, key);
-	if (*slot)
-		return;
-	*slot = key;
-	r->nunsaved++;
-	r->prof.counters.maps_unsaved++;
+	r->prof.counters.maps_unsaved++;	/* out of memory: may count twice */
 }
 
 /* "#pid PID COMM" in a raw capture: its map, if saved, came before. */
@@ -209,7 +179,7 @@ void report_release(struct report *r)
 	svg_stream_free(r->svg);
 	svg_tree_free(r->tree);
 	free(r->deferred);
-	free(r->unsaved);
+	u64map_release(&r->unsaved);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -89,9 +89,7 @@ struct report {
 				 * and counts them (record, continuous): the
 				 * "#pid" lines it feeds are not counted */
 	bool capture;		/* the current input is a raw capture */
-	uint64_t *unsaved;	/* pid fields counted (bt_pid_field): a hash
-				 * set, unsaved_cap slots, 0 = empty */
-	size_t nunsaved, unsaved_cap;
+	struct u64map unsaved;	/* pid fields counted (bt_pid_field): a set */
 	struct sf_err err;	/* last callback error */
 };
 
