@@ -888,9 +888,8 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 	}
 	x->nsnap++;
 	/* an older image's line after a newer one's: not its map now */
-	bool newer = sym_process_newer_known(x->ss, pid, pl.image);
-	if ((newer || sym_process_snapshot(x->ss, pid, pl.image, NULL)) &&
-	    !sym_process_known(x->ss, pid, pl.image))
+	if (sym_process_newer_known(x->ss, pid, pl.image) ||
+	    sym_process_snapshot(x->ss, pid, pl.image, NULL))
 		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
 }
 

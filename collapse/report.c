@@ -78,8 +78,8 @@ static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
 void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image)
 {
 	bool found = false;
-	if (!pid)
-		return;
+	if (!pid || (r->sym && sym_process_known(r->sym, (int)pid, image)))
+		return;	/* not a process, or its image has a map after all */
 	r->unsaved.valsz = 1;	/* a set: the value is not used */
 	if (u64map_slot(&r->unsaved, bt_pid_field(pid, image), &found) && found)
 		return;
@@ -95,8 +95,7 @@ static int on_first_sample(void *ctx, uint32_t pid, uint32_t image,
 	(void)comm_len;
 	if (!r->capture || r->live_snapshots || !pid)
 		return 0;
-	struct sym_session *s = report_session(r, NULL);
-	if (s && !sym_process_known(s, (int)pid, image))
+	if (report_session(r, NULL))
 		report_map_unsaved(r, pid, image);
 	return 0;
 }

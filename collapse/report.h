@@ -115,7 +115,9 @@ int report_line(struct report *r, const char *line, size_t len);
 bool report_between_records(const struct report *r);
 /* Count pid's image among the processes whose memory map was not saved,
  * once (a process marked again after each flush is still one; out of
- * memory, it may be counted twice).  pid 0 is not a process: ignored. */
+ * memory, it may be counted twice).  Not when the session has a snapshot
+ * of that image (a process that exited after an earlier one was taken is
+ * still named), nor for pid 0, not a process. */
 void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image);
 /* End of the current input; fills *st. */
 int report_end_input(struct report *r, struct report_input_stats *st);
