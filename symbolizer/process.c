@@ -439,10 +439,7 @@ bool sym_process_known(struct sym_session *s, int pid, uint32_t image)
 bool sym_process_current(struct sym_session *s, int pid, uint32_t image)
 {
 	const struct sym_process *p = sym_process_find(s, pid, image);
-	char state = '?';
-	uint64_t start = 0;
-	return p && p->starttime && !procfs_stat(pid, &state, &start) &&
-	       start == p->starttime;
+	return p && p->starttime && procfs_same_process(pid, p->starttime);
 }
 
 bool sym_process_loading(struct sym_session *s, int pid, uint32_t image)
