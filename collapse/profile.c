@@ -258,11 +258,10 @@ int64_t profile_add_sample_id(struct profile *p, const struct pf_sample *key,
 			      const uint32_t *locs, uint32_t depth,
 			      uint64_t count)
 {
-	struct pf_sample k = { .pid = key->pid, .tid = key->tid,
-			       .comm = key->comm,
-			       .thread_name = key->thread_name,
-			       .process = key->process, .depth = depth,
-			       .count = count };
+	struct pf_sample k = *key;	/* its labels; the rest is ours */
+	k.stack_start = 0;
+	k.depth = depth;
+	k.count = count;
 	/* Totals stay within pprof's int64 values: refuse, never wrap. */
 	if (count > PF_MAX_TOTAL || p->counters.samples > PF_MAX_TOTAL - count)
 		return -EOVERFLOW;
