@@ -570,16 +570,22 @@ bool bt_pid_line(const char *s, size_t len, struct bt_pid_line *out)
 	const char *e = s + len;
 	if (!starts(s, len, "#pid "))
 		return false;
-	const char *p = skip_ws(s + 5, e), *q = p;
-	uint64_t v;
-	while (q < e && *q != ' ')
+	const char *p = skip_ws(s + 5, e), *q = p, *colon = NULL;
+	uint64_t v, stack = 0;
+	while (q < e && *q != ' ') {
+		if (*q == ':' && !colon)
+			colon = q;
 		q++;
-	if (!sf_parse_u64(p, (size_t)(q - p), &v) || !bt_pid_of(v) ||
-	    bt_pid_of(v) > INT32_MAX)
+	}
+	const char *ve = colon ? colon : q;
+	if (!sf_parse_u64(p, (size_t)(ve - p), &v) || !bt_pid_of(v) ||
+	    bt_pid_of(v) > INT32_MAX ||
+	    (colon && !sf_parse_u64(colon + 1, (size_t)(q - colon - 1), &stack)))
 		return false;
 	q = skip_ws(q, e);
 	*out = (struct bt_pid_line){ .pid = bt_pid_of(v),
-				     .image = bt_image_of(v), .comm = q,
+				     .image = bt_image_of(v),
+				     .start_stack = stack, .comm = q,
 				     .comm_len = strip_nul_escapes(q, (size_t)(e - q)) };
 	return true;
 }

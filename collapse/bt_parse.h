@@ -126,10 +126,13 @@ static inline uint64_t bt_pid_field(uint32_t pid, uint32_t image)
 	return (uint64_t)image << 32 | pid;
 }
 
-/* A "#pid PID COMM" line, split: the comm points into the line, its
- * trailing \x00 escapes dropped. */
+/* A "#pid PID[:STACK] COMM" line, split: PID is a pid field (with its
+ * image), STACK the process's start of stack at the sample (mm->start_stack,
+ * see sym_process_snapshot(); absent in captures before it: 0).  The comm
+ * points into the line, its trailing \x00 escapes dropped. */
 struct bt_pid_line {
 	uint32_t pid, image;	/* pid in 1..INT32_MAX */
+	uint64_t start_stack;	/* 0: not told */
 	const char *comm;
 	size_t comm_len;
 };

@@ -868,8 +868,8 @@ static int window_end(struct cont *x, bool at_eof)
 
 /* ---- bpftrace's output ------------------------------------------------ */
 
-/* "#pid PID COMM": the process's first sample in this window (PID may
- * carry an image, bt_parse.h). */
+/* "#pid PID[:STACK] COMM": the process's first sample in this window (PID
+ * may carry an image, STACK tells an exec since the sample: bt_parse.h). */
 static void first_sample(struct cont *x, const char *s, size_t len)
 {
 	struct bt_pid_line pl;
@@ -889,7 +889,8 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 	x->nsnap++;
 	/* an older image's line after a newer one's: not its map now */
 	if (sym_process_newer_known(x->ss, pid, pl.image) ||
-	    sym_process_snapshot(x->ss, pid, pl.image, NULL))
+	    sym_process_snapshot(x->ss, pid, pl.image, pl.start_stack,
+				 NULL))
 		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
 }
 

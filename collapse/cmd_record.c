@@ -142,9 +142,11 @@ static void loading_check(struct rec *x)
 	x->nloading = w;
 }
 
-/* "#pid PID COMM": snapshot now, while the process is alive, unless it has
- * one (the line comes again after each flush).  PID is the pid field of
- * the records, which may carry an image (bt_parse.h).  The map goes into
+/* "#pid PID[:STACK] COMM": snapshot now, while the process is alive,
+ * unless it has one (the line comes again after each flush).  PID is the
+ * pid field of the records, which may carry an image (bt_parse.h).  A
+ * process that has run exec since the sample (STACK is not its start of
+ * stack any more) is not snapshotted: its map is another program's.  The map goes into
  * the raw capture before the "#pid" line, so a replay finds a process
  * without one as this does (report_map_unsaved()). */
 static void first_sample(struct rec *x, const char *s, size_t len)
@@ -159,7 +161,7 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	/* A line of an older image after a newer one's (per-CPU buffers
 	 * are read in turn): the process runs the newer program now. */
 	if (!ss || sym_process_newer_known(ss, pid, pl.image) ||
-	    sym_process_snapshot(ss, pid, pl.image, NULL) != 0) {
+	    sym_process_snapshot(ss, pid, pl.image, pl.start_stack, NULL)) {
 		report_map_unsaved(&x->r, pl.pid, pl.image);
 		return;
 	}

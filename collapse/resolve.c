@@ -267,7 +267,7 @@ static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 	if (!ret && res->reason == SYM_NO_PROCESS && r->lazy_snapshot &&
 	    !sym_process_newer_known(r->sym, (int)pid, image) &&
 	    !pid_seen(r, pid) &&
-	    sym_process_snapshot(r->sym, (int)pid, image, NULL) == 0)
+	    sym_process_snapshot(r->sym, (int)pid, image, 0, NULL) == 0)
 		ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return,
 				      res);
 	if (!ret && res->reason == SYM_UNMAPPED && r->refresh &&

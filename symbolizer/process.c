@@ -24,20 +24,21 @@ struct sym_process *sym_process_find(struct sym_session *s, int pid,
 	if (!s->nprocs_slots)
 		return NULL;
 	for (struct sym_process *p = s->procs[pid_slot(s, pid)]; p; p = p->next)
-		if (p->pid == pid && p->image == image)
+		if (p->pid == pid && p->image == image && !p->passed)
 			return p;
 	return NULL;
 }
 
-/* The newest image of pid with a snapshot (0 when none). */
+/* The newest image of pid known: with a snapshot, or the one after a
+ * passed marker's (0 when none). */
 static uint32_t newest_image(const struct sym_session *s, int pid)
 {
 	uint32_t n = 0;
 	if (!s->nprocs_slots)
 		return 0;
 	for (struct sym_process *p = s->procs[pid_slot(s, pid)]; p; p = p->next)
-		if (p->pid == pid && p->image > n)
-			n = p->image;
+		if (p->pid == pid && p->image + p->passed > n)
+			n = p->image + p->passed;
 	return n;
 }
 
@@ -82,7 +83,8 @@ static int procs_put(struct sym_session *s, struct sym_process *p)
 	p->next = s->procs[pid_slot(s, p->pid)];
 	s->procs[pid_slot(s, p->pid)] = p;
 	s->nprocs++;
-	s->stats.processes++;
+	if (!p->passed)
+		s->stats.processes++;
 	return 0;
 }
 
@@ -320,16 +322,33 @@ static int read_maps(struct sym_process *p, struct sf_err *err)
 	return 0;
 }
 
-static int snapshot(struct sym_session *s, struct sym_process *p,
-		    struct sf_err *err)
+/* Is p still the program sampled?  Read after its map: an image never
+ * comes back, so the same start of stack now (want, from the sample; 0:
+ * not told) means the map read before was that program's.  A process that
+ * is gone by now cannot say: taken as it is. */
+static int same_program(struct sym_process *p, uint64_t want,
+			struct sf_err *err)
 {
-	char state = '?';
-	int rc = procfs_stat(p->pid, &state, &p->starttime);
-	if (!rc && (state == 'Z' || state == 'X'))
+	struct procfs_stat st;
+	if (procfs_stat(p->pid, &st) == 0)
+		p->startstack = st.startstack;
+	if (!want || !p->startstack || p->startstack == want)
+		return 0;
+	return sf_err_set(err, ESTALE, "process %d has run another program "
+			  "since its sample", p->pid);
+}
+
+static int snapshot(struct sym_session *s, struct sym_process *p,
+		    uint64_t want_stack, struct sf_err *err)
+{
+	struct procfs_stat st;
+	int rc = procfs_stat(p->pid, &st);
+	if (!rc && (st.state == 'Z' || st.state == 'X'))
 		rc = -ESRCH;	/* exited, not yet reaped: no memory left */
 	if (rc)
 		return sf_err_set(err, -rc, "process %d: %s", p->pid,
 				  strerror(-rc));
+	p->starttime = st.starttime;
 	procfs_status(p->pid, &p->nspid, p->name, sizeof(p->name));
 	rc = read_maps(p, err);
 	if (rc)
@@ -339,6 +358,8 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 		return sf_err_set(err, -rc, "snapshot of process %d: %s",
 				  p->pid, strerror(-rc));
 	p->exe_known = !procfs_exe_id(p->pid, &p->exe_dev, &p->exe_ino);
+	if ((rc = same_program(p, want_stack, err)))
+		return rc;
 	if (p->exe_known)
 		mark_main(p, p->exe_dev, p->exe_ino);
 	sym_jit_snapshot(s, p);
@@ -356,14 +377,14 @@ static bool has_file(const struct sym_process *p)
 
 /* A new snapshot of pid, put in the table (an older one retired); with
  * need_file, refused (-ESRCH) when it maps no file: the process is
- * exiting, its map already gone. */
+ * exiting, its map already gone.  want_stack: same_program(). */
 static int snapshot_put(struct sym_session *s, int pid, uint32_t image,
-			bool need_file, struct sf_err *err)
+			bool need_file, uint64_t want_stack, struct sf_err *err)
 {
 	struct sym_process *p = process_new(pid, image);
 	if (!p)
 		return sf_err_set(err, ENOMEM, "out of memory");
-	int rc = snapshot(s, p, err);
+	int rc = snapshot(s, p, want_stack, err);
 	if (!rc && need_file && !has_file(p))
 		rc = sf_err_set(err, ESRCH, "process %d is exiting", pid);
 	if (!rc)
@@ -373,12 +394,27 @@ static int snapshot_put(struct sym_session *s, int pid, uint32_t image,
 	return rc;
 }
 
+/* pid has run exec since image: a marker, so that no later snapshot is
+ * taken for image (sym_process_newer_known()).  A snapshot of image, if
+ * any, is retired: it was taken of another process (a reused pid). */
+static void mark_passed(struct sym_session *s, int pid, uint32_t image)
+{
+	struct sym_process *p = process_new(pid, image);
+	if (p)
+		p->passed = true;
+	if (p && procs_put(s, p))
+		process_free(s, p);
+}
+
 int sym_process_snapshot(struct sym_session *s, int pid, uint32_t image,
-			 struct sf_err *err)
+			 uint64_t start_stack, struct sf_err *err)
 {
 	if (pid <= 0)
 		return sf_err_set(err, ESRCH, "no such process %d", pid);
-	return snapshot_put(s, pid, image, false, err);
+	int rc = snapshot_put(s, pid, image, false, start_stack, err);
+	if (rc == -ESTALE)
+		mark_passed(s, pid, image);
+	return rc;
 }
 
 /* Has pid an executable (/proc/PID/exe)?  Kernel threads have none. */
@@ -408,16 +444,18 @@ int sym_process_refresh(struct sym_session *s, int pid, uint32_t image,
 	const struct sym_process *old = sym_process_find(s, pid, image);
 	if (!old)
 		return sf_err_set(err, ENOENT, "process %d has no snapshot", pid);
-	char state = '?';
-	uint64_t start = 0;
-	if (procfs_stat(pid, &state, &start) || state == 'Z' || state == 'X' ||
-	    start != old->starttime)
+	struct procfs_stat st;
+	if (procfs_stat(pid, &st) || st.state == 'Z' || st.state == 'X' ||
+	    st.starttime != old->starttime)
 		return sf_err_set(err, ESRCH, "process %d exited", pid);
 	if (exec_since(s, old))
 		return sf_err_set(err, ESRCH, "process %d runs another program "
 				  "now", pid);
 	s->stats.refreshes++;
-	return snapshot_put(s, pid, image, true, err);	/* old one retired */
+	/* old one retired; refused, as exec_since(), if the start of the
+	 * stack is not the one of old */
+	int rc = snapshot_put(s, pid, image, true, old->startstack, err);
+	return rc == -ESTALE ? -ESRCH : rc;
 }
 
 const char *sym_process_name(struct sym_session *s, int pid, uint32_t image)

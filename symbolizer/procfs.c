@@ -69,25 +69,28 @@ static int read_proc(int pid, const char *name, char **buf, size_t *len)
 	return rc < 0 ? proc_errno(-rc) : 0;
 }
 
-int procfs_stat(int pid, char *state, uint64_t *starttime)
+int procfs_stat(int pid, struct procfs_stat *out)
 {
 	char *b;
 	size_t len;
 	int rc = read_proc(pid, "stat", &b, &len);
 	if (rc)
 		return rc;
+	*out = (struct procfs_stat){ .state = '?' };
 	/* comm may hold spaces and ')': fields restart after the last ')' */
 	char *p = strrchr(b, ')');
 	rc = -EINVAL;
 	if (p && p[1] == ' ' && p[2])
-		*state = p[2];
+		out->state = p[2];
 	for (int field = 2; p && *p; p++) {
 		if (*p != ' ')
 			continue;
+		char *end;
 		if (++field == 22) {
-			char *end;
-			*starttime = strtoull(p + 1, &end, 10);
+			out->starttime = strtoull(p + 1, &end, 10);
 			rc = end > p + 1 ? 0 : -EINVAL;
+		} else if (field == 28) {
+			out->startstack = strtoull(p + 1, &end, 10);
 			break;
 		}
 	}
@@ -95,21 +98,14 @@ int procfs_stat(int pid, char *state, uint64_t *starttime)
 	return rc;
 }
 
-int procfs_starttime(int pid, uint64_t *out)
-{
-	char state;
-	return procfs_stat(pid, &state, out);
-}
-
 bool procfs_same_process(int pid, uint64_t starttime)
 {
-	uint64_t st;
-	char state;
-	if (pid <= 0 || procfs_stat(pid, &state, &st))
+	struct procfs_stat st;
+	if (pid <= 0 || procfs_stat(pid, &st))
 		return false;
-	if (state == 'Z' || state == 'X')
+	if (st.state == 'Z' || st.state == 'X')
 		return false;	/* exited: its memory and files are gone */
-	return starttime == 0 || st == starttime;
+	return starttime == 0 || st.starttime == starttime;
 }
 
 /* The value of status line KEY ("\nNSpid:"), cut at its newline; NULL

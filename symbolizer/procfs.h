@@ -12,12 +12,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Start time of pid in clock ticks since boot (field 22 of
- * /proc/PID/stat): together with the pid it names one process. */
-int procfs_starttime(int pid, uint64_t *out);
-
-/* State letter (field 3: R, S, Z, ...) and start time of pid. */
-int procfs_stat(int pid, char *state, uint64_t *starttime);
+/* From /proc/PID/stat: the state letter (field 3: R, S, Z, ...), the
+ * start time (field 22, in clock ticks since boot: with the pid it names
+ * one process) and the start of the stack (field 28,
+ * mm->start_stack: set at each exec, and random with ASLR, so it tells the
+ * programs a pid runs apart; 0 for a kernel thread or a zombie). */
+struct procfs_stat {
+	char state;
+	uint64_t starttime, startstack;
+};
+int procfs_stat(int pid, struct procfs_stat *out);
 
 /* true when pid exists now, has not exited (zombie) and has the given
  * start time (0 = any). */

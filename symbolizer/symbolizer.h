@@ -74,17 +74,24 @@ void sym_session_free(struct sym_session *s);	/* NULL is fine */
  * mappings, opens each mapped file once (through /proc/PID/map_files/, else
  * /proc/PID/root/PATH) and keeps it open until the session is freed, and
  * records its build-id.  Call it at the first sample of each image.
- * Returns 0, -ESRCH when the process is gone, other -errno.
- * Snapshotting a pid and image twice replaces the first snapshot (pid
- * reuse).
+ * start_stack is the process's start of stack (mm->start_stack) as the
+ * sample saw it, 0 when not told: it is set anew at each exec, so when
+ * /proc/PID/stat shows another one after the map is read, the pid has run
+ * exec between the sample and now and the map is another program's.  The
+ * snapshot is then refused (-ESTALE) and the pid marked as past image:
+ * sym_process_newer_known() is true from then on, so nothing takes the
+ * newer program's map for it later.
+ * Returns 0, -ESRCH when the process is gone, -ESTALE as above, other
+ * -errno.  Snapshotting a pid and image twice replaces the first snapshot
+ * (pid reuse).
  */
 int sym_process_snapshot(struct sym_session *s, int pid, uint32_t image,
-			 struct sf_err *err);
+			 uint64_t start_stack, struct sf_err *err);
 
 /*
  * sym_process_refresh() snapshots pid's image again when the pid still
- * runs it (same start time, no newer image snapshotted, the same
- * /proc/PID/exe): for libraries mapped after its first sample (ld.so still
+ * runs it (same start time, no newer image known, the same /proc/PID/exe
+ * and start of stack): for libraries mapped after its first sample (ld.so still
  * loading them at exec, dlopen).  The old snapshot is retired, not freed,
  * so sym_module pointers already handed out stay valid.  Returns 0,
  * -ENOENT without a snapshot, -ESRCH when the process exited, runs another

@@ -34,6 +34,9 @@ struct sym_process {
 	int pid, nspid;
 	uint32_t image;		/* which program of the pid's life (0: any) */
 	uint64_t starttime;	/* 0 when unknown (loaded text) */
+	uint64_t startstack;	/* /proc/PID/stat's, 0 when unknown */
+	bool passed;		/* no snapshot: a marker that the pid has
+				 * run exec since this image (newest_image()) */
 	char name[64];		/* /proc/PID/status Name: ("" unknown) */
 	bool exe_known;		/* exe_dev/exe_ino read at the snapshot */
 	dev_t exe_dev;

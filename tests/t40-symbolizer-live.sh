@@ -78,6 +78,30 @@ check_eq "images: ... and keeps the newest" "process not snapshotted|sf_target_a
 	"$({ reason "$(grep '^user' <<<"$out" | head -1)" "$A"
 	     res "$(grep '^user' <<<"$out" | tail -1)" "$A"; } | paste -sd'|')"
 
+# the start of stack the sample saw (the "#pid" line's): a process that
+# has another now has run exec since, and its map is another program's.
+# The snapshot is refused (-ESTALE), the pid marked past that image (no
+# later snapshot, lazy or not, takes the newer program for it); the right
+# start of stack, or none told, is taken
+start_target "$T/tk.out" "$T/target" || fail "start of stack: target did not start"
+A=$(func_addr sf_target_alpha "$T/tk.out")
+SS=$(sed 's/.*) //' "/proc/$TPID/stat" | awk '{ print $26 }')
+check "start of stack: read from /proc/PID/stat" test "${SS:-0}" -gt 0
+out=$("$ST" snapstack "$TPID:1" $((SS + 16)) newer "$TPID:1" user "$TPID:1" "$A" \
+	snapstack "$TPID:1" $((SS + 16)) \
+	snapstack "$TPID:2" "$SS" newer "$TPID:2" user "$TPID:2" "$A" snap "$TPID:3")
+kill -9 "$TPID"
+check_eq "start of stack: another one refused (-ESTALE), each time" "snap $TPID -116|snap $TPID -116" \
+	"$(grep '^snap' <<<"$out" | head -2 | cut -d' ' -f1-3 | paste -sd'|')"
+check_eq "start of stack: the pid is known past that image" "newer $TPID 1|newer $TPID 0" \
+	"$(grep '^newer' <<<"$out" | paste -sd'|')"
+check_eq "start of stack: the refused image has no map, the matching one has" \
+	"process not snapshotted|sf_target_alpha $T/target 1" \
+	"$({ reason "$(grep '^user' <<<"$out" | head -1)" "$A"
+	     res "$(grep '^user' <<<"$out" | tail -1)" "$A"; } | paste -sd'|')"
+check_eq "start of stack: the same one, or none told, taken" "snap $TPID 0|snap $TPID 0" \
+	"$(grep '^snap' <<<"$out" | tail -2 | cut -d' ' -f1-3 | paste -sd'|')"
+
 # bpftrace's own output of bt/profile.bt (pid field with an image, no saved
 # maps): the live process is snapshotted on the spot, as for one-liners
 start_target "$T/tl.out" "$T/target" || fail "lazy image: target did not start"

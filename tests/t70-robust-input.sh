@@ -333,6 +333,39 @@ check_eq "late #pid of an older image: exit 0" 0 $?
 check_eq "late #pid of an older image: counted as unsaved" \
 	"stackfold: 1 process exited before its memory map could be saved" "$(unsaved_line "$T/late.err")"
 check_eq "late #pid of an older image: only the newer image's map saved" 1 "$(grep -c '^#maps ' "$T/late.raw")"
+# A process that runs exec between its sample and the reading of its
+# "#pid" line: the line's start of stack (after the colon) is the older
+# program's, /proc/PID/stat shows the newer one's.  Its map is not saved
+# for the older image (counted instead), and a sample of that image at an
+# address of the newer program's code is not named from it, not even by a
+# lazy snapshot at the end when the newer image has no "#pid" line of its
+# own (NEWER=0); the newer image's line is saved.
+# shellcheck disable=SC2016 # the stand-in's own variables
+exec_race='
+	stat28() { sed "s/.*) //" "/proc/$1/stat" | cut -d" " -f26; }
+	sh -c "kill -STOP \$\$; exec sleep 30" & c=$!
+	while [ "$(sed "s/.*) //" "/proc/$c/stat" | cut -c1)" != T ]; do sleep 0.01; done
+	old=$(stat28 $c); kill -CONT $c
+	while [ "$(cat /proc/$c/comm)" != sleep ]; do sleep 0.01; done
+	new=$(stat28 $c)
+	a=$(awk "/r-xp.*sleep/ { split(\$1, r, \"-\"); print r[1]; exit }" /proc/$c/maps)
+	printf "#pid %d:%d sh\n" $(((1 << 32) | c)) "$old"; sleep 1
+	[ "$NEWER" = 0 ] || printf "#pid %d:%d sleep\n" $(((2 << 32) | c)) "$new"; sleep 1
+	printf "@stackfold_a[%d, %d, sh,\n\t%x\n, ]: 3\n" $(((1 << 32) | c)) $c $((0x$a + 0x40))
+	printf "@stackfold_total_a: 3\n"; kill $c'
+NEWER=1 "$STACKFOLD" record -f folded -o "$T/exec" --save-raw "$T/exec.raw" -- sh -c "$exec_race" \
+	>/dev/null 2>"$T/exec.err"
+check_eq "exec before the #pid line is read: exit 0" 0 $?
+check_eq "exec before the #pid line is read: the older image counted as unsaved" \
+	"stackfold: 1 process exited before its memory map could be saved" "$(unsaved_line "$T/exec.err")"
+check_eq "exec before the #pid line is read: only the newer image's map saved" \
+	"#maps $(awk '/^#pid [0-9]*:[0-9]* sleep$/ { sub(/:.*/, "", $2); print $2 }' "$T/exec.raw")" \
+	"$(grep '^#maps ' "$T/exec.raw")"
+check_eq "exec before the #pid line is read: its sample not named from the newer program" \
+	"sh;[unknown] 3" "$(cat "$T/exec.folded")"
+NEWER=0 "$STACKFOLD" record -f folded -o "$T/exec0" -- sh -c "$exec_race" >/dev/null 2>"$T/exec0.err"
+check_eq "exec before the #pid line is read, newer image unseen: not named from it either" \
+	"0|sh;[unknown] 3" "$?|$(cat "$T/exec0.folded")"
 
 # --- A6: 1024-frame and 127-frame stacks ----------------------------------
 # A stack at a depth limit (127: perf_event_max_stack's default; 1024:

@@ -4,6 +4,8 @@
  * inside one session.  Each word of argv is a command, run in order:
  *
  *   snap PID             sym_process_snapshot; prints "snap PID RC"
+ *   snapstack PID STACK  the same, with the start of stack the sample saw
+ *   newer PID:IMG        sym_process_newer_known; prints "newer PID 0|1"
  *   kill PID             SIGKILL PID and wait until its memory is gone
  *   forget PID           sym_process_forget; prints "forget PID N"
  *   forgetolder PID:IMG  sym_process_forget_older; prints "forgetolder PID N"
@@ -266,12 +268,19 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "snap")) {
+		if (!strcmp(a, "snap") || !strcmp(a, "snapstack")) {
+			NEED(a[4] ? 2 : 1);
+			uint32_t image;
+			int pid = pid_arg(argv[++i], &image);
+			uint64_t stack = a[4] ? num(argv[++i]) : 0;
+			int rc = sym_process_snapshot(s, pid, image, stack, &err);
+			printf("snap %d %d %s\n", pid, rc, rc ? err.msg : "");
+		} else if (!strcmp(a, "newer")) {
 			NEED(1);
 			uint32_t image;
 			int pid = pid_arg(argv[++i], &image);
-			int rc = sym_process_snapshot(s, pid, image, &err);
-			printf("snap %d %d %s\n", pid, rc, rc ? err.msg : "");
+			printf("newer %d %d\n", pid,
+			       sym_process_newer_known(s, pid, image));
 		} else if (!strcmp(a, "forget")) {
 			NEED(1);
 			int pid = atoi(argv[++i]);
