@@ -31,22 +31,21 @@ struct resolver {
 	uint32_t *stack;	/* location ids, leaf first */
 	size_t stack_cap;
 	uint32_t kernel_mapping;
-	/* pids whose maps were snapshotted lazily (or tried) */
-	uint32_t *seen_pids;
-	size_t nseen, seen_cap;
-	/* pids whose maps were refreshed for an unmapped address */
+	/* pids whose maps were snapshotted lazily (or tried): a set */
+	struct u64map seen;
+	/* pid fields (pid and image) refreshed for an unmapped address, to
+	 * struct refreshed */
 	bool refresh;
-	struct refreshed *refreshed;
-	size_t nrefreshed, refreshed_cap;
+	struct u64map refreshed;
 };
 
 /* Refreshes are bounded: a stack walk's garbage addresses are unmapped
  * too, and each refresh retires a snapshot that stays in memory. */
-#define REFRESH_MAX_PER_PID 8
+#define REFRESH_MAX_PER_IMAGE 8
 #define REFRESH_MIN_GAP_NS 1000000000ull
 struct refreshed {	/* per pid and image: an older image's refusal
 			 * must not hold back the newest one's refresh */
-	uint32_t pid, image, n;
+	uint32_t n;
 	uint64_t last_ns;
 };
 
@@ -78,11 +77,11 @@ void resolver_free(struct resolver *r)
 	if (!r)
 		return;
 	free(r->slots);
-	free(r->refreshed);
+	u64map_release(&r->refreshed);
 	for (int k = 0; k < 4; k++)
 		free(r->name_loc[k]);
 	free(r->stack);
-	free(r->seen_pids);
+	u64map_release(&r->seen);
 	free(r);
 }
 
@@ -220,37 +219,33 @@ static int64_t location_from_result(struct resolver *r, uint64_t addr,
 	return profile_location(r->p, &loc, lines, res->nframes);
 }
 
+/* Was pid seen before?  (It is from now on.)  Out of memory: seen, so
+ * that no snapshot is taken again and again. */
 static bool pid_seen(struct resolver *r, uint32_t pid)
 {
-	for (size_t i = 0; i < r->nseen; i++)
-		if (r->seen_pids[i] == pid)
-			return true;
-	if (!sf_grow((void **)&r->seen_pids, &r->seen_cap, r->nseen + 1,
-		     sizeof(pid)))
-		r->seen_pids[r->nseen++] = pid;
-	return false;
+	bool found = true;
+	r->seen.valsz = 1;	/* a set: the value is not used */
+	u64map_slot(&r->seen, pid, &found);
+	return found;
 }
 
 /* An address outside pid's snapshot: was it mapped after the snapshot?
- * At most REFRESH_MAX_PER_PID refreshes a pid and image, REFRESH_MIN_GAP_NS
- * apart. */
+ * At most REFRESH_MAX_PER_IMAGE refreshes a pid and image,
+ * REFRESH_MIN_GAP_NS apart. */
 static bool may_refresh(struct resolver *r, uint32_t pid, uint32_t image)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	struct refreshed *f = NULL;
-	for (size_t i = 0; i < r->nrefreshed && !f; i++)
-		if (r->refreshed[i].pid == pid && r->refreshed[i].image == image)
-			f = &r->refreshed[i];
-	if (!f) {
-		if (sf_grow((void **)&r->refreshed, &r->refreshed_cap,
-			    r->nrefreshed + 1, sizeof(*r->refreshed)))
-			return false;
-		f = &r->refreshed[r->nrefreshed++];
-		*f = (struct refreshed){ .pid = pid, .image = image };
-	} else if (f->n >= REFRESH_MAX_PER_PID ||
-		   now - f->last_ns < REFRESH_MIN_GAP_NS) {
+	bool found;
+	r->refreshed.valsz = sizeof(struct refreshed);
+	struct refreshed *f = u64map_slot(&r->refreshed,
+					  bt_pid_field(pid, image), &found);
+	if (!f)
 		return false;
-	}
+	if (!found)
+		*f = (struct refreshed){ 0 };
+	else if (f->n >= REFRESH_MAX_PER_IMAGE ||
+		 now - f->last_ns < REFRESH_MIN_GAP_NS)
+		return false;
 	f->n++;
 	f->last_ns = now;
 	return true;
