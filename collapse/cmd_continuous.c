@@ -29,9 +29,11 @@
  *
  * SIGINT/SIGTERM: forwarded once to bpftrace as SIGINT; it prints the
  * current (partial) window, which is written, and we exit 0.  A second
- * signal kills bpftrace and exits 130.  If bpftrace dies on its own after
- * having attached, the partial window is written and it is restarted
- * with a growing delay; if it never attached, we exit 3.
+ * SIGINT kills bpftrace and exits 130 (a second SIGTERM does not: see
+ * on_signal()).  If bpftrace exits on its own after having attached, it
+ * is restarted with a growing delay: the partial window is lost, unless
+ * its END printed it ("#end": it was stopped by a signal to it alone); if
+ * it never attached, we exit 3.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -89,11 +91,16 @@
 #define STACKMAP_RESTART_MIN 30
 #define STEM_MAX 40
 
-static volatile sig_atomic_t g_signals;
+/* Any SIGINT or SIGTERM stops after the window in progress; only a second
+ * SIGINT (Ctrl-C) aborts it.  SIGTERM never does: timeout(1) sends it to
+ * us and to our process group, and systemd and kill of a process group
+ * can do the same, so one stop request may come twice. */
+static volatile sig_atomic_t g_signals, g_sigints;
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (sig == SIGINT)
+		g_sigints++;
 	g_signals++;
 }
 
@@ -142,6 +149,7 @@ struct cont {
 	pid_t child;
 	struct pipebuf out, err;
 	bool attached, ever_attached, stop_sent;
+	bool ended;		/* "#end": its END printed the last window */
 	bool refresh;		/* restart bpftrace for fresh stack maps */
 	uint32_t refresh_after;	/* no such restart before this win_no */
 	uint64_t stop_at;	/* monotonic s when SIGINT was sent */
@@ -181,7 +189,7 @@ static void usage(FILE *out)
 	      "  -q, --quiet            log only problems (default: one line a window)\n\n"
 	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
 	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable;\n"
-	      "130 a second signal (the current window is lost).\n",
+	      "130 a second SIGINT (the current window is lost).\n",
 	      out);
 }
 
@@ -915,8 +923,9 @@ static int total_line(struct cont *x, const char *s, size_t len)
 	}
 	feed(x, s, len);
 	/* At exit bpftrace prints every keyless map again (as 0): an empty
-	 * window after the stop is that echo, not a window. */
-	if (x->stop_sent && !x->win_records)
+	 * window after the stop, or after "#end" (bpftrace stopped by someone
+	 * else), is that echo, not a window. */
+	if ((x->stop_sent || x->ended) && !x->win_records)
 		return 0;
 	return window_end(x, false);
 }
@@ -942,6 +951,10 @@ static int out_line(struct cont *x, const char *s, size_t len)
 	if (starts(s, len, "#attached")) {
 		x->attached = x->ever_attached = true;
 		attached(x);
+		return 0;
+	}
+	if (len == 4 && starts(s, len, "#end")) {
+		x->ended = true;
 		return 0;
 	}
 	if (starts(s, len, "@stackfold_total"))
@@ -1003,7 +1016,7 @@ static int pump(struct cont *x)
 		struct pollfd pf[2] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
 					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 } };
 		int n = poll(pf, 2, 1000);
-		if (g_signals >= 2)
+		if (g_sigints >= 2)
 			return EXIT_INTERRUPTED;
 		if (g_signals == 1 || x->refresh)
 			stop_child(x);
@@ -1075,7 +1088,7 @@ static bool backoff(unsigned secs)
 static int run_once(struct cont *x, unsigned *delay)
 {
 	child_reset(x);
-	x->stop_sent = false;
+	x->stop_sent = x->ended = false;
 	x->child = child_spawn(x->o.argv, &x->out.fd, &x->err.fd);
 	if (x->child < 0) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", x->o.argv[0],
@@ -1111,11 +1124,16 @@ static int run_once(struct cont *x, unsigned *delay)
 		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s)\n", how);
 		return EXIT_ENV;
 	}
-	/* what its map held since the last print died with it */
-	x->cut_short++;
-	fprintf(stderr, "stackfold: bpftrace exited (%s%s%s): the samples of the "
-		"window in progress are lost; restarting in %u s\n",
-		how, x->last_err[0] ? ": " : "", x->last_err, *delay);
+	if (x->ended) {	/* stopped by someone else: its END printed all */
+		fprintf(stderr, "stackfold: bpftrace exited (%s) after printing "
+			"the window in progress; restarting in %u s\n", how,
+			*delay);
+	} else {	/* what its map held since the last print died with it */
+		x->cut_short++;
+		fprintf(stderr, "stackfold: bpftrace exited (%s%s%s): the samples "
+			"of the window in progress are lost; restarting in %u s\n",
+			how, x->last_err[0] ? ": " : "", x->last_err, *delay);
+	}
 	if (backoff(*delay))
 		return EXIT_OK;
 	*delay = *delay * 2 > RESTART_MAX_S ? RESTART_MAX_S : *delay * 2;

@@ -5,7 +5,9 @@
 # of the double buffer (@stackfold_total_b counts as a total), a short
 # total reported as a loss, and bpftrace's exit-time echo of the keyless
 # maps (as 0) not taken for a window.  Then a bpftrace whose stack maps
-# are full (stack-id errors over 5% of a window) is restarted, once.
+# are full (stack-id errors over 5% of a window) is restarted, once; one
+# stopped by a signal to it alone has its last window written and is
+# restarted; SIGTERM twice is one stop, SIGINT twice aborts.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/pprof_build.sh
@@ -117,3 +119,82 @@ check_eq "stack maps full: SIGTERM exits 0" 0 "$?"
 check_eq "stack maps full: bpftrace restarted once" 2 "$(grep -c . "$T/runs")"
 check_eq "stack maps full: one line says why" 1 "$(grep -c 'stack-id errors in 220 samples .*restarting bpftrace' "$T/log2")"
 check_eq "stack maps full: both windows written" 2 "$(find "$T/w2" -name '*.pb.gz' | wc -l)"
+
+# --- bpftrace stopped by someone else (SIGTERM to it alone) ---------------
+# Its END prints the window in progress, then "#end", then bpftrace echoes
+# the keyless maps (as 0) and exits 0: that window is written, the echo is
+# not a window, the log says nothing was lost, and bpftrace is restarted.
+cat >"$T/canned3" <<'EOF'
+Attaching 4 probes...
+#attached Tracing stacks at 99 Hz... Hit Ctrl-C to end.
+@stackfold_b[4242, 4242, fake, 
+        work+12
+        main+30
+, ]: 4
+
+@stackfold_total_b: 4
+#end
+
+@stackfold_total: 0
+@stackfold_total_b: 0
+EOF
+cat >"$T/fake3" <<'EOF'
+#!/bin/sh
+echo run >>"$2"
+if [ "$(grep -c . "$2")" = 1 ]; then cat "$1"; exit 0; fi
+trap 'kill "$sleeper"; exit 0' INT
+echo "#attached"
+sleep 60 &
+sleeper=$!
+wait
+EOF
+chmod +x "$T/fake3"
+: >"$T/log3"
+"$STACKFOLD" continuous -o "$T/w3" --window 2 --folded -- "$T/fake3" "$T/canned3" "$T/runs3" 2>"$T/log3" &
+cpid=$!
+for ((i = 0; i < 100; i++)); do
+	[ "$(grep -c . "$T/runs3" 2>/dev/null)" -ge 2 ] && break
+	sleep 0.1
+done
+kill -TERM "$cpid"
+wait "$cpid"
+check_eq "bpftrace stopped by another: SIGTERM exits 0" 0 "$?"
+check_eq "bpftrace stopped by another: its last window written, no window for the echo" \
+	"1|fake-4242;main;work 4" "$(find "$T/w3" -name '*.pb.gz' | wc -l)|$(cat "$T"/w3/*.folded)"
+check "bpftrace stopped by another: the log says the window was printed, and restarts" \
+	grep -q 'bpftrace exited (exit status 0) after printing the window in progress; restarting in 1 s' "$T/log3"
+check "bpftrace stopped by another: nothing reported lost or cut short" \
+	bash -c "grep -q '^stackfold: stopped: 1 window written, 0 lost, 0 cut short by a bpftrace exit$' '$T/log3' &&
+		! grep -v '^stackfold: stopped:' '$T/log3' | grep 'lost\|dropped\|more than'"
+check_eq "bpftrace stopped by another: restarted" 2 "$(grep -c . "$T/runs3")"
+
+# --- one stop request delivered twice -----------------------------------
+# timeout(1) sends SIGTERM to its command and then to its process group,
+# so stackfold may get it twice: still one stop, the window in progress
+# (printed by bpftrace at its exit, slow here) written, exit 0.  Two SIGINTs
+# (Ctrl-C twice) abort: exit 130.
+cat >"$T/fake4" <<'EOF'
+#!/bin/sh
+trap 'kill "$sleeper"; sleep 0.6; printf "@stackfold[4242, 4242, fake, \n        work+12\n, ]: 2\n\n@stackfold_total: 2\n#end\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
+echo "#attached"
+sleep 60 &
+sleeper=$!
+wait
+EOF
+chmod +x "$T/fake4"
+for sig in TERM INT; do
+	: >"$T/log4$sig"
+	"$STACKFOLD" continuous -o "$T/w4$sig" --window 60 --folded -- "$T/fake4" 2>"$T/log4$sig" &
+	cpid=$!
+	sleep 0.5
+	kill -"$sig" "$cpid"
+	sleep 0.2
+	kill -"$sig" "$cpid"
+	wait "$cpid"
+	echo "$?" >"$T/rc4$sig"
+done
+check_eq "SIGTERM twice: one stop, exit 0" 0 "$(cat "$T/rc4TERM")"
+check_eq "SIGTERM twice: the window in progress written" "fake-4242;work 2" "$(cat "$T"/w4TERM/*.folded 2>&1)"
+check "SIGTERM twice: nothing aborted" bash -c "! grep -q aborted '$T/log4TERM'"
+check_eq "SIGINT twice: aborted, exit 130" 130 "$(cat "$T/rc4INT")"
+check "SIGINT twice: says the window in progress is lost" grep -q 'aborted, window in progress lost' "$T/log4INT"
