@@ -15,6 +15,16 @@
 
 pprof_tools_build || exit 0
 
+# wait_for N PATTERN FILE: wait (up to 10 s) until FILE has N lines
+# matching PATTERN
+wait_for() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(grep -c "$2" "$3" 2>/dev/null)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+}
+
 cat >"$T/canned" <<'EOF'
 Attaching 4 probes...
 #attached Tracing stacks at 99 Hz... Hit Ctrl-C to end.
@@ -53,10 +63,7 @@ W=$T/w
 : >"$T/log"
 "$STACKFOLD" continuous -o "$W" --window 2 --folded -- "$T/fake-bpftrace" "$T/canned" 2>"$T/log" &
 cpid=$!
-for ((i = 0; i < 100; i++)); do
-	[ "$(grep -c ' samples, ' "$T/log")" -ge 2 ] && break
-	sleep 0.1
-done
+wait_for 2 ' samples, ' "$T/log"
 kill -TERM "$cpid"
 wait "$cpid"
 check_eq "fake capture: SIGTERM exits 0" 0 "$?"
@@ -108,10 +115,7 @@ chmod +x "$T/fake2"
 : >"$T/log2"
 "$STACKFOLD" continuous -o "$T/w2" --window 2 -- "$T/fake2" "$T/canned2" "$T/runs" 2>"$T/log2" &
 cpid=$!
-for ((i = 0; i < 100; i++)); do
-	[ "$(grep -c ' samples, ' "$T/log2")" -ge 2 ] && break
-	sleep 0.1
-done
+wait_for 2 ' samples, ' "$T/log2"
 sleep 0.5
 kill -TERM "$cpid"
 wait "$cpid"
@@ -152,10 +156,7 @@ chmod +x "$T/fake3"
 : >"$T/log3"
 "$STACKFOLD" continuous -o "$T/w3" --window 2 --folded -- "$T/fake3" "$T/canned3" "$T/runs3" 2>"$T/log3" &
 cpid=$!
-for ((i = 0; i < 100; i++)); do
-	[ "$(grep -c . "$T/runs3" 2>/dev/null)" -ge 2 ] && break
-	sleep 0.1
-done
+wait_for 2 . "$T/runs3"
 kill -TERM "$cpid"
 wait "$cpid"
 check_eq "bpftrace stopped by another: SIGTERM exits 0" 0 "$?"
