@@ -1018,8 +1018,8 @@ static int pump(struct cont *x)
 		int n = poll(pf, 2, 1000);
 		if (g_sigints >= 2)
 			return EXIT_INTERRUPTED;
-		if (g_signals == 1 || x->refresh)
-			stop_child(x);
+		if (g_signals || x->refresh)
+			stop_child(x);	/* once */
 		if (x->stop_sent && clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
 				    x->stop_at + STOP_GRACE_S)
 			kill(-x->child, SIGKILL);	/* hung: pipes close */

@@ -18,27 +18,33 @@ static size_t pid_slot(const struct sym_session *s, int pid)
 	return sf_hash_u64((uint64_t)(uint32_t)pid) & (s->nprocs_slots - 1);
 }
 
-struct sym_process *sym_process_find(struct sym_session *s, int pid,
-				     uint32_t image)
+/* The snapshot of pid's image, or its refused marker. */
+static struct sym_process *entry_find(struct sym_session *s, int pid,
+				      uint32_t image, bool refused)
 {
 	if (!s->nprocs_slots)
 		return NULL;
 	for (struct sym_process *p = s->procs[pid_slot(s, pid)]; p; p = p->next)
-		if (p->pid == pid && p->image == image && !p->passed)
+		if (p->pid == pid && p->image == image && p->refused == refused)
 			return p;
 	return NULL;
 }
 
-/* The newest image of pid known: with a snapshot, or the one after a
- * passed marker's (0 when none). */
+struct sym_process *sym_process_find(struct sym_session *s, int pid,
+				     uint32_t image)
+{
+	return entry_find(s, pid, image, false);
+}
+
+/* The newest image of pid with a snapshot (0 when none). */
 static uint32_t newest_image(const struct sym_session *s, int pid)
 {
 	uint32_t n = 0;
 	if (!s->nprocs_slots)
 		return 0;
 	for (struct sym_process *p = s->procs[pid_slot(s, pid)]; p; p = p->next)
-		if (p->pid == pid && p->image + p->passed > n)
-			n = p->image + p->passed;
+		if (p->pid == pid && !p->refused && p->image > n)
+			n = p->image;
 	return n;
 }
 
@@ -83,7 +89,7 @@ static int procs_put(struct sym_session *s, struct sym_process *p)
 	p->next = s->procs[pid_slot(s, p->pid)];
 	s->procs[pid_slot(s, p->pid)] = p;
 	s->nprocs++;
-	if (!p->passed)
+	if (!p->refused)
 		s->stats.processes++;
 	return 0;
 }
@@ -324,15 +330,19 @@ static int read_maps(struct sym_process *p, struct sf_err *err)
 
 /* Is p still the program sampled?  Read after its map: an image never
  * comes back, so the same start of stack now (want, from the sample; 0:
- * not told) means the map read before was that program's.  A process that
- * is gone by now cannot say: taken as it is. */
+ * not told) means the map read before was that program's.  A sample taken
+ * during the exec itself may have seen the start of the arguments there
+ * (procfs.h).  A process that is gone by now cannot say: taken as it is. */
 static int same_program(struct sym_process *p, uint64_t want,
 			struct sf_err *err)
 {
 	struct procfs_stat st;
 	if (procfs_stat(p->pid, &st) == 0)
 		p->startstack = st.startstack;
-	if (!want || !p->startstack || p->startstack == want)
+	else
+		st.argstart = 0;
+	if (!want || !p->startstack || p->startstack == want ||
+	    st.argstart == want)
 		return 0;
 	return sf_err_set(err, ESTALE, "process %d has run another program "
 			  "since its sample", p->pid);
@@ -350,16 +360,13 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 				  strerror(-rc));
 	p->starttime = st.starttime;
 	procfs_status(p->pid, &p->nspid, p->name, sizeof(p->name));
-	rc = read_maps(p, err);
-	if (rc)
-		return rc;
+	if ((rc = read_maps(p, err)) || (rc = same_program(p, want_stack, err)))
+		return rc;	/* (before another program's files are opened) */
 	p->n = p->ml.n;
 	if ((rc = set_pm_path(s, p)) || (rc = attach_files(s, p, NULL)))
 		return sf_err_set(err, -rc, "snapshot of process %d: %s",
 				  p->pid, strerror(-rc));
 	p->exe_known = !procfs_exe_id(p->pid, &p->exe_dev, &p->exe_ino);
-	if ((rc = same_program(p, want_stack, err)))
-		return rc;
 	if (p->exe_known)
 		mark_main(p, p->exe_dev, p->exe_ino);
 	sym_jit_snapshot(s, p);
@@ -394,15 +401,24 @@ static int snapshot_put(struct sym_session *s, int pid, uint32_t image,
 	return rc;
 }
 
-/* pid has run exec since image: a marker, so that no later snapshot is
- * taken for image (sym_process_newer_known()).  A snapshot of image, if
- * any, is retired: it was taken of another process (a reused pid). */
-static void mark_passed(struct sym_session *s, int pid, uint32_t image)
+/* The map read for pid's image at start of stack `stack` was another
+ * program's: remembered, unless the image has a snapshot (taken before,
+ * still right: kept). */
+static void mark_refused(struct sym_session *s, int pid, uint32_t image,
+			 uint64_t stack)
 {
-	struct sym_process *p = process_new(pid, image);
-	if (p)
-		p->passed = true;
-	if (p && procs_put(s, p))
+	if (sym_process_find(s, pid, image))
+		return;
+	struct sym_process *p = entry_find(s, pid, image, true);
+	if (p) {
+		p->startstack = stack;
+		return;
+	}
+	if (!(p = process_new(pid, image)))
+		return;
+	p->refused = true;
+	p->startstack = stack;
+	if (procs_put(s, p))
 		process_free(s, p);
 }
 
@@ -411,9 +427,13 @@ int sym_process_snapshot(struct sym_session *s, int pid, uint32_t image,
 {
 	if (pid <= 0)
 		return sf_err_set(err, ESRCH, "no such process %d", pid);
+	const struct sym_process *m = entry_find(s, pid, image, true);
+	if (m && (!start_stack || start_stack == m->startstack))
+		return sf_err_set(err, ESTALE, "process %d has run another "
+				  "program since its sample", pid);
 	int rc = snapshot_put(s, pid, image, false, start_stack, err);
 	if (rc == -ESTALE)
-		mark_passed(s, pid, image);
+		mark_refused(s, pid, image, start_stack);
 	return rc;
 }
 

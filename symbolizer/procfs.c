@@ -91,6 +91,8 @@ int procfs_stat(int pid, struct procfs_stat *out)
 			rc = end > p + 1 ? 0 : -EINVAL;
 		} else if (field == 28) {
 			out->startstack = strtoull(p + 1, &end, 10);
+		} else if (field == 48) {
+			out->argstart = strtoull(p + 1, &end, 10);
 			break;
 		}
 	}

@@ -14,12 +14,14 @@
 
 /* From /proc/PID/stat: the state letter (field 3: R, S, Z, ...), the
  * start time (field 22, in clock ticks since boot: with the pid it names
- * one process) and the start of the stack (field 28,
- * mm->start_stack: set at each exec, and random with ASLR, so it tells the
- * programs a pid runs apart; 0 for a kernel thread or a zombie). */
+ * one process), the start of the stack (field 28, mm->start_stack: set at
+ * each exec, and random with ASLR, so it tells the programs a pid runs
+ * apart) and the start of the arguments (field 48, mm->arg_start: what
+ * start_stack holds for a moment during the exec, before the ELF loader
+ * sets it).  0 for a kernel thread or a zombie. */
 struct procfs_stat {
 	char state;
-	uint64_t starttime, startstack;
+	uint64_t starttime, startstack, argstart;
 };
 int procfs_stat(int pid, struct procfs_stat *out);
 

@@ -78,9 +78,12 @@ void sym_session_free(struct sym_session *s);	/* NULL is fine */
  * sample saw it, 0 when not told: it is set anew at each exec, so when
  * /proc/PID/stat shows another one after the map is read, the pid has run
  * exec between the sample and now and the map is another program's.  The
- * snapshot is then refused (-ESTALE) and the pid marked as past image:
- * sym_process_newer_known() is true from then on, so nothing takes the
- * newer program's map for it later.
+ * snapshot is then refused (-ESTALE), and remembered: a later call for
+ * that pid and image with no start of stack (a lazy snapshot) or the same
+ * one is refused at once, so nothing takes the newer program's map for it;
+ * one with another start of stack is tried (a sample taken during the
+ * exec itself may have seen a passing value).  A snapshot the image
+ * already has stays.
  * Returns 0, -ESRCH when the process is gone, -ESTALE as above, other
  * -errno.  Snapshotting a pid and image twice replaces the first snapshot
  * (pid reuse).

@@ -34,9 +34,11 @@ struct sym_process {
 	int pid, nspid;
 	uint32_t image;		/* which program of the pid's life (0: any) */
 	uint64_t starttime;	/* 0 when unknown (loaded text) */
-	uint64_t startstack;	/* /proc/PID/stat's, 0 when unknown */
-	bool passed;		/* no snapshot: a marker that the pid has
-				 * run exec since this image (newest_image()) */
+	uint64_t startstack;	/* /proc/PID/stat's, 0 when unknown; for a
+				 * refused marker, the one refused */
+	bool refused;		/* no snapshot: a marker that the map read for
+				 * this image was another program's
+				 * (sym_process_snapshot()) */
 	char name[64];		/* /proc/PID/status Name: ("" unknown) */
 	bool exe_known;		/* exe_dev/exe_ino read at the snapshot */
 	dev_t exe_dev;

@@ -80,27 +80,28 @@ check_eq "images: ... and keeps the newest" "process not snapshotted|sf_target_a
 
 # the start of stack the sample saw (the "#pid" line's): a process that
 # has another now has run exec since, and its map is another program's.
-# The snapshot is refused (-ESTALE), the pid marked past that image (no
-# later snapshot, lazy or not, takes the newer program for it); the right
-# start of stack, or none told, is taken
+# The snapshot is refused (-ESTALE) and remembered: refused again at once
+# with the same start of stack or none (a lazy snapshot), tried with
+# another one (the right one, or the start of the arguments: what a sample
+# taken during the exec itself sees); a snapshot the image has stays
 start_target "$T/tk.out" "$T/target" || fail "start of stack: target did not start"
 A=$(func_addr sf_target_alpha "$T/tk.out")
-SS=$(sed 's/.*) //' "/proc/$TPID/stat" | awk '{ print $26 }')
-check "start of stack: read from /proc/PID/stat" test "${SS:-0}" -gt 0
-out=$("$ST" snapstack "$TPID:1" $((SS + 16)) newer "$TPID:1" user "$TPID:1" "$A" \
-	snapstack "$TPID:1" $((SS + 16)) \
-	snapstack "$TPID:2" "$SS" newer "$TPID:2" user "$TPID:2" "$A" snap "$TPID:3")
+read -r SS AS <<<"$(sed 's/.*) //' "/proc/$TPID/stat" | awk '{ print $26, $46 }')"
+check "start of stack: read from /proc/PID/stat ($SS, arguments at $AS)" test "${SS:-0}" -gt 0 -a "${AS:-0}" -gt 0
+out=$("$ST" snapstack "$TPID:1" $((SS + 16)) newer "$TPID:1" snap "$TPID:1" snapstack "$TPID:1" $((SS + 16)) \
+	user "$TPID:1" "$A" snapstack "$TPID:1" "$AS" user "$TPID:1" "$A" \
+	snapstack "$TPID:2" $((SS + 32)) snapstack "$TPID:2" "$SS" \
+	snapstack "$TPID:2" $((SS + 16)) user "$TPID:2" "$A")
 kill -9 "$TPID"
-check_eq "start of stack: another one refused (-ESTALE), each time" "snap $TPID -116|snap $TPID -116" \
-	"$(grep '^snap' <<<"$out" | head -2 | cut -d' ' -f1-3 | paste -sd'|')"
-check_eq "start of stack: the pid is known past that image" "newer $TPID 1|newer $TPID 0" \
-	"$(grep '^newer' <<<"$out" | paste -sd'|')"
-check_eq "start of stack: the refused image has no map, the matching one has" \
-	"process not snapshotted|sf_target_alpha $T/target 1" \
-	"$({ reason "$(grep '^user' <<<"$out" | head -1)" "$A"
-	     res "$(grep '^user' <<<"$out" | tail -1)" "$A"; } | paste -sd'|')"
-check_eq "start of stack: the same one, or none told, taken" "snap $TPID 0|snap $TPID 0" \
-	"$(grep '^snap' <<<"$out" | tail -2 | cut -d' ' -f1-3 | paste -sd'|')"
+snaps() { grep '^snap' <<<"$out" | cut -d' ' -f3 | paste -sd' '; }
+check_eq "start of stack: refused; again at once with the same or none; another tried; one kept" \
+	"-116 -116 -116 0 -116 0 -116" "$(snaps)"
+check_eq "start of stack: a refused image has no map; taken at the start of arguments, and kept" \
+	"process not snapshotted|sf_target_alpha $T/target 1|sf_target_alpha $T/target 1" \
+	"$({ reason "$(grep '^user' <<<"$out" | sed -n 1p)" "$A"
+	     res "$(grep '^user' <<<"$out" | sed -n 2p)" "$A"
+	     res "$(grep '^user' <<<"$out" | sed -n 3p)" "$A"; } | paste -sd'|')"
+check_eq "start of stack: a refusal says nothing of newer images" "newer $TPID 0" "$(grep '^newer' <<<"$out")"
 
 # bpftrace's own output of bt/profile.bt (pid field with an image, no saved
 # maps): the live process is snapshotted on the spot, as for one-liners

@@ -183,19 +183,30 @@ sleeper=$!
 wait
 EOF
 chmod +x "$T/fake4"
-for sig in TERM INT; do
+# (TERM2: the second signal 0.2 s after the first, while bpftrace prints;
+# TERM: back to back, as timeout(1) sends them; TERMINT: SIGTERM then
+# SIGINT back to back, two signals that cannot merge: still one stop.)
+# A hang (stop never sent) is killed after 20 s and fails.
+for sig in TERM2 TERM TERMINT INT; do
 	: >"$T/log4$sig"
 	"$STACKFOLD" continuous -o "$T/w4$sig" --window 60 --folded -- "$T/fake4" 2>"$T/log4$sig" &
 	cpid=$!
 	sleep 0.5
-	kill -"$sig" "$cpid"
-	sleep 0.2
-	kill -"$sig" "$cpid"
+	case $sig in
+	TERM2) kill -TERM "$cpid"; sleep 0.2; kill -TERM "$cpid" ;;
+	TERM) kill -TERM "$cpid"; kill -TERM "$cpid" ;;
+	TERMINT) kill -TERM "$cpid"; kill -INT "$cpid" ;;
+	INT) kill -INT "$cpid"; sleep 0.2; kill -INT "$cpid" ;;
+	esac
+	for ((i = 0; i < 200; i++)); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$cpid" 2>/dev/null
 	wait "$cpid"
 	echo "$?" >"$T/rc4$sig"
 done
-check_eq "SIGTERM twice: one stop, exit 0" 0 "$(cat "$T/rc4TERM")"
-check_eq "SIGTERM twice: the window in progress written" "fake-4242;work 2" "$(cat "$T"/w4TERM/*.folded 2>&1)"
-check "SIGTERM twice: nothing aborted" bash -c "! grep -q aborted '$T/log4TERM'"
+for sig in TERM2 TERM TERMINT; do
+	check_eq "two stop signals ($sig): one stop, exit 0" 0 "$(cat "$T/rc4$sig")"
+	check_eq "two stop signals ($sig): the window in progress written" "fake-4242;work 2" "$(cat "$T/w4$sig"/*.folded 2>&1)"
+	check "two stop signals ($sig): nothing aborted" bash -c "! grep -q aborted '$T/log4$sig'"
+done
 check_eq "SIGINT twice: aborted, exit 130" 130 "$(cat "$T/rc4INT")"
 check "SIGINT twice: says the window in progress is lost" grep -q 'aborted, window in progress lost' "$T/log4INT"

@@ -346,7 +346,10 @@ exec_race='
 	sh -c "kill -STOP \$\$; exec sleep 30" & c=$!
 	while [ "$(sed "s/.*) //" "/proc/$c/stat" | cut -c1)" != T ]; do sleep 0.01; done
 	old=$(stat28 $c); kill -CONT $c
-	while [ "$(cat /proc/$c/comm)" != sleep ]; do sleep 0.01; done
+	# comm changes early in the exec: wait for sleep mapped and asleep
+	until grep -q "r-xp.*sleep" /proc/$c/maps && [ "$(sed "s/.*) //" "/proc/$c/stat" | cut -c1)" = S ]; do
+		sleep 0.01
+	done
 	new=$(stat28 $c)
 	a=$(awk "/r-xp.*sleep/ { split(\$1, r, \"-\"); print r[1]; exit }" /proc/$c/maps)
 	printf "#pid %d:%d sh\n" $(((1 << 32) | c)) "$old"; sleep 1
