@@ -146,9 +146,9 @@ static void loading_check(struct rec *x)
  * unless it has one (the line comes again after each flush).  PID is the
  * pid field of the records, which may carry an image (bt_parse.h).  A
  * process that has run exec since the sample (STACK is not its start of
- * stack any more) is not snapshotted: its map is another program's.  The map goes into
- * the raw capture before the "#pid" line, so a replay finds a process
- * without one as this does (report_map_unsaved()). */
+ * stack any more) is not snapshotted: its map is another program's.  The
+ * map goes into the raw capture before the "#pid" line, so a replay finds
+ * a process without one as this does (report_map_unsaved()). */
 static void first_sample(struct rec *x, const char *s, size_t len)
 {
 	struct bt_pid_line pl;
