@@ -56,6 +56,7 @@
 
 #include "child.h"
 #include "cmds.h"
+#include "loading.h"
 #include "report.h"
 
 /* A session is replaced once it holds this many snapshots (those of quiet
@@ -150,6 +151,8 @@ struct cont {
 	struct pipebuf out, err;
 	bool attached, ever_attached, stop_sent;
 	bool ended;		/* "#end": its END printed the last window */
+	struct loading_list loading;	/* snapshots taken while ld.so was
+					 * still loading (loading.h) */
 	bool refresh;		/* restart bpftrace for fresh stack maps */
 	uint32_t refresh_after;	/* no such restart before this win_no */
 	uint64_t stop_at;	/* monotonic s when SIGINT was sent */
@@ -797,6 +800,7 @@ static void session_recycle(struct cont *x)
 	x->ss_snaps0 = 0;
 	x->ss_freed = 0;
 	x->ss_window = x->win_no;
+	loading_clear(&x->loading);	/* the old session's processes */
 	if (x->seen)
 		memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
 	x->nseen = 0;
@@ -900,6 +904,9 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 	    sym_process_snapshot(x->ss, pid, pl.image, pl.start_stack,
 				 NULL))
 		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
+	else if (sym_process_loading(x->ss, pid, pl.image))
+		loading_add(&x->loading, pid, pl.image,
+			    clock_ns(CLOCK_MONOTONIC));
 }
 
 /* bt/continuous.bt double-buffers: windows alternate between @stackfold
@@ -912,9 +919,22 @@ static bool starts(const char *s, size_t len, const char *p)
 	return len >= n && memcmp(s, p, n) == 0;
 }
 
+static int err_cb(void *ctx, const char *s, size_t len);
+
+/* bpftrace reports a window's stack-id errors on stderr while it prints
+ * the window, so they are in the stderr pipe before the total line comes
+ * on stdout: read them now (the fd does not block), so that they count in
+ * the window they belong to. */
+static int drain_err(struct cont *x)
+{
+	return x->err.eof ? 0 : pipebuf_read(&x->err, err_cb, x);
+}
+
 static int total_line(struct cont *x, const char *s, size_t len)
 {
 	char buf[64];
+	if (drain_err(x))
+		return -ENOMEM;
 	if (starts(s, len, "@stackfold_total_b:") && len - 19 < 40) {
 		int n = snprintf(buf, sizeof(buf), "@stackfold_total:%.*s",
 				 (int)(len - 19), s + 19);
@@ -1010,12 +1030,24 @@ static int err_cb(void *ctx, const char *s, size_t len)
 	return err_line(ctx, s, len);
 }
 
+/* How long pump() may wait for bpftrace: a second, or until a loading
+ * process is due. */
+static int poll_ms(const struct cont *x)
+{
+	uint64_t due = loading_next_due(&x->loading), now;
+	if (due == UINT64_MAX)
+		return 1000;
+	now = clock_ns(CLOCK_MONOTONIC);
+	return due <= now ? 0 : due - now >= 1000000000ULL ? 1000 :
+	       (int)((due - now + 999999) / 1000000);
+}
+
 static int pump(struct cont *x)
 {
 	while (!x->out.eof || !x->err.eof) {
 		struct pollfd pf[2] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
 					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 } };
-		int n = poll(pf, 2, 1000);
+		int n = poll(pf, 2, poll_ms(x));
 		if (g_sigints >= 2)
 			return EXIT_INTERRUPTED;
 		if (g_signals || x->refresh)
@@ -1023,16 +1055,19 @@ static int pump(struct cont *x)
 		if (x->stop_sent && clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
 				    x->stop_at + STOP_GRACE_S)
 			kill(-x->child, SIGKILL);	/* hung: pipes close */
+		if (x->loading.n)
+			loading_check(&x->loading, x->ss,
+				      clock_ns(CLOCK_MONOTONIC), NULL, NULL);
 		if (n <= 0)
 			continue;
-		/* bpftrace writes a window as many small writes: let them
-		 * gather (the pipe holds 1 MiB) so a window costs a few
-		 * wake-ups rather than one per write. */
-		if (!x->stop_sent)
+		/* bpftrace writes a window as many small writes: once one has
+		 * begun, let them gather (the pipe holds 1 MiB) so a window
+		 * costs a few wake-ups rather than one per write.  Between
+		 * windows there is no wait: a "#pid" line is a process to
+		 * snapshot before it exits. */
+		if (!x->stop_sent && x->win_records)
 			poll(NULL, 0, COALESCE_MS);
-		/* stderr first: bpftrace reports a window's stack-id errors
-		 * there while it prints the window, whose total line on stdout
-		 * would otherwise close the window before they are counted */
+		/* stderr first (and drain_err() at the total line) */
 		int ret = 0;
 		if (pf[1].revents)
 			ret = pipebuf_read(&x->err, err_cb, x);
@@ -1095,6 +1130,7 @@ static int run_once(struct cont *x, unsigned *delay)
 			strerror(errno));
 		return EXIT_ENV;
 	}
+	fcntl(x->err.fd, F_SETFL, fcntl(x->err.fd, F_GETFL) | O_NONBLOCK);
 	uint64_t windows0 = x->written + x->failed;
 	int st = pump(x);
 	if (st) {
@@ -1212,6 +1248,7 @@ int cmd_continuous(int argc, char **argv)
 	free(x.err.buf);
 	free(x.seen);
 	free(x.files);
+	loading_release(&x.loading);
 	sym_session_free(x.ss);
 	return st;
 }

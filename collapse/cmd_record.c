@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "cmd_common.h"
 #include "child.h"
+#include "loading.h"
 #include "cmds.h"
 #include "watch.h"
 
@@ -60,13 +61,8 @@ struct rec {
 	struct watch watch;	/* --watch-pid: stop once all have exited */
 	bool targets_gone;	/* ...which they have */
 	uint64_t watch_polled_ns;	/* monotonic: polled targets last read */
-	struct loading {	/* snapshots taken while ld.so was loading */
-		int pid;
-		uint32_t image;
-		unsigned tries;
-		uint64_t due_ns;	/* monotonic: snapshot again then */
-	} *loading;
-	size_t nloading, loading_cap;
+	struct loading_list loading;	/* snapshots taken while ld.so was
+					 * still loading (loading.h) */
 };
 
 
@@ -95,51 +91,22 @@ static void raw_maps(struct rec *x, struct sym_session *ss, int pid,
 	}
 }
 
-/*
- * A process whose first sample came while ld.so was still mapping its
- * libraries (a -- COMMAND at 999 Hz, nearly always; a fresh exec under -a)
- * has a snapshot without them.  The fresh snapshot taken for an address
- * outside it comes only when the samples are read, at a flush or at the
- * end, when a short command has exited.  So its maps are read again soon,
- * while it runs: LOADING_TRIES times, LOADING_GAP_NS apart, until a
- * library is in.
- */
-#define LOADING_GAP_NS 20000000ULL	/* 20 ms */
-#define LOADING_TRIES 5
-
-static void loading_add(struct rec *x, int pid, uint32_t image)
+/* loading_check() callback: the fresh map goes into the raw capture. */
+static void loading_saved(void *ctx, int pid, uint32_t image)
 {
-	if (sf_grow((void **)&x->loading, &x->loading_cap, x->nloading + 1,
-		    sizeof(*x->loading)))
-		return;	/* the read-time refresh is still there */
-	x->loading[x->nloading++] = (struct loading){
-		pid, image, LOADING_TRIES,
-		clock_ns(CLOCK_MONOTONIC) + LOADING_GAP_NS };
+	struct rec *x = ctx;
+	raw_maps(x, report_session(&x->r, NULL), pid, image);
 }
 
-/* Snapshot again the loading processes that are due; only between two
- * records, so that the raw capture's #maps block never splits one. */
-static void loading_check(struct rec *x)
+/* Snapshot again the loading processes that are due (loading.h); only
+ * between two records, so that the raw capture's #maps block never splits
+ * one. */
+static void loading_due(struct rec *x)
 {
-	if (!report_between_records(&x->r))
-		return;
 	struct sym_session *ss = report_session(&x->r, NULL);
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	size_t w = 0;
-	for (size_t i = 0; i < x->nloading; i++) {
-		struct loading *l = &x->loading[i];
-		if (ss && now >= l->due_ns) {
-			if (sym_process_refresh(ss, l->pid, l->image, NULL) != 0)
-				continue;	/* exited: nothing more to see */
-			raw_maps(x, ss, l->pid, l->image);
-			if (!sym_process_loading(ss, l->pid, l->image) ||
-			    !--l->tries)
-				continue;
-			l->due_ns = now + LOADING_GAP_NS;
-		}
-		x->loading[w++] = *l;
-	}
-	x->nloading = w;
+	if (ss && report_between_records(&x->r))
+		loading_check(&x->loading, ss, clock_ns(CLOCK_MONOTONIC),
+			      loading_saved, x);
 }
 
 /* "#pid PID[:STACK] COMM": snapshot now, while the process is alive,
@@ -167,7 +134,7 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	}
 	raw_maps(x, ss, pid, pl.image);
 	if (sym_process_loading(ss, pid, pl.image))
-		loading_add(x, pid, pl.image);
+		loading_add(&x->loading, pid, pl.image, clock_ns(CLOCK_MONOTONIC));
 }
 
 static void meta_line(struct rec *x, const char *k, const char *v);
@@ -297,11 +264,11 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 
 	if (x->stop_wanted && !x->stop_sent)
 		wait = 100000000ULL;
-	bool between = report_between_records(&x->r);
-	for (size_t i = 0; i < x->nloading; i++) {
-		uint64_t due = x->loading[i].due_ns;
+	if (x->loading.n) {
+		uint64_t due = loading_next_due(&x->loading);
 		/* due inside a record: look again soon, without spinning */
-		uint64_t w = due > now ? due - now : between ? 0 : 5000000ULL;
+		uint64_t w = due > now ? due - now :
+			     report_between_records(&x->r) ? 0 : 5000000ULL;
 		if (w < wait)
 			wait = w;
 	}
@@ -387,8 +354,8 @@ static int loop(struct rec *x)
 		}
 		if (g_signals || x->stop_wanted)
 			stop_child(x);
-		if (x->nloading)
-			loading_check(x);
+		if (x->loading.n)
+			loading_due(x);
 		uint64_t el = x->attached_ns ? (clock_ns(CLOCK_MONOTONIC) -
 				x->attached_ns) / 1000000000ULL : 0;
 		if (stop_after_ns(x) && x->attached_ns &&
@@ -593,7 +560,7 @@ out:
 		atomic_abort(&x.raw);
 	free(x.out.buf);
 	free(x.err.buf);
-	free(x.loading);
+	loading_release(&x.loading);
 	watch_close(&x.watch);
 	report_release(&x.r);
 	return st;
