@@ -8,7 +8,7 @@
 #   named    share of the program's samples whose stack names main
 #   unsaved  processes (any) that exited before their map was read
 #   cpu_s    stackfold's own CPU seconds over the run (bpftrace not counted)
-# Needs root and bpftrace.  24 s a run.
+# Needs root and bpftrace.  About 32 s a run.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SF=${STACKFOLD:-$TOP/bin/stackfold}

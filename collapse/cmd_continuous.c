@@ -151,6 +151,7 @@ struct cont {
 	struct pipebuf out, err;
 	bool attached, ever_attached, stop_sent;
 	bool ended;		/* "#end": its END printed the last window */
+	bool err_nonblock;	/* err.fd does not block: drain_err() may read */
 	struct loading_list loading;	/* snapshots taken while ld.so was
 					 * still loading (loading.h) */
 	bool refresh;		/* restart bpftrace for fresh stack maps */
@@ -927,7 +928,8 @@ static int err_cb(void *ctx, const char *s, size_t len);
  * the window they belong to. */
 static int drain_err(struct cont *x)
 {
-	return x->err.eof ? 0 : pipebuf_read(&x->err, err_cb, x);
+	return x->err.eof || !x->err_nonblock ? 0 :
+	       pipebuf_read(&x->err, err_cb, x);
 }
 
 static int total_line(struct cont *x, const char *s, size_t len)
@@ -1064,8 +1066,10 @@ static int pump(struct cont *x)
 		 * begun, let them gather (the pipe holds 1 MiB) so a window
 		 * costs a few wake-ups rather than one per write.  Between
 		 * windows there is no wait: a "#pid" line is a process to
-		 * snapshot before it exits. */
-		if (!x->stop_sent && x->win_records)
+		 * snapshot before it exits (unless this window's snapshots
+		 * are used up: then a fork storm costs no wake-up a line). */
+		if (!x->stop_sent &&
+		    (x->win_records || x->nsnap >= SNAPS_PER_WINDOW))
 			poll(NULL, 0, COALESCE_MS);
 		/* stderr first (and drain_err() at the total line) */
 		int ret = 0;
@@ -1130,7 +1134,9 @@ static int run_once(struct cont *x, unsigned *delay)
 			strerror(errno));
 		return EXIT_ENV;
 	}
-	fcntl(x->err.fd, F_SETFL, fcntl(x->err.fd, F_GETFL) | O_NONBLOCK);
+	int fl = fcntl(x->err.fd, F_GETFL);
+	x->err_nonblock = fl >= 0 &&
+			  fcntl(x->err.fd, F_SETFL, fl | O_NONBLOCK) == 0;
 	uint64_t windows0 = x->written + x->failed;
 	int st = pump(x);
 	if (st) {
