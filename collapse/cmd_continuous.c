@@ -905,8 +905,8 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 	    sym_process_snapshot(x->ss, pid, pl.image, pl.start_stack,
 				 NULL))
 		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
-	else if (sym_process_loading(x->ss, pid, pl.image))
-		loading_add(&x->loading, pid, pl.image,
+	else
+		loading_add(&x->loading, x->ss, pid, pl.image,
 			    clock_ns(CLOCK_MONOTONIC));
 }
 

@@ -8,10 +8,11 @@
 
 #include "util.h"
 
-void loading_add(struct loading_list *l, int pid, uint32_t image,
-		 uint64_t now_ns)
+void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
+		 uint32_t image, uint64_t now_ns)
 {
-	if (sf_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+	if (!sym_process_loading(ss, pid, image) ||
+	    sf_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return;
 	l->v[l->n++] = (struct loading_entry){ pid, image, LOADING_TRIES,
 					       now_ns + LOADING_GAP_NS };

@@ -36,9 +36,10 @@ struct loading_list {
 	size_t n, cap;
 };
 
-/* pid's image was snapshotted at now_ns while loading: again later. */
-void loading_add(struct loading_list *l, int pid, uint32_t image,
-		 uint64_t now_ns);
+/* pid's image was snapshotted in ss at now_ns: if that was while ld.so
+ * was loading (sym_process_loading()), it is looked at again later. */
+void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
+		 uint32_t image, uint64_t now_ns);
 /* The earliest due time (monotonic ns), UINT64_MAX when none. */
 uint64_t loading_next_due(const struct loading_list *l);
 /* Snapshot again (sym_process_refresh()) every process due at now_ns;
