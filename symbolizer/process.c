@@ -328,6 +328,13 @@ static int read_maps(struct sym_process *p, struct sf_err *err)
 	return 0;
 }
 
+/* The error of a map that is another program's than the sample's. */
+static int err_stale(struct sf_err *err, int pid)
+{
+	return sf_err_set(err, ESTALE, "process %d has run another program "
+			  "since its sample", pid);
+}
+
 /* Is p still the program sampled?  Read after its map: an image never
  * comes back, so the same start of stack now (want, from the sample; 0:
  * not told) means the map read before was that program's.  A sample taken
@@ -344,8 +351,7 @@ static int same_program(struct sym_process *p, uint64_t want,
 	if (!want || !p->startstack || p->startstack == want ||
 	    st.argstart == want)
 		return 0;
-	return sf_err_set(err, ESTALE, "process %d has run another program "
-			  "since its sample", p->pid);
+	return err_stale(err, p->pid);
 }
 
 static int snapshot(struct sym_session *s, struct sym_process *p,
@@ -402,14 +408,13 @@ static int snapshot_put(struct sym_session *s, int pid, uint32_t image,
 }
 
 /* The map read for pid's image at start of stack `stack` was another
- * program's: remembered, unless the image has a snapshot (taken before,
- * still right: kept). */
-static void mark_refused(struct sym_session *s, int pid, uint32_t image,
-			 uint64_t stack)
+ * program's: remembered in its marker (p, or a new one), unless the image
+ * has a snapshot (taken before, still right: kept). */
+static void mark_refused(struct sym_session *s, struct sym_process *p,
+			 int pid, uint32_t image, uint64_t stack)
 {
 	if (sym_process_find(s, pid, image))
 		return;
-	struct sym_process *p = entry_find(s, pid, image, true);
 	if (p) {
 		p->startstack = stack;
 		return;
@@ -427,13 +432,13 @@ int sym_process_snapshot(struct sym_session *s, int pid, uint32_t image,
 {
 	if (pid <= 0)
 		return sf_err_set(err, ESRCH, "no such process %d", pid);
-	const struct sym_process *m = entry_find(s, pid, image, true);
+	struct sym_process *m = entry_find(s, pid, image, true);
 	if (m && (!start_stack || start_stack == m->startstack))
-		return sf_err_set(err, ESTALE, "process %d has run another "
-				  "program since its sample", pid);
+		return err_stale(err, pid);
+	/* a failed snapshot adds and retires no entry: m stays valid */
 	int rc = snapshot_put(s, pid, image, false, start_stack, err);
 	if (rc == -ESTALE)
-		mark_refused(s, pid, image, start_stack);
+		mark_refused(s, m, pid, image, start_stack);
 	return rc;
 }
 
