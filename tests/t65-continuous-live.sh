@@ -41,12 +41,14 @@ done
 (while :; do "$T/exec_alpha" 0.3 "$T/exec_beta"; sleep 0.2; done) &
 bg_pids+=($!)
 
-nwin() { find "$W" -maxdepth 1 -name '*.pb.gz' 2>/dev/null | wc -l; }
-# wait_for N SECONDS: until N windows exist (false on timeout)
+# nwin [DIR [NAME]]: files named NAME (*.pb.gz) in DIR ($W)
+nwin() { find "${1:-$W}" -maxdepth 1 -name "${2:-*.pb.gz}" 2>/dev/null | wc -l; }
+# wait_for N SECONDS [DIR [NAME]]: until N windows exist (false on
+# timeout, or when the continuous mode cpid has ended)
 wait_for() {
 	local i
 	for ((i = 0; i < $2 * 10; i++)); do
-		[ "$(nwin)" -ge "$1" ] && return 0
+		[ "$(nwin "${3:-$W}" "${4:-*.pb.gz}")" -ge "$1" ] && return 0
 		kill -0 "$cpid" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -208,10 +210,7 @@ if cc -O0 -pthread -o "$T/namedthread" "$TOP/tests/fixtures/live/namedthread.c" 
 	W2=$T/tidwin
 	"$TOP/scripts/continuous" -p "$tid" --window 2 --folded -o "$W2" 2>"$T/tidlog" &
 	cpid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ "$(find "$W2" -maxdepth 1 -name '*.folded' 2>/dev/null | wc -l)" -ge 2 ] && break
-		sleep 0.1
-	done
+	wait_for 2 30 "$W2" '*.folded'
 	kill -TERM "$cpid"
 	wait "$cpid" 2>/dev/null
 	roots=$(cat "$W2"/*.folded 2>/dev/null | awk '{ n[$0 ~ /^workerthr-/ ? "thread" : "other"] += $NF }
@@ -236,11 +235,7 @@ if cc -O2 -fno-omit-frame-pointer -o "$T/churn" "$TOP/tests/fixtures/live/churn.
 	W3=$T/churnwin
 	"$TOP/scripts/continuous" -a --window 5 --folded -o "$W3" 2>"$T/churnlog" &
 	cpid=$!
-	for ((i = 0; i < 300; i++)); do	# attached: a first window
-		[ "$(find "$W3" -maxdepth 1 -name '*.folded' 2>/dev/null | wc -l)" -ge 1 ] && break
-		sleep 0.1
-	done
-	if [ "$i" = 300 ]; then
+	if ! wait_for 1 30 "$W3" '*.folded'; then	# attached: a first window
 		fail "short-lived programs: a first window within 30 s" "$(tail -5 "$T/churnlog")"
 	else
 		timeout 10 "$T/churn" run 6 8
