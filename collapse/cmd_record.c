@@ -63,6 +63,10 @@ struct rec {
 	uint64_t watch_polled_ns;	/* monotonic: polled targets last read */
 	struct loading_list loading;	/* snapshots taken while ld.so was
 					 * still loading (loading.h) */
+	/* CPU already used when record started: a process keeps its usage,
+	 * and its reaped children's, across exec, so scripts/profile's shell
+	 * (and the `bpftrace --version` it ran) would count as ours */
+	double cpu0_self, cpu0_kids;
 };
 
 
@@ -444,22 +448,29 @@ static uint64_t capture_ns(const struct rec *x)
 	return x->c->seconds && d > cap ? cap : d;
 }
 
-static double tv_s(struct timeval tv)
+/* user+sys CPU seconds of who (RUSAGE_SELF or RUSAGE_CHILDREN), 0 if
+ * unknown */
+static double cpu_s(int who)
 {
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+	struct rusage u;
+	if (getrusage(who, &u))
+		return 0;
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+	       (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-/* What the capture cost, so users (and make bench) can see it. */
+/* What the capture cost, so users (and make bench) can see it: CPU since
+ * record started (cpu0_*).  The max RSS is the process's, which an exec
+ * keeps too; a shell's is far below ours. */
 static void print_cost(const struct rec *x)
 {
-	struct rusage self, kids;
-	if (x->c->quiet || getrusage(RUSAGE_SELF, &self) ||
-	    getrusage(RUSAGE_CHILDREN, &kids))
+	struct rusage self;
+	if (x->c->quiet || getrusage(RUSAGE_SELF, &self))
 		return;
 	fprintf(stderr, "stackfold: cpu: stackfold %.3f s, bpftrace %.3f s "
 		"(user+sys); stackfold max rss %ld KiB\n",
-		tv_s(self.ru_utime) + tv_s(self.ru_stime),
-		tv_s(kids.ru_utime) + tv_s(kids.ru_stime), self.ru_maxrss);
+		cpu_s(RUSAGE_SELF) - x->cpu0_self,
+		cpu_s(RUSAGE_CHILDREN) - x->cpu0_kids, self.ru_maxrss);
 }
 
 static int finish(struct rec *x)
@@ -515,7 +526,9 @@ static int record_setup(struct rec *x, int argc, char **argv)
 int cmd_record(int argc, char **argv)
 {
 	struct cli c;
-	struct rec x = { .c = &c, .watch = { .epfd = -1 } };
+	struct rec x = { .c = &c, .watch = { .epfd = -1 },
+			 .cpu0_self = cpu_s(RUSAGE_SELF),
+			 .cpu0_kids = cpu_s(RUSAGE_CHILDREN) };
 	int st = cli_parse(&c, true, argc, argv);
 	if (st >= 0)
 		return st;
