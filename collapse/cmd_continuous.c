@@ -925,7 +925,10 @@ static int err_cb(void *ctx, const char *s, size_t len);
 /* bpftrace reports a window's stack-id errors on stderr while it prints
  * the window, so they are in the stderr pipe before the total line comes
  * on stdout: read them now (the fd does not block), so that they count in
- * the window they belong to. */
+ * the window they belong to.  One read takes all the pipe holds: it asks
+ * for 64 KiB or more (pipebuf_read), a pipe's default capacity, and the
+ * pipe is ours (child_spawn), never enlarged; bpftrace blocks on a full
+ * one, and the main loop reads that part before the total line. */
 static int drain_err(struct cont *x)
 {
 	return x->err.eof || !x->err_nonblock ? 0 :
