@@ -1035,6 +1035,12 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 		snprintf(buf + n, sizeof(buf) - n, " maps_unsaved=%llu",
 			 (unsigned long long)k->maps_unsaved);
 	}
+	if (k->map_full_warnings) {	/* bpftrace's own text: samples lost,
+					 * how many unknown */
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof(buf) - n, " map_full_warnings=%llu",
+			 (unsigned long long)k->map_full_warnings);
+	}
 	if ((id = pp_cstr(c, buf)) < 0)
 		return -ENOMEM;
 	m->comments[m->prof.n_comment++] = id;

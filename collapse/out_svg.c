@@ -700,6 +700,8 @@ static void sub_losses(char *buf, size_t cap, const struct pf_counters *c)
 	struct { uint64_t v; const char *one, *many; } lost[] = {
 		{ c->lost_events, "event", "events" },
 		{ c->map_dropped, "map-full drop", "map-full drops" },
+		/* bpftrace's "Map full" lines: samples lost, count unknown */
+		{ c->map_full_warnings, "map-full warning", "map-full warnings" },
 		{ c->stackid_errors, "stack-id error", "stack-id errors" },
 		{ c->incomplete_records, "incomplete record", "incomplete records" },
 		{ c->unparsable_lines, "unparsable line", "unparsable lines" },

@@ -99,6 +99,14 @@ printf 'Map full; can'"'"'t update element. Try increasing max_map_keys\n@[\n   
 sf mapfull "$T/mapfull.txt"
 check "'Map full' is recognised, not an unparsable line" bash -c "! grep -q unparsable '$T/mapfull.err'"
 check "'Map full' is reported in the summary (F3)" grep -q 'map was full' "$T/mapfull.err"
+# ...and kept in the outputs that carry counters, as the other losses are
+"$STACKFOLD" -q -f svg "$T/mapfull.txt" >"$T/mapfull.svg" 2>/dev/null
+check "'Map full' in the SVG subtitle" grep -q 'lost: 1 map-full warning' "$T/mapfull.svg"
+if [ "$PPROF_OK" = 1 ]; then
+	"$STACKFOLD" -q -f pprof -o "$T/mapfull.pb.gz" "$T/mapfull.txt" 2>/dev/null
+	check "'Map full' in the pprof comments" \
+		bash -c "gzip -dc '$T/mapfull.pb.gz' | grep -a -q 'map_full_warnings=1'"
+fi
 sed 's/$/\r/' "$FX/ustack-kstack.txt" >"$T/crlf.txt"
 sf crlf -q "$T/crlf.txt"
 check_diff "CRLF input gives the same folded output as LF" "$FX/ustack-kstack.expected" "$T/crlf.out"
