@@ -113,16 +113,30 @@ if ! live_prereq "runtime faults"; then
 fi
 [ -x "$DEMO" ] || { fail "runtime faults: $DEMO missing (make demo)"; exit 0; }
 
-# --- E34: not root --------------------------------------------------------------
+# --- E34: not root, or root without the capabilities -------------------------
 mkdir -p "$T/pub"
 chmod 711 "$T"
 chmod 777 "$T/pub"
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env TMPDIR="$T/pub" "$PROFILE" -p $$ -d 1 -o "$T/pub/p" >/dev/null 2>"$T/pub/notroot.err"
 check_eq "not root: exit 3" 3 $?
-check "not root: names the capabilities needed" grep -q 'need root (or CAP_BPF and CAP_PERFMON)' "$T/pub/notroot.err"
+check "not root: names the capabilities needed" grep -q 'need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)' "$T/pub/notroot.err"
 check_eq "not root: nothing written" "notroot.err" "$(ls "$T/pub")"
+# Not root, but CAP_BPF and CAP_PERFMON given (ambient): past the check,
+# to the next one (bpftrace missing from $T/nobt's PATH).
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon \
+	--ambient-caps=+bpf,+perfmon env PATH="$T/nobt" TMPDIR="$T/pub" \
+	"$PROFILE" -p $$ -d 1 -o "$T/pub/p" >/dev/null 2>"$T/pub/caps.err"
+check "not root with CAP_BPF and CAP_PERFMON: past the capability check" \
+	grep -q 'bpftrace not found' "$T/pub/caps.err"
 chmod 700 "$T"
+# Root without them (a container, capsh --drop): the uid is not enough.
+mkdir -p "$T/nocap"
+capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c \
+	'exec "$1" -p "$2" -d 1 -o "$3"' sh "$PROFILE" $$ "$T/nocap/p" >/dev/null 2>"$T/nocap.err"
+check_eq "root without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN: exit 3" 3 $?
+check "root without them: names the capabilities needed" \
+	grep -q 'need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)' "$T/nocap.err"
 
 # --- E35: target pid gone at start, target exiting mid-run -----------------------
 true &
