@@ -4,7 +4,8 @@
 # at start or exiting mid-run, SIGINT (outputs written) and a second SIGINT
 # (exit 130, nothing replaced), -F 999 -a with the loss accounting checked
 # against bpftrace's own sample counter, a fork storm, kernel.kptr_restrict
-# and kernel.perf_event_max_stack (both restored on exit, even on failure).
+# and kernel.perf_event_max_stack (both restored on exit, even on failure),
+# and a machine without kernel BTF.
 # Live: needs root and bpftrace; in CI (CI=true) a missing one FAILs.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -327,6 +328,23 @@ else
 	# an environment condition, not a result, so it is reported as a skip
 	MAXSTACK_SAVED=""
 	skip "perf_event_max_stack=8" "sysctl busy (EBUSY): other perf events are open on this machine"
+fi
+
+# --- E39: no kernel BTF ------------------------------------------------------------
+# Hidden in a private mount namespace: scripts/profile then puts 0 where
+# profile.bt reads curtask's fields (exec counter, start of stack) and
+# follows the command alone, not its children; the capture still works.
+if unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && test ! -e /sys/kernel/btf/vmlinux'; then
+	unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec "$@"' sh \
+		"$PROFILE" -d 3 -f folded -o "$T/nobtf" -- "$DEMO" 4 >/dev/null 2>"$T/nobtf.err"
+	check_eq "no BTF: exit 0" 0 "$?"
+	n=$(folded_total "$T/nobtf.folded" 2>/dev/null)
+	check "no BTF: about HZ x seconds samples of the command ($n, want 200-310)" \
+		test "${n:-0}" -ge 200 -a "${n:-0}" -le 310
+	check "no BTF: its functions named" grep -q '^demo;.*main;run;matrix_multiply [0-9]*$' "$T/nobtf.folded"
+	check_eq "no BTF: no bpftrace error" "" "$(grep -i 'error' "$T/nobtf.err")"
+else
+	fail "no BTF: cannot hide /sys/kernel/btf in a mount namespace" "$(ls -la /sys/kernel/btf 2>&1 | head -3)"
 fi
 
 # --- scripts/profile leaves no temporary directory ------------------------------
