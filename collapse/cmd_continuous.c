@@ -29,8 +29,8 @@
  *
  * SIGINT/SIGTERM: forwarded once to bpftrace as SIGINT; it prints the
  * current (partial) window, which is written, and we exit 0.  A second
- * SIGINT kills bpftrace and exits 130 (a second SIGTERM does not: see
- * on_signal()).  If bpftrace exits on its own after having attached, it
+ * SIGINT kills bpftrace and exits 130 (a second SIGTERM does not, nor a
+ * SIGINT sent twice at once: see stopsig.h).  If bpftrace exits on its own after having attached, it
  * is restarted with a growing delay: the partial window is lost, unless
  * its END printed it ("#end": it was stopped by a signal to it alone); if
  * it never attached, we exit 3.
@@ -57,6 +57,7 @@
 #include "child.h"
 #include "cmds.h"
 #include "loading.h"
+#include "stopsig.h"
 #include "report.h"
 
 /* A session is replaced once it holds this many snapshots (those of quiet
@@ -92,18 +93,6 @@
 #define STACKMAP_RESTART_MIN 30
 #define STEM_MAX 40
 
-/* Any SIGINT or SIGTERM stops after the window in progress; only a second
- * SIGINT (Ctrl-C) aborts it.  SIGTERM never does: timeout(1) sends it to
- * us and to our process group, and systemd and kill of a process group
- * can do the same, so one stop request may come twice. */
-static volatile sig_atomic_t g_signals, g_sigints;
-
-static void on_signal(int sig)
-{
-	if (sig == SIGINT)
-		g_sigints++;
-	g_signals++;
-}
 
 struct copts {
 	const char *dir;
@@ -1053,9 +1042,9 @@ static int pump(struct cont *x)
 		struct pollfd pf[2] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
 					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 } };
 		int n = poll(pf, 2, poll_ms(x));
-		if (g_sigints >= 2)
+		if (stopsig_abort())
 			return EXIT_INTERRUPTED;
-		if (g_signals || x->refresh)
+		if (stopsig_count() || x->refresh)
 			stop_child(x);	/* once */
 		if (x->stop_sent && clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
 				    x->stop_at + STOP_GRACE_S)
@@ -1121,9 +1110,9 @@ static void describe_exit(int status, char *buf, size_t n)
 /* Sleep up to `secs`, cut short by a signal.  True when stopped. */
 static bool backoff(unsigned secs)
 {
-	for (unsigned i = 0; i < secs * 10 && !g_signals; i++)
+	for (unsigned i = 0; i < secs * 10 && !stopsig_count(); i++)
 		poll(NULL, 0, 100);
-	return g_signals != 0;
+	return stopsig_count() != 0;
 }
 
 /* One run of bpftrace.  Returns -1 to restart it, else an exit status. */
@@ -1154,7 +1143,7 @@ static int run_once(struct cont *x, unsigned *delay)
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
-	if (x->refresh && !g_signals) {
+	if (x->refresh && !stopsig_count()) {
 		x->refresh = false;
 		x->win_start_ns = clock_ns(CLOCK_REALTIME);
 		return -1;	/* at once: no backoff, nothing failed */
@@ -1225,9 +1214,7 @@ static int setup(struct cont *x)
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stopsig_install();
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }

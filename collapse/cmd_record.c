@@ -28,20 +28,10 @@
 #include "cmd_common.h"
 #include "child.h"
 #include "loading.h"
+#include "stopsig.h"
 #include "cmds.h"
 #include "watch.h"
 
-/* Any SIGINT or SIGTERM ends the capture (outputs written); only a second
- * SIGINT (Ctrl-C) aborts.  SIGTERM never does: timeout(1), systemd and
- * kill of a process group send it to us more than once. */
-static volatile sig_atomic_t g_signals, g_sigints;
-
-static void on_signal(int sig)
-{
-	if (sig == SIGINT)
-		g_sigints++;
-	g_signals++;
-}
 
 
 struct rec {
@@ -332,7 +322,7 @@ static int loop(struct rec *x)
 {
 	uint64_t last = (uint64_t)-1;
 	sigset_t block, waitmask;
-	sig_atomic_t seen = 0;	/* g_signals when last acted on */
+	sig_atomic_t seen = 0;	/* stopsig_count() when last acted on */
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -347,15 +337,15 @@ static int loop(struct rec *x)
 		 * in between ends ppoll at once, and the body (symbolizing a
 		 * flush can take a while) sees every Ctrl-C as it comes. */
 		sigprocmask(SIG_BLOCK, &block, &waitmask);
-		int n = g_signals != seen ? 0 :
+		int n = stopsig_count() != seen ? 0 :
 			ppoll(pf, 3, next_wakeup(x, &ts), &waitmask);
 		sigprocmask(SIG_SETMASK, &waitmask, NULL);
-		seen = g_signals;
-		if (g_sigints >= 2) {
+		seen = stopsig_count();
+		if (stopsig_abort()) {
 			st = EXIT_INTERRUPTED;
 			break;
 		}
-		if (g_signals || x->stop_wanted)
+		if (stopsig_count() || x->stop_wanted)
 			stop_child(x);
 		if (x->loading.n)
 			loading_due(x);
@@ -547,9 +537,7 @@ int cmd_record(int argc, char **argv)
 		st = EXIT_IO;
 		goto out;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stopsig_install();
 	x.child = child_spawn(c.inputs, &x.out.fd, &x.err.fd);
 	if (x.child < 0) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", c.inputs[0],

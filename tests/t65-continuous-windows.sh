@@ -173,7 +173,7 @@ check_eq "bpftrace stopped by another: restarted" 2 "$(grep -c . "$T/runs3")"
 # timeout(1) sends SIGTERM to its command and then to its process group,
 # so stackfold may get it twice: still one stop, the window in progress
 # (printed by bpftrace at its exit, slow here) written, exit 0.  Two SIGINTs
-# (Ctrl-C twice) abort: exit 130.
+# apart (Ctrl-C twice) abort: exit 130.
 cat >"$T/fake4" <<'EOF'
 #!/bin/sh
 trap 'kill "$sleeper"; sleep 0.6; printf "@stackfold[4242, 4242, fake, \n        work+12\n, ]: 2\n\n@stackfold_total: 2\n#end\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
@@ -185,10 +185,18 @@ EOF
 chmod +x "$T/fake4"
 # (TERM2: the second signal 0.2 s after the first, while bpftrace prints;
 # TERM: back to back, as timeout(1) sends them; TERMINT: SIGTERM then
-# SIGINT back to back, two signals that cannot merge: still one stop.)
-# A hang (stop never sent) is killed after 20 s and fails.
-for sig in TERM2 TERM TERMINT INT; do
+# SIGINT back to back, two signals that cannot merge: still one stop;
+# INTINT: SIGINT twice 10 ms apart (within STOPSIG_SAME_NS); TIMEOUT: `timeout -s INT`, which
+# sends SIGINT to its command and to its process group, as bpftrace users
+# stop a capture.)  A hang (stop never sent) is killed after 20 s and fails.
+for sig in TERM2 TERM TERMINT INTINT TIMEOUT INT; do
 	: >"$T/log4$sig"
+	if [ "$sig" = TIMEOUT ]; then
+		timeout --preserve-status -s INT 0.5 "$STACKFOLD" continuous -o "$T/w4$sig" \
+			--window 60 --folded -- "$T/fake4" 2>"$T/log4$sig"
+		echo "$?" >"$T/rc4$sig"
+		continue
+	fi
 	"$STACKFOLD" continuous -o "$T/w4$sig" --window 60 --folded -- "$T/fake4" 2>"$T/log4$sig" &
 	cpid=$!
 	sleep 0.5
@@ -196,6 +204,7 @@ for sig in TERM2 TERM TERMINT INT; do
 	TERM2) kill -TERM "$cpid"; sleep 0.2; kill -TERM "$cpid" ;;
 	TERM) kill -TERM "$cpid"; kill -TERM "$cpid" ;;
 	TERMINT) kill -TERM "$cpid"; kill -INT "$cpid" ;;
+	INTINT) kill -INT "$cpid"; sleep 0.01; kill -INT "$cpid" ;;
 	INT) kill -INT "$cpid"; sleep 0.2; kill -INT "$cpid" ;;
 	esac
 	for ((i = 0; i < 200; i++)); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
@@ -203,7 +212,7 @@ for sig in TERM2 TERM TERMINT INT; do
 	wait "$cpid"
 	echo "$?" >"$T/rc4$sig"
 done
-for sig in TERM2 TERM TERMINT; do
+for sig in TERM2 TERM TERMINT INTINT TIMEOUT; do
 	check_eq "two stop signals ($sig): one stop, exit 0" 0 "$(cat "$T/rc4$sig")"
 	check_eq "two stop signals ($sig): the window in progress written" "fake-4242;work 2" "$(cat "$T/w4$sig"/*.folded 2>&1)"
 	check "two stop signals ($sig): nothing aborted" bash -c "! grep -q aborted '$T/log4$sig'"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# t15-record-stop: the stop signals of `stackfold record` (collapse/
+# stopsig.c), with a stand-in for bpftrace.  One stop request may come
+# twice: `timeout -s INT` signals its command and then its process group,
+# microseconds apart.  That is one stop (outputs written, exit 0); only a
+# second SIGINT apart from the first (Ctrl-C again) aborts (exit 130,
+# nothing written).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+[ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }
+
+# On SIGINT (record's stop) it prints one stack, slowly, as bpftrace
+# prints its maps, and exits.
+cat >"$T/fakebt" <<'SH'
+#!/bin/sh
+trap 'kill "$sleeper"; sleep 0.5; printf "@[\n\tleaf\n\troot\n]: 3\n"; exit 0' INT
+echo "#attached"
+sleep 60 &
+sleeper=$!
+wait
+SH
+chmod +x "$T/fakebt"
+
+for how in TIMEOUT INTINT INT; do
+	rm -f "$T/$how.folded"
+	if [ "$how" = TIMEOUT ]; then
+		timeout --preserve-status -s INT 1 "$STACKFOLD" record -f folded \
+			-o "$T/$how" -- "$T/fakebt" >/dev/null 2>"$T/$how.err"
+		echo "$?" >"$T/$how.rc"
+		continue
+	fi
+	"$STACKFOLD" record -f folded -o "$T/$how" -- "$T/fakebt" >/dev/null 2>"$T/$how.err" &
+	rpid=$!
+	sleep 1
+	case $how in
+	INTINT) kill -INT "$rpid"; sleep 0.01; kill -INT "$rpid" ;;	# within 50 ms
+	INT) kill -INT "$rpid"; sleep 0.2; kill -INT "$rpid" ;;	# Ctrl-C twice
+	esac
+	for ((i = 0; i < 200; i++)); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$rpid" 2>/dev/null
+	wait "$rpid"
+	echo "$?" >"$T/$how.rc"
+done
+for how in TIMEOUT INTINT; do
+	what="SIGINT twice 10 ms apart"
+	[ "$how" = TIMEOUT ] && what="timeout -s INT"
+	check_eq "$what: one stop, exit 0" 0 "$(cat "$T/$how.rc")"
+	check_eq "$what: outputs written" "root;leaf 3" "$(cat "$T/$how.folded" 2>&1)"
+	check "$what: nothing aborted" bash -c "! grep -q aborted '$T/$how.err'"
+done
+check_eq "SIGINT twice 0.2 s apart: aborted, exit 130" 130 "$(cat "$T/INT.rc")"
+check "SIGINT twice 0.2 s apart: nothing written" test ! -e "$T/INT.folded"
+check "SIGINT twice 0.2 s apart: says so" grep -q 'aborted, no output written' "$T/INT.err"
