@@ -119,7 +119,7 @@ void cli_usage(FILE *out, bool record)
 	      "pprof:\n"
 	      "      --no-gzip          raw protobuf instead of gzip (PREFIX.pb)\n\n"
 	      "Exit status: 0 ok; 1 usage; 2 bad input or no samples; 3 environment\n"
-	      "(not root, bpftrace missing or too old, pid not found); 4 an output\n"
+	      "(bpftrace missing or not allowed to run, pid not found); 4 an output\n"
 	      "could not be written; 130 aborted by a second Ctrl-C.\n\n"
 	      "Examples:\n"
 	      "  bpftrace -e 'profile:hz:99 { @[kstack] = count(); }' > trace.txt\n"

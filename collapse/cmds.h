@@ -12,7 +12,7 @@ enum {
 	EXIT_OK = 0,
 	EXIT_USAGE = 1,		/* bad option or argument */
 	EXIT_BADINPUT = 2,	/* input unreadable, malformed, or no samples */
-	EXIT_ENV = 3,		/* environment: not root, bpftrace missing/old,
+	EXIT_ENV = 3,		/* environment: bpftrace missing/old/not allowed,
 				 * pid not found */
 	EXIT_IO = 4,		/* an output could not be written */
 	EXIT_INTERRUPTED = 130,	/* aborted by a second SIGINT */

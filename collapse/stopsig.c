@@ -3,36 +3,39 @@
  */
 #include "stopsig.h"
 
-#include <stdint.h>
-#include <time.h>
+#include <sys/types.h>
 
 static volatile sig_atomic_t g_signals, g_sigints;
-/* when the last SIGINT came; written by the handler only (SIGINT is
- * blocked while its own handler runs, and SIGTERM's does not touch it) */
-static uint64_t g_last_int_ns;
+/* the sender of the last SIGINT (0: the kernel, a terminal's Ctrl-C);
+ * written by the handler only, which runs with both signals blocked */
+static pid_t g_int_pid;
 
-static uint64_t now_ns(void)
+/* the process that sent si with kill(2) and the like, else 0 */
+static pid_t sender(const siginfo_t *si)
 {
-	struct timespec ts;	/* clock_gettime is async-signal-safe */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return si && (si->si_code == SI_USER || si->si_code == SI_QUEUE ||
+		      si->si_code == SI_TKILL) ? si->si_pid : 0;
 }
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uctx)
 {
+	(void)uctx;
 	if (sig == SIGINT) {
-		uint64_t t = now_ns();
-		if (!g_sigints || t - g_last_int_ns >= STOPSIG_SAME_NS)
+		pid_t from = sender(si);
+		if (!g_sigints || !from || from != g_int_pid)
 			g_sigints++;
-		g_last_int_ns = t;
+		g_int_pid = from;
 	}
 	g_signals++;
 }
 
 void stopsig_install(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal,
+				.sa_flags = SA_SIGINFO };
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 }

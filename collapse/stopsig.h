@@ -6,17 +6,17 @@
  * written); a second SIGINT, Ctrl-C again, asks to abort.  SIGTERM never
  * aborts: systemd, kill of a process group and timeout(1) can send one
  * stop request twice.  So can `timeout -s INT` (bpftrace users' idiom): it
- * signals its command, then its process group, microseconds apart; a
- * SIGINT within STOPSIG_SAME_NS of the one before is that same request,
- * not a second Ctrl-C (no hand presses a key twice in 50 ms).
+ * signals its command, then its process group.  So a SIGINT that the same
+ * process sent (kill(2)) as the SIGINT before it is that same request;
+ * one from the terminal (Ctrl-C: sent by the kernel) or from another
+ * process is a second.  Not a time window: record blocks the signals
+ * while it works, so two sent at once can be handled a long time apart.
  */
 #ifndef STACKFOLD_STOPSIG_H
 #define STACKFOLD_STOPSIG_H
 
 #include <signal.h>
 #include <stdbool.h>
-
-#define STOPSIG_SAME_NS 50000000ULL
 
 /* Catch SIGINT and SIGTERM (once, before bpftrace starts). */
 void stopsig_install(void);
@@ -25,7 +25,7 @@ void stopsig_install(void);
  * see a new one); 0 while none came. */
 sig_atomic_t stopsig_count(void);
 
-/* A second SIGINT came, apart from the first: abort. */
+/* A second SIGINT came (not the first one sent again): abort. */
 bool stopsig_abort(void);
 
 #endif

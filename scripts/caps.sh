@@ -14,3 +14,11 @@ bpf_caps_ok() {
 	[ -n "$eff" ] || return 1
 	(( (0x$eff >> 38 & 3) == 3 || (0x$eff >> 21 & 1) == 1 ))
 }
+
+# bpftrace_uid_ok VERSION succeeds when bpftrace VERSION will run as this
+# user: as root always; otherwise only from 0.25, the first release after
+# bpftrace/bpftrace#4773 (merged 2025-10-26) replaced its own "only
+# supports running as the root user" check with a capability check.
+bpftrace_uid_ok() {
+	[ "$(id -u)" = 0 ] || [ "$(printf '%s\n0.25\n' "$1" | sort -V | head -n 1)" = 0.25 ]
+}
