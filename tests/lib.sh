@@ -85,6 +85,31 @@ capture_head() {
 # sum of the counts of a folded file
 folded_total() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
 
+# stop_signals HOW PID: send PID (stackfold record or continuous) a stop:
+#   TERM2    SIGTERM twice, 0.2 s apart      TERM     SIGTERM twice at once
+#   TERMINT  SIGTERM then SIGINT at once     INTINT   SIGINT twice from this
+#   shell, 0.3 s apart (one sender: one request)
+#   INT      SIGINT from two kill(1) processes, 0.2 s apart (Ctrl-C twice)
+stop_signals() {
+	case $1 in
+	TERM2) kill -TERM "$2"; sleep 0.2; kill -TERM "$2" ;;
+	TERM) kill -TERM "$2"; kill -TERM "$2" ;;
+	TERMINT) kill -TERM "$2"; kill -INT "$2" ;;
+	INTINT) kill -INT "$2"; sleep 0.3; kill -INT "$2" ;;
+	INT) env kill -INT "$2"; sleep 0.2; env kill -INT "$2" ;;
+	esac
+}
+
+# reap PID: wait for the background job PID and print its exit status;
+# one still running after 20 s (a hang) is killed first.
+reap() {
+	local i
+	for ((i = 0; i < 200; i++)); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1"
+	echo "$?"
+}
+
 # unit_test NAME SRC [CC-FLAGS...]: build tests/unit SRC against the library
 # (.output-san under SANITIZE=1) as $T/NAME, run it, and turn its lines
 # "ok NAME", "skip NAME: WHY", "FAIL NAME: WHY" into checks.  1 when the

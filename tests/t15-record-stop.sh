@@ -32,16 +32,8 @@ for how in TIMEOUT INTINT INT; do
 	"$STACKFOLD" record -f folded -o "$T/$how" -- "$T/fakebt" >/dev/null 2>"$T/$how.err" &
 	rpid=$!
 	sleep 1
-	case $how in
-	# this shell twice, 0.3 s apart: one stop
-	INTINT) kill -INT "$rpid"; sleep 0.3; kill -INT "$rpid" ;;
-	# two processes (kill(1), not the builtin), as Ctrl-C twice: abort
-	INT) env kill -INT "$rpid"; sleep 0.3; env kill -INT "$rpid" ;;
-	esac
-	for ((i = 0; i < 200; i++)); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$rpid" 2>/dev/null
-	wait "$rpid"
-	echo "$?" >"$T/$how.rc"
+	stop_signals "$how" "$rpid"	# tests/lib.sh
+	reap "$rpid" >"$T/$how.rc"
 done
 for how in TIMEOUT INTINT; do
 	what="SIGINT twice from one sender"

@@ -201,18 +201,8 @@ for sig in TERM2 TERM TERMINT INTINT TIMEOUT INT; do
 	"$STACKFOLD" continuous -o "$T/w4$sig" --window 60 --folded -- "$T/fake4" 2>"$T/log4$sig" &
 	cpid=$!
 	sleep 0.5
-	case $sig in
-	TERM2) kill -TERM "$cpid"; sleep 0.2; kill -TERM "$cpid" ;;
-	TERM) kill -TERM "$cpid"; kill -TERM "$cpid" ;;
-	TERMINT) kill -TERM "$cpid"; kill -INT "$cpid" ;;
-	INTINT) kill -INT "$cpid"; sleep 0.3; kill -INT "$cpid" ;;
-	# two processes (kill(1), not the builtin), as Ctrl-C twice
-	INT) env kill -INT "$cpid"; sleep 0.2; env kill -INT "$cpid" ;;
-	esac
-	for ((i = 0; i < 200; i++)); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$cpid" 2>/dev/null
-	wait "$cpid"
-	echo "$?" >"$T/rc4$sig"
+	stop_signals "$sig" "$cpid"	# tests/lib.sh
+	reap "$cpid" >"$T/rc4$sig"
 done
 for sig in TERM2 TERM TERMINT INTINT TIMEOUT; do
 	check_eq "two stop signals ($sig): one stop, exit 0" 0 "$(cat "$T/rc4$sig")"
