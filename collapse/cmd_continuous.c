@@ -30,10 +30,11 @@
  * SIGINT/SIGTERM: forwarded once to bpftrace as SIGINT; it prints the
  * current (partial) window, which is written, and we exit 0.  A second
  * SIGINT kills bpftrace and exits 130 (a second SIGTERM does not, nor a
- * SIGINT sent twice at once: see stopsig.h).  If bpftrace exits on its own after having attached, it
- * is restarted with a growing delay: the partial window is lost, unless
- * its END printed it ("#end": it was stopped by a signal to it alone); if
- * it never attached, we exit 3.
+ * SIGINT sent again by the same process: see stopsig.h).  If bpftrace
+ * exits on its own after having attached, it is restarted with a growing
+ * delay: the partial window is lost, unless its END printed it ("#end":
+ * it was stopped by a signal to it alone); if it never attached, we exit
+ * 3.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -92,7 +93,6 @@
 #define STACKMAP_MIN_SAMPLES 200
 #define STACKMAP_RESTART_MIN 30
 #define STEM_MAX 40
-
 
 struct copts {
 	const char *dir;

@@ -32,8 +32,6 @@
 #include "cmds.h"
 #include "watch.h"
 
-
-
 struct rec {
 	struct cli *c;
 	struct report r;
