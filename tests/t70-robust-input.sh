@@ -267,6 +267,20 @@ check_eq "buf(comm): an escaped newline stays text" 4 "$(grep -F '\x0a@[]: 9\x0a
 check_eq "buf(comm): a numeric comm is a name" "1234-7 2" "$(grep '^1234-7' "$T/bufcomm.out")"
 conserve bufcomm "$T/bufcomm.txt"
 
+# --- B9: a "(deleted)" mapping whose file is gone, or replaced --------------
+# Named module+offset with the suffix kept, one warning; a different file
+# now at that path (another ELF) is never read for names.
+printf '# stackfold-capture 1\n#meta hz 99\n#maps 4242\n555555555000-555555556000 r-xp 00001000 fd:01 1234 %s (deleted)\n#endmaps\n#pid 4242 app\n@stackfold[4242, 4242, app, \n        0x555555555123\n, ]: 5\n@stackfold_total: 5\n' \
+	"$T/gone" >"$T/deleted.txt"
+sf deleted --no-cache -f folded "$T/deleted.txt"
+check_eq "(deleted), file gone: module (deleted)+offset" "app;gone (deleted)+0x1123 5" "$(cat "$T/deleted.out")"
+check_eq "(deleted), file gone: one warning naming it" 1 "$(grep -c "cannot open '$T/gone' (deleted)" "$T/deleted.err")"
+cp "$STACKFOLD" "$T/gone"
+sf deleted2 --no-cache -f folded "$T/deleted.txt"
+check_eq "(deleted), another ELF now at the path: not named from it" "app;gone (deleted)+0x1123 5" "$(cat "$T/deleted2.out")"
+check "(deleted), another ELF now at the path: says it changed" grep -q "'$T/gone' changed since it was mapped" "$T/deleted2.err"
+rm -f "$T/gone"
+
 # --- A5b: processes that exited before their memory map could be saved -----
 # stackfold record saves a process's map at its "#pid" line, and writes the
 # "#maps" block into the raw capture before that line; a "#pid" of a process

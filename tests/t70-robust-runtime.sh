@@ -228,6 +228,10 @@ kept=$(folded_total "$T/tiny.folded")
 dropped=$(sed -n 's/.*; \([0-9]*\) samples dropped by a full map.*/\1/p' "$T/tiny.err")
 check_eq "64-key map: samples taken = kept + reported dropped ($kept + ${dropped:-0})" "$taken" "$((kept + ${dropped:-0}))"
 check "64-key map: the drop is reported as a percentage" grep -q 'dropped by a full map ([0-9.]*%)' "$T/tiny.err"
+# ...and stays with the outputs, not only on stderr
+check "64-key map: the drop in the SVG subtitle" grep -q "lost: .*\b${dropped:-x} map-full drop" "$T/tiny.svg"
+check "64-key map: the drop in the pprof comments" \
+	bash -c "gzip -dc '$T/tiny.pb.gz' | grep -a -q 'map_dropped=${dropped:-x} '"
 conserve "64-key map" "$T/tiny" "$T/tiny.err"
 
 # --- E38: a fork storm during the capture ------------------------------------------
