@@ -1,7 +1,10 @@
 # shellcheck shell=bash
 # caps.sh - sourced by scripts/profile and scripts/continuous: may this
-# process run bpftrace?
+# process run bpftrace, and which bpftrace is it?
 #
+# version_ge A B succeeds when version A is B or later (sort -V).
+version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
+
 # bpf_caps_ok succeeds when the effective capability set has CAP_BPF (39)
 # and CAP_PERFMON (38), or CAP_SYS_ADMIN (21), which stands for both on
 # kernels before 5.8 and still does for bpftrace.  The set is read, not the
@@ -20,5 +23,5 @@ bpf_caps_ok() {
 # bpftrace/bpftrace#4773 (merged 2025-10-26) replaced its own "only
 # supports running as the root user" check with a capability check.
 bpftrace_uid_ok() {
-	[ "$(id -u)" = 0 ] || [ "$(printf '%s\n0.25\n' "$1" | sort -V | head -n 1)" = 0.25 ]
+	[ "$(id -u)" = 0 ] || version_ge "$1" 0.25
 }
