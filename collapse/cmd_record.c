@@ -436,15 +436,18 @@ static uint64_t capture_ns(const struct rec *x)
 	return x->c->seconds && d > cap ? cap : d;
 }
 
+static double ru_cpu_s(const struct rusage *u)	/* user+sys seconds */
+{
+	return (double)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) +
+	       (double)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) / 1e6;
+}
+
 /* user+sys CPU seconds of who (RUSAGE_SELF or RUSAGE_CHILDREN), 0 if
  * unknown */
 static double cpu_s(int who)
 {
 	struct rusage u;
-	if (getrusage(who, &u))
-		return 0;
-	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-	       (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+	return getrusage(who, &u) ? 0 : ru_cpu_s(&u);
 }
 
 /* What the capture cost, so users (and make bench) can see it: CPU since
@@ -457,7 +460,7 @@ static void print_cost(const struct rec *x)
 		return;
 	fprintf(stderr, "stackfold: cpu: stackfold %.3f s, bpftrace %.3f s "
 		"(user+sys); stackfold max rss %ld KiB\n",
-		cpu_s(RUSAGE_SELF) - x->cpu0_self,
+		ru_cpu_s(&self) - x->cpu0_self,
 		cpu_s(RUSAGE_CHILDREN) - x->cpu0_kids, self.ru_maxrss);
 }
 

@@ -1009,6 +1009,15 @@ static void meta_part(const struct profile *p, char *buf, size_t cap,
 			 profile_str(p, id));
 }
 
+/* Append " key=v" for a counter shown only when there is something to
+ * count (rare ones, absent from most profiles). */
+static void rare_counter(char *buf, size_t cap, const char *key, uint64_t v)
+{
+	size_t n = strlen(buf);
+	if (v && n < cap)
+		snprintf(buf + n, cap - n, " %s=%llu", key, (unsigned long long)v);
+}
+
 static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 {
 	const struct pf_counters *k = &c->p->counters;
@@ -1030,17 +1039,9 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 		 (unsigned long long)k->unsymbolized_frames,
 		 (unsigned long long)k->truncated_stacks,
 		 (unsigned long long)k->over_total);
-	if (k->maps_unsaved) {	/* rare: only when there are some */
-		size_t n = strlen(buf);
-		snprintf(buf + n, sizeof(buf) - n, " maps_unsaved=%llu",
-			 (unsigned long long)k->maps_unsaved);
-	}
-	if (k->map_full_warnings) {	/* bpftrace's own text: samples lost,
-					 * how many unknown */
-		size_t n = strlen(buf);
-		snprintf(buf + n, sizeof(buf) - n, " map_full_warnings=%llu",
-			 (unsigned long long)k->map_full_warnings);
-	}
+	rare_counter(buf, sizeof(buf), "maps_unsaved", k->maps_unsaved);
+	/* bpftrace's own text: samples lost, how many unknown */
+	rare_counter(buf, sizeof(buf), "map_full_warnings", k->map_full_warnings);
 	if ((id = pp_cstr(c, buf)) < 0)
 		return -ENOMEM;
 	m->comments[m->prof.n_comment++] = id;
