@@ -676,14 +676,52 @@ static bool lang_mangles(int lang)
 	}
 }
 
+/*
+ * The DIE that holds a unit's scopes.  Split DWARF (-gsplit-dwarf) leaves
+ * only a skeleton in the binary: its address ranges and line table, with
+ * the subprograms and inlined calls in a .dwo file that libdw opens by
+ * DW_AT_dwo_name (beside the binary, or under DW_AT_comp_dir).  With the
+ * .dwo missing, the skeleton itself: file:line from its line table, names
+ * from the symbol table.
+ */
+static Dwarf_Die *scope_die(Dwarf_Die *cudie, Dwarf_Die *split)
+{
+	uint8_t ut;
+
+	if (dwarf_cu_info(cudie->cu, NULL, &ut, NULL, split, NULL, NULL,
+			  NULL) == 0 &&
+	    ut == DW_UT_skeleton && split->cu &&
+	    dwarf_tag(split) == DW_TAG_compile_unit)
+		return split;
+	return cudie;
+}
+
+/* A skeleton unit whose .dwo libdw did not find: its name, else NULL. */
+static const char *missing_dwo(Dwarf_Die *cudie, uint8_t unit_type)
+{
+	Dwarf_Die split;
+	Dwarf_Attribute a;
+	const char *name;
+
+	if (unit_type != DW_UT_skeleton || scope_die(cudie, &split) != cudie)
+		return NULL;
+	name = dwarf_formstring(dwarf_attr(cudie, DW_AT_dwo_name, &a));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr(cudie, DW_AT_GNU_dwo_name, &a));
+	return name ? name : "?";
+}
+
 /* One unit: its rows and its scopes (no_lines: scopes only, without the
- * files of inlined calls). */
+ * files of inlined calls).  Calls name files of the scopes' unit: a split
+ * unit has its own file table (.debug_line.dwo). */
 static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 {
+	Dwarf_Die split, *scopes = scope_die(cudie, &split);
+
 	w->files = NULL;
 	w->nfiles = 0;
 	if (!w->b->no_lines)
-		dwarf_getsrcfiles(cudie, &w->files, &w->nfiles);
+		dwarf_getsrcfiles(scopes, &w->files, &w->nfiles);
 	if (w->nfiles > w->nfids) {
 		uint32_t *f = realloc(w->fids, w->nfiles * sizeof(*f));
 		if (!f) {
@@ -697,15 +735,16 @@ static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 		memset(w->fids, 0, w->nfids * sizeof(*w->fids));
 	Dwarf_Attribute cd;
 	w->comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cd));
-	w->mangled = lang_mangles(dwarf_srclang(cudie));
+	w->mangled = lang_mangles(dwarf_srclang(scopes));
 	w->rc = w->b->no_lines ? 0 : cu_lines(w, cudie);
 	if (!w->rc)
-		walk_children(w, cudie, IDX_NONE, 0);
+		walk_children(w, scopes, IDX_NONE, 0);
 }
 
 static bool unit_wanted(uint8_t unit_type)
 {
-	return unit_type == DW_UT_compile || unit_type == DW_UT_partial;
+	return unit_type == DW_UT_compile || unit_type == DW_UT_partial ||
+	       unit_type == DW_UT_skeleton;
 }
 
 /* Is off the DIE of a compile (or partial) unit of dw?  An entry built
@@ -719,7 +758,8 @@ static bool is_unit_die(Dwarf *dw, uint64_t off, Dwarf_Die *cudie)
 	if (!dwarf_offdie(dw, off, cudie))
 		return false;
 	tag = dwarf_tag(cudie);
-	return (tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit) &&
+	return (tag == DW_TAG_compile_unit || tag == DW_TAG_partial_unit ||
+		tag == DW_TAG_skeleton_unit) &&
 	       dwarf_diecu(cudie, &cu, NULL, NULL) &&
 	       dwarf_dieoffset(&cu) == off;
 }
@@ -841,6 +881,8 @@ int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
 	Dwarf_Die cudie;
 	uint8_t unit_type;
 	bool inl = false, lines = false;
+	const char *dwo = NULL, *m;
+	size_t ndwo = 0;
 
 	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie,
 			       NULL) == 0) {
@@ -849,8 +891,16 @@ int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
 		if (cu_ranges(b, &cudie))
 			return -ENOMEM;
 		lines = lines || dwarf_hasattr(&cudie, DW_AT_stmt_list);
-		inl = inl || unit_has_inline(&cudie);
+		if (!inl) {
+			Dwarf_Die split;
+			inl = unit_has_inline(scope_die(&cudie, &split));
+		}
+		if ((m = missing_dwo(&cudie, unit_type)) && !ndwo++)
+			dwo = m;
 	}
+	if (ndwo)
+		idxb_warn(b, "split DWARF '%s' not found (%zu unit%s): file:line only, names from the symbol table, no inlined frames",
+			  dwo, ndwo, ndwo == 1 ? "" : "s");
 	cu_group(b);
 	b->flags |= IDX_DWARF_TRIED;
 	if (lines && !b->no_lines)

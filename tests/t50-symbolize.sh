@@ -2,7 +2,8 @@
 # t50-symbolize: `stackfold symbolize` against addr2line on a fixture
 # matrix built here from tests/fixtures/sym/{inl.c,cxx.cc}: DWARF, PIE and
 # non-PIE, stripped, stripped + .gnu_debuglink (right and wrong CRC),
-# build-id debug dir, zlib/zstd-compressed debug sections, C++ templates.
+# build-id debug dir, zlib/zstd-compressed debug sections, DWARF 2-5, split
+# DWARF (.dwo), C++ templates.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh
@@ -83,6 +84,43 @@ sed 's/^/badcrc\/inl /' inl.addrs | symb --no-cache >badcrc.out 2>badcrc.err
 check_eq "debuglink with wrong CRC: debug file not used (all ??)" \
 	"$(wc -l <inl.addrs)" "$(paste - - <badcrc.out | grep -c '^??	??:0$')"
 check_eq "debuglink with wrong CRC: reported once" 1 "$(grep -c 'wrong crc' badcrc.err)"
+
+# --- DWARF versions: each the same as addr2line
+for v in 2 3 4; do
+	cc_fixture -gdwarf-$v -o inl-d$v "$FIX/inl.c"
+	probe_addrs inl-d$v "$CFUNCS" >inl-d$v.addrs
+	compare_a2l "C, DWARF $v: same as addr2line" inl-d$v inl-d$v inl-d$v.addrs
+done
+
+# --- split DWARF (-gsplit-dwarf): the binary keeps a skeleton unit (ranges,
+# line table); the scopes and inlined calls are in a .dwo file, found beside
+# the binary or under the unit's DW_AT_comp_dir.  The same code as the
+# unsplit build, at the same addresses: the same answers as addr2line gives
+# for that build, cold and from the index cache.
+for v in 4 5; do
+	mkdir -p split$v
+	(cd split$v && gcc -O2 -g -gdwarf-$v -gsplit-dwarf -o inl "$FIX/inl.c" 2>>"$T/cc.err")
+	ref=inl-d$v
+	[ $v = 5 ] && ref=inl
+	probe_addrs split$v/inl "$CFUNCS" >split$v.addrs
+	compare_a2l "split DWARF $v (.dwo): same as addr2line on the unsplit build" \
+		split$v/inl "$ref" split$v.addrs
+	sed "s|^|split$v/inl |" split$v.addrs | symb -a --cache-dir "$T/splitcache$v" >split$v.cold
+	sed "s|^|split$v/inl |" split$v.addrs | symb -a --cache-dir "$T/splitcache$v" >split$v.warm
+	check_diff "split DWARF $v: the same from the index cache" split$v.cold split$v.warm
+done
+# moved away with its binary: found beside it
+mkdir -p splitmv && mv split5/inl split5/*.dwo splitmv/
+compare_a2l "split DWARF: .dwo found beside the moved binary" splitmv/inl inl split5.addrs
+# without its .dwo: one frame an address, the symbol's name, file:line from
+# the skeleton's line table; one warning naming the .dwo
+rm splitmv/*.dwo
+sed 's|^|splitmv/inl |' split5.addrs | symb --no-cache >nodwo.out 2>nodwo.err
+check_eq "split DWARF without the .dwo: one frame an address, named by its symbol, with file:line" \
+	"$(wc -l <split5.addrs)" \
+	"$(paste - - <nodwo.out | grep -cE '^(main|outer|helper)	/.*/inl\.c:[1-9][0-9]*$')"
+check_eq "split DWARF without the .dwo: reported once, naming it" 1 \
+	"$(grep -c "split DWARF '[^']*\.dwo' not found" nodwo.err)"
 
 # --- build-id debug dir ($STACKFOLD_DEBUG_DIRS), no debuglink
 cc_fixture -Wl,--build-id=sha1 -o bid "$FIX/inl.c"
