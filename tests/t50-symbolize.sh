@@ -3,7 +3,7 @@
 # matrix built here from tests/fixtures/sym/{inl.c,cxx.cc}: DWARF, PIE and
 # non-PIE, stripped, stripped + .gnu_debuglink (right and wrong CRC),
 # build-id debug dir, zlib/zstd-compressed debug sections, DWARF 2-5, split
-# DWARF (.dwo), C++ templates.
+# DWARF (.dwo), a 32-bit program, C++ templates.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh
@@ -121,6 +121,33 @@ check_eq "split DWARF without the .dwo: one frame an address, named by its symbo
 	"$(paste - - <nodwo.out | grep -cE '^(main|outer|helper)	/.*/inl\.c:[1-9][0-9]*$')"
 check_eq "split DWARF without the .dwo: reported once, naming it" 1 \
 	"$(grep -c "split DWARF '[^']*\.dwo' not found" nodwo.err)"
+
+# --- a 32-bit (ELF32, i386) non-PIE program: the same names and lines as
+# addr2line (which prints 32-bit addresses with 8 digits, we with 16), and a
+# capture of it, its text mapped at its own address, folded by name.
+if gcc -m32 -O1 -g -fno-omit-frame-pointer -ffreestanding -nostdlib -static \
+	-o spin32 "$FIX/spin32.c" 2>>"$T/cc.err"; then
+	probe_addrs spin32 '^(leaf|mid|outer|_start)$' >spin32.addrs
+	sed 's|^|spin32 |' spin32.addrs | symb -a --no-cache |
+		sed -E 's/^0x0{8}([0-9a-f]{8})$/0x\1/' >spin32.ours
+	addr2line -a -f -i -C -e spin32 <spin32.addrs >spin32.a2l
+	check_diff "32-bit ELF: same as addr2line" spin32.a2l spin32.ours
+	fn() { nm spin32 | awk -v f="$1" '$3 == f { print "0x" $1 }'; }
+	read -r off va <<<"$(readelf -lW spin32 | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3; exit }')"
+	{
+		printf '# stackfold-capture 1\n#meta hz 99\n#maps 4194003\n'
+		printf '%x-%x r-xp %08x 00:00 0 %s\n' $((va)) $((va + 4096)) $((off)) "$T/spin32"
+		printf '#bid %x %s\n' $((va)) "$(readelf -n spin32 | awk '/Build ID/ { print $3 }')"
+		printf '#main %x\n#endmaps\n#pid 4194003 app\n' $((va))
+		printf '@stackfold[4194003, 4194003, app, \n'
+		printf '    0x%x\n' $(($(fn leaf) + 5)) $(($(fn mid) + 8)) $(($(fn outer) + 8)) $(($(fn _start) + 8))
+		printf ', ]: 5\n'
+	} >spin32.raw
+	check_eq "32-bit ELF: a capture of it, by name" "app;_start;outer;mid;leaf 5" \
+		"$("$STACKFOLD" -q --no-cache -f folded spin32.raw)"
+else
+	fail "build tests/fixtures/sym/spin32.c with gcc -m32 -nostdlib" "$(tail -3 "$T/cc.err")"
+fi
 
 # --- build-id debug dir ($STACKFOLD_DEBUG_DIRS), no debuglink
 cc_fixture -Wl,--build-id=sha1 -o bid "$FIX/inl.c"
