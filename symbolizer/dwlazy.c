@@ -428,7 +428,7 @@ static int build_whole(const struct elf_index *x, struct dwlazy *z,
 }
 
 /* What was read, into the cache under x's key. */
-static int store_union(const struct elf_index *x, struct dwlazy *z)
+static int store_union(struct elf_index *x, struct dwlazy *z)
 {
 	unsigned char *blob = NULL;
 	size_t len = 0, nread = 0;
@@ -452,11 +452,17 @@ static int store_union(const struct elf_index *x, struct dwlazy *z)
 			return -ENOMEM;
 		rc = build_whole(x, z, read, nread, &blob, &len);
 	}
-	if (!rc)
-		elfidx_store(&z->o, x->hdr->key, blob, len);
+	if (!rc && elfidx_store(&z->o, x->hdr->key, blob, len))
+		dwlazy_uncache(x);
 	if (!z->all)
 		free(blob);
 	return rc;
+}
+
+void dwlazy_uncache(struct elf_index *x)
+{
+	if (x->lazy)
+		x->lazy->o.cache_dir = NULL;
 }
 
 void dwlazy_flush(struct elf_index *x)

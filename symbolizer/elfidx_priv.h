@@ -307,12 +307,15 @@ int dwlazy_attach(struct elf_index *x, int fd, const char *path,
 		  const struct elfidx_opts *o, struct dwsrc *src);
 const struct elf_index *dwlazy_for(const struct elf_index *x, uint64_t vaddr);
 void dwlazy_flush(struct elf_index *x);
+/* x's entry could not be stored: dwlazy_flush() will not try again (it
+ * would rebuild the whole entry to fail, and warn, a second time). */
+void dwlazy_uncache(struct elf_index *x);
 void dwlazy_free(struct elf_index *x);
 
-/* elfindex.c: store blob in o's cache dir under key; a failure is
- * reported once through o->warn ("index not cached"). */
-void elfidx_store(const struct elfidx_opts *o, const char *key,
-		  const unsigned char *blob, size_t len);
+/* elfindex.c: store blob in o's cache dir under key.  0, or -errno after
+ * reporting the failure through o->warn ("index not cached"). */
+int elfidx_store(const struct elfidx_opts *o, const char *key,
+		 const unsigned char *blob, size_t len);
 
 /* elfindex.c: open the DWARF of the ELF file readable through fd (its
  * own, else its separate debug file, looked for as elfidx_open does) into

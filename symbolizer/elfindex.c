@@ -561,14 +561,16 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 	return NULL;
 }
 
-void elfidx_store(const struct elfidx_opts *o, const char *key,
-		  const unsigned char *blob, size_t len)
+int elfidx_store(const struct elfidx_opts *o, const char *key,
+		 const unsigned char *blob, size_t len)
 {
 	struct sf_err e = { "" };
+	int rc = idxcache_store(o->cache_dir, key, blob, len,
+				o->cache_max_bytes, &e);
 
-	if (idxcache_store(o->cache_dir, key, blob, len, o->cache_max_bytes,
-			   &e))
+	if (rc)
 		warn(o, "%s; index not cached", e.msg);
+	return rc;
 }
 
 /*
@@ -626,8 +628,9 @@ struct elf_index *elfidx_open(int fd, const char *path,
 	idx = open_any_cached(o, key, elf, fd, path);
 	if (!idx) {
 		idx = open_built(elf, fd, path, o, key, bid, err);
-		if (idx && o->cache_dir)	/* under KEY or KEY-n */
-			elfidx_store(o, idx->hdr->key, idx->blob, idx->len);
+		if (idx && o->cache_dir &&	/* under KEY or KEY-n */
+		    elfidx_store(o, idx->hdr->key, idx->blob, idx->len))
+			dwlazy_uncache(idx);
 	}
 	elf_end(elf);
 	if (idx)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t50-symbolize-cache: the on-disk ELF index cache (symbolizer/idxcache.c):
 # hits, corrupt entries rebuilt with one warning, concurrent writers, LRU
-# eviction under the byte cap, stale entries, an unusable cache dir.
+# eviction under the byte cap, stale entries, an unusable cache dir, a
+# cache dir on a full disk.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh
@@ -118,6 +119,26 @@ check_eq "replaced file: names from the new file" helper \
 symb --cache-dir "$T/notadir/x" <inl.in >nodir.out 2>nodir.err
 check_diff "unusable cache dir: same output" ref.out nodir.out
 check "unusable cache dir: warned" grep -q 'not cached' nodir.err
+# --- C25: a cache dir on a full disk (a 16 KiB tmpfs; libc's entry does not
+# fit, with libc6-dbg its lazily read units neither): the same output, one
+# warning (not one more when the units read are stored at exit), no
+# temporary file left
+mkdir -p full
+if mount -t tmpfs -o size=16k tmpfs full; then
+	LIBC=$(ldd "$IDXT" | awk '/libc.so.6/ {print $3}')
+	{ nm -D --defined-only "$LIBC" | awk -v l="$LIBC" '$2 == "T" { print l, "0x" $1 }' |
+		head -n 300; cat inl.in; } >full.in
+	symb --no-cache <full.in >full.ref
+	symb --cache-dir full/c <full.in >full.out 2>full.err
+	check_diff "cache on a full disk: same output" full.ref full.out
+	check_eq "cache on a full disk: one warning" "1 1" \
+		"$(grep -c . full.err) $(grep -c 'No space left on device; index not cached' full.err)"
+	check_eq "cache on a full disk: no temporary file left" "" "$(find full -name '.*tmp*')"
+	umount full
+else
+	fail "cache on a full disk: mount a 16 KiB tmpfs"
+fi
+
 # --- default cache dir, and --no-cache
 (
 	unset STACKFOLD_CACHE_DIR XDG_CACHE_HOME
