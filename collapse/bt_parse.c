@@ -658,7 +658,7 @@ static int maps_line(struct bt_parser *bp, const char *s, size_t len)
 		if (bp->cb.maps)
 			ret = bp->cb.maps(bp->cb.ctx, bp->maps_pid,
 					  bp->maps_image, bp->buf,
-					  bp->blen);
+					  bp->blen, bp->maps_line + 1);
 		bp->blen = 0;
 		bp->st = ST_IDLE;
 		return ret;

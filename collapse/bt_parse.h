@@ -80,9 +80,10 @@ struct bt_callbacks {
 	void *ctx;
 	/* A complete record; return <0 to stop parsing with that error. */
 	int (*record)(void *ctx, const struct bt_record *r);
-	/* #maps block (text of the maps lines) and #pid, #meta directives. */
+	/* #maps block (text of the maps lines; line: the input line number
+	 * of the first) and #pid, #meta directives. */
 	int (*maps)(void *ctx, uint32_t pid, uint32_t image, const char *text,
-		    size_t len);
+		    size_t len, size_t line);
 	int (*first_sample)(void *ctx, uint32_t pid, uint32_t image,
 			    const char *comm, size_t comm_len);
 	int (*meta)(void *ctx, const char *key, size_t klen, const char *val,

@@ -25,7 +25,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	const char *line;
 	size_t len;
 	int ret = lr_init(&lr, fd);
-	report_begin_input(r);
+	report_begin_input(r, name);
 	while (!ret && (ret = lr_next(&lr, &line, &len, stop)) == 1)
 		ret = report_line(r, line, len);
 	lr_release(&lr);

@@ -628,7 +628,7 @@ static int window_begin(struct cont *x)
 	x->win_records = 0;
 	x->nsnap = 0;
 	x->snap_skipped = 0;
-	report_begin_input(&x->r);
+	report_begin_input(&x->r, NULL);
 	feed(x, "# stackfold-capture 1", 21);
 	snprintf(buf, sizeof(buf), "%u", x->o.hz);
 	feed_meta(x, "hz", buf);

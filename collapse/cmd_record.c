@@ -509,7 +509,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		x->raw_open = true;
 	}
 	x->r.live_snapshots = true;	/* first_sample() counts */
-	report_begin_input(&x->r);
+	report_begin_input(&x->r, NULL);
 	meta_begin(x, argc, argv);
 	return 0;
 }

@@ -64,13 +64,14 @@ static int on_record(void *ctx, const struct bt_record *rec)
 }
 
 static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
-		   size_t len)
+		   size_t len, size_t line)
 {
 	struct report *r = ctx;
 	struct sym_session *s = report_session(r, &r->err);
+	struct sym_origin at = { .src = r->in_name, .line = line };
 	if (!s)
 		return 0;	/* symbolization degrades; frames stay honest */
-	return sym_process_load_maps(s, (int)pid, image, text, len,
+	return sym_process_load_maps(s, (int)pid, image, text, len, &at,
 				     &r->err) == -ENOMEM
 		       ? -ENOMEM : 0;
 }
@@ -199,8 +200,9 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 	return r->sym;
 }
 
-void report_begin_input(struct report *r)
+void report_begin_input(struct report *r, const char *name)
 {
+	r->in_name = name;
 	memset(&r->in, 0, sizeof(r->in));
 	r->capture = false;
 	r->samples_before = r->prof.counters.samples;

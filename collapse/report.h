@@ -61,6 +61,7 @@ struct report {
 	struct resolver *res;
 	struct bt_parser *bt;
 	struct report_input_stats in;
+	const char *in_name;	/* report_begin_input()'s, or NULL */
 	uint64_t samples_before;
 	struct reccache rc;	/* repeated entries skip parsing */
 	struct fold direct;	/* folded-text input goes straight here: it
@@ -107,7 +108,10 @@ void report_release(struct report *r);
 /* The session, created on first use (NULL on failure, err filled). */
 struct sym_session *report_session(struct report *r, struct sf_err *err);
 
-void report_begin_input(struct report *r);
+/* A new input; name (a file name, borrowed until the next input; NULL for
+ * a stream such as bpftrace's output) is what warnings about its lines
+ * name. */
+void report_begin_input(struct report *r, const char *name);
 /* One line of the current input.  0 or a negative errno (-ENOMEM). */
 int report_line(struct report *r, const char *line, size_t len);
 /* Between two records of bpftrace text (or before any input): a block

@@ -299,15 +299,26 @@ static int set_pm_path(struct sym_session *s, struct sym_process *p)
 
 /* ---- snapshot ---- */
 
+/* at: where saved text came from (NULL: /proc/PID/maps, or unknown). */
 static void warn_bad_lines(struct sym_session *s, struct sym_process *p,
-			   const char *what)
+			   const char *what, const struct sym_origin *at)
 {
 	if (!p->ml.bad_lines)
 		return;
 	s->stats.bad_maps_lines += p->ml.bad_lines;
-	sym_warn(s, "ignored %" PRIu64 " malformed line(s) in %s of process "
-		 "%d (first: line %" PRIu64 ")", p->ml.bad_lines, what,
-		 p->pid, p->ml.first_bad_line);
+	uint64_t first = p->ml.first_bad_line;
+
+	if (at && at->src) {
+		first += at->line - 1;
+		sym_warn(s, "%s:%" PRIu64 ": ignored %" PRIu64 " malformed "
+			 "line(s) in %s of process %d (first at line %" PRIu64
+			 ")", at->src, first, p->ml.bad_lines, what, p->pid,
+			 first);
+	} else {
+		sym_warn(s, "ignored %" PRIu64 " malformed line(s) in %s of "
+			 "process %d (first: line %" PRIu64 ")",
+			 p->ml.bad_lines, what, p->pid, first);
+	}
 }
 
 static int read_maps(struct sym_process *p, struct sf_err *err)
@@ -376,7 +387,7 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 	if (p->exe_known)
 		mark_main(p, p->exe_dev, p->exe_ino);
 	sym_jit_snapshot(s, p);
-	warn_bad_lines(s, p, "/proc/PID/maps");
+	warn_bad_lines(s, p, "/proc/PID/maps", NULL);
 	return 0;
 }
 
@@ -634,7 +645,8 @@ static int load(struct sym_session *s, struct sym_process *p,
 }
 
 int sym_process_load_maps(struct sym_session *s, int pid, uint32_t image,
-			  const char *text, size_t len, struct sf_err *err)
+			  const char *text, size_t len,
+			  const struct sym_origin *at, struct sf_err *err)
 {
 	struct sym_process *p = process_new(pid, image);
 	if (!p)
@@ -648,7 +660,7 @@ int sym_process_load_maps(struct sym_session *s, int pid, uint32_t image,
 		return sf_err_set(err, -rc, "saved maps of process %d: %s",
 				  pid, strerror(-rc));
 	}
-	warn_bad_lines(s, p, "saved maps");
+	warn_bad_lines(s, p, "saved maps", at);
 	return 0;
 }
 

@@ -167,11 +167,17 @@ void sym_session_flush(struct sym_session *s);
  * sym_process_write_maps(), which is /proc/PID/maps lines, executable ones
  * only, followed by `#bid START BUILDID` lines).  Files are opened lazily by
  * path (through /proc/PID/root when the pid is alive) and used only if their
- * build-id matches the recorded one.  Malformed lines are skipped and
- * counted in sym_stats.bad_maps_lines.  Returns 0 or -ENOMEM.
+ * build-id matches the recorded one.  Malformed lines are skipped,
+ * counted in sym_stats.bad_maps_lines and warned about once, naming the
+ * first as at->src:LINE (at may be NULL: the line within text).  Returns 0 or -ENOMEM.
  */
+struct sym_origin {
+	const char *src;	/* the file text came from, NULL if unknown */
+	uint64_t line;		/* the line number in src of text's first */
+};
 int sym_process_load_maps(struct sym_session *s, int pid, uint32_t image,
-			  const char *text, size_t len, struct sf_err *err);
+			  const char *text, size_t len,
+			  const struct sym_origin *at, struct sf_err *err);
 
 /* Write the snapshot of pid's image in the format sym_process_load_maps()
  * reads.  Returns 0, -ENOENT if it has no snapshot, -EIO on write error. */

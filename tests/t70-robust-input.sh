@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# t70-robust-input: bad bpftrace/folded input (failure-cases.md section 7 A
-# and D28): empty input, truncated records, junk and CRLF, bad numbers with
-# their line numbers, stack-id errors, 1024-frame stacks, 10M lines in
-# bounded memory, control/NUL/non-UTF-8 bytes, and the folded round trip.
+# t70-robust-input: bad bpftrace/folded input (failure-cases.md section 7 A,
+# B9, B10 and D28): empty input, truncated records, junk and CRLF, bad
+# numbers with their line numbers, malformed saved maps, stack-id errors,
+# 1024-frame stacks, 10M lines in bounded memory, control/NUL/non-UTF-8
+# bytes, and the folded round trip.
 # Every case also checks conservation: samples read == folded total ==
 # pprof total == SVG root total.
 # shellcheck source=tests/lib.sh
@@ -280,6 +281,26 @@ sf deleted2 --no-cache -f folded "$T/deleted.txt"
 check_eq "(deleted), another ELF now at the path: not named from it" "app;gone (deleted)+0x1123 5" "$(cat "$T/deleted2.out")"
 check "(deleted), another ELF now at the path: says it changed" grep -q "'$T/gone' changed since it was mapped" "$T/deleted2.err"
 rm -f "$T/gone"
+
+# --- B10: malformed lines in a saved map ------------------------------------
+# Skipped with one warning naming the input file and the line of the first
+# (line 6 of the file: the block's second line); the good line is used.
+if gcc -O1 -g -o "$T/b10" "$TOP/tests/fixtures/sym/inl.c" 2>"$T/b10-cc.err" &&
+	capture_head "$T/b10" 4243 app >"$T/b10.head"; then
+	helper=$(nm "$T/b10" | awk '$3 == "helper" { print "0x" $1 }')
+	awk 'NR == 6 { print "7fa7bb75e000-7fa7bb75f000 r-xp 000zz000 00:00 0" }
+		{ print }
+		/^#bid/ { print "7fa7bb75f000-7fa7bb75e000 r-xp 00000000 00:00 0" }' "$T/b10.head" >"$T/b10.txt"
+	printf '@stackfold[4243, 4243, app, \n        0x%x\n, ]: 5\n' $((CAP_BASE + helper + 1)) >>"$T/b10.txt"
+	sf b10 --no-cache -f folded "$T/b10.txt"
+	check_eq "malformed maps lines: the good line still names the sample" "app;helper 5" "$(cat "$T/b10.out")"
+	check_eq "malformed maps lines: one warning, naming the file and the first bad line" 1 \
+		"$(grep -c "warning: $T/b10.txt:6: ignored 2 malformed line(s) in saved maps of process 4243 (first at line 6)" "$T/b10.err")"
+	check_eq "malformed maps lines: from stdin, named <stdin>" 1 \
+		"$("$STACKFOLD" --no-cache -f folded <"$T/b10.txt" 2>&1 >/dev/null | grep -c 'warning: <stdin>:6: ignored 2 malformed')"
+else
+	fail "B10: build the fixture" "$(tail -3 "$T/b10-cc.err")"
+fi
 
 # --- A5b: processes that exited before their memory map could be saved -----
 # stackfold record saves a process's map at its "#pid" line, and writes the

@@ -80,11 +80,12 @@ static int on_record(void *ctx, const struct bt_record *r)
 }
 
 static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
-		   size_t len)
+		   size_t len, size_t line)
 {
 	struct ctx *c = ctx;
 	(void)pid;
 	(void)image;
+	(void)line;
 	touch(c, text, len);
 	return 0;
 }

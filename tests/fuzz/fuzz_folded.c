@@ -36,7 +36,7 @@ static void feed(struct report *r, const char *p, size_t size, bool direct)
 	struct report_input_stats st;
 	r->fold_direct = direct;	/* the fold only, no profile */
 	uint64_t before = report_samples(r);
-	report_begin_input(r);
+	report_begin_input(r, NULL);
 	r->in.fmt = REPORT_FOLDED;	/* never bpftrace: no symbolizer */
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

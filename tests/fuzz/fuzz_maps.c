@@ -109,7 +109,7 @@ static void snapshot(const uint8_t *data, size_t size)
 	for (char *v = text; (v = memmem(v, size - (size_t)(v - text), "[vdso]", 6));)
 		v[4] = 'X';
 	/* a pid no process has: files are never opened */
-	if (sym_process_load_maps(sess, 0x3ffffff0, 0, text, size, NULL))
+	if (sym_process_load_maps(sess, 0x3ffffff0, 0, text, size, NULL, NULL))
 		abort();
 	free(text);
 	FILE *f = open_memstream(&buf, &len);

@@ -38,7 +38,7 @@ static int load(struct report *r, const char *path)
 
 	if (!f)
 		return -errno;
-	report_begin_input(r);
+	report_begin_input(r, NULL);
 	while ((n = getline(&line, &cap, f)) > 0) {
 		if (line[n - 1] == '\n')
 			n--;

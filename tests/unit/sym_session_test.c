@@ -212,7 +212,7 @@ static int cmd_load(struct sym_session *s, const char *pids, const char *path)
 	struct sf_err err = { "" };
 	uint32_t image;
 	int pid = pid_arg(pids, &image);
-	int rc = text ? sym_process_load_maps(s, pid, image, text, len, &err)
+	int rc = text ? sym_process_load_maps(s, pid, image, text, len, NULL, &err)
 		      : -1;
 	printf("load %d %d %s\n", pid, rc, err.msg);
 	free(text);
