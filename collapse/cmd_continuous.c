@@ -22,8 +22,10 @@
  * the .folded goes first and the .pb.gz last, so a window exists exactly
  * when its .pb.gz does.  At start, temporary files and a .folded without
  * its .pb.gz (a crash between the two renames) are removed.  A window
- * whose name is taken (a restart within the same second) gets a -N
- * suffix: nothing is overwritten.  A failed write (disk full, directory
+ * whose name is taken (a restart within the same second) gets a _NNN
+ * suffix (_001, _002, ...: names sort in time order; '-N' of older
+ * versions, which sorted before the unsuffixed name, is still read):
+ * nothing is overwritten.  A failed write (disk full, directory
  * gone) costs that window only, with one line on stderr; older files are
  * kept and writing resumes when the fault clears.
  *
@@ -155,7 +157,10 @@ struct cont {
 	uint64_t written, failed;
 	uint64_t cut_short;	/* windows whose samples since bpftrace's last
 				 * print died with it (count unknown) */
-	char last_stem[STEM_MAX];	/* the last name tried, written or not */
+	/* the last name given, written or not: second and suffix (0: none) */
+	time_t last_t;
+	unsigned last_n;
+	bool named;
 	char host[256], kernel[256];
 };
 
@@ -319,7 +324,8 @@ static int parse_args(struct copts *o, int argc, char **argv)
 
 /* ---- the directory: names, index, retention ---------------------------- */
 
-/* YYYYMMDDTHHMMSSZ, optionally -N; the time it names in *t. */
+/* YYYYMMDDTHHMMSSZ, optionally _NNN (or -N, older versions' suffix); the
+ * time it names in *t. */
 static bool stem_parse(const char *s, size_t len, time_t *t)
 {
 	static const char pat[] = "ddddddddTddddddZ";
@@ -329,7 +335,7 @@ static bool stem_parse(const char *s, size_t len, time_t *t)
 		if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != pat[i])
 			return false;
 	if (len > 16) {
-		if (s[16] != '-' || len == 17)
+		if ((s[16] != '_' && s[16] != '-') || len == 17)
 			return false;
 		for (size_t i = 17; i < len; i++)
 			if (s[i] < '0' || s[i] > '9')
@@ -372,7 +378,8 @@ static uint64_t file_size(const char *path)
 	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-/* By time, then suffix: "T-1" is later than "T", though '-' < '.'. */
+/* By time, then suffix: "T-1" (older versions) is later than "T", though
+ * '-' < '.'. */
 static int stored_cmp(const void *a, const void *b)
 {
 	const struct stored *x = a, *y = b;
@@ -652,26 +659,36 @@ static void window_release(struct cont *x)
 	x->r_open = false;
 }
 
-/* The window's name: its start time, suffixed when taken. */
-static void window_stem(struct cont *x, char *stem, time_t *t)
+/* The window's name: its start time, suffixed when taken, or when an
+ * earlier window of the same second had that name or a later one (written
+ * or failed: names sort in the order windows were taken, and the log never
+ * names two alike).  false when every suffix is taken (stem then names the
+ * last one tried). */
+static bool window_stem(struct cont *x, char *stem, time_t *t)
 {
 	*t = (time_t)(x->win_start_ns / 1000000000ULL);
 	struct tm tm;
 	gmtime_r(t, &tm);
 	char base[24], path[4096];
 	strftime(base, sizeof(base), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(stem, STEM_MAX, "%s", base);
-	for (unsigned n = 1; n < 100000; n++) {
+	/* three digits sort in time order; a thousand windows starting in
+	 * one second would need as many restarts of bpftrace */
+	unsigned n0 = x->named && x->last_t == *t ? x->last_n + 1 : 0;
+	snprintf(stem, STEM_MAX, "%s_999", base);	/* when none is left */
+	for (unsigned n = n0; n < 1000; n++) {
+		if (n)
+			snprintf(stem, STEM_MAX, "%s_%03u", base, n);
+		else
+			snprintf(stem, STEM_MAX, "%s", base);
 		path_of(path, sizeof(path), x->o.dir, stem, ".pb.gz");
-		if (!index_has(x, stem) && access(path, F_OK) != 0 &&
-		    strcmp(stem, x->last_stem) != 0) {
-			/* a failed window keeps its name too: the log never
-			 * names two windows alike */
-			memcpy(x->last_stem, stem, STEM_MAX);
-			return;
+		if (!index_has(x, stem) && access(path, F_OK) != 0) {
+			x->named = true;
+			x->last_t = *t;
+			x->last_n = n;
+			return true;
 		}
-		snprintf(stem, STEM_MAX, "%s-%u", base, n);
 	}
+	return false;
 }
 
 static int write_file(struct cont *x, const struct out_format *fmt,
@@ -843,8 +860,10 @@ static int window_end(struct cont *x, bool at_eof)
 		char stem[STEM_MAX];
 		time_t t;
 		struct sf_err e = { "" };
-		window_stem(x, stem, &t);
-		if (write_window(x, stem, &e)) {
+		bool named = window_stem(x, stem, &t);
+		if (!named)
+			sf_err_set(&e, EEXIST, "every name of its second is taken");
+		if (!named || write_window(x, stem, &e)) {
 			x->failed++;
 			fprintf(stderr, "stackfold: window %s not written: %s (%"
 				PRIu64 " window%s lost so far)%s\n", stem, e.msg,

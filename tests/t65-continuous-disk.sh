@@ -80,7 +80,7 @@ rm -f "$D/fill"
 w0=$(written)
 if wait_until written $((w0 + 2)) 10; then pass "disk back: writing resumes"; else
 	fail "disk back: writing resumes" "$(tail -5 "$T/log")"; fi
-newest=$(find "$W" -name '*Z.pb.gz' -o -name '*Z-*.pb.gz' | sort | tail -n 1)
+newest=$(find "$W" -name '*Z.pb.gz' -o -name '*Z_*.pb.gz' | sort | tail -n 1)
 res=$("$PPROF_CHECK" "$newest" 2>&1)
 case $res in
 "ok samples="*" total=$(folded_total "${newest%.pb.gz}.folded")") pass "disk back: new window valid, total == .folded" ;;

@@ -69,8 +69,8 @@ kill -TERM "$cpid"
 wait "$cpid"
 check_eq "fake capture: SIGTERM exits 0" 0 "$?"
 
-# in the order written (a second window in the same second is STAMP-1)
-mapfile -t pbs < <(sed -n 's/^stackfold: \([0-9TZ-]*\): .* samples, .*/\1/p' "$T/log" |
+# in the order written (a second window in the same second is STAMP_001)
+mapfile -t pbs < <(sed -n 's/^stackfold: \([0-9TZ_]*\): .* samples, .*/\1/p' "$T/log" |
 	while read -r stem; do [ -e "$W/$stem.pb.gz" ] && echo "$W/$stem.pb.gz"; done)
 check_eq "fake capture: one window per total line, none for the exit echo" 2 "${#pbs[@]}"
 if [ "${#pbs[@]}" -eq 2 ]; then
@@ -85,6 +85,31 @@ if [ "${#pbs[@]}" -eq 2 ]; then
 fi
 check "window 2: the short total is logged as a loss" grep -q ': 5 samples, 1 stacks, .*; 1 dropped' "$T/log"
 check_eq "fake capture: log lines" 3 "$(grep -c . "$T/log")"
+
+# --- D32: twelve windows at once: names sort in the order taken ------------
+# Twelve totals printed together are twelve windows within a second or two:
+# some share a second (twelve distinct seconds would take eleven), and
+# STAMP, STAMP_001, ... STAMP_011 must sort as they were taken (a '-N'
+# suffix sorted before STAMP, and -10 before -2).
+for i in 1 2 3 4 5 6; do
+	printf '#pid 4242 fake\n@stackfold[4242, 4242, fake, \n        work+12\n, ]: %d\n\n@stackfold_total: %d\n' "$i" "$i"
+	printf '#pid 4242 fake\n@stackfold_b[4242, 4242, fake, \n        work+12\n, ]: %d\n\n@stackfold_total_b: %d\n' "$((i + 6))" "$((i + 6))"
+done >"$T/canned12"
+: >"$T/log12"
+"$STACKFOLD" continuous -o "$T/w12" --window 2 -- "$T/fake-bpftrace" "$T/canned12" 2>"$T/log12" &
+cpid=$!
+wait_for 12 ' samples, ' "$T/log12"
+kill -TERM "$cpid"
+wait "$cpid"
+check_eq "12 windows at once: SIGTERM exits 0" 0 "$?"
+logged=$(sed -n 's/^stackfold: \([0-9TZ_]*\): .* samples, .*/\1/p' "$T/log12")
+sorted=$(find "$T/w12" -name '*.pb.gz' -printf '%f\n' | sed 's/\.pb\.gz$//' | LC_ALL=C sort)
+check_eq "12 windows at once: 12 files" 12 "$(grep -c . <<<"$sorted")"
+check_eq "12 windows at once: names sort in the order the windows were taken" "$logged" "$sorted"
+check "12 windows at once: some share a second (STAMP_NNN)" grep -q '^[0-9]\{8\}T[0-9]\{6\}Z_[0-9]\{3\}$' <<<"$sorted"
+# the samples of each window, in the log's order: 1, 7, 2, 8, ...
+got=$(while read -r s; do "$PPROF_CHECK" "$T/w12/$s.pb.gz" | sed 's/.*total=//'; done <<<"$sorted" | xargs)
+check_eq "12 windows at once: in that order, the windows' own samples" "1 7 2 8 3 9 4 10 5 11 6 12" "$got"
 
 # --- stack maps full: bpftrace is restarted once -------------------------------
 # 15 stack-id errors in a 220-sample window (over 5%): one restart, and not
