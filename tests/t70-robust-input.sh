@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t70-robust-input: bad bpftrace/folded input (failure-cases.md section 7 A,
-# B9, B10 and D28): empty input, truncated records, junk and CRLF, bad
-# numbers with their line numbers, malformed saved maps, stack-id errors,
+# B9, B10, D28 and E38): empty input, truncated records, junk and CRLF, bad
+# numbers with their line numbers, malformed saved maps, 10,000 processes'
+# maps, stack-id errors,
 # 1024-frame stacks, 10M lines in bounded memory, control/NUL/non-UTF-8
 # bytes, and the folded round trip.
 # Every case also checks conservation: samples read == folded total ==

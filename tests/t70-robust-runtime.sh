@@ -123,20 +123,23 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 check_eq "not root: exit 3" 3 $?
 check "not root: names the capabilities needed" grep -q 'need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)' "$T/pub/notroot.err"
 check_eq "not root: nothing written" "notroot.err" "$(ls "$T/pub")"
-# Not root, but CAP_BPF and CAP_PERFMON given (ambient): past the check,
-# to the next one (bpftrace missing from $T/nobt's PATH).
-setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon \
-	--ambient-caps=+bpf,+perfmon env PATH="$T/nobt" TMPDIR="$T/pub" \
-	"$PROFILE" -p $$ -d 1 -o "$T/pub/p" >/dev/null 2>"$T/pub/caps.err"
+# profile_nobody_caps PATH ERRFILE: scripts/profile as nobody with CAP_BPF
+# and CAP_PERFMON (ambient), bpftrace looked for in PATH
+profile_nobody_caps() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon \
+		--ambient-caps=+bpf,+perfmon env PATH="$1" TMPDIR="$T/pub" \
+		"$PROFILE" -p $$ -d 1 -o "$T/pub/p" >/dev/null 2>"$2"
+}
+# Not root, but CAP_BPF and CAP_PERFMON given: past the check, to the next
+# one (bpftrace missing from $T/nobt's PATH).
+profile_nobody_caps "$T/nobt" "$T/pub/caps.err"
 check "not root with CAP_BPF and CAP_PERFMON: past the capability check" \
 	grep -q 'bpftrace not found' "$T/pub/caps.err"
 # ...but bpftrace before 0.25 checks the uid itself: refused up front
 mkdir -p "$T/bt017"
 printf '#!/bin/sh\necho "bpftrace v0.17.0"\n' >"$T/bt017/bpftrace"
 chmod 755 "$T/bt017" "$T/bt017/bpftrace"
-setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon \
-	--ambient-caps=+bpf,+perfmon env PATH="$T/bt017:$T/nobt" TMPDIR="$T/pub" \
-	"$PROFILE" -p $$ -d 1 -o "$T/pub/p" >/dev/null 2>"$T/pub/uid.err"
+profile_nobody_caps "$T/bt017:$T/nobt" "$T/pub/uid.err"
 check_eq "not root, bpftrace 0.17: exit 3" 3 "$?"
 check "not root, bpftrace 0.17: says it runs as root only" \
 	grep -q 'bpftrace 0.17.0 runs as root only' "$T/pub/uid.err"
