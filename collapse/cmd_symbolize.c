@@ -9,6 +9,7 @@
  * process to map, and the index gives the line-table discriminator that
  * addr2line prints.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,7 +28,8 @@ static const char usage[] =
 	"module's ELF address space, as `addr2line -e MODULE` takes it) and\n"
 	"prints what `addr2line -f -i -C` prints for each.\n"
 	"\n"
-	"  -a, --addresses   print each address (0x%016x) before its frames\n"
+	"  -a, --addresses   print each address (0x%016x; 0x%08x for a 32-bit\n"
+	"                    file) before its frames\n"
 	"  --no-demangle     print symbol names as in the symbol table\n"
 	"  --no-dwarf        symbol tables only: no inline frames, no lines\n"
 	"  --no-cache        neither read nor write the on-disk index cache\n"
@@ -52,6 +54,7 @@ struct symbolize_env {
 struct module {
 	char *path;
 	struct elf_index *idx;	/* NULL: could not be opened (reported) */
+	bool elf32;		/* -a prints 8 hex digits, as addr2line does */
 };
 
 struct modules {
@@ -131,6 +134,7 @@ static struct module *module_get(struct modules *ms, const char *path,
 	struct module *m = &ms->v[ms->n];
 	m->path = strdup(path);
 	m->idx = NULL;
+	m->elf32 = false;
 	if (!m->path)
 		return NULL;
 	ms->n++;
@@ -148,6 +152,9 @@ static struct module *module_get(struct modules *ms, const char *path,
 			path, strerror(errno));
 		return m;
 	}
+	unsigned char ident[EI_NIDENT];
+	m->elf32 = pread(fd, ident, sizeof(ident), 0) == (ssize_t)sizeof(ident) &&
+		   ident[EI_CLASS] == ELFCLASS32;
 	m->idx = elfidx_open(fd, path, &o, &err);
 	close(fd);
 	if (!m->idx)
@@ -257,7 +264,8 @@ int cmd_symbolize(int argc, char **argv)
 			bad++;
 		}
 		if (env.addresses)
-			printf("0x%016llx\n", (unsigned long long)addr);
+			printf("0x%0*llx\n", m->elf32 ? 8 : 16,
+			       (unsigned long long)addr);
 		print_result(stdout, m->idx, addr);
 	}
 	free(line);
