@@ -65,7 +65,9 @@ int sf_grow(void **buf, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return 0;
-	size_t ncap = *cap ? *cap : 16;
+	/* a first array of about 1 KiB at most: many are per process and
+	 * hold a few elements (a saved map's lines and modules) */
+	size_t ncap = *cap ? *cap : size > 64 ? 4 : 16;
 	while (ncap < need)
 		ncap *= 2;
 	void *nb = realloc(*buf, ncap * size);
@@ -189,7 +191,7 @@ void sf_arena_release(struct sf_arena *a)
 	a->next = 0;
 }
 
-#define POOL_FIRST_SHIFT 12	/* 4 KiB */
+#define POOL_FIRST_SHIFT 8	/* 256 B: a process's saved map is a few lines */
 #define POOL_MAX_SHIFT 16	/* 64 KiB */
 #define POOL_SMALL_CHUNKS 16	/* then SF_HUGE_PAGE each */
 

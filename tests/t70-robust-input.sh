@@ -302,7 +302,7 @@ if gcc -O1 -g -o "$T/b10" "$TOP/tests/fixtures/sym/inl.c" 2>"$T/b10-cc.err" &&
 
 	# --- E38: ten thousand processes, each with its own saved map ---------
 	# (the program and libc, at addresses that differ from one to the
-	# next): every sample named, memory bounded (about 10 KiB a process).
+	# next): every sample named, memory bounded (42 MiB here: 2 KiB a process).
 	libc=$(ldd "$T/b10" | awk '/libc\.so\.6/ { print $3 }')
 	read -r loff lva <<<"$(readelf -lW "$libc" | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3; exit }')"
 	lbid=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
