@@ -29,7 +29,9 @@ struct drange {
  * Names by abstract origin: every inlined copy of a function names the
  * same DIE, and integrating its attributes (and interning and demangling
  * a long C++ name) again for each copy was a third of a cold C++ build.
- * Keyed by the origin's DIE offset + 1 (struct dwalk.oc).
+ * Keyed by the origin's DIE offset + 1 (struct dwalk.oc), bit 63 set for
+ * a DIE of the dwz alt file, whose offsets overlap the unit's file's; the
+ * map is emptied before each split unit (each .dwo's offsets start at 0).
  */
 struct origin_val {
 	uint32_t name, sysname, decl_line;
@@ -46,6 +48,7 @@ struct dwalk {
 	size_t *seqs;		/* index in b->lines where a sequence starts */
 	size_t nseqs, seqcap;
 	int in_func;		/* > 0 while below a subprogram */
+	size_t dwo_missing;	/* skeleton units read without their .dwo */
 	bool mangled;		/* the CU's language mangles its symbols */
 	/* CU file index -> interned path + 1 (0: not yet), for call_file */
 	uint32_t *fids;
@@ -400,7 +403,10 @@ static int node_names(struct dwalk *w, Dwarf_Die *die, struct idx_node *nd,
 
 	if (dwarf_attr(die, DW_AT_abstract_origin, &a) &&
 	    dwarf_formref_die(&a, &org)) {
-		v = u64map_slot(&w->oc, dwarf_dieoffset(&org) + 1, &found);
+		uint64_t key = dwarf_dieoffset(&org) + 1;
+		if (dwarf_cu_getdwarf(org.cu) != dwarf_cu_getdwarf(die->cu))
+			key |= 1ULL << 63;
+		v = u64map_slot(&w->oc, key, &found);
 		if (!v)
 			return -ENOMEM;
 	}
@@ -696,14 +702,17 @@ static Dwarf_Die *scope_die(Dwarf_Die *cudie, Dwarf_Die *split)
 	return cudie;
 }
 
-/* A skeleton unit whose .dwo libdw did not find: its name, else NULL. */
-static const char *missing_dwo(Dwarf_Die *cudie, uint8_t unit_type)
+/* A skeleton unit whose .dwo libdw did not find (scope_die() gave scopes
+ * = cudie): its name, else NULL. */
+static const char *missing_dwo(Dwarf_Die *cudie, Dwarf_Die *scopes)
 {
-	Dwarf_Die split;
 	Dwarf_Attribute a;
 	const char *name;
+	uint8_t ut;
 
-	if (unit_type != DW_UT_skeleton || scope_die(cudie, &split) != cudie)
+	if (scopes != cudie ||
+	    dwarf_cu_info(cudie->cu, NULL, &ut, NULL, NULL, NULL, NULL, NULL) ||
+	    ut != DW_UT_skeleton)
 		return NULL;
 	name = dwarf_formstring(dwarf_attr(cudie, DW_AT_dwo_name, &a));
 	if (!name)
@@ -717,6 +726,14 @@ static const char *missing_dwo(Dwarf_Die *cudie, uint8_t unit_type)
 static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 {
 	Dwarf_Die split, *scopes = scope_die(cudie, &split);
+	const char *dwo = missing_dwo(cudie, scopes);
+
+	if (scopes != cudie)
+		u64map_release(&w->oc);	/* valsz is set again below */
+	w->oc.valsz = sizeof(struct origin_val);
+	if (dwo && !w->dwo_missing++ && !w->b->dwo_warned)
+		idxb_warn(w->b, "split DWARF '%s' not found: file:line only, names from the symbol table, no inlined frames",
+			  dwo);
 
 	w->files = NULL;
 	w->nfiles = 0;
@@ -767,7 +784,7 @@ static bool is_unit_die(Dwarf *dw, uint64_t off, Dwarf_Die *cudie)
 int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
 		     size_t n)
 {
-	struct dwalk w = { .b = b, .oc.valsz = sizeof(struct origin_val) };
+	struct dwalk w = { .b = b };
 	Dwarf_Die cudie;
 
 	for (size_t i = 0; i < n && !w.rc; i++) {
@@ -778,6 +795,8 @@ int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
 	}
 	if (!w.rc)
 		w.rc = flatten(&w);
+	if (w.dwo_missing)
+		b->dwo_missing = true;
 	free(w.r);
 	free(w.fids);
 	u64map_release(&w.oc);
@@ -880,9 +899,7 @@ int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	uint8_t unit_type;
-	bool inl = false, lines = false;
-	const char *dwo = NULL, *m;
-	size_t ndwo = 0;
+	bool inl = false, lines = false, split_seen = false;
 
 	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie,
 			       NULL) == 0) {
@@ -891,16 +908,17 @@ int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
 		if (cu_ranges(b, &cudie))
 			return -ENOMEM;
 		lines = lines || dwarf_hasattr(&cudie, DW_AT_stmt_list);
-		if (!inl) {
+		/* a skeleton's scopes are in its .dwo: look into the first
+		 * one only (libdw opens it), not into every .dwo of a big
+		 * build at index time; its units are read when needed */
+		if (!inl && unit_type == DW_UT_skeleton && !split_seen) {
 			Dwarf_Die split;
+			split_seen = true;
 			inl = unit_has_inline(scope_die(&cudie, &split));
+		} else if (!inl && unit_type != DW_UT_skeleton) {
+			inl = unit_has_inline(&cudie);
 		}
-		if ((m = missing_dwo(&cudie, unit_type)) && !ndwo++)
-			dwo = m;
 	}
-	if (ndwo)
-		idxb_warn(b, "split DWARF '%s' not found (%zu unit%s): file:line only, names from the symbol table, no inlined frames",
-			  dwo, ndwo, ndwo == 1 ? "" : "s");
 	cu_group(b);
 	b->flags |= IDX_DWARF_TRIED;
 	if (lines && !b->no_lines)

@@ -39,6 +39,7 @@ struct dwlazy {
 	size_t ngroups;
 	bool all_tried;
 	bool dirty;			/* overlays not yet stored */
+	bool dwo_warned;		/* a missing .dwo was reported */
 };
 
 /* Past this many groups read one by one, reading every unit at once
@@ -191,6 +192,16 @@ static int copy_phdrs(struct idx_builder *b, const struct elf_index *x)
 	return 0;
 }
 
+/* Units read without their .dwo: reported once a file, and what was read
+ * is not stored (a .dwo found later must not be hidden by the entry). */
+static void dwo_note(struct dwlazy *z, const struct idx_builder *b)
+{
+	if (!b->dwo_missing)
+		return;
+	z->dwo_warned = true;
+	z->o.cache_dir = NULL;
+}
+
 /* A blob of the units offs[0..n) alone. */
 static struct elf_index *build_overlay(const struct elf_index *x,
 				       struct dwlazy *z, const uint64_t *offs,
@@ -208,10 +219,12 @@ static struct elf_index *build_overlay(const struct elf_index *x,
 	}
 	idxb_start(&b, &z->o, x->hdr->build_id);
 	int rc = copy_phdrs(&b, x);
+	b.dwo_warned = z->dwo_warned;
 	if (!rc)
 		rc = dwarfidx_collect(&b, z->src.dw, offs, n);
 	if (rc == -ESTALE)
 		stale(z);
+	dwo_note(z, &b);
 	if (!rc)
 		rc = idxb_freeze(&b, "", &blob, &len);
 	idxb_release(&b);
@@ -418,8 +431,10 @@ static int build_whole(const struct elf_index *x, struct dwlazy *z,
 		rc = copy_units(&b, x);
 	if (!rc)
 		rc = mark_done(&b, &read, &nread);
+	b.dwo_warned = z->dwo_warned;
 	if (!rc)
 		rc = dwarfidx_collect(&b, z->src.dw, read, nread);
+	dwo_note(z, &b);
 	if (!rc)
 		rc = idxb_freeze(&b, x->hdr->key, blob, len);
 	idxb_release(&b);
@@ -452,7 +467,9 @@ static int store_union(struct elf_index *x, struct dwlazy *z)
 			return -ENOMEM;
 		rc = build_whole(x, z, read, nread, &blob, &len);
 	}
-	if (!rc && elfidx_store(&z->o, x->hdr->key, blob, len))
+	/* (a .dwo missing when the units were read leaves no cache dir) */
+	if (!rc && z->o.cache_dir &&
+	    elfidx_store(&z->o, x->hdr->key, blob, len))
 		dwlazy_uncache(x);
 	if (!z->all)
 		free(blob);

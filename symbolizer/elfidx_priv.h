@@ -172,6 +172,7 @@ struct elf_index {
 	size_t nphdrs, nsyms, nstrs, nlines, nsegs, nnodes, ncus, neager;
 	bool from_cache;
 	bool no_demangle;
+	bool no_store;		/* built without a .dwo: not to be cached */
 	struct dwlazy *lazy;	/* owned; NULL unless IDX_DWARF_LAZY */
 	struct dmcache *dm;	/* owned; NULL unless IDX_SYMS_RAW */
 };
@@ -201,6 +202,11 @@ struct idx_builder {
 	char build_id[48];
 	bool demangle;
 	bool no_lines;		/* leave line tables out (IDX_NO_LINES) */
+	bool dwo_missing;	/* a unit was read without its .dwo: the
+				 * result is not stored (a .dwo found later
+				 * must not be hidden by a cached entry) */
+	bool dwo_warned;	/* in: a missing .dwo of this file was
+				 * reported already (say it once a file) */
 	/* raw name id -> demangled id + 1 (0: not demangled yet): inlined
 	 * C++ functions repeat their names thousands of times */
 	uint32_t *dm;

@@ -466,12 +466,15 @@ static struct elf_index *open_built(Elf *elf, int fd, const char *path,
 	char nkey[NKEY_LEN];
 	idxb_start(&b, o, bid);
 	int rc = build(&b, elf, fd, path, o, &src);
+	bool no_store = b.dwo_missing;
 	lines_key(nkey, key, !(b.flags & IDX_NO_LINES));
 	if (!rc)
 		rc = idxb_freeze(&b, nkey, &blob, &len);
 	idxb_release(&b);
 	if (!rc)
 		rc = idx_attach(idx, blob, len, nkey, err);
+	if (!rc)
+		idx->no_store = no_store;
 	/* Without it (no fd left to dup: EMFILE) the index still answers,
 	 * from its symbols and the units already read. */
 	if (!rc && (idx->hdr->flags & IDX_DWARF_LAZY))
@@ -629,7 +632,8 @@ struct elf_index *elfidx_open(int fd, const char *path,
 	if (!idx) {
 		idx = open_built(elf, fd, path, o, key, bid, err);
 		if (idx && o->cache_dir &&	/* under KEY or KEY-n */
-		    elfidx_store(o, idx->hdr->key, idx->blob, idx->len))
+		    (idx->no_store ||
+		     elfidx_store(o, idx->hdr->key, idx->blob, idx->len)))
 			dwlazy_uncache(idx);
 	}
 	elf_end(elf);

@@ -121,6 +121,30 @@ check_eq "split DWARF without the .dwo: one frame an address, named by its symbo
 	"$(paste - - <nodwo.out | grep -cE '^(main|outer|helper)	/.*/inl\.c:[1-9][0-9]*$')"
 check_eq "split DWARF without the .dwo: reported once, naming it" 1 \
 	"$(grep -c "split DWARF '[^']*\.dwo' not found" nodwo.err)"
+# Two units whose .dwo files have the same layout (the same DIE offsets,
+# each .dwo's counting from 0), each inlining its own function: the right
+# name in each, cold and from the cache (which stores both units read in
+# one go).  Without the .dwo files: one warning, and nothing cached that
+# would hide them once they are back.
+mkdir -p two
+(cd two && gcc -O2 -g -gsplit-dwarf -o two "$FIX/split_a.c" "$FIX/split_b.c" "$FIX/split_main.c" 2>>"$T/cc.err")
+gcc -O2 -g -o two-ref "$FIX/split_a.c" "$FIX/split_b.c" "$FIX/split_main.c" 2>>"$T/cc.err"
+fixture_funcs two/two '^f[ab]$' | while read -r lo size _; do
+	for ((a = 0x$lo; a < 0x$lo + 0x$size; a++)); do printf '0x%x\n' "$a"; done
+done >two.addrs
+addr2line -a -f -i -C -e two-ref <two.addrs >two.ref
+check "two split units: the reference inlines both (alpha, bravo)" \
+	test "$(grep -c '^alpha$' two.ref)" -gt 0 -a "$(grep -c '^bravo$' two.ref)" -gt 0
+for run in cold warm; do
+	sed 's|^|two/two |' two.addrs | symb -a --cache-dir "$T/twocache" >two.$run
+	check_diff "two split units with the same DIE offsets ($run): same as addr2line unsplit" two.ref two.$run
+done
+mkdir -p two/away && mv two/*.dwo two/away/
+sed 's|^|two/two |' two.addrs | symb -a --cache-dir "$T/twocache2" >/dev/null 2>two.nodwo.err
+check_eq "two split units, no .dwo: one warning" 1 "$(grep -c 'split DWARF' two.nodwo.err)"
+mv two/away/*.dwo two/
+sed 's|^|two/two |' two.addrs | symb -a --cache-dir "$T/twocache2" >two.back 2>two.back.err
+check_diff "two split units: the .dwo files back, nothing cached hides them" two.ref two.back
 
 # --- a 32-bit (ELF32, i386) non-PIE program: the same as addr2line (8-digit
 # addresses too), and a capture of it, its text mapped at its own address,
