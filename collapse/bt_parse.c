@@ -748,6 +748,11 @@ bool bt_parser_idle(const struct bt_parser *bp)
 	return bp->st == ST_IDLE;
 }
 
+void bt_parser_set_line(struct bt_parser *bp, size_t line)
+{
+	bp->lineno = line;
+}
+
 bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len)
 {
 	if (len && line[len - 1] == '\r')

@@ -113,6 +113,10 @@ int bt_parser_line(struct bt_parser *bp, const char *line, size_t len);
  * counted (true), the record left as it was.  bt_parser_line() does this
  * first; a caller that looks at lines before the parser asks here. */
 bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len);
+/* The line number of the line fed last (the next one is line + 1): for a
+ * caller that does not feed every line (a record cache, blank lines
+ * skipped before parsing began), so that line numbers stay the input's. */
+void bt_parser_set_line(struct bt_parser *bp, size_t line);
 /* Between records (no record or #maps block open)? */
 bool bt_parser_idle(const struct bt_parser *bp);
 /* End of input: a record still open is counted as incomplete. */

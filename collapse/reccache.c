@@ -120,6 +120,15 @@ int reccache_replay(struct reccache *rc,
 	return ret;
 }
 
+size_t reccache_lines(const struct reccache *rc)
+{
+	size_t n = 0;
+	for (const char *p = rc->buf, *e = rc->buf + rc->len;
+	     p < e && (p = memchr(p, '\n', (size_t)(e - p))); p++)
+		n++;
+	return n;
+}
+
 int reccache_learn(struct reccache *rc, uint32_t sample, uint32_t flags)
 {
 	int64_t id = strtab_intern(&rc->keys, rc->buf, rc->klen);

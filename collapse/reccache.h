@@ -62,6 +62,8 @@ int reccache_replay(struct reccache *rc,
  * the caller's flags for it (sample 0: do not cache it; an entry already
  * cached keeps what it had).  Must follow reccache_replay of an RC_MISS. */
 int reccache_learn(struct reccache *rc, uint32_t sample, uint32_t flags);
+/* How many lines are buffered (what a replay would feed). */
+size_t reccache_lines(const struct reccache *rc);
 /* Forget the buffered lines (after an RC_REPLAY replay). */
 void reccache_discard(struct reccache *rc);
 /* True while an entry is open (at end of input: a truncated entry, to be

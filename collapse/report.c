@@ -298,12 +298,21 @@ static int bt_feed(void *ctx, const char *line, size_t len)
 	return bt_parser_line(r->bt, line, len);
 }
 
+/* The parser's line numbers are the input's when n lines are about to be
+ * fed and the last of them is the current one (the record cache answers
+ * repeated entries without the parser, and replays new ones later). */
+static void sync_line(struct report *r, size_t n)
+{
+	bt_parser_set_line(r->bt, r->in.lines - n);
+}
+
 /* bpftrace text: repeated entries go through the record cache; new ones,
  * and everything that is not a plain entry, through the parser. */
 static int bt_line(struct report *r, const char *line, size_t len)
 {
 	struct reccache_entry hit;
 	uint64_t count = 0;
+	sync_line(r, 1);
 	if (bt_parser_side_line(r->bt, line, len))
 		return 0;	/* counted; an open entry goes on */
 	int ret, res = reccache_line(&r->rc, line, len, &hit, &count);
@@ -315,17 +324,19 @@ static int bt_line(struct report *r, const char *line, size_t len)
 		if (hit.flags & HIT_TRUNCATED)
 			r->prof.counters.truncated_stacks += count;
 		return profile_sample_add_count(&r->prof, hit.sample, count);
-	case RC_MISS:
+	case RC_MISS:	/* the buffer ends with this line */
 		r->last_sample = 0;
 		r->last_truncated = false;
+		sync_line(r, reccache_lines(&r->rc));
 		ret = reccache_replay(&r->rc, bt_feed, r);
 		return ret ? ret : reccache_learn(&r->rc, r->last_sample,
 						  r->last_truncated ? HIT_TRUNCATED : 0);
-	case RC_REPLAY:
+	case RC_REPLAY:	/* the buffer, then this line */
+		sync_line(r, reccache_lines(&r->rc) + 1);
 		ret = reccache_replay(&r->rc, bt_feed, r);
 		reccache_discard(&r->rc);
 		return ret ? ret : bt_parser_line(r->bt, line, len);
-	case RC_PASS:
+	case RC_PASS:	/* synced above */
 		return bt_parser_line(r->bt, line, len);
 	default:
 		return res;	/* -ENOMEM */
@@ -381,6 +392,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 	if (r->bt) {
 		int ret = 0;
 		if (reccache_open(&r->rc)) {	/* truncated entry */
+			sync_line(r, reccache_lines(&r->rc));
 			ret = reccache_replay(&r->rc, bt_feed, r);
 			reccache_discard(&r->rc);
 		}

@@ -593,9 +593,13 @@ static int parse_saved(struct sym_process *p, struct saved_meta *mt,
 	while (q < lim) {
 		const char *nl = memchr(q, '\n', (size_t)(lim - q));
 		const char *e = nl ? nl : lim;
-		int rc = *q == '#' ? parse_meta(p, mt, q, (size_t)(e - q)) :
-				     maps_list_add_line(&p->ml, q,
-							(size_t)(e - q));
+		int rc = 0;
+		if (*q == '#') {	/* a line too, for first_bad_line */
+			p->ml.lines++;
+			rc = parse_meta(p, mt, q, (size_t)(e - q));
+		} else {
+			rc = maps_list_add_line(&p->ml, q, (size_t)(e - q));
+		}
 		if (rc)
 			return rc;
 		q = e + 1;

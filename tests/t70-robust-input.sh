@@ -299,6 +299,25 @@ if gcc -O1 -g -o "$T/b10" "$TOP/tests/fixtures/sym/inl.c" 2>"$T/b10-cc.err" &&
 		"$(grep -c "warning: $T/b10.txt:6: ignored 2 malformed line(s) in saved maps of process 4243 (first at line 6)" "$T/b10.err")"
 	check_eq "malformed maps lines: from stdin, named <stdin>" 1 \
 		"$("$STACKFOLD" --no-cache -f folded <"$T/b10.txt" 2>&1 >/dev/null | grep -c 'warning: <stdin>:6: ignored 2 malformed')"
+	# The line numbers are the file's after blank lines, after repeated
+	# records (answered without the parser), and after a "#bid" line.
+	# A bad record line after them is numbered right too.
+	{
+		printf '\n\n'
+		cat "$T/b10.txt"
+		tail -n 3 "$T/b10.txt"
+		tail -n 3 "$T/b10.txt"
+		sed -n 's/^#maps 4243$/#maps 4244/p; /^[0-9a-f]*-.* r-xp [0-9a-f]* 00:00 0 \//p; /^#bid/p' "$T/b10.txt"
+		echo "7fa7bb75e000-7fa7bb75f000 r-xp 0000000g 00:00 0"
+		printf '#endmaps\n@stackfold[4243, 4243, app, \n        0xzz\n, ]: 1\n'
+	} >"$T/b10b.txt"
+	sf b10b --no-cache -f folded "$T/b10b.txt"
+	want_maps=$(grep -n -F ' 0000000g ' "$T/b10b.txt" | cut -d: -f1)
+	want_rec=$(grep -n -F '0xzz' "$T/b10b.txt" | cut -d: -f1)
+	check_eq "malformed maps line after blanks, repeated records and #bid: its own line number" 1 \
+		"$(grep -c "warning: $T/b10b.txt:$want_maps: ignored 1 malformed line(s) in saved maps of process 4244 (first at line $want_maps)" "$T/b10b.err")"
+	check "unparsable record line after repeated records: its own line number ($want_rec)" \
+		grep -q "b10b.txt:[0-9]*: ignored .* unparsable line.* (first at line $want_rec)" "$T/b10b.err"
 
 	# --- E38: ten thousand processes, each with its own saved map ---------
 	# (the program and libc, at addresses that differ from one to the
