@@ -348,6 +348,12 @@ static bool stem_parse(const char *s, size_t len, time_t *t)
 	return true;
 }
 
+/* The suffix after a stem's second: 0 for none, N for _NNN or -N. */
+static unsigned long stem_suffix(const char *stem)
+{
+	return strlen(stem) > 17 ? strtoul(stem + 17, NULL, 10) : 0;
+}
+
 /* Our file kinds: 0 not ours, 1 .pb.gz, 2 .folded, 3 a temporary of either
  * (atomic.h names them FINAL.tmp.XXXXXX). */
 static int file_kind(const char *name, char *stem, time_t *t)
@@ -385,8 +391,7 @@ static int stored_cmp(const void *a, const void *b)
 	const struct stored *x = a, *y = b;
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
-	unsigned long nx = strlen(x->stem) > 17 ? strtoul(x->stem + 17, NULL, 10) : 0;
-	unsigned long ny = strlen(y->stem) > 17 ? strtoul(y->stem + 17, NULL, 10) : 0;
+	unsigned long nx = stem_suffix(x->stem), ny = stem_suffix(y->stem);
 	return nx < ny ? -1 : nx > ny;
 }
 
@@ -659,11 +664,22 @@ static void window_release(struct cont *x)
 	x->r_open = false;
 }
 
-/* The window's name: its start time, suffixed when taken, or when an
- * earlier window of the same second had that name or a later one (written
- * or failed: names sort in the order windows were taken, and the log never
- * names two alike).  false when every suffix is taken (stem then names the
- * last one tried). */
+/* The first suffix free for a window of second t: past every window of t
+ * in the index (also one an earlier run wrote) and past the last name
+ * given here (written or failed). */
+static unsigned long first_suffix(const struct cont *x, time_t t)
+{
+	unsigned long n = x->named && x->last_t == t ? x->last_n + 1 : 0;
+	for (size_t i = 0; i < x->nfiles; i++)
+		if (x->files[i].t == t && stem_suffix(x->files[i].stem) >= n)
+			n = stem_suffix(x->files[i].stem) + 1;
+	return n;
+}
+
+/* The window's name: its start time, suffixed when that second has a
+ * window already (names sort in the order windows were taken, and the
+ * log never names two alike).  false when every suffix is taken (stem
+ * then says so: STAMP_1000, a name never given). */
 static bool window_stem(struct cont *x, char *stem, time_t *t)
 {
 	*t = (time_t)(x->win_start_ns / 1000000000ULL);
@@ -673,21 +689,20 @@ static bool window_stem(struct cont *x, char *stem, time_t *t)
 	strftime(base, sizeof(base), "%Y%m%dT%H%M%SZ", &tm);
 	/* three digits sort in time order; a thousand windows starting in
 	 * one second would need as many restarts of bpftrace */
-	unsigned n0 = x->named && x->last_t == *t ? x->last_n + 1 : 0;
-	snprintf(stem, STEM_MAX, "%s_999", base);	/* when none is left */
-	for (unsigned n = n0; n < 1000; n++) {
+	for (unsigned long n = first_suffix(x, *t); n < 1000; n++) {
 		if (n)
-			snprintf(stem, STEM_MAX, "%s_%03u", base, n);
+			snprintf(stem, STEM_MAX, "%s_%03lu", base, n);
 		else
 			snprintf(stem, STEM_MAX, "%s", base);
 		path_of(path, sizeof(path), x->o.dir, stem, ".pb.gz");
 		if (!index_has(x, stem) && access(path, F_OK) != 0) {
 			x->named = true;
 			x->last_t = *t;
-			x->last_n = n;
+			x->last_n = (unsigned)n;
 			return true;
 		}
 	}
+	snprintf(stem, STEM_MAX, "%s_1000", base);
 	return false;
 }
 

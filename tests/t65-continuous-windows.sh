@@ -103,13 +103,35 @@ kill -TERM "$cpid"
 wait "$cpid"
 check_eq "12 windows at once: SIGTERM exits 0" 0 "$?"
 logged=$(sed -n 's/^stackfold: \([0-9TZ_]*\): .* samples, .*/\1/p' "$T/log12")
-sorted=$(find "$T/w12" -name '*.pb.gz' -printf '%f\n' | sed 's/\.pb\.gz$//' | LC_ALL=C sort)
+sorted=$(find "$T/w12" -name '*.pb.gz' -printf '%f\n' | LC_ALL=C sort | sed 's/\.pb\.gz$//')
 check_eq "12 windows at once: 12 files" 12 "$(grep -c . <<<"$sorted")"
 check_eq "12 windows at once: names sort in the order the windows were taken" "$logged" "$sorted"
 check "12 windows at once: some share a second (STAMP_NNN)" grep -q '^[0-9]\{8\}T[0-9]\{6\}Z_[0-9]\{3\}$' <<<"$sorted"
 # the samples of each window, in the log's order: 1, 7, 2, 8, ...
 got=$(while read -r s; do "$PPROF_CHECK" "$T/w12/$s.pb.gz" | sed 's/.*total=//'; done <<<"$sorted" | xargs)
 check_eq "12 windows at once: in that order, the windows' own samples" "1 7 2 8 3 9 4 10 5 11 6 12" "$got"
+
+# A restart within a second that has windows already (an earlier run wrote
+# STAMP and STAMP_002 there, its _001 failed): the new ones come after them.
+mkdir -p "$T/wr"
+now=$(date -u +%s)
+for s in $(seq 0 15); do
+	st=$(date -u -d "@$((now + s))" +%Y%m%dT%H%M%SZ)
+	: >"$T/wr/$st.pb.gz"
+	: >"$T/wr/${st}_002.pb.gz"
+done
+: >"$T/logr"
+"$STACKFOLD" continuous -o "$T/wr" --window 2 -- "$T/fake-bpftrace" "$T/canned" 2>"$T/logr" &
+cpid=$!
+wait_for 2 ' samples, ' "$T/logr"
+kill -TERM "$cpid"
+wait "$cpid"
+# (the two windows start a few ms apart: in one second, _003 and _004, or
+# across two, _003 each)
+newr=$(sed -n 's/^stackfold: \([0-9TZ_]*\): .* samples, .*/\1/p' "$T/logr")
+check_eq "restart in a second with windows: both new ones named after them (_003 or later)" \
+	"2 2" "$(grep -c . <<<"$newr") $(grep -c 'Z_00[3-9]$' <<<"$newr")"
+check_eq "restart in a second with windows: two names" 2 "$(sort -u <<<"$newr" | grep -c .)"
 
 # --- stack maps full: bpftrace is restarted once -------------------------------
 # 15 stack-id errors in a 220-sample window (over 5%): one restart, and not
