@@ -322,22 +322,7 @@ if gcc -O1 -g -o "$T/b10" "$TOP/tests/fixtures/sym/inl.c" 2>"$T/b10-cc.err" &&
 	# --- E38: ten thousand processes, each with its own saved map ---------
 	# (the program and libc, at addresses that differ from one to the
 	# next): every sample named, memory bounded (42 MiB here: 2 KiB a process).
-	libc=$(ldd "$T/b10" | awk '/libc\.so\.6/ { print $3 }')
-	read -r loff lva <<<"$(readelf -lW "$libc" | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3; exit }')"
-	lbid=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
-	malloc=$(nm -D "$libc" | awk '$3 ~ /^malloc@/ { print "0x" $1; exit }')
-	read -r off va <<<"$(readelf -lW "$T/b10" | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3; exit }')"
-	bid=$(readelf -n "$T/b10" | awk '/Build ID/ { print $3 }')
-	for ((i = 0; i < 10000; i++)); do
-		s=$((0x555555554000 + (i % 512) * 0x1000000 + (va & ~4095)))
-		l=$((0x7f0000000000 + (i % 777) * 0x1000000 + (lva & ~4095)))
-		printf '#maps %d\n%x-%x r-xp %08x 00:00 0 %s\n#bid %x %s\n' $((100000 + i)) $s $((s + 8192)) $((off & ~4095)) "$T/b10" $s "$bid"
-		printf '%x-%x r-xp %08x 00:00 0 %s\n#bid %x %s\n#main %x\n#endmaps\n' $l $((l + 0x180000)) $((loff & ~4095)) "$libc" $l "$lbid" $s
-		printf '#pid %d app%d\n@stackfold[%d, %d, app%d, \n        0x%x\n        0x%x\n, ]: 1\n' \
-			$((100000 + i)) $((i % 50)) $((100000 + i)) $((100000 + i)) $((i % 50)) \
-			$((l - (lva & ~4095) + malloc + 1)) $((s - (va & ~4095) + helper + 1))
-	done >"$T/pids.body"
-	{ printf '# stackfold-capture 1\n#meta hz 99\n'; cat "$T/pids.body"; echo '@stackfold_total: 10000'; } >"$T/pids.txt"
+	"$TOP/tests/tools/manypids.sh" "$T/b10" 10000 >"$T/pids.txt"
 	timer=()
 	[ -x /usr/bin/time ] && timer=(/usr/bin/time -f %M -o "$T/pids.rss")
 	"${timer[@]}" "$STACKFOLD" --no-cache -f folded -o "$T/pids.folded" "$T/pids.txt" 2>"$T/pids.err"
