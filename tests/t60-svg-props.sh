@@ -150,12 +150,13 @@ large=$(rss "$STACKFOLD" -f svg "$T/large.folded")
 folded=$(rss "$STACKFOLD" -f svg,top -o "$T/f" "$T/large.folded")
 # shellcheck disable=SC2016 # expanded by the inner sh
 redirected=$(rss sh -c '"$1" -f svg <"$2"' sh "$STACKFOLD" "$T/large.folded")
-# (within one 2 MiB page: the heap is on huge pages; buffering the input
-# would be 70 MiB more)
+# (within 16 MiB: the heap is on huge pages, and whether the kernel has one
+# to give moves max RSS by 2 MiB either way from run to run, more under
+# load; buffering the input would be 70 MiB more)
 check "streamed as stdin too: max RSS ${redirected} KiB (named: ${large} KiB)" \
-	test "$redirected" -le $((large + 2048))
+	test "$redirected" -le $((large + 16384))
 mb=$(($(wc -c <"$T/large.folded") / 1048576))
-if [ "$large" -lt $((small + 4096)) ] && [ $((large * 2)) -lt "$folded" ]; then
+if [ "$large" -lt $((small + 16384)) ] && [ $((large * 2)) -lt "$folded" ]; then
 	pass "streamed: max RSS ${large} KiB for a ${mb} MiB input (${small} KiB for 1/8 of it; ${folded} KiB through a fold)"
 else
 	fail "streamed: memory follows the input" "RSS ${small} KiB (20k lines), ${large} KiB (160k lines), ${folded} KiB through a fold"
