@@ -2,9 +2,8 @@
 # t70-robust-input: bad bpftrace/folded input (failure-cases.md section 7 A,
 # B9, B10, D28 and E38): empty input, truncated records, junk and CRLF, bad
 # numbers with their line numbers, malformed saved maps, 10,000 processes'
-# maps, stack-id errors,
-# 1024-frame stacks, 10M lines in bounded memory, control/NUL/non-UTF-8
-# bytes, and the folded round trip.
+# maps, stack-id errors, 1024-frame stacks, 10M lines in bounded memory,
+# control/NUL/non-UTF-8 bytes, and the folded round trip.
 # Every case also checks conservation: samples read == folded total ==
 # pprof total == SVG root total.
 # shellcheck source=tests/lib.sh
