@@ -60,13 +60,21 @@ wait
 EOF
 chmod +x "$T/fake-bpftrace"
 
+# fake_run DIR CANNED LOG N [OPTION]: stackfold continuous over the fake
+# printing CANNED, its log in LOG, stopped by SIGTERM once N windows are
+# logged; the exit status is continuous's
+fake_run() {
+	local cpid
+	: >"$3"
+	"$STACKFOLD" continuous -o "$1" --window 2 ${5:+"$5"} -- "$T/fake-bpftrace" "$2" 2>"$3" &
+	cpid=$!
+	wait_for "$4" ' samples, ' "$3"
+	kill -TERM "$cpid"
+	wait "$cpid"
+}
+
 W=$T/w
-: >"$T/log"
-"$STACKFOLD" continuous -o "$W" --window 2 --folded -- "$T/fake-bpftrace" "$T/canned" 2>"$T/log" &
-cpid=$!
-wait_for 2 ' samples, ' "$T/log"
-kill -TERM "$cpid"
-wait "$cpid"
+fake_run "$W" "$T/canned" "$T/log" 2 --folded
 check_eq "fake capture: SIGTERM exits 0" 0 "$?"
 
 # in the order written (a second window in the same second is STAMP_001)
@@ -95,12 +103,7 @@ for i in 1 2 3 4 5 6; do
 	printf '#pid 4242 fake\n@stackfold[4242, 4242, fake, \n        work+12\n, ]: %d\n\n@stackfold_total: %d\n' "$i" "$i"
 	printf '#pid 4242 fake\n@stackfold_b[4242, 4242, fake, \n        work+12\n, ]: %d\n\n@stackfold_total_b: %d\n' "$((i + 6))" "$((i + 6))"
 done >"$T/canned12"
-: >"$T/log12"
-"$STACKFOLD" continuous -o "$T/w12" --window 2 -- "$T/fake-bpftrace" "$T/canned12" 2>"$T/log12" &
-cpid=$!
-wait_for 12 ' samples, ' "$T/log12"
-kill -TERM "$cpid"
-wait "$cpid"
+fake_run "$T/w12" "$T/canned12" "$T/log12" 12
 check_eq "12 windows at once: SIGTERM exits 0" 0 "$?"
 logged=$(sed -n 's/^stackfold: \([0-9TZ_]*\): .* samples, .*/\1/p' "$T/log12")
 sorted=$(find "$T/w12" -name '*.pb.gz' -printf '%f\n' | LC_ALL=C sort | sed 's/\.pb\.gz$//')
@@ -120,12 +123,7 @@ for s in $(seq 0 15); do
 	: >"$T/wr/$st.pb.gz"
 	: >"$T/wr/${st}_002.pb.gz"
 done
-: >"$T/logr"
-"$STACKFOLD" continuous -o "$T/wr" --window 2 -- "$T/fake-bpftrace" "$T/canned" 2>"$T/logr" &
-cpid=$!
-wait_for 2 ' samples, ' "$T/logr"
-kill -TERM "$cpid"
-wait "$cpid"
+fake_run "$T/wr" "$T/canned" "$T/logr" 2
 # (the two windows start a few ms apart: in one second, _003 and _004, or
 # across two, _003 each)
 newr=$(sed -n 's/^stackfold: \([0-9TZ_]*\): .* samples, .*/\1/p' "$T/logr")
