@@ -65,8 +65,9 @@ int sf_grow(void **buf, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return 0;
-	/* a first array of about 1 KiB at most: many are per process and
-	 * hold a few elements (a saved map's lines and modules) */
+	/* small first arrays (16 elements up to 64 bytes each, else 4):
+	 * many are per process and hold a few (a saved map's lines and
+	 * modules) */
 	size_t ncap = *cap ? *cap : size > 64 ? 4 : 16;
 	while (ncap < need)
 		ncap *= 2;
