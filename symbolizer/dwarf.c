@@ -19,6 +19,9 @@
 
 /* Depth cap for the DIE walk (libdw's own fuzz fixes cap recursion too). */
 #define DWARF_MAX_DEPTH 64
+/* Split units whose .dwo is opened at index time to learn whether there
+ * are inlined frames (IDX_HAS_INLINE); the others when read. */
+#define SPLIT_PROBE_MAX 8
 
 struct drange {
 	uint64_t lo, hi;
@@ -31,7 +34,8 @@ struct drange {
  * a long C++ name) again for each copy was a third of a cold C++ build.
  * Keyed by the origin's DIE offset + 1 (struct dwalk.oc), bit 63 set for
  * a DIE of the dwz alt file, whose offsets overlap the unit's file's; the
- * map is emptied before each split unit (each .dwo's offsets start at 0).
+ * map is emptied before each split unit and after the last (each .dwo's
+ * offsets start at 0, as the binary's own do).
  */
 struct origin_val {
 	uint32_t name, sysname, decl_line;
@@ -54,6 +58,7 @@ struct dwalk {
 	uint32_t *fids;
 	size_t nfids;
 	struct u64map oc;	/* -> struct origin_val */
+	bool oc_split;		/* oc holds a split unit's (.dwo) offsets */
 	int rc;
 };
 
@@ -728,8 +733,9 @@ static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 	Dwarf_Die split, *scopes = scope_die(cudie, &split);
 	const char *dwo = missing_dwo(cudie, scopes);
 
-	if (scopes != cudie)
+	if (scopes != cudie || w->oc_split)
 		u64map_release(&w->oc);	/* valsz is set again below */
+	w->oc_split = scopes != cudie;
 	w->oc.valsz = sizeof(struct origin_val);
 	if (dwo && !w->dwo_missing++ && !w->b->dwo_warned)
 		idxb_warn(w->b, "split DWARF '%s' not found: file:line only, names from the symbol table, no inlined frames",
@@ -899,7 +905,8 @@ int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	uint8_t unit_type;
-	bool inl = false, lines = false, split_seen = false;
+	bool inl = false, lines = false;
+	int splits = 0;
 
 	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie,
 			       NULL) == 0) {
@@ -909,11 +916,11 @@ int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
 			return -ENOMEM;
 		lines = lines || dwarf_hasattr(&cudie, DW_AT_stmt_list);
 		/* a skeleton's scopes are in its .dwo: look into the first
-		 * one only (libdw opens it), not into every .dwo of a big
+		 * few only (libdw opens them), not into every .dwo of a big
 		 * build at index time; its units are read when needed */
-		if (!inl && unit_type == DW_UT_skeleton && !split_seen) {
+		if (!inl && unit_type == DW_UT_skeleton &&
+		    splits++ < SPLIT_PROBE_MAX) {
 			Dwarf_Die split;
-			split_seen = true;
 			inl = unit_has_inline(scope_die(&cudie, &split));
 		} else if (!inl && unit_type != DW_UT_skeleton) {
 			inl = unit_has_inline(&cudie);

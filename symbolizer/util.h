@@ -109,8 +109,8 @@ void sf_heap_hugepages(void);
 /*
  * struct sf_strpool - NUL-terminated copies of byte strings, freed
  * together; each stays at its address until sf_strpool_release().  Chunks
- * start at 4 KiB and double up to 64 KiB, so a short pool (a process's
- * memory map, the names of a small ELF file) takes a few KiB: on a
+ * start at 256 bytes and double up to 64 KiB, so a short pool (a process's
+ * memory map, the names of a small ELF file) takes little: on a
  * huge-page heap every byte asked for is a byte the kernel zeroes
  * (README).  Past 16 chunks (a big table: folded input keeps every line)
  * they are huge-page sized and aligned: filling 4 KiB pages one fault at a

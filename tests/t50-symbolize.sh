@@ -145,6 +145,39 @@ check_eq "two split units, no .dwo: one warning" 1 "$(grep -c 'split DWARF' two.
 mv two/away/*.dwo two/
 sed 's|^|two/two |' two.addrs | symb -a --cache-dir "$T/twocache2" >two.back 2>two.back.err
 check_diff "two split units: the .dwo files back, nothing cached hides them" two.ref two.back
+# A split unit and a whole one in one binary (split objects linked with a
+# library built without -gsplit-dwarf), forty inlined functions each: the
+# .dwo's DIE offsets and the binary's overlap, and a name cached from one
+# must not answer for the other.  One run reads the split unit, the next
+# the whole one (and stores both, read again in one go), the last answers
+# from that entry.  (Whether two offsets meet depends on the layout: this
+# one passed before the fix too; a review hit a wrong name with another.)
+gen_inl() {	# PREFIX: 40 inlined functions, each in its own caller PREFIXfN
+	local i
+	echo "static volatile int sink_$1;"
+	for i in $(seq 1 40); do
+		echo "static inline __attribute__((always_inline)) int ${1}in$i(int x) { sink_$1 = x; return x * $i + 1; }"
+	done
+	for i in $(seq 1 40); do
+		echo "__attribute__((noinline)) int ${1}f$i(int n) { int s = 0; for (int i = 0; i < n; i++) s += ${1}in$i(i); return s; }"
+	done
+}
+mkdir -p mix
+gen_inl a >mix/a.c
+gen_inl c >mix/c.c
+printf 'int af1(int);\nint cf1(int);\nint main(int argc, char **argv) { (void)argv; return af1(argc) + cf1(argc); }\n' >mix/m.c
+(cd mix && gcc -O2 -g -gsplit-dwarf -c a.c && gcc -O2 -g -c c.c m.c && gcc -o mix a.o c.o m.o &&
+	gcc -O2 -g -o ref a.c c.c m.c) 2>>"$T/cc.err"
+for u in a c; do
+	fixture_funcs mix/mix "^${u}f[0-9]+\$" | while read -r lo size _; do
+		for ((a = 0x$lo; a < 0x$lo + 0x$size; a += 2)); do printf '0x%x\n' "$a"; done
+	done >mix-$u.addrs
+	addr2line -a -f -i -C -e mix/ref <mix-$u.addrs >mix-$u.ref
+done
+for run in a c c; do
+	sed 's|^|mix/mix |' mix-$run.addrs | symb -a --cache-dir "$T/mixcache" >mix.out
+	check_diff "a split unit and a whole one, forty inlined functions each (unit $run): same as addr2line unsplit" mix-$run.ref mix.out
+done
 
 # --- a 32-bit (ELF32, i386) non-PIE program: the same as addr2line (8-digit
 # addresses too), and a capture of it, its text mapped at its own address,
