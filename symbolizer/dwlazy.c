@@ -192,14 +192,19 @@ static int copy_phdrs(struct idx_builder *b, const struct elf_index *x)
 	return 0;
 }
 
-/* Units read without their .dwo: reported once a file, and what was read
- * is not stored (a .dwo found later must not be hidden by the entry). */
-static void dwo_note(struct dwlazy *z, const struct idx_builder *b)
+/* dwarfidx_collect() of units offs[0..n) into b.  Units read without
+ * their .dwo are reported once a file, and what was read is then not
+ * stored (a .dwo found later must not be hidden by the entry). */
+static int collect_units(struct dwlazy *z, struct idx_builder *b,
+			 const uint64_t *offs, size_t n)
 {
-	if (!b->dwo_missing)
-		return;
-	z->dwo_warned = true;
-	z->o.cache_dir = NULL;
+	b->dwo_warned = z->dwo_warned;
+	int rc = dwarfidx_collect(b, z->src.dw, offs, n);
+	if (b->dwo_missing) {
+		z->dwo_warned = true;
+		z->o.cache_dir = NULL;
+	}
+	return rc;
 }
 
 /* A blob of the units offs[0..n) alone. */
@@ -219,12 +224,10 @@ static struct elf_index *build_overlay(const struct elf_index *x,
 	}
 	idxb_start(&b, &z->o, x->hdr->build_id);
 	int rc = copy_phdrs(&b, x);
-	b.dwo_warned = z->dwo_warned;
 	if (!rc)
-		rc = dwarfidx_collect(&b, z->src.dw, offs, n);
+		rc = collect_units(z, &b, offs, n);
 	if (rc == -ESTALE)
 		stale(z);
-	dwo_note(z, &b);
 	if (!rc)
 		rc = idxb_freeze(&b, "", &blob, &len);
 	idxb_release(&b);
@@ -431,10 +434,8 @@ static int build_whole(const struct elf_index *x, struct dwlazy *z,
 		rc = copy_units(&b, x);
 	if (!rc)
 		rc = mark_done(&b, &read, &nread);
-	b.dwo_warned = z->dwo_warned;
 	if (!rc)
-		rc = dwarfidx_collect(&b, z->src.dw, read, nread);
-	dwo_note(z, &b);
+		rc = collect_units(z, &b, read, nread);
 	if (!rc)
 		rc = idxb_freeze(&b, x->hdr->key, blob, len);
 	idxb_release(&b);
