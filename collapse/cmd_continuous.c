@@ -408,14 +408,6 @@ static int index_add(struct cont *x, const char *stem, time_t t, uint64_t bytes)
 	return 0;
 }
 
-static bool index_has(const struct cont *x, const char *stem)
-{
-	for (size_t i = x->nfiles; i-- > 0;)	/* recent ones are last */
-		if (strcmp(x->files[i].stem, stem) == 0)
-			return true;
-	return false;
-}
-
 /* First pass of the start-up scan: temporaries are removed (a crash
  * mid-write), and windows are indexed. */
 static int scan_entry(struct cont *x, const char *name, uint64_t *stale)
@@ -694,8 +686,10 @@ static bool window_stem(struct cont *x, char *stem, time_t *t)
 			snprintf(stem, STEM_MAX, "%s_%03lu", base, n);
 		else
 			snprintf(stem, STEM_MAX, "%s", base);
+		/* past the index's names (first_suffix); a file put there
+		 * since the start-up scan is not in it */
 		path_of(path, sizeof(path), x->o.dir, stem, ".pb.gz");
-		if (!index_has(x, stem) && access(path, F_OK) != 0) {
+		if (access(path, F_OK) != 0) {
 			x->named = true;
 			x->last_t = *t;
 			x->last_n = (unsigned)n;
