@@ -174,8 +174,12 @@ static int remember_file(struct maps_list *ml, const struct maps_entry *e,
 }
 
 /* Anonymous exec memory starting where the last file mapping ends: that
- * file's text remapped.  Rewrites *e as the file mapping it replaced;
- * the line becomes what maps would show without the remap. */
+ * file's text remapped.  Only after a read-only or executable mapping of
+ * it: text lies before a file's writable data, and a JIT's region placed
+ * right after a library's data is not that library (it would be named
+ * from the library's symbols).  Rewrites *e as the file mapping it
+ * replaced; the line becomes what maps would show without the remap.
+ * A path too long for the line leaves the region anonymous. */
 static int adopt_remapped(struct maps_list *ml, struct maps_entry *e)
 {
 	const struct maps_entry *pf = &ml->prev;
@@ -187,7 +191,7 @@ static int adopt_remapped(struct maps_list *ml, struct maps_entry *e)
 			 pf->dev_major, pf->dev_minor, pf->inode, pf->path,
 			 pf->deleted ? DELETED_SUFFIX : "");
 	if (n < 0 || (size_t)n >= sizeof(buf))
-		return 1;	/* path too long: leave it anonymous */
+		return 0;
 	e->offset = pf->offset + (pf->limit - pf->start);
 	e->dev_major = pf->dev_major;
 	e->dev_minor = pf->dev_minor;
@@ -235,7 +239,7 @@ int maps_list_add_line(struct maps_list *ml, const char *line, size_t len)
 	if (len == 0)
 		return 0;
 	if (st == MAPS_LINE_KEEP && e.kind == MAPS_ANON && ml->prev_valid &&
-	    e.start == ml->prev.limit)
+	    e.start == ml->prev.limit && ml->prev.perms[1] != 'w')
 		rc = adopt_remapped(ml, &e);
 	if (rc < 0)
 		return rc;

@@ -35,6 +35,38 @@ check_eq "maps: remapped text takes the file, offset and inode of the mapping be
 	"555555555000-555555600000 off=1000 dev=fd:1 ino=1311 kind=file deleted=0 remapped=1 path=/usr/bin/app|7f0fff001000-7f0fff002000 off=0 dev=0:0 ino=0 kind=anon deleted=0 path=|7f1000002000-7f1000200000 off=2000 dev=fd:1 ino=77 kind=file deleted=0 remapped=1 path=/lib/libx.so" \
 	"$(grep -E '^KEPT (5555|7f0fff0|7f10000020)' <<<"$out" | cut -d' ' -f2- | paste -sd'|')"
 
+check_eq "maps: anonymous exec memory right after a library's writable data stays anonymous (a JIT's, not the library's text)" \
+	"7f2000002000-7f2000003000 off=0 dev=0:0 ino=0 kind=anon deleted=0 path=" \
+	"$(grep '^KEPT 7f2000002000' <<<"$out" | cut -d' ' -f2-)"
+
+# a remap guess whose line would be too long for a path of 4,300 bytes:
+# the region stays anonymous and the lines after it are still read
+long=/$(printf 'd%.0s' $(seq 4300))
+printf '%s\n' "555555554000-555555555000 r--p 00000000 fd:01 1311 $long" \
+	"555555555000-555555556000 r-xp 00000000 00:00 0 " \
+	"7f1000001000-7f1000002000 r-xp 00001000 fd:01 77 /lib/libx.so" >"$T/longpath.maps"
+out=$("$T/st" maps "$T/longpath.maps")
+check_eq "maps: a remap guess with a too-long path stays anonymous, the next line kept" \
+	"rc=0 lines=3 kept=2|555555555000-555555556000 off=0 dev=0:0 ino=0 kind=anon deleted=0 path=" \
+	"$(echo "$out" | grep -o 'rc=[0-9-]* lines=[0-9]* kept=[0-9]*')|$(grep '^KEPT 555555555000' <<<"$out" | cut -d' ' -f2-)"
+
+# saved maps of text taken as remapped keep the mark (#remap): an address
+# the file cannot name is still asked of the JIT's perf map after a reload
+# (a pid above the default pid_max's range of use: no process of it here)
+JP=4194012
+printf '%s\n' "555555554000-555555555000 r--p 00000000 00:00 0 $T/target" \
+	"555555555000-555555600000 r-xp 00001000 00:00 0 $T/target" >"$T/remap-nomark.maps"
+{ cat "$T/remap-nomark.maps"; echo "#remap 555555555000"; } >"$T/remap.maps"
+echo '5555555f0000 100 jitted_fn' >"/tmp/perf-$JP.map"
+out=$("$T/st" load "$JP" "$T/remap.maps" user "$JP" 0x5555555f0010 write "$JP" "$T/remap-again.maps")
+check "saved maps: #remap keeps the perf map's name for what the file cannot name" \
+	grep -q 'reason=ok name=jitted_fn' <<<"$out"
+check "saved maps: #remap written again" grep -qx '#remap 555555555000' "$T/remap-again.maps"
+out=$("$T/st" load "$JP" "$T/remap-nomark.maps" user "$JP" 0x5555555f0010)
+check "saved maps: without #remap, the file's (a file mapping like any other)" \
+	bash -c "! grep -q 'name=jitted_fn' <<<'$out'"
+rm -f "/tmp/perf-$JP.map"
+
 # saved maps with malformed lines: counted in sym_stats and warned once
 out=$("$T/st" load 4242 "$FX/maps-malformed.txt" stats warnings)
 check "load_maps: bad_maps_lines=14 in stats" grep -q 'bad_maps_lines=14 ' <<<"$out"
