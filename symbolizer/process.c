@@ -547,10 +547,20 @@ struct saved_meta {
 	size_t nbid, cap_s, cap_b;
 	uint64_t *mains;	/* #main lines */
 	size_t nmains, cap_m;
+	uint64_t *remaps;	/* #remap lines */
+	size_t nremaps, cap_r;
 };
 
-/* "#bid START BID", "#main START", "#starttime N", "#nspid N",
- * "#comm NAME" */
+static int push_start(uint64_t **v, size_t *n, size_t *cap, uint64_t a)
+{
+	if (sf_grow((void **)v, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
+	(*v)[(*n)++] = a;
+	return 0;
+}
+
+/* "#bid START BID", "#main START", "#remap START", "#starttime N",
+ * "#nspid N", "#comm NAME" */
 static int parse_meta(struct sym_process *p, struct saved_meta *mt,
 		      const char *line, size_t len)
 {
@@ -570,10 +580,9 @@ static int parse_meta(struct sym_process *p, struct saved_meta *mt,
 		mt->bid_start[mt->nbid] = a;
 		memcpy(mt->bid[mt->nbid++], hex, strlen(hex) + 1);
 	} else if (sscanf(buf, "#main %llx", &a) == 1) {
-		if (sf_grow((void **)&mt->mains, &mt->cap_m, mt->nmains + 1,
-			    sizeof(*mt->mains)))
-			return -ENOMEM;
-		mt->mains[mt->nmains++] = a;
+		return push_start(&mt->mains, &mt->nmains, &mt->cap_m, a);
+	} else if (sscanf(buf, "#remap %llx", &a) == 1) {
+		return push_start(&mt->remaps, &mt->nremaps, &mt->cap_r, a);
 	} else if (sscanf(buf, "#starttime %llu", &b) == 1) {
 		p->starttime = b;
 	} else if (sscanf(buf, "#nspid %llu", &b) == 1 && b && b < 1u << 30) {
@@ -632,6 +641,12 @@ static int load(struct sym_session *s, struct sym_process *p,
 	if (!rc)
 		rc = (bids = saved_bids(p, &mt)) ? 0 : -ENOMEM;
 	p->n = p->ml.n;
+	for (size_t i = 0; !rc && i < mt.nremaps; i++) {
+		ptrdiff_t k = maps_list_find(&p->ml, mt.remaps[i]);
+		if (k >= 0 && p->ml.v[k].start == mt.remaps[i] &&
+		    p->ml.v[k].kind == MAPS_FILE)
+			p->ml.v[k].remapped = true;
+	}
 	if (!rc)
 		rc = set_pm_path(s, p);
 	if (!rc)
@@ -645,6 +660,7 @@ static int load(struct sym_session *s, struct sym_process *p,
 	free(mt.bid_start);
 	free(mt.bid);
 	free(mt.mains);
+	free(mt.remaps);
 	return rc;
 }
 
@@ -685,6 +701,8 @@ int sym_process_write_maps(struct sym_session *s, int pid, uint32_t image,
 				m->file->build_id);
 		if (m->mod.is_main)
 			fprintf(out, "#main %" PRIx64 "\n", m->e->start);
+		if (m->e->remapped)
+			fprintf(out, "#remap %" PRIx64 "\n", m->e->start);
 	}
 	if (p->starttime)
 		fprintf(out, "#starttime %" PRIu64 "\n", p->starttime);

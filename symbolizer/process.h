@@ -8,7 +8,9 @@
  * Saved-maps text format (what sym_process_write_maps() writes):
  *   - the kept /proc/PID/maps lines, verbatim (except text remapped onto
  *     anonymous pages, written as the file mapping it replaced, see
- *     maps.h `remapped`);
+ *     maps.h `remapped`), and `#remap START-HEX` after them for each
+ *     such mapping, so that a reload still asks the JIT's perf map about
+ *     addresses the file cannot name;
  *   - `#bid START-HEX BUILDID-HEX` for every mapping with a build-id;
  *   - `#main START-HEX` for the mapping of the process's executable;
  *   - `#starttime TICKS` and `#nspid PID`: identify the process (so files
