@@ -598,6 +598,17 @@ static void order_maps(struct pp_ctx *c)
 		c->kout = c->mapmap[c->kpm];
 }
 
+/* The address written for l: none for a synthetic frame; for a return
+ * address the call's last byte, which is what was looked up, so that a
+ * reader that symbolizes by address names the call site, and a leaf at
+ * the instruction after the call is not the same address. */
+static uint64_t loc_address(const struct pf_location *l)
+{
+	if (loc_is_synthetic(l))
+		return 0;
+	return l->address - (l->is_return && l->address);
+}
+
 /* Output mapping id and address of output location i (0-based). */
 static void loc_key(const struct pp_ctx *c, size_t i, uint64_t k[2])
 {
@@ -609,7 +620,7 @@ static void loc_key(const struct pp_ctx *c, size_t i, uint64_t k[2])
 	l = &c->p->locations[c->locs[i]];
 	k[0] = l->mapping ? c->mapmap[l->mapping]
 			  : loc_on_kernel_map(l) ? c->kout : 0;
-	k[1] = loc_is_synthetic(l) ? 0 : l->address;
+	k[1] = loc_address(l);
 }
 
 /* Output function id of line k of output location i (0-based). */
@@ -927,14 +938,9 @@ static void build_location(struct pp_ctx *c, struct pp_msg *m, size_t i,
 	const struct pf_location *l = &p->locations[c->locs[i]];
 	o->mapping_id = l->mapping ? c->mapmap[l->mapping]
 				   : loc_on_kernel_map(l) ? c->kout : 0;
-	o->address = loc_is_synthetic(l) ? 0 : l->address;
-	/* A return address can be one past its mapping: a call as the last
-	 * instruction of the text (to a noreturn function).  pprof wants the
-	 * address inside the mapping; the call's last byte names the same
-	 * call site (it is what the symbolizer looked up). */
-	if (l->mapping && o->address &&
-	    o->address == p->mappings[l->mapping].limit)
-		o->address--;
+	/* (a return address one past its mapping, after a call to a
+	 * noreturn function at the end of the text, is inside it so) */
+	o->address = loc_address(l);
 	if (loc_is_synthetic(l)) {
 		add_line(m, nl, c->synfn[l->unknown_name], 0);
 		o->n_line = 1;

@@ -42,7 +42,7 @@ static uint64_t loc_hash(const struct profile *p, const struct pf_location *l,
 			 const struct pf_line *lines)
 {
 	uint64_t h = sf_hash_u64(l->mapping * 0x9e3779b97f4a7c15ULL ^
-				 l->address) ^ l->kind ^
+				 l->address) ^ l->kind ^ (uint64_t)l->is_return << 8 ^
 		     sf_hash_u64(l->unknown_name);
 	if (!l->address && !l->mapping)
 		h ^= sf_hash_bytes(lines, l->nlines * sizeof(*lines), l->nlines);
@@ -54,7 +54,8 @@ static bool loc_eq(const struct profile *p, const struct pf_location *a,
 		   const struct pf_location *b, const struct pf_line *blines)
 {
 	if (a->mapping != b->mapping || a->address != b->address ||
-	    a->kind != b->kind || a->unknown_name != b->unknown_name)
+	    a->kind != b->kind || a->is_return != b->is_return ||
+	    a->unknown_name != b->unknown_name)
 		return false;
 	if (a->address || a->mapping)
 		return true;

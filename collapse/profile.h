@@ -64,6 +64,10 @@ struct pf_location {
 	uint32_t unknown_name;	/* string id of the fallback text shown when
 				 * nlines == 0 (module+0xOFF, [unknown]) */
 	uint8_t kind;		/* enum pf_loc_kind */
+	uint8_t is_return;	/* address is a return address: named at
+				 * address - 1 (the call); apart from a
+				 * leaf at the same address, which is
+				 * the next instruction */
 };
 
 struct pf_sample {

@@ -173,10 +173,12 @@ static const char *base_name(const char *path)
 
 /* Build a profile location from a symbolizer result. */
 static int64_t location_from_result(struct resolver *r, uint64_t addr,
-				    bool kernel, const struct sym_result *res)
+				    bool kernel, bool is_return,
+				    const struct sym_result *res)
 {
 	struct pf_location loc = { .address = addr,
-				   .kind = kernel ? PF_LOC_KERNEL : PF_LOC_USER };
+				   .kind = kernel ? PF_LOC_KERNEL : PF_LOC_USER,
+				   .is_return = is_return && addr };
 	struct pf_line lines[SYM_MAX_INLINE];
 	char unk[512];
 	if (res->module) {
@@ -290,7 +292,7 @@ static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint32_t image,
 		if (ret < 0)
 			return ret;
 	}
-	int64_t loc = location_from_result(r, addr, kernel, &res);
+	int64_t loc = location_from_result(r, addr, kernel, is_return, &res);
 	if (loc < 0)
 		return loc;
 	s = slot_find(r, pid, image, addr, flags);

@@ -175,22 +175,29 @@ elif ! "$STACKFOLD" -q -f pprof -o "$T/addr/p.pb.gz" "$T/addr/cap.raw" 2>"$T/err
 	fail "raw capture with user addresses: stackfold -f pprof" "$(tail -5 "$T/err")"
 else
 	read -r a_leaf a_mid a_main m_start m_limit m_off <"$T/addr/addrs"
-	check_eq "addresses: validator (3 user, 1 kernel, each in its mapping)" \
-		"ok samples=2 total=7|addresses user=3 kernel=1 zero_on_mapping=0 unmapped=0" \
+	# mid+9 is a return address in the first stack and the user leaf of
+	# the second (interrupted in the kernel): two locations
+	check_eq "addresses: validator (4 user, 1 kernel, each in its mapping)" \
+		"ok samples=2 total=7|addresses user=4 kernel=1 zero_on_mapping=0 unmapped=0" \
 		"$("$PPROF_CHECK" --addresses "$T/addr/p.pb.gz" | paste -sd'|')"
 	gopprof -raw -symbolize=none "$T/addr/p.pb.gz" >"$T/addr/raw" 2>"$T/goerr" ||
 		fail "addresses: go pprof -raw" "$(tail -5 "$T/goerr")"
+	# non-leaf frames are return addresses, written as the call's last
+	# byte (profile.proto: "a non-leaf address may be in the middle of a
+	# call instruction"), which is what was looked up
+	r_mid=$(printf '0x%x' $((a_mid - 1)))
+	r_main=$(printf '0x%x' $((a_main - 1)))
 	check_eq "addresses: -raw, one location per address, with lines" \
-		"$a_leaf M=1 leaf|$a_mid M=1 mid|$a_main M=1 main" \
+		"$a_leaf M=1 leaf|$r_mid M=1 mid|$a_mid M=1 mid|$r_main M=1 main" \
 		"$(awk '/^ +[0-9]+: 0x[0-9a-f]+ M=1 / { print $2, $3, $4 }' "$T/addr/raw" | sort | paste -sd'|')"
 	check_eq "addresses: -raw mapping with the saved range and offset" \
 		"1: 0x$m_start/0x$m_limit/0x$m_off $T/addr/app" "$(grep -oE '^1: [^ ]+ [^ ]+' "$T/addr/raw")"
-	check_eq "addresses: -raw, each in its mapping's range (all, user, outside)" "4 3 0" \
+	check_eq "addresses: -raw, each in its mapping's range (all, user, outside)" "5 4 0" \
 		"$(raw_addr_check "$T/addr/raw")"
 	if gopprof -top -addresses -symbolize=none "$T/addr/p.pb.gz" >"$T/addr/top" 2>"$T/goerr"; then
 		check_eq "addresses: go pprof -top -addresses, a row per address" \
-			"$(printf '%016x leaf|%016x main|%016x mid' "$a_leaf" "$a_main" "$a_mid")" \
-			"$(grep -oE '[0-9a-f]{16} (leaf|mid|main)' "$T/addr/top" | sort -k2 | paste -sd'|')"
+			"$(printf '%016x leaf|%016x main|%016x mid|%016x mid' "$a_leaf" "$r_main" "$r_mid" "$a_mid")" \
+			"$(grep -oE '[0-9a-f]{16} (leaf|mid|main)' "$T/addr/top" | sort -k2,2 -k1,1 | paste -sd'|')"
 	else
 		fail "addresses: go pprof -top -addresses" "$(tail -5 "$T/goerr")"
 	fi
@@ -199,8 +206,8 @@ else
 	if command -v addr2line >/dev/null || command -v llvm-symbolizer >/dev/null; then
 		gopprof -raw -symbolize=local:force "$T/addr/p.pb.gz" >"$T/addr/force" 2>/dev/null
 		check_eq "addresses: pprof re-symbolizes them to the same functions and lines" \
-			"leaf $T/addr/app.c:1 s=0|mid $T/addr/app.c:2 s=0|main $T/addr/app.c:3 s=0" \
-			"$(awk '/^ +[0-9]+: 0x[0-9a-f]+ M=1 / { print $4, $5, $6 }' "$T/addr/force" | paste -sd'|')"
+			"leaf $T/addr/app.c:1 s=0|main $T/addr/app.c:3 s=0|mid $T/addr/app.c:2 s=0|mid $T/addr/app.c:2 s=0" \
+			"$(awk '/^ +[0-9]+: 0x[0-9a-f]+ M=1 / { print $4, $5, $6 }' "$T/addr/force" | sort | paste -sd'|')"
 	else
 		skip "addresses: pprof re-symbolizes them" "no addr2line or llvm-symbolizer"
 	fi
@@ -212,4 +219,38 @@ else
 	check_eq "addresses: a return address at its mapping's end stays in the mapping" \
 		"ok samples=1 total=3|addresses user=2 kernel=0 zero_on_mapping=0 unmapped=0" \
 		"$("$PPROF_CHECK" --addresses "$T/addr/end.pb.gz" | paste -sd'|')"
+fi
+
+# A leaf at the instruction after a call, and that call's return address:
+# the same number, two places.  f_ends_in_call's last instruction calls
+# the noreturn die(), so its return address is g_after's first byte.  Each
+# must keep its own name in either order of input.
+noret_capture() {	# DIR ORDER: writes DIR/ORDER.raw
+	local d=$1 pid=4194002 g r1 r2
+	at() { printf '0x%x' $((CAP_BASE + 0x$(nm "$d/nr" | awk -v f="$1" '$3 == f { print $1 }') + $2)); }
+	g=$(printf '@stackfold[%d, %d, nr, \n    %s\n    %s\n, ]: 2\n' $pid $pid "$(at g_after 0)" "$(at main 4)")
+	r1=$(printf '@stackfold[%d, %d, nr, \n    %s\n    %s\n    %s\n, ]: 3\n' $pid $pid "$(at die 2)" "$(at g_after 0)" "$(at main 4)")
+	capture_head "$d/nr" $pid nr
+	if [ "$2" = leaf-first ]; then printf '%s\n%s\n' "$g" "$r1"; else printf '%s\n%s\n' "$r1" "$g"; fi
+}
+mkdir -p "$T/nr"
+printf '%s\n' '__attribute__((noreturn, noinline)) void die(void) { for (;;) ; }' \
+	'__attribute__((noinline)) void f_ends_in_call(void) { die(); }' \
+	'__attribute__((noinline)) int g_after(int n) { return n + 1; }' \
+	'int main(int argc, char **argv) { (void)argv; if (argc > 5) f_ends_in_call(); return g_after(argc); }' >"$T/nr/nr.c"
+if ! cc -O0 -g -fno-inline -o "$T/nr/nr" "$T/nr/nr.c" 2>"$T/err"; then
+	fail "leaf after a noreturn call: cc" "$(tail -3 "$T/err")"
+elif ! nr_f=0x$(nm "$T/nr/nr" | awk '$3 == "f_ends_in_call" { print $1 }') ||
+	! nr_g=0x$(nm "$T/nr/nr" | awk '$3 == "g_after" { print $1 }') || [ $((nr_g - nr_f)) != 9 ]; then
+	skip "leaf after a noreturn call" "this compiler does not put g_after right after f_ends_in_call's call"
+else
+	for order in leaf-first return-first; do
+		noret_capture "$T/nr" $order >"$T/nr/$order.raw"
+		"$STACKFOLD" -q -f folded,pprof -o "$T/nr/$order" "$T/nr/$order.raw" 2>"$T/err"
+		check_eq "leaf after a noreturn call, $order: each frame its own function" \
+			"nr;main;f_ends_in_call;die 3|nr;main;g_after 2" "$(sort "$T/nr/$order.folded" | paste -sd'|')"
+		check_eq "leaf after a noreturn call, $order: the return address written as the call's byte" \
+			"$(printf '0x%x f_ends_in_call|0x%x g_after' $((nr_g + CAP_BASE - 1)) $((nr_g + CAP_BASE)))" \
+			"$(gopprof -raw -symbolize=none "$T/nr/$order.pb.gz" 2>/dev/null | awk '/^ +[0-9]+: 0x[0-9a-f]+ M=1 (f_ends_in_call|g_after) / { print $2, $4 }' | sort | paste -sd'|')"
+	done
 fi
