@@ -25,3 +25,27 @@ bpf_caps_ok() {
 bpftrace_uid_ok() {
 	[ "$(id -u)" = 0 ] || version_ge "$1" 0.25
 }
+
+# bpftrace_ready MIN PROG succeeds when this process may run a bpftrace of
+# version MIN or later, and sets bt_version to the one found; otherwise it
+# sets CAPS_ERR to one line saying what is missing (PROG is the command a
+# "try: sudo" hint names) and fails.  The caller dies with CAPS_ERR, exit 3.
+bpftrace_ready() {
+	local min=$1 prog=$2
+	CAPS_ERR=""
+	if ! bpf_caps_ok; then
+		CAPS_ERR="need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) to run bpftrace, as root has; try: sudo $prog ..."
+	elif ! command -v bpftrace >/dev/null 2>&1; then
+		CAPS_ERR="bpftrace not found (need >= $min; Debian: apt-get install bpftrace)"
+	else
+		bt_version=$(bpftrace --version 2>/dev/null | sed -n 's/^bpftrace v\{0,1\}\([0-9][0-9.]*\).*/\1/p')
+		if [ -z "$bt_version" ]; then
+			CAPS_ERR="cannot tell bpftrace's version from 'bpftrace --version'"
+		elif ! version_ge "$bt_version" "$min"; then
+			CAPS_ERR="bpftrace $bt_version is too old (need >= $min)"
+		elif ! bpftrace_uid_ok "$bt_version"; then
+			CAPS_ERR="bpftrace $bt_version runs as root only (it checks the uid itself; capabilities suffice from 0.25); try: sudo $prog ..."
+		fi
+	fi
+	[ -z "$CAPS_ERR" ]
+}
