@@ -129,7 +129,8 @@ struct pp_ctx {
 	uint32_t nostack_loc;	/* output id of [no stack], 0: unused */
 	uint32_t nostack_fn;
 	bool kmap_used;
-	bool kmap_has_functions;
+	bool kmap_has_functions;	/* a location on the kernel's mapping
+					 * (synthetic or kpm) has lines */
 	bool kmap_addr;		/* a location on the synthetic kernel mapping
 				 * carries an address */
 	char *tmp;		/* UTF-8 repair buffer */
@@ -334,9 +335,12 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 		c->kmap_used = true;
 		c->maps[c->nmaps++] = PP_NO_MAP;
 	}
-	if (loc_on_kernel_map(l) && c->kpm == PP_NO_MAP) {
+	/* the kernel's mapping, ours or the profile's: functions only if
+	 * kallsyms (or the input) named some of its frames */
+	if (loc_on_kernel_map(l) ||
+	    (c->kpm != PP_NO_MAP && l->mapping == c->kpm)) {
 		c->kmap_has_functions |= l->nlines > 0;
-		c->kmap_addr |= l->address != 0;
+		c->kmap_addr |= l->address != 0 && c->kpm == PP_NO_MAP;
 	}
 	if (l->nlines && !l->address && loc_pmap(c, l) &&
 	    loc_pmap(c, l) != PP_NO_MAP)
@@ -882,6 +886,8 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 		o->has_functions = m->has_functions ||
 				   (c->mapsym0[pm] && !m->has_filenames &&
 				    !m->has_line_numbers);
+		if (pm == c->kpm)	/* kallsyms may be hidden or unreadable */
+			o->has_functions = c->kmap_has_functions;
 		o->has_filenames = m->has_filenames;
 		o->has_line_numbers = m->has_line_numbers;
 		o->has_inline_frames = m->has_inline_frames;

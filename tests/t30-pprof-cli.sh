@@ -144,6 +144,20 @@ check_eq "folded _[k]: user frames without mapping" "demo main read" \
 check_eq "folded _[k]: the only mapping" "1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]" \
 	"$(sed -n '/^Mappings/,$p' "$raw" | grep '^[0-9]*: ')"
 
+# The kernel's mapping says it has functions only if kallsyms named some
+# of its frames: with kptr_restrict's zeros, none are, and a reader should
+# know to symbolize them itself.
+printf 'Attaching 1 probe...\n@[\n    ffffffff81001010\n    ffffffff81001020\n]: 3\n' >"$T/kraw.txt"
+for ks in small restricted; do
+	STACKFOLD_KALLSYMS=$TOP/tests/fixtures/proc/kallsyms-$ks.txt STACKFOLD_MODULES=/dev/null \
+		"$STACKFOLD" -q -f pprof -o "$T/k-$ks.pb.gz" "$T/kraw.txt" 2>/dev/null
+	gopprof -raw -symbolize=none "$T/k-$ks.pb.gz" >"$T/k-$ks.raw" 2>&1
+done
+check_eq "kernel mapping: [FN] when kallsyms names its frames" \
+	"1: 0xffff800000000000/0xffffffffffffffff/0x0 [kernel.kallsyms]  [FN]" "$(grep '^1: ' "$T/k-small.raw")"
+check_eq "kernel mapping: no [FN] when kallsyms hides the addresses" \
+	"1: 0xffff800000000000/0xffffffffffffffff/0x0 [kernel.kallsyms]" "$(grep '^1: ' "$T/k-restricted.raw" | sed 's/ *$//')"
+
 # A raw capture with user addresses, without root: a small program built
 # here (known build-id), a saved map of a process that no longer runs, and
 # two stacks at addresses inside leaf/mid/main.  The profile must carry one
