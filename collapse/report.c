@@ -115,11 +115,14 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 	uint64_t n = 0;
 	bool num = sf_parse_u64(v, vlen, &n);
 #define KEY(s) (klen == strlen(s) && memcmp(k, s, klen) == 0)
-	if (KEY("hz") && num)
+	/* values pprof cannot carry (int64 nanoseconds, a period of at
+	 * least 1 ns) are left out, as if absent */
+	bool ns = num && n <= INT64_MAX;
+	if (KEY("hz") && num && n >= 1 && n <= 1000000000)
 		m->hz = n;
-	else if (KEY("start_ns") && num)
+	else if (KEY("start_ns") && ns)
 		m->time_nanos = n;
-	else if (KEY("duration_ns") && num)
+	else if (KEY("duration_ns") && ns)
 		m->duration_nanos = n;
 	else if (KEY("bpftrace"))
 		m->bpftrace_version = meta_str(r, v, vlen);

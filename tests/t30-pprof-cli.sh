@@ -144,6 +144,17 @@ check_eq "folded _[k]: user frames without mapping" "demo main read" \
 check_eq "folded _[k]: the only mapping" "1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]" \
 	"$(sed -n '/^Mappings/,$p' "$raw" | grep '^[0-9]*: ')"
 
+# Capture metadata pprof cannot carry (a period under 1 ns, times past
+# int64) is left out, not wrapped into negative times or a 0 period.
+printf '%s\n' '# stackfold-capture 1' '#meta hz 2000000000' '#meta start_ns 18446744073709551615' \
+	'#meta duration_ns 9223372036854775808' '@[' '    ffffffff81001010' ']: 3' >"$T/meta.txt"
+"$STACKFOLD" -q -f pprof -o "$T/meta.pb.gz" "$T/meta.txt" 2>/dev/null
+check_eq "out-of-range metadata: valid profile, all 3 samples" "ok samples=1 total=3" \
+	"$("$PPROF_CHECK" --no-time "$T/meta.pb.gz" 2>&1)"
+gopprof -raw -symbolize=none "$T/meta.pb.gz" >"$T/meta.raw" 2>&1
+check_eq "out-of-range metadata: the default period (99 Hz), no negative duration" \
+	"Period: 10101010|" "$(grep -o '^Period: [0-9-]*' "$T/meta.raw")|$(grep -o 'Duration: -.*' "$T/meta.raw")"
+
 # The kernel's mapping says it has functions only if kallsyms named some
 # of its frames: with kptr_restrict's zeros, none are, and a reader should
 # know to symbolize them itself.
