@@ -427,6 +427,26 @@ static bool has_suffix(const char *s, size_t len, const char *sfx)
 	return len >= 4 && memcmp(s + len - 4, sfx, 4) == 0;
 }
 
+/* Location of frame `outer` with the inlined frame `inner` (a one-line
+ * named location) added as its innermost line: folded text marks a frame
+ * inlined into the one before it with _[i] (stackfold's and perf's mark),
+ * and pprof has such a chain as one location's lines.  outer itself when
+ * the chain is already SF_INLINE_MAX deep. */
+#define SF_INLINE_MAX 64
+static int64_t inline_into(struct resolver *r, uint32_t outer, uint32_t inner)
+{
+	struct pf_line lines[SF_INLINE_MAX];
+	const struct pf_location *o = &r->p->locations[outer];
+	const struct pf_location *in = &r->p->locations[inner];
+	if (o->nlines == 0 || in->nlines != 1 || o->nlines >= SF_INLINE_MAX)
+		return outer;
+	lines[0] = r->p->lines[in->line_start];
+	memcpy(lines + 1, r->p->lines + o->line_start,
+	       o->nlines * sizeof(*lines));
+	struct pf_location key = { .kind = o->kind };
+	return profile_location(r->p, &key, lines, o->nlines + 1);
+}
+
 int resolver_folded(struct resolver *r, const char *stack, size_t len,
 		    uint64_t count)
 {
@@ -437,14 +457,23 @@ int resolver_folded(struct resolver *r, const char *stack, size_t len,
 		size_t flen;
 		const char *e = fold_next_frame(p, end, &flen);
 		enum pf_loc_kind kind = PF_LOC_USER;
+		bool inl = false;
 		if (has_suffix(p, flen, "_[k]")) {
 			kind = PF_LOC_KERNEL;
 			flen -= 4;
 		} else if (has_suffix(p, flen, "_[j]")) {
 			kind = PF_LOC_JIT;
 			flen -= 4;
+		} else if (has_suffix(p, flen, "_[i]") && n > 0) {
+			inl = true;
+			flen -= 4;
 		}
-		int ret = stack_push(r, n++, resolve_name(r, p, flen, kind, 0, false));
+		int64_t loc = resolve_name(r, p, flen, kind, 0, false);
+		if (inl && loc > 0) {
+			loc = inline_into(r, r->stack[n - 1], (uint32_t)loc);
+			n--;	/* replaces the frame it is inlined into */
+		}
+		int ret = stack_push(r, n++, loc);
 		if (ret)
 			return ret;
 		p = e + 1;

@@ -144,6 +144,19 @@ check_eq "folded _[k]: user frames without mapping" "demo main read" \
 check_eq "folded _[k]: the only mapping" "1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]" \
 	"$(sed -n '/^Mappings/,$p' "$raw" | grep '^[0-9]*: ')"
 
+# Folded input's inline mark: `work;inner_[i]` is inner inlined into
+# work, one location with two lines (inner first), not a function named
+# "inner_[i]" beside the real inner; folded output gives the text back.
+printf '%s\n' 'app;main;work;inner_[i] 5' 'app;main;inner 2' 'app;main;work;inner_[i];deep_[i];leaf 1' >"$T/inl.folded"
+"$STACKFOLD" -q -f pprof -o "$T/inl.pb.gz" "$T/inl.folded" 2>/dev/null
+gopprof -raw -symbolize=none "$T/inl.pb.gz" >"$T/inl.raw" 2>&1
+check_eq "folded _[i]: no function keeps the mark" 0 "$(grep -c '_\[i\]' "$T/inl.raw")"
+check_eq "folded _[i]: inline chains as one location's lines, innermost first" \
+	"inner,work|deep,inner,work" \
+	"$(sed -n '/^Locations/,/^Mappings/p' "$T/inl.raw" | awk '/^ +[0-9]+: / { if (c) print c; c = $4; next } /^ +[a-z]/ { c = c "," $1 } END { if (c) print c }' | grep , | paste -sd'|')"
+check_eq "folded _[i]: folded output gives the same stacks back" "$(sort "$T/inl.folded")" \
+	"$("$STACKFOLD" -q -f folded "$T/inl.folded" 2>&1 | sort)"
+
 # Capture metadata pprof cannot carry (a period under 1 ns, times past
 # int64) is left out, not wrapped into negative times or a 0 period.
 printf '%s\n' '# stackfold-capture 1' '#meta hz 2000000000' '#meta start_ns 18446744073709551615' \
