@@ -205,13 +205,48 @@ static bool same_file(const struct sym_file *f, const struct sym_file_desc *d)
 		memcmp(f->path, d->path, d->path_len) == 0);
 }
 
+/* What a live mapping's file is now, through its process's map_files:
+ * 1 known (*st filled), 0 unknown (no pid, the process or its map gone). */
+struct live_stat {
+	int state;	/* -1 not asked yet */
+	struct stat st;
+};
+
+static int live_stat(const struct sym_file_desc *d, struct live_stat *ls)
+{
+	if (ls->state < 0) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "map_files/%" PRIx64 "-%" PRIx64,
+			 d->map_start, d->map_limit);
+		ls->state = d->pid > 0 && d->map_start &&
+			    !procfs_stat_path(d->pid, rel, &ls->st);
+	}
+	return ls->state;
+}
+
+/* Could f, last seen open, be another file than the one d maps now?  Only
+ * once its fd is closed (an open fd keeps the inode from being reused),
+ * for a live mapping with no build-id to go by. */
+static bool inode_reused(const struct sym_file *f,
+			 const struct sym_file_desc *d, struct live_stat *ls)
+{
+	if (f->fd >= 0 || !f->stamp_known || (d->build_id && *d->build_id) ||
+	    !live_stat(d, ls))
+		return false;
+	return ls->st.st_size != f->size ||
+	       ls->st.st_mtim.tv_sec != f->mtime.tv_sec ||
+	       ls->st.st_mtim.tv_nsec != f->mtime.tv_nsec;
+}
+
 static struct sym_file *hash_find(struct filetab *ft,
 				  const struct sym_file_desc *d)
 {
+	struct live_stat ls = { .state = -1 };
 	for (size_t i = slot_of(ft, d->dev, d->ino); ft->hash[i];
 	     i = (i + 1) & (ft->nhash - 1)) {
 		struct sym_file *f = ft->hash[i];
-		if (same_file(f, d) && bid_compatible(f, d->build_id))
+		if (same_file(f, d) && bid_compatible(f, d->build_id) &&
+		    !inode_reused(f, d, &ls))
 			return f;
 	}
 	return NULL;
@@ -307,17 +342,15 @@ static bool same_id(const struct sym_file *f, const struct stat *st)
 /* Is fd the file f describes?  A known build-id must match; without one,
  * the dev/inode of the maps line must, unless fd came from map_files
  * (`mapped`), which is the mapped file by construction. */
-static enum verify verify(struct sym_file *f, int fd, bool mapped)
+static enum verify verify_id(struct sym_file *f, int fd,
+			     const struct stat *st, bool mapped)
 {
-	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return V_ERR;
 	if (f->bid_known && f->build_id[0]) {
 		char bid[41] = "";
 		elf_read_build_id(fd, bid, sizeof(bid));
 		return strcmp(bid, f->build_id) ? V_WRONG_FILE : V_OK;
 	}
-	if (f->ino && !mapped && !same_id(f, &st))
+	if (f->ino && !mapped && !same_id(f, st))
 		return V_WRONG_FILE;
 	if (!f->bid_known) {
 		if (elf_read_build_id(fd, f->build_id, sizeof(f->build_id)))
@@ -325,6 +358,22 @@ static enum verify verify(struct sym_file *f, int fd, bool mapped)
 		f->bid_known = true;	/* "" means: has none */
 	}
 	return V_OK;
+}
+
+/* verify_id(); the first fd accepted also gives f its size and mtime,
+ * which tell a reused inode (filetab_get). */
+static enum verify verify(struct sym_file *f, int fd, bool mapped)
+{
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return V_ERR;
+	enum verify v = verify_id(f, fd, &st, mapped);
+	if (v == V_OK && !f->stamp_known) {
+		f->size = st.st_size;
+		f->mtime = st.st_mtim;
+		f->stamp_known = true;
+	}
+	return v;
 }
 
 /* Candidate i of the reopen recipe, or -1 when there is none. */

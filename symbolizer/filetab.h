@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "elfindex.h"
 #include "symbolizer.h"
@@ -47,6 +48,9 @@ struct sym_file {
 	bool bid_known;		/* build_id is authoritative (read or saved) */
 	bool deleted;
 	bool memfd;		/* in-memory image ([vdso]): never evicted */
+	bool stamp_known;	/* size and mtime below, from its first open */
+	off_t size;
+	struct timespec mtime;
 	enum sym_file_state state;
 	int fd;
 	/* reopen recipe: a process that maps it */
@@ -99,6 +103,10 @@ struct sym_file_desc {
 /*
  * The file for desc: an existing entry with the same (dev, ino) whose
  * build-id does not contradict desc->build_id, else a new unopened entry.
+ * A live mapping (desc->pid, no build-id) of an entry whose fd is closed
+ * is checked first: the inode may have been freed and reused by another
+ * file (a rebuilt program copied in place), so the mapped file's size
+ * and mtime, through the process's map_files, must be the entry's.
  * NULL on -ENOMEM.
  */
 struct sym_file *filetab_get(struct filetab *ft,

@@ -61,6 +61,15 @@ int procfs_open(int pid, const char *rel)
 	return fd < 0 ? -errno : fd;
 }
 
+int procfs_stat_path(int pid, const char *rel, struct stat *st)
+{
+	char path[4096 + 64];
+	int n = snprintf(path, sizeof(path), "/proc/%d/%s", pid, rel);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	return stat(path, st) ? -errno : 0;
+}
+
 static int read_proc(int pid, const char *name, char **buf, size_t *len)
 {
 	char path[64];

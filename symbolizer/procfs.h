@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* From /proc/PID/stat: the state letter (field 3: R, S, Z, ...), the
@@ -45,5 +46,9 @@ int procfs_read_file(const char *path, char **buf, size_t *len);
 /* Open path relative to pid's proc dir, e.g. "root/usr/lib/x.so" or
  * "map_files/1000-2000": O_RDONLY|O_CLOEXEC, returns fd or -errno. */
 int procfs_open(int pid, const char *rel);
+
+/* stat(2) of path relative to pid's proc dir (a map_files link is
+ * followed to the mapped file): 0 or -errno. */
+int procfs_stat_path(int pid, const char *rel, struct stat *st);
 
 #endif

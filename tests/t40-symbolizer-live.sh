@@ -376,3 +376,43 @@ while read -r _ _ addr; do lookups+=(user "$TPID" "$addr"); done < <(grep -E '^l
 # at most 16 fds stay pinned under ulimit -n 32: most of the 20 were evicted
 out=$(ulimit -n 32; "$ST" snap "$TPID" kill "$TPID" "${lookups[@]}" stats 2>&1)
 count_ok "fds: 20 deleted libraries evicted by the LRU still named after exit" 20 "$out"
+
+# --- one inode, another file: a program rewritten in place after its
+# process exited (as a reused inode would be).  The second process must
+# be named from the new file, not from the index of the old one, and its
+# saved map must carry the new build-id.
+mkdir -p "$T/reuse"
+for v in alpha gamma; do
+	printf '%s\n' '#include <stdio.h>' '#include <unistd.h>' \
+		"__attribute__((noinline)) void ${v}_fn(void) { for (;;) pause(); }" \
+		"int main(void) { puts(\"ready ${v}\"); fflush(stdout); ${v}_fn(); }" >"$T/reuse/$v.c"
+	cc -O0 -no-pie -fno-pie -o "$T/reuse/$v" "$T/reuse/$v.c" 2>>"$T/reuse/cc.err"
+done
+a_alpha=0x$(nm "$T/reuse/alpha" 2>/dev/null | awk '$3 == "alpha_fn" { print $1 }')
+a_gamma=0x$(nm "$T/reuse/gamma" 2>/dev/null | awk '$3 == "gamma_fn" { print $1 }')
+if [ "$a_alpha" = 0x ] || [ "$a_alpha" != "$a_gamma" ]; then
+	fail "inode reuse: two programs with the function at one address" "$(cat "$T/reuse/cc.err") alpha=$a_alpha gamma=$a_gamma"
+else
+	cp "$T/reuse/alpha" "$T/reuse/app"
+	start_target "$T/reuse/p1.out" "$T/reuse/app" || fail "inode reuse: first process did not start"
+	cat >"$T/reuse/step2.sh" <<EOS
+cat '$T/reuse/gamma' >'$T/reuse/app'
+'$T/reuse/app' >'$T/reuse/p2.out' 2>&1 &
+echo \$! >'$T/reuse/p2.pid'
+for _ in \$(seq 100); do grep -q ready '$T/reuse/p2.out' && break; sleep 0.05; done
+EOS
+	ino1=$(stat -c %i "$T/reuse/app")
+	out=$("$ST" snap "$TPID" user "$TPID" "$a_alpha" kill "$TPID" sh "sh $T/reuse/step2.sh" \
+		snap "@$T/reuse/p2.pid" user "@$T/reuse/p2.pid" "$a_gamma" write "@$T/reuse/p2.pid" "$T/reuse/p2.maps")
+	check_eq "inode reuse: the same inode" "$ino1" "$(stat -c %i "$T/reuse/app")"
+	check_eq "inode reuse: the first process named from the first file" "alpha_fn" \
+		"$(awk '$1 == "user" { sub(/.* name=/, ""); sub(/ .*/, ""); print; exit }' <<<"$out")"
+	check_eq "inode reuse: the second process named from the file it maps" "gamma_fn" \
+		"$(awk '$1 == "user" { n++ } $1 == "user" && n == 2 { sub(/.* name=/, ""); sub(/ .*/, ""); print }' <<<"$out")"
+	bid1=$(readelf -n "$T/reuse/alpha" | awk '/Build ID/ { print $3 }')
+	bid2=$(readelf -n "$T/reuse/gamma" | awk '/Build ID/ { print $3 }')
+	check "inode reuse: the two programs' build-ids differ" test "$bid1" != "$bid2"
+	check "inode reuse: the second process's saved map has the new build-id" \
+		grep -q " $bid2\$" "$T/reuse/p2.maps"
+	kill "$(cat "$T/reuse/p2.pid")" 2>/dev/null
+fi

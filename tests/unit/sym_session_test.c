@@ -25,7 +25,10 @@
  *   bench PID ADDR N     N sym_lookup_user calls; prints "bench NS" (CPU
  *                        ns per lookup)
  *
- * PID may be PID:IMAGE, the image of sym_process_snapshot() (default 0).
+ *   sh COMMAND           system(COMMAND), between two steps of a session
+ *
+ * PID may be PID:IMAGE, the image of sym_process_snapshot() (default 0),
+ * or @FILE: the pid is FILE's first number (a process a `sh` started).
  *
  * A result line: "user ADDR reason=R name=N module=M main=0|1
  * maddr=0xA frames=K", with "-" for missing names.  Exits 2 on usage
@@ -202,6 +205,15 @@ static int pid_arg(const char *s, uint32_t *image)
 {
 	const char *c = strchr(s, ':');
 	*image = c ? (uint32_t)strtoul(c + 1, NULL, 10) : 0;
+	if (*s == '@') {
+		int pid = 0;
+		FILE *f = fopen(s + 1, "r");
+		if (!f || fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		if (f)
+			fclose(f);
+		return pid;
+	}
 	return atoi(s);
 }
 
@@ -301,7 +313,12 @@ int main(int argc, char **argv)
 			       sym_process_refresh(s, pid, image, &err));
 		} else if (!strcmp(a, "kill")) {
 			NEED(1);
-			kill_wait(atoi(argv[++i]));
+			uint32_t image;
+			kill_wait(pid_arg(argv[++i], &image));
+		} else if (!strcmp(a, "sh")) {
+			NEED(1);
+			int rc = system(argv[++i]);
+			printf("sh %d\n", rc);
 		} else if (!strcmp(a, "user")) {
 			NEED(2);
 			uint32_t image;
