@@ -94,6 +94,16 @@ static enum maps_kind classify(const char *path, size_t len)
 #undef IS
 }
 
+/* The path (" (deleted)" stripped) the kernel gives shared anonymous
+ * memory: shmem_kernel_file_setup()'s names. */
+static bool anon_shm(const char *path, size_t len)
+{
+#define IS(lit) (len == sizeof(lit) - 1 && memcmp(path, lit, len) == 0)
+	return IS("/dev/zero") || IS("/anon_hugepage") ||
+	       (len == 13 && memcmp(path, "/SYSV", 5) == 0);
+#undef IS
+}
+
 /* Fields up to and including the inode; leaves *p at the path's padding. */
 static bool parse_fields(const char **p, const char *lim, struct maps_entry *e)
 {
@@ -132,6 +142,10 @@ enum maps_line_status maps_parse_line(const char *line, size_t len,
 	if (e->deleted)
 		plen -= sl;
 	e->kind = classify(p, plen);
+	if (e->kind == MAPS_FILE && e->deleted && anon_shm(p, plen))
+		e->kind = MAPS_ANON_SHM;
+	e->memfd = e->kind == MAPS_FILE && plen > 7 &&
+		   memcmp(p, "/memfd:", 7) == 0;
 	e->remapped = false;
 	e->path = p;
 	e->line = line;

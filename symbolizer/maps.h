@@ -34,13 +34,18 @@ enum maps_kind {
 	MAPS_HEAP,		/* [heap] */
 	MAPS_STACK,		/* [stack], [stack:TID] */
 	MAPS_PSEUDO,		/* any other [name] or non-path (anon_inode:...) */
+	MAPS_ANON_SHM,		/* shared anonymous memory, which maps shows
+				 * with a path, deleted: /dev/zero
+				 * (MAP_SHARED|MAP_ANONYMOUS), /anon_hugepage,
+				 * /SYSV<key> (shmget); never an ELF file */
 };
 
 /* Executable memory of this kind may hold JIT code named by a perf map:
- * anonymous, [anon:NAME] and the [heap]. */
+ * anonymous, [anon:NAME], shared anonymous and the [heap]. */
 static inline bool maps_kind_may_jit(enum maps_kind k)
 {
-	return k == MAPS_ANON || k == MAPS_ANON_NAMED || k == MAPS_HEAP;
+	return k == MAPS_ANON || k == MAPS_ANON_NAMED || k == MAPS_ANON_SHM ||
+	       k == MAPS_HEAP;
 }
 
 struct maps_entry {
@@ -56,10 +61,26 @@ struct maps_entry {
 				 * remapped onto (huge) anonymous pages, with
 				 * the file's path, dev, inode and the offset
 				 * continuing its mapping (bcc #1358) */
+	bool memfd;		/* a file named /memfd:NAME: it may be an ELF
+				 * image, or JIT code (.NET maps its code
+				 * through one) */
 	const char *path;	/* NUL-terminated, "" for anonymous */
 	const char *line;	/* the line verbatim, without newline */
 	uint32_t line_len;
 };
+
+/* A file mapping that its file may not name, whose addresses are then
+ * asked of the JIT's perf map: guessed remapped text, a memfd. */
+static inline bool maps_entry_file_may_jit(const struct maps_entry *e)
+{
+	return e->kind == MAPS_FILE && (e->remapped || e->memfd);
+}
+
+/* Any mapping whose addresses the JIT's perf map may name. */
+static inline bool maps_entry_may_jit(const struct maps_entry *e)
+{
+	return maps_kind_may_jit(e->kind) || maps_entry_file_may_jit(e);
+}
 
 /* Result of parsing one line. */
 enum maps_line_status {

@@ -225,7 +225,8 @@ static void module_init(struct sym_module *mod, const struct maps_entry *e,
 
 static const char *anon_path(const struct maps_entry *e)
 {
-	return e->kind == MAPS_ANON ? "[anon]" : e->path;
+	bool anon = e->kind == MAPS_ANON || e->kind == MAPS_ANON_SHM;
+	return anon ? "[anon]" : e->path;
 }
 
 /* A file-backed mapping's file: opened and pinned now when live, else
@@ -270,7 +271,7 @@ static int attach_files(struct sym_session *s, struct sym_process *p,
 						e->limit, bid);
 		if (m->file && m->file->bid_known)
 			m->mod.build_id = m->file->build_id;
-		if (maps_kind_may_jit(e->kind) || e->remapped) {
+		if (maps_entry_may_jit(e)) {
 			module_init(&m->jit_mod, e, p->pm_path);
 			m->jit_mod.has_functions = true;
 		}

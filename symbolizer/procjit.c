@@ -22,7 +22,7 @@
 static bool has_anon_exec(const struct sym_process *p)
 {
 	for (size_t i = 0; i < p->ml.n; i++)
-		if (maps_kind_may_jit(p->ml.v[i].kind) || p->ml.v[i].remapped)
+		if (maps_entry_may_jit(&p->ml.v[i]))
 			return true;
 	return false;
 }

@@ -273,13 +273,15 @@ int sym_lookup_user(struct sym_session *s, int pid, uint32_t image,
 	case MAPS_FILE:
 	case MAPS_VDSO:
 		lookup_file(s, m, addr, adj, res);
-		/* a guessed remap that the file cannot name may be JIT code */
-		if (m->e->remapped && res->reason != SYM_OK &&
+		/* a guessed remap or a memfd that the file cannot name may
+		 * be JIT code */
+		if (maps_entry_file_may_jit(m->e) && res->reason != SYM_OK &&
 		    sym_process_jit_name(s, p, addr))
 			lookup_anon(s, p, m, addr, res);
 		break;
 	case MAPS_ANON:
 	case MAPS_ANON_NAMED:
+	case MAPS_ANON_SHM:
 	case MAPS_HEAP:		/* some JITs emit code into the brk heap */
 		lookup_anon(s, p, m, addr, res);
 		break;

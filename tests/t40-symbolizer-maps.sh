@@ -67,6 +67,29 @@ check "saved maps: without #remap, the file's (a file mapping like any other)" \
 	bash -c "! grep -q 'name=jitted_fn' <<<'$out'"
 rm -f "/tmp/perf-$JP.map"
 
+# shared anonymous memory has a path in maps (/dev/zero, /anon_hugepage,
+# /SYSV<key>, deleted): anonymous, never opened; a memfd stays a file (it
+# may be an ELF image) that may also hold JIT code.  Both are asked of the
+# JIT's perf map (.NET's code is in a memfd, a JIT may use shared memory).
+printf '%s\n' "7f3000000000-7f3000001000 r-xs 00000000 00:01 1234 /dev/zero (deleted)" \
+	"7f3000001000-7f3000002000 r-xs 00000000 00:0f 1235 /anon_hugepage (deleted)" \
+	"7f3000002000-7f3000003000 r-xs 00000000 00:01 32768 /SYSV0000abcd (deleted)" \
+	"7f3000003000-7f3000004000 r-xs 00000000 00:01 1236 /memfd:doublemapper (deleted)" \
+	"7f3000004000-7f3000005000 r-xp 00000000 fd:01 1237 /dev/zero" >"$T/shm.maps"
+out=$("$T/st" maps "$T/shm.maps")
+check_eq "maps: /dev/zero, /anon_hugepage, /SYSV (deleted) are shared anonymous memory; a memfd a file; the device file a file" \
+	"anon-shm anon-shm anon-shm file memfd=1 file" \
+	"$(grep '^KEPT 7f300000' <<<"$out" | sed 's/.* kind=\([a-z-]*\).*\( memfd=1\).*/\1\2/; s/.* kind=\([a-z-]*\) .*/\1/' | xargs)"
+echo '7f3000000100 10 jit_in_shm
+7f3000003100 10 jit_in_memfd' >"/tmp/perf-$JP.map"
+out=$("$T/st" load "$JP" "$T/shm.maps" user "$JP" 0x7f3000000104 user "$JP" 0x7f3000003104 warnings)
+check_eq "saved maps: JIT code in shared anonymous memory and in a memfd, named by the perf map" \
+	"jit_in_shm|jit_in_memfd" \
+	"$(awk '$1 == "user" { sub(/.* name=/, ""); sub(/ .*/, ""); print }' <<<"$out" | paste -sd'|')"
+check_eq "saved maps: shared anonymous memory is not opened as a file" "" \
+	"$(grep -E "^warning: .*(dev/zero|anon_hugepage|SYSV)" <<<"$out")"
+rm -f "/tmp/perf-$JP.map"
+
 # saved maps with malformed lines: counted in sym_stats and warned once
 out=$("$T/st" load 4242 "$FX/maps-malformed.txt" stats warnings)
 check "load_maps: bad_maps_lines=14 in stats" grep -q 'bad_maps_lines=14 ' <<<"$out"

@@ -53,7 +53,8 @@
 static const char *kind_str(enum maps_kind k)
 {
 	static const char *const n[] = { "file", "anon", "anon-named", "vdso",
-					 "vsyscall", "heap", "stack", "pseudo" };
+					 "vsyscall", "heap", "stack", "pseudo",
+					 "anon-shm" };
 	return (unsigned)k < sizeof(n) / sizeof(n[0]) ? n[k] : "?";
 }
 
@@ -153,7 +154,8 @@ static int cmd_maps(const char *path)
 		       " dev=%x:%x ino=%" PRIu64 " kind=%s deleted=%d%s "
 		       "path=%s\n", e->start, e->limit, e->offset,
 		       e->dev_major, e->dev_minor, e->inode, kind_str(e->kind),
-		       e->deleted, e->remapped ? " remapped=1" : "", e->path);
+		       e->deleted, e->remapped ? " remapped=1" : e->memfd ?
+		       " memfd=1" : "", e->path);
 	}
 	maps_list_release(&ml);
 	return 0;
