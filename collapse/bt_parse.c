@@ -280,14 +280,21 @@ static bool kernel_name(const char *s, size_t len)
 	return false;
 }
 
+/* x86-64's legacy vsyscall page, mapped into user space above the kernel
+ * half ([vsyscall] in maps): a user stack's leaf can be there. */
+#define VSYSCALL_START 0xffffffffff600000ULL
+#define VSYSCALL_END 0xffffffffff601000ULL
+
 /* 1 kernel, 0 user, -1 unknown */
 static int part_side(const struct bt_parser *bp, const struct bt_part *pt)
 {
 	int side = -1;
 	for (size_t i = pt->first; i < pt->first + pt->n; i++) {
 		const struct bt_rawframe *f = &bp->frames[i];
-		if (f->has_addr)
-			return f->addr >= KERNEL_MIN;
+		if (f->has_addr)	/* the vsyscall page is user text */
+			return f->addr >= KERNEL_MIN &&
+			       (f->addr < VSYSCALL_START ||
+				f->addr >= VSYSCALL_END);
 		if (f->has_module)
 			return 0;
 		if (f->has_name &&

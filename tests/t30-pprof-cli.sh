@@ -259,6 +259,19 @@ else
 		"$("$PPROF_CHECK" --addresses "$T/addr/end.pb.gz" | paste -sd'|')"
 fi
 
+# A user stack whose leaf is in the vsyscall page (0xffffffffff600000,
+# above the kernel half, but user text): its frames stay user frames, on
+# no kernel mapping.
+if [ -s "$T/addr/cap.raw" ]; then
+	sed '/^@stackfold/,$d' "$T/addr/cap.raw" >"$T/addr/vsys.raw"
+	printf '@stackfold[4194001, 4194001, app, \n    0xffffffffff600400\n    %s\n, ]: 4\n' "$a_main" >>"$T/addr/vsys.raw"
+	"$STACKFOLD" -q -f folded,pprof -o "$T/addr/vsys" "$T/addr/vsys.raw" 2>"$T/err"
+	check_eq "vsyscall leaf: user frames, no kernel frame" "app;main;[unknown] 4" "$(cat "$T/addr/vsys.folded")"
+	check_eq "vsyscall leaf: valid, none on the kernel mapping" \
+		"ok samples=1 total=4|addresses user=1 kernel=0 zero_on_mapping=0 unmapped=0" \
+		"$("$PPROF_CHECK" --addresses "$T/addr/vsys.pb.gz" 2>&1 | paste -sd'|')"
+fi
+
 # A leaf at the instruction after a call, and that call's return address:
 # the same number, two places.  f_ends_in_call's last instruction calls
 # the noreturn die(), so its return address is g_after's first byte.  Each
