@@ -34,6 +34,8 @@ bad "dangling mapping_id" 'mapping_id 3 does not exist' '\x32\x00\x5a\x00\x22\x0
 bad "string index out of range" 'out of range' '\x32\x00\x5a\x02\x08\x07'
 bad "wrong value count" '2 values for 1 sample types' \
 	'\x32\x00\x5a\x00\x0a\x00\x48\x01\x12\x04\x12\x02\x01\x01'
+bad "cpu time not count x period" 'is not value[0] 2 times the period 10' \
+	'\x32\x00\x32\x0bnanoseconds\x0a\x00\x0a\x02\x10\x01\x48\x01\x5a\x00\x60\x0a\x12\x04\x12\x02\x02\x05'
 printf 'not a profile' >"$T/plain"
 if "$PPROF_CHECK" "$T/plain" >/dev/null; then fail "validator rejects ungzipped"; else pass "validator rejects ungzipped"; fi
 

@@ -17,7 +17,9 @@
  *   - a location with an address and a mapping that has a range lies in
  *     it: memory_start <= address < memory_limit;
  *   - len(value) == len(sample_type) for every sample, and sample_type is
- *     present when samples exist; value[0] >= 0;
+ *     present when samples exist; value[0] >= 0; in a count-and-time
+ *     profile (two sample types, the second in nanoseconds, as ours),
+ *     value[1] == value[0] * period (INT64_MAX where that overflows);
  *   - period_type is set; every singular field appears at most once on the
  *     wire; time_nanos is present and non-zero when samples exist (unless
  *     --no-time: input without a capture time, e.g. folded text);
@@ -511,9 +513,27 @@ static bool check_labels(const Perftools__Profiles__Sample *s, size_t si)
 	return true;
 }
 
+static int64_t times_period(int64_t n, int64_t period)
+{
+	if (n && period > INT64_MAX / n)
+		return INT64_MAX;
+	return n * period;
+}
+
+/* Two sample types, the second a time in nanoseconds, and a period. */
+static bool count_and_time(const Profile *pr)
+{
+	if (pr->n_sample_type != 2 || pr->period <= 0)
+		return false;
+	int64_t u = pr->sample_type[1]->unit;
+	return u > 0 && (size_t)u < pr->n_string_table &&
+	       !strcmp(pr->string_table[u], "nanoseconds");
+}
+
 static bool check_samples(const Profile *pr, const uint64_t *locs,
 			  uint64_t *total)
 {
+	bool timed = count_and_time(pr);
 	*total = 0;
 	for (size_t i = 0; i < pr->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = pr->sample[i];
@@ -522,14 +542,20 @@ static bool check_samples(const Profile *pr, const uint64_t *locs,
 			     s->n_value, pr->n_sample_type);
 		if (s->n_value && s->value[0] < 0)
 			FAIL("sample %zu: negative value[0]", i);
+		if (timed && s->value[1] != times_period(s->value[0], pr->period))
+			FAIL("sample %zu: value[1] %lld is not value[0] %lld "
+			     "times the period %lld", i, (long long)s->value[1],
+			     (long long)s->value[0], (long long)pr->period);
 		for (size_t k = 0; k < s->n_location_id; k++)
 			if (!has_id(locs, pr->n_location, s->location_id[k]))
 				FAIL("sample %zu: location_id %llu does not exist",
 				     i, (unsigned long long)s->location_id[k]);
 		if (!check_labels(s, i))
 			return false;
-		if (s->n_value)
-			*total += (uint64_t)s->value[0];
+		if (s->n_value)	/* saturating: the total is printed */
+			*total = *total + (uint64_t)s->value[0] < *total
+					 ? UINT64_MAX
+					 : *total + (uint64_t)s->value[0];
 	}
 	return true;
 }
