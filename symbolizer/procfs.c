@@ -61,6 +61,21 @@ int procfs_open(int pid, const char *rel)
 	return fd < 0 ? -errno : fd;
 }
 
+int procfs_boot_time(uint64_t *sec)
+{
+	char *b;
+	size_t len;
+	int rc = procfs_read_file("/proc/stat", &b, &len);
+	if (rc)
+		return rc;
+	const char *p = strstr(b, "\nbtime ");
+	unsigned long long v = 0;
+	rc = p && sscanf(p + 7, "%llu", &v) == 1 && v ? 0 : -EINVAL;
+	*sec = v;
+	free(b);
+	return rc;
+}
+
 int procfs_stat_path(int pid, const char *rel, struct stat *st)
 {
 	char path[4096 + 64];

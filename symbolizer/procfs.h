@@ -47,6 +47,10 @@ int procfs_read_file(const char *path, char **buf, size_t *len);
  * "map_files/1000-2000": O_RDONLY|O_CLOEXEC, returns fd or -errno. */
 int procfs_open(int pid, const char *rel);
 
+/* The boot time, seconds since the epoch (/proc/stat btime): 0 or
+ * -errno. */
+int procfs_boot_time(uint64_t *sec);
+
 /* stat(2) of path relative to pid's proc dir (a map_files link is
  * followed to the mapped file): 0 or -errno. */
 int procfs_stat_path(int pid, const char *rel, struct stat *st);

@@ -7,13 +7,16 @@
  * from where the last read stopped, whenever a lookup misses (the JIT
  * appends while it runs).  It is found through /proc/PID/root under the
  * pid the process has in its own namespace (NSpid), or in our /tmp when
- * the process is gone and shared our pid namespace.  Open perf-map fds are
+ * the process is gone and shared our pid namespace.  A file last written
+ * before the process started is an earlier process's and is not read.
+ * Open perf-map fds are
  * capped (a quarter of the pinned-file budget); beyond that each refresh
  * reopens the file.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -27,7 +30,28 @@ static bool has_anon_exec(const struct sym_process *p)
 	return false;
 }
 
-static int jit_open(const struct sym_process *p)
+/* Was the perf map on fd last written before p started?  Then it is an
+ * earlier process's with the same pid (/tmp outlives its writers), and
+ * would name p's JIT code with another program's functions.  Unknown
+ * start or boot time: no. */
+static bool jit_stale(struct sym_session *s, const struct sym_process *p,
+		      int fd)
+{
+	struct stat st;
+	if (!s->btime_done) {
+		if (procfs_boot_time(&s->btime))
+			s->btime = 0;
+		s->btime_done = true;
+	}
+	long tck = sysconf(_SC_CLK_TCK);
+	if (!p->starttime || !s->btime || tck <= 0 || fstat(fd, &st))
+		return false;
+	/* a second of slack: btime is in whole seconds */
+	uint64_t start = s->btime + p->starttime / (uint64_t)tck;
+	return st.st_mtime >= 0 && (uint64_t)st.st_mtime + 1 < start;
+}
+
+static int jit_open(struct sym_session *s, const struct sym_process *p)
 {
 	char rel[80];
 	int fd = -1;
@@ -36,6 +60,12 @@ static int jit_open(const struct sym_process *p)
 		fd = procfs_open(p->pid, rel);
 	if (fd < 0 && p->nspid == p->pid)
 		fd = open(p->pm_path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && jit_stale(s, p, fd)) {
+		sym_warn(s, "perf map '%s' is older than process %d: an "
+			 "earlier process's, not read", p->pm_path, p->pid);
+		close(fd);
+		fd = -1;
+	}
 	return fd < 0 ? -1 : fd;
 }
 
@@ -48,7 +78,7 @@ static size_t fd_cap(const struct sym_session *s)
 /* Read what was appended since the last read.  0 or -errno. */
 static int jit_refresh(struct sym_session *s, struct sym_process *p)
 {
-	int fd = p->pm_fd >= 0 ? p->pm_fd : jit_open(p);
+	int fd = p->pm_fd >= 0 ? p->pm_fd : jit_open(s, p);
 	if (fd < 0)
 		return -ENOENT;
 	if (!p->pm_ready && perfmap_init(&p->pm)) {

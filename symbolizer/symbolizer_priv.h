@@ -69,6 +69,8 @@ struct sym_session {
 	size_t nprocs_slots, nprocs;
 	struct sym_process *retired;
 	size_t npm_fds;		/* perf-map fds kept open */
+	uint64_t btime;		/* boot time, s since the epoch (procjit.c) */
+	bool btime_done;	/* read, or unknown (btime 0) */
 
 	/* [vdso]: the images seen, by content; and our own */
 	struct sym_file **vdsos;

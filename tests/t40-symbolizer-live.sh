@@ -295,6 +295,15 @@ check_eq "jit: perf map names anonymous exec memory" "sf_jit_compiled_fn /tmp/pe
 check "jit: address outside perf map entries is anonymous, in the perf map's region" \
 	grep -q "reason=anonymous memory name=- module=/tmp/perf-$TPID.map" <<<"$out"
 check "jit: garbage perf map line warned" grep -q "^warning: ignored malformed lines in perf map" <<<"$out"
+# a perf map last written before the process started is an earlier
+# process's with the same pid: not read, and said so
+start_target "$T/t7b.out" "$T/target" --jit || fail "jit stale: target did not start"
+J=$(word_addr jit "$T/t7b.out")
+touch -d '1 hour ago' "/tmp/perf-$TPID.map"
+out=$("$ST" snap "$TPID" kill "$TPID" user "$TPID" "$J" warnings)
+rm -f "/tmp/perf-$TPID.map"
+check_eq "jit stale: not named from a perf map older than the process" "- [anon] 0" "$(res "$out" "$J")"
+check_eq "jit stale: one warning" 1 "$(grep -c "^warning: perf map '/tmp/perf-$TPID.map' is older than process $TPID" <<<"$out")"
 
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	skip "jit in pid namespace" "needs root and unshare"
