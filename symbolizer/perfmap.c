@@ -165,3 +165,16 @@ const char *perfmap_find(const struct perfmap *pm, uint64_t addr)
 	}
 	return best ? strtab_get(&pm->names, best->name) : NULL;
 }
+
+bool perfmap_any_in(const struct perfmap *pm, uint64_t start, uint64_t limit)
+{
+	size_t lo = 0, hi = pm->n;
+	while (lo < hi) {	/* the first entry starting at or after start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (pm->v[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pm->n && pm->v[lo].start < limit;
+}

@@ -48,4 +48,7 @@ int perfmap_update(struct perfmap *pm, int fd);
 /* Name of the entry holding addr, or NULL. */
 const char *perfmap_find(const struct perfmap *pm, uint64_t addr);
 
+/* Does an entry start in [start, limit)? */
+bool perfmap_any_in(const struct perfmap *pm, uint64_t start, uint64_t limit);
+
 #endif

@@ -126,6 +126,15 @@ const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
 	return perfmap_find(&p->pm, abs_addr);
 }
 
+bool sym_process_jit_region(struct sym_session *s, struct sym_process *p,
+			    uint64_t start, uint64_t limit)
+{
+	if (!p->pm_ready && p->pm_missing < 2 &&
+	    jit_refresh(s, p) == -ENOENT)
+		p->pm_missing++;
+	return p->pm_ready && perfmap_any_in(&p->pm, start, limit);
+}
+
 void sym_jit_release(struct sym_session *s, struct sym_process *p)
 {
 	if (p->pm_fd >= 0) {

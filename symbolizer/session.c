@@ -272,6 +272,13 @@ int sym_lookup_user(struct sym_session *s, int pid, uint32_t image,
 	switch (m->e->kind) {
 	case MAPS_FILE:
 	case MAPS_VDSO:
+		/* a guessed remap or a memfd where the perf map has code is
+		 * the JIT's, all of it: one region, one mapping */
+		if (maps_entry_file_may_jit(m->e) &&
+		    sym_process_jit_region(s, p, m->e->start, m->e->limit)) {
+			lookup_anon(s, p, m, addr, res);
+			break;
+		}
 		lookup_file(s, m, addr, adj, res);
 		/* a guessed remap or a memfd that the file cannot name may
 		 * be JIT code */

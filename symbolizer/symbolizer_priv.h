@@ -110,6 +110,10 @@ struct sym_mapping *sym_process_mapping(struct sym_process *p,
 /* procjit.c: read p's perf map at its snapshot (when it has anonymous
  * executable memory); name abs_addr from it (NULL: none); release it. */
 void sym_jit_snapshot(struct sym_session *s, struct sym_process *p);
+/* Has the perf map code in [start, limit)?  Reads the map first if it
+ * never was (saved maps: on first use). */
+bool sym_process_jit_region(struct sym_session *s, struct sym_process *p,
+			    uint64_t start, uint64_t limit);
 const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
 				 uint64_t abs_addr);
 void sym_jit_release(struct sym_session *s, struct sym_process *p);

@@ -58,9 +58,15 @@ printf '%s\n' "555555554000-555555555000 r--p 00000000 00:00 0 $T/target" \
 	"555555555000-555555600000 r-xp 00001000 00:00 0 $T/target" >"$T/remap-nomark.maps"
 { cat "$T/remap-nomark.maps"; echo "#remap 555555555000"; } >"$T/remap.maps"
 echo '5555555f0000 100 jitted_fn' >"/tmp/perf-$JP.map"
-out=$("$T/st" load "$JP" "$T/remap.maps" user "$JP" 0x5555555f0010 write "$JP" "$T/remap-again.maps")
+ta=$(printf '0x%x' $((0x555555554000 + 0x$(nm "$T/target" | awk '$3 == "sf_target_alpha" { print $1 }'))))
+out=$("$T/st" load "$JP" "$T/remap.maps" user "$JP" 0x5555555f0010 user "$JP" "$ta" write "$JP" "$T/remap-again.maps")
 check "saved maps: #remap keeps the perf map's name for what the file cannot name" \
 	grep -q 'reason=ok name=jitted_fn' <<<"$out"
+# where the perf map has code, the guess was wrong: the region is the
+# JIT's, all of it, so that one region is one module (one pprof mapping)
+check_eq "saved maps: a remap guess where the perf map has code is all the JIT's" \
+	"user $ta reason=anonymous memory name=- module=/tmp/perf-$JP.map" \
+	"$(grep "^user $ta " <<<"$out" | sed 's/ main=.*//')"
 check "saved maps: #remap written again" grep -qx '#remap 555555555000' "$T/remap-again.maps"
 out=$("$T/st" load "$JP" "$T/remap-nomark.maps" user "$JP" 0x5555555f0010)
 check "saved maps: without #remap, the file's (a file mapping like any other)" \
