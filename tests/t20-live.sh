@@ -41,7 +41,9 @@ sleep 0.2
 "$PROFILE" -p "$dpid" -d 3 -f folded -o "$T/pid" >/dev/null 2>"$T/pid.err"
 check_eq "profile -p exits 0" 0 $?
 check "profile -p: names" grep -q 'main;run;matrix_multiply' "$T/pid.folded"
-check "profile -p: only that process" bash -c "! grep -qv '^demo;' '$T/pid.folded'"
+# (a sample whose stacks bpftrace could not read, a stack-id error, is
+# the process frame alone: "demo N")
+check_eq "profile -p: only that process" "" "$(grep -v '^demo[; ]' "$T/pid.folded" | head -n 3)"
 kill "$dpid" 2>/dev/null
 wait "$dpid" 2>/dev/null
 
@@ -388,7 +390,7 @@ check "-p TID: one line says only that thread is sampled" \
 	grep -qx "profile: $tid is a thread of process $ttpid: sampling that thread only" "$T/thr.err"
 check "-p TID: samples recorded" test "$(folded_total "$T/thr.folded")" -gt 0
 check "-p TID: every sample is of that thread (comm tt-second)" \
-	bash -c "test -s '$T/thr.folded' && ! grep -qv '^tt-second;' '$T/thr.folded'"
+	bash -c "test -s '$T/thr.folded' && ! grep -qv '^tt-second[; ]' '$T/thr.folded'"
 check "-p TID: its function is in" grep -q 'second_thread_loop' "$T/thr.folded"
 pb_decode "$T/thr.pb.gz" >"$T/thr.pb.txt" 2>"$T/thr.pb.err"
 # tid labels: the string_table index of "tid" (first pass), then the num
