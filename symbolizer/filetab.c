@@ -205,8 +205,9 @@ static bool same_file(const struct sym_file *f, const struct sym_file_desc *d)
 		memcmp(f->path, d->path, d->path_len) == 0);
 }
 
-/* What a live mapping's file is now, through its process's map_files:
- * 1 known (*st filled), 0 unknown (no pid, the process or its map gone). */
+/* What a live mapping's file is now, through its process's map_files or
+ * root: 1 known (*st filled), 0 unknown (no pid, the process or its map
+ * gone, no permission). */
 struct live_stat {
 	int state;	/* -1 not asked yet */
 	struct stat st;
@@ -220,22 +221,44 @@ static int live_stat(const struct sym_file_desc *d, struct live_stat *ls)
 			 d->map_start, d->map_limit);
 		ls->state = d->pid > 0 && d->map_start &&
 			    !procfs_stat_path(d->pid, rel, &ls->st);
+		/* map_files wants CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE);
+		 * else the path in the process's root, if it is still the
+		 * mapped inode */
+		if (!ls->state && d->pid > 0 && !d->deleted &&
+		    d->path_len < 4096 && d->path[0] == '/') {
+			char rp[4096 + 8];
+			snprintf(rp, sizeof(rp), "root%.*s", (int)d->path_len,
+				 d->path);
+			ls->state = !procfs_stat_path(d->pid, rp, &ls->st) &&
+				    ls->st.st_ino == d->ino;
+		}
 	}
 	return ls->state;
 }
 
-/* Could f, last seen open, be another file than the one d maps now?  Only
- * once its fd is closed (an open fd keeps the inode from being reused),
- * for a live mapping with no build-id to go by. */
+/* Could f be another file than the one d (a live mapping, no build-id to
+ * go by) maps now?  Its size or mtime differ from those f was opened
+ * with: through f's own fd while it is pinned (the same inode, but maybe
+ * rewritten in place), else through the mapping (the inode may have been
+ * freed and reused). */
 static bool inode_reused(const struct sym_file *f,
 			 const struct sym_file_desc *d, struct live_stat *ls)
 {
-	if (f->fd >= 0 || !f->stamp_known || (d->build_id && *d->build_id) ||
-	    !live_stat(d, ls))
+	struct stat fst;
+	const struct stat *st = &fst;
+	if (!f->stamp_known || (d->build_id && *d->build_id))
 		return false;
-	return ls->st.st_size != f->size ||
-	       ls->st.st_mtim.tv_sec != f->mtime.tv_sec ||
-	       ls->st.st_mtim.tv_nsec != f->mtime.tv_nsec;
+	if (f->fd >= 0) {	/* pinned: same inode, maybe rewritten */
+		if (fstat(f->fd, &fst))
+			return false;
+	} else if (live_stat(d, ls)) {
+		st = &ls->st;
+	} else {
+		return false;
+	}
+	return st->st_size != f->size ||
+	       st->st_mtim.tv_sec != f->mtime.tv_sec ||
+	       st->st_mtim.tv_nsec != f->mtime.tv_nsec;
 }
 
 static struct sym_file *hash_find(struct filetab *ft,

@@ -103,10 +103,11 @@ struct sym_file_desc {
 /*
  * The file for desc: an existing entry with the same (dev, ino) whose
  * build-id does not contradict desc->build_id, else a new unopened entry.
- * A live mapping (desc->pid, no build-id) of an entry whose fd is closed
- * is checked first: the inode may have been freed and reused by another
- * file (a rebuilt program copied in place), so the mapped file's size
- * and mtime, through the process's map_files, must be the entry's.
+ * A live mapping (desc->pid, no build-id) is checked first: the file may
+ * have been rewritten in place, or its inode freed and reused by another
+ * file (a rebuilt program copied in place), so the mapped file's size and
+ * mtime (through the entry's fd, or the process's map_files or root) must
+ * be the entry's.
  * NULL on -ENOMEM.
  */
 struct sym_file *filetab_get(struct filetab *ft,

@@ -403,6 +403,10 @@ if [ "$a_alpha" = 0x ] || [ "$a_alpha" != "$a_gamma" ]; then
 	fail "inode reuse: two programs with the function at one address" "$(cat "$T/reuse/cc.err") alpha=$a_alpha gamma=$a_gamma"
 else
 	cp "$T/reuse/alpha" "$T/reuse/app"
+	# two processes of the first program: a snapshot after the file was
+	# indexed leaves its fd open (the same inode, then rewritten under it)
+	start_target "$T/reuse/p0.out" "$T/reuse/app" || fail "inode reuse: first process did not start"
+	P0=$TPID
 	start_target "$T/reuse/p1.out" "$T/reuse/app" || fail "inode reuse: first process did not start"
 	cat >"$T/reuse/step2.sh" <<EOS
 cat '$T/reuse/gamma' >'$T/reuse/app'
@@ -411,7 +415,7 @@ echo \$! >'$T/reuse/p2.pid'
 for _ in \$(seq 100); do grep -q ready '$T/reuse/p2.out' && break; sleep 0.05; done
 EOS
 	ino1=$(stat -c %i "$T/reuse/app")
-	out=$("$ST" snap "$TPID" user "$TPID" "$a_alpha" kill "$TPID" sh "sh $T/reuse/step2.sh" \
+	out=$("$ST" snap "$P0" user "$P0" "$a_alpha" snap "$TPID" kill "$TPID" kill "$P0" sh "sh $T/reuse/step2.sh" \
 		snap "@$T/reuse/p2.pid" user "@$T/reuse/p2.pid" "$a_gamma" write "@$T/reuse/p2.pid" "$T/reuse/p2.maps")
 	check_eq "inode reuse: the same inode" "$ino1" "$(stat -c %i "$T/reuse/app")"
 	check_eq "inode reuse: the first process named from the first file" "alpha_fn" \
@@ -424,4 +428,30 @@ EOS
 	check "inode reuse: the second process's saved map has the new build-id" \
 		grep -q " $bid2\$" "$T/reuse/p2.maps"
 	kill "$(cat "$T/reuse/p2.pid")" 2>/dev/null
+fi
+
+# ... and without CAP_SYS_ADMIN (map_files cannot be read): the same
+# through the process's root, run as nobody
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "$a_alpha" = 0x ]; then
+	skip "inode reuse as nobody" "needs root (to become nobody), setpriv and the programs above"
+else
+	nb=$(mktemp -d /tmp/stackfold-nobody.XXXXXX)
+	chmod 755 "$nb"
+	cp "$ST" "$nb/st"
+	cp "$T/reuse/alpha" "$nb/app"
+	cp "$T/reuse/gamma" "$nb/gamma"
+	cat >"$nb/run.sh" <<EOS
+cd '$nb' || exit 1
+start() { ./app >"\$1.out" 2>&1 & echo \$! >"\$1.pid"; for _ in \$(seq 100); do grep -q ready "\$1.out" && break; sleep 0.05; done; }
+start p1
+printf '%s\n' 'cat gamma >app' '. ./start.sh; start p2' >step2.sh
+declare -f start >start.sh
+./st snap @p1.pid user @p1.pid $a_alpha kill @p1.pid sh 'bash step2.sh' snap @p2.pid user @p2.pid $a_gamma
+kill "\$(cat p2.pid)"
+EOS
+	chown -R 65534:65534 "$nb"
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups bash "$nb/run.sh" 2>&1)
+	check_eq "inode reuse as nobody: each process named from the file it maps" "alpha_fn|gamma_fn" \
+		"$(awk '$1 == "user" { sub(/.* name=/, ""); sub(/ .*/, ""); print }' <<<"$out" | paste -sd'|')"
+	rm -rf "$nb"
 fi
