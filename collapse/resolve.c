@@ -427,24 +427,55 @@ static bool has_suffix(const char *s, size_t len, const char *sfx)
 	return len >= 4 && memcmp(s + len - 4, sfx, 4) == 0;
 }
 
-/* Location of frame `outer` with the inlined frame `inner` (a one-line
- * named location) added as its innermost line: folded text marks a frame
- * inlined into the one before it with _[i] (stackfold's and perf's mark),
- * and pprof has such a chain as one location's lines.  outer itself when
- * the chain is already SF_INLINE_MAX deep. */
+/* A physical frame of folded input and the frames inlined into it: folded
+ * text (stackfold's, perf's) marks a frame inlined into the one before it
+ * with _[i], and pprof has such a chain as one location's lines. */
 #define SF_INLINE_MAX 64
-static int64_t inline_into(struct resolver *r, uint32_t outer, uint32_t inner)
+struct inline_run {
+	struct pf_line lines[SF_INLINE_MAX];	/* outermost first */
+	uint32_t n;		/* 0: the frame takes no inlined lines */
+	uint8_t kind;
+};
+
+/* Start a run at the one-line named location loc. */
+static void run_start(const struct resolver *r, struct inline_run *run,
+		      uint32_t loc)
 {
-	struct pf_line lines[SF_INLINE_MAX];
-	const struct pf_location *o = &r->p->locations[outer];
-	const struct pf_location *in = &r->p->locations[inner];
-	if (o->nlines == 0 || in->nlines != 1 || o->nlines >= SF_INLINE_MAX)
-		return outer;
-	lines[0] = r->p->lines[in->line_start];
-	memcpy(lines + 1, r->p->lines + o->line_start,
-	       o->nlines * sizeof(*lines));
-	struct pf_location key = { .kind = o->kind };
-	return profile_location(r->p, &key, lines, o->nlines + 1);
+	const struct pf_location *l = &r->p->locations[loc];
+	run->n = l->nlines == 1;
+	run->kind = l->kind;
+	if (run->n)
+		run->lines[0] = r->p->lines[l->line_start];
+}
+
+/* Add inlined frame loc (a one-line named location): false when the
+ * run cannot take it (full, or no run). */
+static bool run_add(const struct resolver *r, struct inline_run *run,
+		    uint32_t loc)
+{
+	const struct pf_location *l = &r->p->locations[loc];
+	if (!run->n || run->n >= SF_INLINE_MAX || l->nlines != 1)
+		return false;
+	run->lines[run->n++] = r->p->lines[l->line_start];
+	return true;
+}
+
+/* The location of a run with inlined frames, innermost first, in place of
+ * the run's frame at r->stack[top].  0 or -ENOMEM. */
+static int run_flush(struct resolver *r, struct inline_run *run, size_t top)
+{
+	if (run->n > 1) {
+		struct pf_line lines[SF_INLINE_MAX];
+		for (uint32_t i = 0; i < run->n; i++)
+			lines[i] = run->lines[run->n - 1 - i];
+		struct pf_location key = { .kind = run->kind };
+		int64_t loc = profile_location(r->p, &key, lines, run->n);
+		if (loc < 0)
+			return (int)loc;
+		r->stack[top] = (uint32_t)loc;
+	}
+	run->n = 0;
+	return 0;
 }
 
 int resolver_folded(struct resolver *r, const char *stack, size_t len,
@@ -452,10 +483,12 @@ int resolver_folded(struct resolver *r, const char *stack, size_t len,
 {
 	const char *p = stack, *end = stack + len;
 	size_t n = 0;
+	struct inline_run run = { .n = 0 };
+	int ret;
 	/* collect root first into r->stack, then reverse */
 	while (p <= end) {
 		size_t flen;
-		const char *e = fold_next_frame(p, end, &flen);
+		const char *f = p, *e = fold_next_frame(p, end, &flen);
 		enum pf_loc_kind kind = PF_LOC_USER;
 		bool inl = false;
 		if (has_suffix(p, flen, "_[k]")) {
@@ -464,20 +497,26 @@ int resolver_folded(struct resolver *r, const char *stack, size_t len,
 		} else if (has_suffix(p, flen, "_[j]")) {
 			kind = PF_LOC_JIT;
 			flen -= 4;
-		} else if (has_suffix(p, flen, "_[i]") && n > 0) {
+		} else if (has_suffix(p, flen, "_[i]") && run.n) {
 			inl = true;
-			flen -= 4;
 		}
-		int64_t loc = resolve_name(r, p, flen, kind, 0, false);
-		if (inl && loc > 0) {
-			loc = inline_into(r, r->stack[n - 1], (uint32_t)loc);
-			n--;	/* replaces the frame it is inlined into */
-		}
-		int ret = stack_push(r, n++, loc);
-		if (ret)
-			return ret;
+		int64_t loc = resolve_name(r, f, flen - (inl ? 4 : 0), kind, 0,
+					   false);
+		if (loc < 0)
+			return (int)loc;
 		p = e + 1;
+		if (inl && run_add(r, &run, (uint32_t)loc))
+			continue;
+		if (inl)	/* the run is full: a frame of its own, marked */
+			loc = resolve_name(r, f, flen, kind, 0, false);
+		if ((n && (ret = run_flush(r, &run, n - 1))) ||
+		    (ret = stack_push(r, n++, loc)))
+			return ret;
+		if (!inl)
+			run_start(r, &run, r->stack[n - 1]);
 	}
+	if (n && (ret = run_flush(r, &run, n - 1)))
+		return ret;
 	for (size_t i = 0; i < n / 2; i++) {
 		uint32_t t = r->stack[i];
 		r->stack[i] = r->stack[n - 1 - i];

@@ -154,8 +154,16 @@ check_eq "folded _[i]: no function keeps the mark" 0 "$(grep -c '_\[i\]' "$T/inl
 check_eq "folded _[i]: inline chains as one location's lines, innermost first" \
 	"inner,work|deep,inner,work" \
 	"$(sed -n '/^Locations/,/^Mappings/p' "$T/inl.raw" | awk '/^ +[0-9]+: / { if (c) print c; c = $4; next } /^ +[a-z]/ { c = c "," $1 } END { if (c) print c }' | grep , | paste -sd'|')"
-check_eq "folded _[i]: folded output gives the same stacks back" "$(sort "$T/inl.folded")" \
-	"$("$STACKFOLD" -q -f folded "$T/inl.folded" 2>&1 | sort)"
+# ... also with pprof and top written in the same run, and for a chain
+# deeper than one location takes (64 lines: the rest are frames of their
+# own, marked), and an _[i] with nothing before it
+{ cat "$T/inl.folded"; echo 'inl_[i];x 1'
+  echo "app;main;$(seq -f 'f%g_[i]' 1 70 | paste -sd';') 5"; } >"$T/inl-in.txt"
+"$STACKFOLD" -q -f folded,pprof,top -o "$T/inl2" "$T/inl-in.txt" 2>/dev/null
+check_eq "folded _[i]: folded output gives the same stacks back" "$(sort "$T/inl-in.txt")" \
+	"$(sort "$T/inl2.folded")"
+check_eq "folded _[i]: the leaf of a 70-deep chain keeps its self time" "5 f70_[i]" \
+	"$(awk '$NF == "f70_[i]" { print $2, $NF }' "$T/inl2.top")"
 
 # Capture metadata pprof cannot carry (a period under 1 ns, times past
 # int64) is left out, not wrapped into negative times or a 0 period.
@@ -277,7 +285,7 @@ fi
 # the noreturn die(), so its return address is g_after's first byte.  Each
 # must keep its own name in either order of input.
 noret_capture() {	# DIR ORDER: writes DIR/ORDER.raw
-	local d=$1 pid=4194002 g r1 r2
+	local d=$1 pid=4194002 g r1
 	at() { printf '0x%x' $((CAP_BASE + 0x$(nm "$d/nr" | awk -v f="$1" '$3 == f { print $1 }') + $2)); }
 	g=$(printf '@stackfold[%d, %d, nr, \n    %s\n    %s\n, ]: 2\n' $pid $pid "$(at g_after 0)" "$(at main 4)")
 	r1=$(printf '@stackfold[%d, %d, nr, \n    %s\n    %s\n    %s\n, ]: 3\n' $pid $pid "$(at die 2)" "$(at g_after 0)" "$(at main 4)")
