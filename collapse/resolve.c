@@ -497,7 +497,8 @@ int resolver_folded(struct resolver *r, const char *stack, size_t len,
 		} else if (has_suffix(p, flen, "_[j]")) {
 			kind = PF_LOC_JIT;
 			flen -= 4;
-		} else if (has_suffix(p, flen, "_[i]") && run.n) {
+		} else if (has_suffix(p, flen, "_[i]") && flen > 4 && run.n) {
+			/* (a bare "_[i]" is a name, as a bare "_[k]" is) */
 			inl = true;
 		}
 		int64_t loc = resolve_name(r, f, flen - (inl ? 4 : 0), kind, 0,

@@ -156,8 +156,9 @@ check_eq "folded _[i]: inline chains as one location's lines, innermost first" \
 	"$(sed -n '/^Locations/,/^Mappings/p' "$T/inl.raw" | awk '/^ +[0-9]+: / { if (c) print c; c = $4; next } /^ +[a-z]/ { c = c "," $1 } END { if (c) print c }' | grep , | paste -sd'|')"
 # ... also with pprof and top written in the same run, and for a chain
 # deeper than one location takes (64 lines: the rest are frames of their
-# own, marked), and an _[i] with nothing before it
-{ cat "$T/inl.folded"; echo 'inl_[i];x 1'
+# own, marked), an _[i] with nothing before it, and a bare "_[i]" (a name,
+# as in the fold's direct path: fuzz_folded found them apart, F16)
+{ cat "$T/inl.folded"; echo 'inl_[i];x 1'; echo 'x;_[i];a 2'
   echo "app;main;$(seq -f 'f%g_[i]' 1 70 | paste -sd';') 5"; } >"$T/inl-in.txt"
 "$STACKFOLD" -q -f folded,pprof,top -o "$T/inl2" "$T/inl-in.txt" 2>/dev/null
 check_eq "folded _[i]: folded output gives the same stacks back" "$(sort "$T/inl-in.txt")" \
