@@ -337,8 +337,7 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 	}
 	/* the kernel's mapping, ours or the profile's: functions only if
 	 * kallsyms (or the input) named some of its frames */
-	if (loc_on_kernel_map(l) ||
-	    (c->kpm != PP_NO_MAP && l->mapping == c->kpm)) {
+	if (loc_pmap(c, l) == c->kpm) {
 		c->kmap_has_functions |= l->nlines > 0;
 		c->kmap_addr |= l->address != 0 && c->kpm == PP_NO_MAP;
 	}

@@ -205,6 +205,23 @@ static bool same_file(const struct sym_file *f, const struct sym_file_desc *d)
 		memcmp(f->path, d->path, d->path_len) == 0);
 }
 
+/* The ways to a mapped file under /proc/PID (rel paths for procfs_*):
+ * its map_files entry (the mapped file itself; needs CAP_SYS_ADMIN), and
+ * its path in the process's root (false: not absolute, or too long). */
+#define REL_MAX 4200
+static void map_files_rel(char rel[REL_MAX], uint64_t start, uint64_t limit)
+{
+	snprintf(rel, REL_MAX, "map_files/%" PRIx64 "-%" PRIx64, start, limit);
+}
+
+static bool root_rel(char rel[REL_MAX], const char *path, size_t len)
+{
+	if (!len || path[0] != '/' || len >= REL_MAX - 5)
+		return false;
+	snprintf(rel, REL_MAX, "root%.*s", (int)len, path);
+	return true;
+}
+
 /* What a live mapping's file is now, through its process's map_files or
  * root: 1 known (*st filled), 0 unknown (no pid, the process or its map
  * gone, no permission). */
@@ -216,22 +233,16 @@ struct live_stat {
 static int live_stat(const struct sym_file_desc *d, struct live_stat *ls)
 {
 	if (ls->state < 0) {
-		char rel[64];
-		snprintf(rel, sizeof(rel), "map_files/%" PRIx64 "-%" PRIx64,
-			 d->map_start, d->map_limit);
+		char rel[REL_MAX];
+		map_files_rel(rel, d->map_start, d->map_limit);
 		ls->state = d->pid > 0 && d->map_start &&
 			    !procfs_stat_path(d->pid, rel, &ls->st);
-		/* map_files wants CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE);
-		 * else the path in the process's root, if it is still the
-		 * mapped inode */
+		/* without map_files, the path in the process's root, if it
+		 * is still the mapped inode */
 		if (!ls->state && d->pid > 0 && !d->deleted &&
-		    d->path_len < 4096 && d->path[0] == '/') {
-			char rp[4096 + 8];
-			snprintf(rp, sizeof(rp), "root%.*s", (int)d->path_len,
-				 d->path);
-			ls->state = !procfs_stat_path(d->pid, rp, &ls->st) &&
+		    root_rel(rel, d->path, d->path_len))
+			ls->state = !procfs_stat_path(d->pid, rel, &ls->st) &&
 				    ls->st.st_ino == d->ino;
-		}
 	}
 	return ls->state;
 }
@@ -402,18 +413,16 @@ static enum verify verify(struct sym_file *f, int fd, bool mapped)
 /* Candidate i of the reopen recipe, or -1 when there is none. */
 static int open_candidate(const struct sym_file *f, int i, bool alive)
 {
-	char rel[4200];
+	char rel[REL_MAX];
 	switch (i) {
 	case 0:
 		if (!alive || !f->map_start)
 			return -1;
-		snprintf(rel, sizeof(rel), "map_files/%" PRIx64 "-%" PRIx64,
-			 f->map_start, f->map_limit);
+		map_files_rel(rel, f->map_start, f->map_limit);
 		return procfs_open(f->pid, rel);
 	case 1:
-		if (!alive || f->path[0] != '/')
+		if (!alive || !root_rel(rel, f->path, strlen(f->path)))
 			return -1;
-		snprintf(rel, sizeof(rel), "root%s", f->path);
 		return procfs_open(f->pid, rel);
 	case 2:
 		/* last resort, checked by build-id or dev/inode like the rest */

@@ -71,13 +71,17 @@ static bool perms_ok(const char *p)
 	       (p[2] == 'x' || p[2] == '-') && (p[3] == 'p' || p[3] == 's');
 }
 
-static enum maps_kind classify(const char *path, size_t len)
+/* path: " (deleted)" stripped, which `deleted` says.  Shared anonymous
+ * memory has a deleted path: shmem_kernel_file_setup()'s names. */
+static enum maps_kind classify(const char *path, size_t len, bool deleted)
 {
 #define IS(lit) (len == sizeof(lit) - 1 && memcmp(path, lit, len) == 0)
 	if (len == 0)
 		return MAPS_ANON;
 	if (path[0] == '/')
-		return MAPS_FILE;
+		return deleted && (IS("/dev/zero") || IS("/anon_hugepage") ||
+				   (len == 13 && memcmp(path, "/SYSV", 5) == 0))
+			       ? MAPS_ANON_SHM : MAPS_FILE;
 	if (path[0] != '[')
 		return MAPS_PSEUDO;
 	if (IS("[vdso]"))
@@ -91,16 +95,6 @@ static enum maps_kind classify(const char *path, size_t len)
 	if (len > 6 && memcmp(path, "[anon:", 6) == 0)
 		return MAPS_ANON_NAMED;
 	return MAPS_PSEUDO;
-#undef IS
-}
-
-/* The path (" (deleted)" stripped) the kernel gives shared anonymous
- * memory: shmem_kernel_file_setup()'s names. */
-static bool anon_shm(const char *path, size_t len)
-{
-#define IS(lit) (len == sizeof(lit) - 1 && memcmp(path, lit, len) == 0)
-	return IS("/dev/zero") || IS("/anon_hugepage") ||
-	       (len == 13 && memcmp(path, "/SYSV", 5) == 0);
 #undef IS
 }
 
@@ -141,9 +135,7 @@ enum maps_line_status maps_parse_line(const char *line, size_t len,
 	e->deleted = plen > sl && memcmp(lim - sl, DELETED_SUFFIX, sl) == 0;
 	if (e->deleted)
 		plen -= sl;
-	e->kind = classify(p, plen);
-	if (e->kind == MAPS_FILE && e->deleted && anon_shm(p, plen))
-		e->kind = MAPS_ANON_SHM;
+	e->kind = classify(p, plen, e->deleted);
 	e->memfd = e->kind == MAPS_FILE && plen > 7 &&
 		   memcmp(p, "/memfd:", 7) == 0;
 	e->remapped = false;

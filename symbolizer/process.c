@@ -633,6 +633,14 @@ static const char **saved_bids(struct sym_process *p,
 	return bids;
 }
 
+/* Index of the kept mapping that starts at start (a #main or #remap
+ * line's), or -1. */
+static ptrdiff_t entry_at(const struct sym_process *p, uint64_t start)
+{
+	ptrdiff_t k = maps_list_find(&p->ml, start);
+	return k >= 0 && p->ml.v[k].start == start ? k : -1;
+}
+
 static int load(struct sym_session *s, struct sym_process *p,
 		const char *text, size_t len)
 {
@@ -643,9 +651,8 @@ static int load(struct sym_session *s, struct sym_process *p,
 		rc = (bids = saved_bids(p, &mt)) ? 0 : -ENOMEM;
 	p->n = p->ml.n;
 	for (size_t i = 0; !rc && i < mt.nremaps; i++) {
-		ptrdiff_t k = maps_list_find(&p->ml, mt.remaps[i]);
-		if (k >= 0 && p->ml.v[k].start == mt.remaps[i] &&
-		    p->ml.v[k].kind == MAPS_FILE)
+		ptrdiff_t k = entry_at(p, mt.remaps[i]);
+		if (k >= 0 && p->ml.v[k].kind == MAPS_FILE)
 			p->ml.v[k].remapped = true;
 	}
 	if (!rc)
@@ -653,8 +660,8 @@ static int load(struct sym_session *s, struct sym_process *p,
 	if (!rc)
 		rc = attach_files(s, p, bids);
 	for (size_t i = 0; !rc && i < mt.nmains; i++) {
-		ptrdiff_t k = maps_list_find(&p->ml, mt.mains[i]);
-		if (k >= 0 && p->ml.v[k].start == mt.mains[i])
+		ptrdiff_t k = entry_at(p, mt.mains[i]);
+		if (k >= 0)
 			p->m[k].mod.is_main = true;
 	}
 	free(bids);

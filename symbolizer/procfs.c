@@ -51,12 +51,20 @@ int procfs_read_file(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
+/* "/proc/PID/REL" into path (PROC_PATH_MAX bytes): 0 or -ENAMETOOLONG. */
+#define PROC_PATH_MAX (4096 + 64)
+static int proc_path(char *path, int pid, const char *rel)
+{
+	int n = snprintf(path, PROC_PATH_MAX, "/proc/%d/%s", pid, rel);
+	return n < 0 || n >= PROC_PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
 int procfs_open(int pid, const char *rel)
 {
-	char path[4096 + 64];
-	int n = snprintf(path, sizeof(path), "/proc/%d/%s", pid, rel);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	char path[PROC_PATH_MAX];
+	int rc = proc_path(path, pid, rel);
+	if (rc)
+		return rc;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
@@ -78,10 +86,10 @@ int procfs_boot_time(uint64_t *sec)
 
 int procfs_stat_path(int pid, const char *rel, struct stat *st)
 {
-	char path[4096 + 64];
-	int n = snprintf(path, sizeof(path), "/proc/%d/%s", pid, rel);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	char path[PROC_PATH_MAX];
+	int rc = proc_path(path, pid, rel);
+	if (rc)
+		return rc;
 	return stat(path, st) ? -errno : 0;
 }
 

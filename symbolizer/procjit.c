@@ -109,30 +109,29 @@ void sym_jit_snapshot(struct sym_session *s, struct sym_process *p)
 		p->pm_missing = 1;
 }
 
+/* Read what the JIT has written since, but stop asking for a file that
+ * was missing twice.  Whether the map is there to search. */
+static bool jit_read_on(struct sym_session *s, struct sym_process *p)
+{
+	if (p->pm_missing < 2 && jit_refresh(s, p) == -ENOENT)
+		p->pm_missing++;
+	return p->pm_ready;
+}
+
 const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
 				 uint64_t abs_addr)
 {
 	const char *name = p->pm_ready ? perfmap_find(&p->pm, abs_addr) : NULL;
-	if (name)
+	if (name || !jit_read_on(s, p))	/* the JIT may have written it */
 		return name;
-	/* the JIT may have written it since: read on, but stop asking for a
-	 * file that was missing twice */
-	if (p->pm_missing > 1)
-		return NULL;
-	if (jit_refresh(s, p) == -ENOENT) {
-		p->pm_missing++;
-		return NULL;
-	}
 	return perfmap_find(&p->pm, abs_addr);
 }
 
 bool sym_process_jit_region(struct sym_session *s, struct sym_process *p,
 			    uint64_t start, uint64_t limit)
 {
-	if (!p->pm_ready && p->pm_missing < 2 &&
-	    jit_refresh(s, p) == -ENOENT)
-		p->pm_missing++;
-	return p->pm_ready && perfmap_any_in(&p->pm, start, limit);
+	return (p->pm_ready || jit_read_on(s, p)) &&
+	       perfmap_any_in(&p->pm, start, limit);
 }
 
 void sym_jit_release(struct sym_session *s, struct sym_process *p)
