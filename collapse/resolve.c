@@ -186,9 +186,9 @@ static int64_t location_from_result(struct resolver *r, uint64_t addr,
 		if (m < 0)
 			return m;
 		loc.mapping = (uint32_t)m;
-		if (strstr(res->module->path, "perf-") && res->nframes)
-			loc.kind = PF_LOC_JIT;
 	}
+	if (res->jit)
+		loc.kind = PF_LOC_JIT;
 	for (unsigned i = 0; i < res->nframes; i++) {
 		const struct sym_frame *f = &res->frames[i];
 		int64_t n = intern(r, f->name), sn = intern(r, f->system_name),
@@ -256,7 +256,8 @@ static bool may_refresh(struct resolver *r, uint32_t pid, uint32_t image)
 /* pid's image from the symbolizer: a snapshot taken on the spot for a pid
  * with none (bpftrace's own output, no saved maps: the live process is
  * taken for the one sampled, once a pid, unless a newer image of it is
- * known), a refresh for an address mapped after the snapshot. */
+ * known), a refresh for an address mapped after the snapshot, and for
+ * one still outside it (the process gone), the JIT's perf map. */
 static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 		       uint64_t addr, bool is_return, struct sym_result *res)
 {
@@ -272,6 +273,9 @@ static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 	    sym_process_refresh(r->sym, (int)pid, image, NULL) == 0)
 		ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return,
 				      res);
+	if (!ret && res->reason == SYM_UNMAPPED)
+		ret = sym_lookup_unmapped_jit(r->sym, (int)pid, image, addr,
+					      is_return, res);
 	return ret;
 }
 

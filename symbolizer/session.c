@@ -186,6 +186,7 @@ static void res_clear(struct sym_result *res, enum sym_reason r)
 	res->nframes = 0;
 	res->module = NULL;
 	res->module_addr = 0;
+	res->jit = false;
 }
 
 static int finish(struct sym_session *s, struct sym_result *res)
@@ -233,6 +234,15 @@ static void lookup_file(struct sym_session *s, struct sym_mapping *m,
 	elfidx_lookup(idx, vaddr, res);
 }
 
+static void jit_named(struct sym_result *res, const char *name)
+{
+	res->reason = SYM_OK;
+	res->jit = true;
+	res->nframes = 1;
+	res->frames[0] = (struct sym_frame){ .name = name,
+					     .system_name = name };
+}
+
 /* Anonymous memory: named by the JIT's perf map, if any.  Where the
  * process has one, the region is the perf map's even at an address it
  * does not name, so that one region is one mapping (pprof), not two. */
@@ -247,10 +257,7 @@ static void lookup_anon(struct sym_session *s, struct sym_process *p,
 	if (!name)
 		return;
 	res->module = &m->jit_mod;
-	res->reason = SYM_OK;
-	res->nframes = 1;
-	res->frames[0] = (struct sym_frame){ .name = name,
-					     .system_name = name };
+	jit_named(res, name);
 }
 
 int sym_lookup_user(struct sym_session *s, int pid, uint32_t image,
@@ -297,6 +304,27 @@ int sym_lookup_user(struct sym_session *s, int pid, uint32_t image,
 		break;
 	}
 	return finish(s, res);
+}
+
+int sym_lookup_unmapped_jit(struct sym_session *s, int pid, uint32_t image,
+			    uint64_t abs_addr, bool is_return,
+			    struct sym_result *res)
+{
+	res_clear(res, SYM_NO_PROCESS);
+	struct sym_process *p = sym_process_find(s, pid, image);
+	if (!p)
+		return 0;
+	uint64_t addr = abs_addr - (is_return && abs_addr > 0);
+	res->reason = SYM_UNMAPPED;
+	if (sym_process_mapping(p, addr))
+		return 0;	/* mapped: sym_lookup_user's answer stands */
+	const char *name = sym_process_jit_name(s, p, addr);
+	if (name) {
+		jit_named(res, name);
+		if (s->stats.unresolved)	/* sym_lookup_user counted it */
+			s->stats.unresolved--;
+	}
+	return 0;
 }
 
 static void kallsyms_ensure(struct sym_session *s)

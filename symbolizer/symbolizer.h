@@ -227,6 +227,7 @@ struct sym_result {
 	const struct sym_module *module;	/* NULL when SYM_UNMAPPED */
 	uint64_t module_addr;	/* address in the file's ELF space, for
 				 * module+0xOFFSET (file offset for [vdso]) */
+	bool jit;		/* named by the process's JIT perf map */
 };
 
 /*
@@ -236,6 +237,13 @@ struct sym_result {
  */
 int sym_lookup_user(struct sym_session *s, int pid, uint32_t image,
 		    uint64_t abs_addr, bool is_return, struct sym_result *res);
+/* An address that no mapping of pid's snapshot covers (SYM_UNMAPPED from
+ * sym_lookup_user, after any refresh): named by the process's JIT perf map
+ * when that names it (code a JIT mapped after the last snapshot, in a
+ * process gone since), with no module; else SYM_UNMAPPED as before. */
+int sym_lookup_unmapped_jit(struct sym_session *s, int pid, uint32_t image,
+			    uint64_t abs_addr, bool is_return,
+			    struct sym_result *res);
 int sym_lookup_kernel(struct sym_session *s, uint64_t addr, bool is_return,
 		      struct sym_result *res);
 int sym_lookup_elf(struct sym_session *s, const char *path, uint64_t elf_addr,

@@ -158,6 +158,30 @@ else
 	fail "dlopen after the first sample: cc" "$(cat "$T/dl-cc.err")"
 fi
 
+# 8b. A JIT that maps its code after the command's last snapshot (V8's code
+#    space comes after the libraries), the command gone before the end:
+#    named from its perf map (node --perf-basic-prof), as JIT frames.
+if command -v node >/dev/null 2>&1; then
+	cat >"$T/hot.js" <<'JS'
+function fibHot(n) { return n < 2 ? n : fibHot(n - 1) + fibHot(n - 2); }
+const end = Date.now() + 2500;
+let s = 0;
+while (Date.now() < end) s += fibHot(20);
+JS
+	"$PROFILE" -d 8 -f folded -o "$T/node" -- node --perf-basic-prof "$T/hot.js" >/dev/null 2>"$T/node.err"
+	check_eq "node JIT, gone by the end: exit 0" 0 $?
+	jit=$(awk '{ n = $NF; sub(/ [0-9]+$/, ""); sub(/.*;/, "") } /fibHot/ { s += n } END { print s + 0 }' "$T/node.folded")
+	all=$(folded_total "$T/node.folded")
+	check "node JIT, gone by the end: the JIT's function named, most samples (got $jit of $all)" \
+		test "$jit" -gt 0 -a $((jit * 2)) -gt "$all"
+	check "node JIT, gone by the end: marked as JIT frames" grep -q 'fibHot[^;]*_\[j\]' "$T/node.folded"
+	grep -l "$T/hot.js" /tmp/perf-*.map 2>/dev/null | xargs -r rm -f	# node leaves it
+elif [ "${CI:-}" = true ]; then
+	fail "node JIT, gone by the end" "node not installed"
+else
+	skip "node JIT, gone by the end" "node not installed"
+fi
+
 # 9. bt/profile.bt and bt/continuous.bt keep user and kernel stacks in one
 #    stack-id map: bpftrace 0.17 makes one map per stack mode, each 131072
 #    entries of 127 frames (133 MB of kernel memory, 0.2 CPU-s to create

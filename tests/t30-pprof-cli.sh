@@ -281,6 +281,44 @@ if [ -s "$T/addr/cap.raw" ]; then
 		"$("$PPROF_CHECK" --addresses "$T/addr/vsys.pb.gz" 2>&1 | paste -sd'|')"
 fi
 
+# JIT code mapped after the process's last snapshot (a JIT's code space
+# made after a short command's first sample, the command gone by the
+# end): named by the process's perf map, a return address at address-1,
+# as JIT frames on no mapping; an address the perf map does not name stays
+# [unknown], as does everything without the perf map.
+if [ -s "$T/addr/cap.raw" ]; then
+	pm=/tmp/perf-4194001.map
+	sed '/^@stackfold/,$d' "$T/addr/cap.raw" >"$T/addr/jit.raw"
+	printf '@stackfold[4194001, 4194001, app, \n    0x7f0000001010\n    0x7f0000002010\n    %s\n, ]: 5\n' \
+		"$a_main" >>"$T/addr/jit.raw"
+	printf '@stackfold[4194001, 4194001, app, \n    0x7f0000009000\n    %s\n, ]: 2\n' "$a_main" >>"$T/addr/jit.raw"
+	printf '7f0000001000 100 jit_leaf\n7f0000002000 10 jit_caller\n7f0000002010 10 jit_after\n' >"$pm"
+	"$STACKFOLD" -f folded,pprof -o "$T/addr/jit" "$T/addr/jit.raw" 2>"$T/addr/jit.err"
+	rm -f "$pm"
+	check_eq "JIT code outside the saved map: named by the perf map" \
+		"app;main;[unknown] 2|app;main;jit_caller_[j];jit_leaf_[j] 5" "$(paste -sd'|' "$T/addr/jit.folded")"
+	check "JIT code outside the saved map: only the address it does not name is unsymbolized" \
+		grep -q "; 2 unsymbolized frame samples" "$T/addr/jit.err"
+	# (the one it does not name is the shared synthetic [unknown])
+	check_eq "JIT code outside the saved map: valid pprof, its locations on no mapping" \
+		"ok samples=2 total=7|addresses user=1 kernel=0 zero_on_mapping=0 unmapped=2" \
+		"$("$PPROF_CHECK" --addresses "$T/addr/jit.pb.gz" 2>&1 | paste -sd'|')"
+	check "JIT code outside the saved map: pprof has the JIT functions" \
+		grep -q "jit_caller" <(gzip -dc "$T/addr/jit.pb.gz")
+	"$STACKFOLD" -q -f folded -o "$T/addr/nojit.folded" "$T/addr/jit.raw" 2>/dev/null
+	check_eq "JIT code outside the saved map: without a perf map, [unknown]" \
+		"app;main;[unknown] 2|app;main;[unknown];[unknown] 5" "$(paste -sd'|' "$T/addr/nojit.folded")"
+fi
+
+# A program whose path has "perf-" in it is no JIT: its frames are not
+# marked _[j] (they were, when JIT frames were told by their module's name).
+if [ -s "$T/addr/cap.raw" ] && mkdir -p "$T/addr/perf-tools" && cp "$T/addr/app" "$T/addr/perf-tools/app" &&
+	capture_head "$T/addr/perf-tools/app" 4194001 app >"$T/addr/pt.raw"; then
+	printf '@stackfold[4194001, 4194001, app, \n    %s\n, ]: 3\n' "$a_main" >>"$T/addr/pt.raw"
+	check_eq "a program under a perf-* directory: not a JIT frame" "app;main 3" \
+		"$("$STACKFOLD" -q -f folded "$T/addr/pt.raw" 2>&1)"
+fi
+
 # A leaf at the instruction after a call, and that call's return address:
 # the same number, two places.  f_ends_in_call's last instruction calls
 # the noreturn die(), so its return address is g_after's first byte.  Each
