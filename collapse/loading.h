@@ -1,15 +1,24 @@
 /*
- * loading.h - processes whose snapshot was taken while ld.so was still
- * mapping their libraries (only the loader and the executable mapped: a
- * fresh exec's first samples), snapshotted again a little later while
- * they run.
+ * loading.h - processes whose map may still grow, snapshotted again a
+ * little later while they run:
+ *  - caught while ld.so was still mapping their libraries (only the
+ *    loader and the executable mapped: a fresh exec's first samples):
+ *    snapshotted again LOADING_TRIES times, LOADING_GAP_NS apart, until a
+ *    library is in (sym_process_loading());
+ *  - young (run for under YOUNG_NS when first snapshotted, as a profiled
+ *    command and its children are): their map read again at gaps
+ *    doubling from SETTLE_FIRST_NS up to SETTLE_LAST_NS, and snapshotted
+ *    again only when its executable lines changed: libraries dlopen()ed
+ *    (Python's extension modules at import), a JIT's code region made.
  *
  * The snapshot taken for an address outside the map comes only when the
  * samples are read (at a flush, a window's end or the end), when a short
- * command has exited; so such a process's map is read again soon:
- * LOADING_TRIES times, LOADING_GAP_NS apart, until a library is in
- * (sym_process_loading()).  Used by `stackfold record` and `stackfold
- * continuous`.
+ * command has exited: so these are read while the process still runs.
+ * Old processes are not watched (their first snapshot is their settled
+ * map; what they map later is read at the end if they still run): a
+ * system-wide capture pays for the processes born during it only, at
+ * most 9 reads of /proc/PID/maps each.  Used by `stackfold record` and
+ * `stackfold continuous`.
  *
  * struct loading_list is zeroed to start; loading_release() frees it.
  * Nothing here prints; out of memory only skips a process (the read-time
@@ -25,26 +34,34 @@
 
 #define LOADING_GAP_NS 20000000ULL	/* 20 ms */
 #define LOADING_TRIES 5
+#define YOUNG_NS 2000000000ULL		/* 2 s */
+#define SETTLE_FIRST_NS 50000000ULL	/* 50 ms */
+#define SETTLE_LAST_NS 6400000000ULL	/* 6.4 s: the 9th read 12.8 s on */
 
 struct loading_list {
 	struct loading_entry {
 		int pid;
 		uint32_t image;
-		unsigned tries;
-		uint64_t due_ns;	/* monotonic: snapshot again then */
+		unsigned tries;		/* loading: snapshots left, 0 after */
+		bool young;		/* then settling: look for changes */
+		uint64_t gap_ns;	/* settling: the next gap */
+		uint64_t due_ns;	/* monotonic: look again then */
 	} *v;
 	size_t n, cap;
 };
 
 /* pid's image was snapshotted in ss at now_ns: if that was while ld.so
- * was loading (sym_process_loading()), it is looked at again later. */
+ * was loading (sym_process_loading()) or the process is young, it is
+ * looked at again later. */
 void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
 		 uint32_t image, uint64_t now_ns);
 /* The earliest due time (monotonic ns), UINT64_MAX when none. */
 uint64_t loading_next_due(const struct loading_list *l);
-/* Snapshot again (sym_process_refresh()) every process due at now_ns;
- * fn(ctx, pid, image), if not NULL, after each new snapshot.  A process
- * that exited, or has its libraries now, or used its tries, is dropped. */
+/* Look again at every process due at now_ns: a loading one is
+ * snapshotted again (sym_process_refresh()), a settling one when its map
+ * changed; fn(ctx, pid, image), if not NULL, after each new snapshot.  A
+ * process that exited, or is done loading and not young, or is past its
+ * last gap, is dropped. */
 void loading_check(struct loading_list *l, struct sym_session *ss,
 		   uint64_t now_ns, void (*fn)(void *ctx, int pid, uint32_t image),
 		   void *ctx);

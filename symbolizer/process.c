@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -366,6 +367,15 @@ static int same_program(struct sym_process *p, uint64_t want,
 	return err_stale(err, p->pid);
 }
 
+/* Now, on the clock of /proc/PID/stat's start times (since boot). */
+static uint64_t boot_ns(void)
+{
+	struct timespec t;
+	if (clock_gettime(CLOCK_BOOTTIME, &t))
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 static int snapshot(struct sym_session *s, struct sym_process *p,
 		    uint64_t want_stack, struct sf_err *err)
 {
@@ -377,6 +387,7 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 		return sf_err_set(err, -rc, "process %d: %s", p->pid,
 				  strerror(-rc));
 	p->starttime = st.starttime;
+	p->taken_ns = boot_ns();
 	procfs_status(p->pid, &p->nspid, p->name, sizeof(p->name));
 	if ((rc = read_maps(p, err)) || (rc = same_program(p, want_stack, err)))
 		return rc;	/* (before another program's files are opened) */
@@ -493,6 +504,53 @@ int sym_process_refresh(struct sym_session *s, int pid, uint32_t image,
 	 * stack is not the one of old */
 	int rc = snapshot_put(s, pid, image, true, old->startstack, err);
 	return rc == -ESTALE ? -ESRCH : rc;
+}
+
+uint64_t sym_process_age_ns(struct sym_session *s, int pid, uint32_t image)
+{
+	const struct sym_process *p = sym_process_find(s, pid, image);
+	long tck = sysconf(_SC_CLK_TCK);
+	if (!p || !p->starttime || !p->taken_ns || tck <= 0)
+		return UINT64_MAX;
+	uint64_t start = p->starttime * (1000000000ull / (uint64_t)tck);
+	return p->taken_ns > start ? p->taken_ns - start : 0;
+}
+
+/* Do ml's kept lines equal those of p's snapshot, in order? */
+static bool same_lines(const struct maps_list *ml, const struct sym_process *p)
+{
+	if (ml->n != p->ml.n)
+		return false;
+	for (size_t i = 0; i < ml->n; i++) {
+		const struct maps_entry *a = &ml->v[i], *b = &p->ml.v[i];
+		if (a->line_len != b->line_len ||
+		    memcmp(a->line, b->line, a->line_len))
+			return false;
+	}
+	return true;
+}
+
+int sym_process_maps_changed(struct sym_session *s, int pid, uint32_t image)
+{
+	const struct sym_process *p = sym_process_find(s, pid, image);
+	if (!p)
+		return -ENOENT;
+	if (sym_process_newer_known(s, pid, image) ||
+	    !procfs_same_process(pid, p->starttime))
+		return -ESRCH;
+	struct maps_list ml;
+	maps_list_init(&ml);
+	int fd = procfs_open(pid, "maps"), rc = fd < 0 ? -ESRCH : 0;
+	if (fd >= 0) {
+		rc = maps_list_read_fd(&ml, fd);
+		close(fd);
+	}
+	if (!rc && !ml.lines)	/* exiting: its memory is gone */
+		rc = -ESRCH;
+	if (!rc)
+		rc = !same_lines(&ml, p);
+	maps_list_release(&ml);
+	return rc == -ENOMEM || rc >= 0 ? rc : -ESRCH;
 }
 
 const char *sym_process_name(struct sym_session *s, int pid, uint32_t image)

@@ -136,6 +136,21 @@ bool sym_process_current(struct sym_session *s, int pid, uint32_t image);
 bool sym_process_loading(struct sym_session *s, int pid, uint32_t image);
 
 /*
+ * sym_process_age_ns(): how long pid's image's process had run when its
+ * snapshot was taken (from its start time), UINT64_MAX when unknown.
+ *
+ * sym_process_maps_changed(): has the live process's executable memory
+ * changed since the snapshot of its image (a library dlopen()ed, a JIT's
+ * code region made, one unmapped)?  1 yes, 0 no, -ESRCH when the pid is
+ * gone or another process now, or image is not its newest; -ENOENT
+ * without a snapshot, -ENOMEM.  Reads /proc/PID/maps once; compares the
+ * kept (executable) lines verbatim.  A change is for the caller to take
+ * with sym_process_refresh().
+ */
+uint64_t sym_process_age_ns(struct sym_session *s, int pid, uint32_t image);
+int sym_process_maps_changed(struct sym_session *s, int pid, uint32_t image);
+
+/*
  * For long-running callers (the continuous mode), between uses: once no
  * sym_module or sym_mapping pointer of pid is held any more,
  * sym_process_forget() frees pid's snapshots (every image) and every

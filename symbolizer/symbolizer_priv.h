@@ -34,6 +34,7 @@ struct sym_process {
 	int pid, nspid;
 	uint32_t image;		/* which program of the pid's life (0: any) */
 	uint64_t starttime;	/* 0 when unknown (loaded text) */
+	uint64_t taken_ns;	/* CLOCK_BOOTTIME at the snapshot, 0: unknown */
 	uint64_t startstack;	/* /proc/PID/stat's, 0 when unknown; for a
 				 * refused marker, the one refused */
 	bool refused;		/* no snapshot: a marker that the map read for

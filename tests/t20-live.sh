@@ -126,6 +126,7 @@ C
 cat >"$T/dl.c" <<'C'
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 static void spin_before_dlopen(void)
 {
@@ -137,13 +138,15 @@ static void spin_before_dlopen(void)
 int main(int argc, char **argv)
 {
 	volatile unsigned long n = 0;
+	int calls = argc > 2 ? atoi(argv[2]) : 0;	/* 0: forever */
 	spin_before_dlopen();
 	void *h = dlopen(argv[1], RTLD_NOW);
 	void (*hot)(volatile unsigned long *) = h ? dlsym(h, "hot_in_dlopened_lib") : 0;
 	if (!hot)
 		return fprintf(stderr, "dlopen: %s\n", dlerror()), 1;
-	for (;;)
+	for (int i = 0; !calls || i < calls; i++)
 		hot(&n);
+	return 0;
 }
 C
 if cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libhot.so" "$T/hotlib.c" 2>"$T/dl-cc.err" &&
@@ -154,6 +157,14 @@ if cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libhot.so" "$T/hotlib.
 		grep -q ';hot_in_dlopened_lib ' "$T/dl.folded"
 	check "dlopen after the first sample: named before the dlopen too" \
 		grep -q ';spin_before_dlopen' "$T/dl.folded"
+	# the same, exiting before the end: its map was read again while it
+	# ran young (collapse/loading.h), not only at the end
+	"$PROFILE" -d 12 -f folded -o "$T/dlx" -- "$T/dl" "$T/libhot.so" 5 >/dev/null 2>"$T/dlx.err"
+	check_eq "dlopen, then exit before the end: exit 0" 0 $?
+	check "dlopen, then exit before the end: the library's function is named" \
+		grep -q ';hot_in_dlopened_lib ' "$T/dlx.folded"
+	check "dlopen, then exit before the end: the process did exit first" \
+		grep -q 'every target exited' "$T/dlx.err"
 else
 	fail "dlopen after the first sample: cc" "$(cat "$T/dl-cc.err")"
 fi
