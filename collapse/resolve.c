@@ -14,8 +14,9 @@
 struct addr_slot {
 	uint64_t addr;
 	uint32_t pid, image;
-	uint32_t flags;		/* bit0 is_return, bit1 kernel; 0 = empty
-				 * slot is marked by loc == 0 */
+	uint32_t flags;		/* bit0 is_return, bit1 kernel, bit2 a kernel
+				 * frame bpftrace named (with its address);
+				 * an empty slot has loc == 0 */
 	uint32_t loc;
 };
 
@@ -309,10 +310,8 @@ static int64_t resolve_addr(struct resolver *r, uint32_t pid, uint32_t image,
 
 /* Named frame (already symbolized text): cached per (kind, name). */
 static int64_t resolve_name(struct resolver *r, const char *name, size_t len,
-			    enum pf_loc_kind kind, uint64_t addr, bool has_addr)
+			    enum pf_loc_kind kind)
 {
-	if (has_addr && kind == PF_LOC_KERNEL)
-		goto with_addr;	/* kernel frames keep their address */
 	/* cache: (kind, the name's string id, full length) -> location */
 	int64_t id = strtab_intern(&r->p->strs, name, len);
 	if (id < 0)
@@ -331,8 +330,16 @@ static int64_t resolve_name(struct resolver *r, const char *name, size_t len,
 		return loc;
 	(*cache)[id] = (uint32_t)loc;
 	return loc;
-with_addr:;
-	struct addr_slot *s = slot_find(r, 0, 0, addr, 4);
+}
+
+/* A kernel frame bpftrace named, with its address: a location of its own
+ * on the kernel mapping, per (address, is_return), as resolve_addr()
+ * makes them (a return address is written as the call's last byte). */
+static int64_t resolve_kernel_named(struct resolver *r, const char *name,
+				    size_t len, uint64_t addr, bool is_return)
+{
+	uint32_t flags = 4u | (is_return ? 1u : 0u);
+	struct addr_slot *s = slot_find(r, 0, 0, addr, flags);
 	if (s->loc)
 		return s->loc;
 	int64_t m = kernel_mapping(r), sn = strtab_intern(&r->p->strs, name, len);
@@ -344,12 +351,13 @@ with_addr:;
 		return fid;
 	struct pf_line line = { .function = (uint32_t)fid };
 	struct pf_location pl = { .mapping = (uint32_t)m, .address = addr,
-				  .kind = PF_LOC_KERNEL };
+				  .kind = PF_LOC_KERNEL,
+				  .is_return = is_return && addr };
 	int64_t kloc = profile_location(r->p, &pl, &line, 1);
 	if (kloc < 0)
 		return kloc;
-	s = slot_find(r, 0, 0, addr, 4);
-	*s = (struct addr_slot){ .addr = addr, .flags = 4, .loc = (uint32_t)kloc };
+	s = slot_find(r, 0, 0, addr, flags);
+	*s = (struct addr_slot){ .addr = addr, .flags = flags, .loc = (uint32_t)kloc };
 	if (++r->nused * 2 > r->nslots && slots_grow(r))
 		return -ENOMEM;
 	return kloc;
@@ -399,16 +407,18 @@ int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 		if (f->kind == BT_FRAME_ADDR)
 			loc = resolve_addr(r, pid, rec->image, f->addr,
 					   f->kernel, !leaf);
+		else if (f->has_addr && kind == PF_LOC_KERNEL)
+			loc = resolve_kernel_named(r, f->name, f->name_len,
+						   f->addr, !leaf);
 		else
-			loc = resolve_name(r, f->name, f->name_len, kind,
-					   f->addr, f->has_addr);
+			loc = resolve_name(r, f->name, f->name_len, kind);
 		int ret = stack_push(r, i, loc);
 		if (ret)
 			return ret;
 	}
 	if (rec->maybe_truncated) {	/* as perf and pprof mark them */
 		int ret = stack_push(r, n++, resolve_name(r, "[truncated]", 11,
-							  PF_LOC_USER, 0, false));
+							  PF_LOC_USER));
 		if (ret)
 			return ret;
 		r->p->counters.truncated_stacks += rec->count;
@@ -505,15 +515,14 @@ int resolver_folded(struct resolver *r, const char *stack, size_t len,
 			/* (a bare "_[i]" is a name, as a bare "_[k]" is) */
 			inl = true;
 		}
-		int64_t loc = resolve_name(r, f, flen - (inl ? 4 : 0), kind, 0,
-					   false);
+		int64_t loc = resolve_name(r, f, flen - (inl ? 4 : 0), kind);
 		if (loc < 0)
 			return (int)loc;
 		p = e + 1;
 		if (inl && run_add(r, &run, (uint32_t)loc))
 			continue;
 		if (inl)	/* the run is full: a frame of its own, marked */
-			loc = resolve_name(r, f, flen, kind, 0, false);
+			loc = resolve_name(r, f, flen, kind);
 		if ((n && (ret = run_flush(r, &run, n - 1))) ||
 		    (ret = stack_push(r, n++, loc)))
 			return ret;

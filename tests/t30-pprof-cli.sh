@@ -310,6 +310,26 @@ if [ -s "$T/addr/cap.raw" ]; then
 		"app;main;[unknown] 2|app;main;[unknown];[unknown] 5" "$(paste -sd'|' "$T/addr/nojit.folded")"
 fi
 
+# Kernel frames bpftrace named (0.17 prints them with their address): a
+# return address is a location of its own, written as the call's last byte,
+# apart from the same number as a leaf, as user frames are.
+if [ -s "$T/addr/cap.raw" ]; then
+	sed '/^@stackfold/,$d' "$T/addr/cap.raw" >"$T/addr/kn.raw"
+	printf '@stackfold[4194001, 4194001, app, \n    %s\n, \n\tffffffff81000110 a_fn+16\n\tffffffff81000220 b_fn+32\n]: 3\n' \
+		"$a_main" >>"$T/addr/kn.raw"
+	printf '@stackfold[4194001, 4194001, app, \n    %s\n, \n\tffffffff81000220 b_fn+32\n]: 2\n' "$a_main" >>"$T/addr/kn.raw"
+	"$STACKFOLD" -q -f folded,pprof -o "$T/addr/kn" "$T/addr/kn.raw" 2>"$T/err"
+	check_eq "named kernel frames: folded by name" "app;main;b_fn_[k] 2|app;main;b_fn_[k];a_fn_[k] 3" \
+		"$(paste -sd'|' "$T/addr/kn.folded")"
+	if gopprof -raw -symbolize=none "$T/addr/kn.pb.gz" >"$T/addr/kn.out" 2>"$T/goerr"; then
+		check_eq "named kernel frames: a leaf at its address, a return address at the call's byte" \
+			"0xffffffff81000110 a_fn|0xffffffff8100021f b_fn|0xffffffff81000220 b_fn" \
+			"$(awk '/^ +[0-9]+: 0xffffffff/ { print $2, $4 }' "$T/addr/kn.out" | sort | paste -sd'|')"
+	else
+		fail "named kernel frames: go pprof -raw" "$(tail -5 "$T/goerr")"
+	fi
+fi
+
 # A program whose path has "perf-" in it is no JIT: its frames are not
 # marked _[j] (they were, when JIT frames were told by their module's name).
 if [ -s "$T/addr/cap.raw" ] && mkdir -p "$T/addr/perf-tools" && cp "$T/addr/app" "$T/addr/perf-tools/app" &&
