@@ -125,7 +125,8 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 		return;
 	}
 	raw_maps(x, ss, pid, pl.image);
-	loading_add(&x->loading, ss, pid, pl.image, clock_ns(CLOCK_MONOTONIC));
+	loading_add(&x->loading, ss, pid, pl.image, pid == x->c->start_pid,
+		    clock_ns(CLOCK_MONOTONIC));
 }
 
 static void meta_line(struct rec *x, const char *k, const char *v);

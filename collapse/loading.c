@@ -9,11 +9,18 @@
 
 #include "util.h"
 
+/* Is pid's image a program that started running lately? */
+static bool started_lately(struct sym_session *ss, int pid, uint32_t image)
+{
+	return sym_process_age_ns(ss, pid, image) < YOUNG_NS ||
+	       (image > 1 && sym_process_known(ss, pid, image - 1));
+}
+
 void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
-		 uint32_t image, uint64_t now_ns)
+		 uint32_t image, bool is_new, uint64_t now_ns)
 {
 	bool loading = sym_process_loading(ss, pid, image);
-	bool young = sym_process_age_ns(ss, pid, image) < YOUNG_NS;
+	bool young = is_new || started_lately(ss, pid, image);
 	if ((!loading && !young) ||
 	    sf_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return;

@@ -6,7 +6,10 @@
  *    snapshotted again LOADING_TRIES times, LOADING_GAP_NS apart, until a
  *    library is in (sym_process_loading());
  *  - young (run for under YOUNG_NS when first snapshotted, as a profiled
- *    command and its children are): their map read again at gaps
+ *    command's children are; or a program exec()ed during the capture, a
+ *    newer image of a pid already seen; or one the caller knows is new,
+ *    as the command `stackfold record --start-pid` resumes, which was
+ *    forked, stopped, before bpftrace started): their map read again at gaps
  *    doubling from SETTLE_FIRST_NS up to SETTLE_LAST_NS, and snapshotted
  *    again only when its executable lines changed: libraries dlopen()ed
  *    (Python's extension modules at import), a JIT's code region made.
@@ -51,10 +54,10 @@ struct loading_list {
 };
 
 /* pid's image was snapshotted in ss at now_ns: if that was while ld.so
- * was loading (sym_process_loading()) or the process is young, it is
- * looked at again later. */
+ * was loading (sym_process_loading()) or the process is young (new: the
+ * caller knows it is), it is looked at again later. */
 void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
-		 uint32_t image, uint64_t now_ns);
+		 uint32_t image, bool is_new, uint64_t now_ns);
 /* The earliest due time (monotonic ns), UINT64_MAX when none. */
 uint64_t loading_next_due(const struct loading_list *l);
 /* Look again at every process due at now_ns: a loading one is

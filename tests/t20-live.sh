@@ -158,13 +158,19 @@ if cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libhot.so" "$T/hotlib.
 	check "dlopen after the first sample: named before the dlopen too" \
 		grep -q ';spin_before_dlopen' "$T/dl.folded"
 	# the same, exiting before the end: its map was read again while it
-	# ran young (collapse/loading.h), not only at the end
+	# ran young (collapse/loading.h), not only at the end.  The command
+	# (forked, stopped, before bpftrace started: old by its start time
+	# when bpftrace is slow) and a child it forks 2 s on.
 	"$PROFILE" -d 12 -f folded -o "$T/dlx" -- "$T/dl" "$T/libhot.so" 5 >/dev/null 2>"$T/dlx.err"
 	check_eq "dlopen, then exit before the end: exit 0" 0 $?
 	check "dlopen, then exit before the end: the library's function is named" \
 		grep -q ';hot_in_dlopened_lib ' "$T/dlx.folded"
 	check "dlopen, then exit before the end: the process did exit first" \
 		grep -q 'every target exited' "$T/dlx.err"
+	"$PROFILE" -d 14 -f folded -o "$T/dlc" -- sh -c 'sleep 2; "$0" "$1" 5; true' "$T/dl" "$T/libhot.so" \
+		>/dev/null 2>"$T/dlc.err"
+	check "dlopen in a child of the command, then exit before the end: named" \
+		grep -q ';hot_in_dlopened_lib ' "$T/dlc.folded"
 else
 	fail "dlopen after the first sample: cc" "$(cat "$T/dl-cc.err")"
 fi
