@@ -175,6 +175,20 @@ else
 	fail "dlopen after the first sample: cc" "$(cat "$T/dl-cc.err")"
 fi
 
+# 8a. -- COMMAND follows descendants as perf record does, also deep ones: a
+#    program 8 shells below the command (a build: make, sh, make, sh, cc).
+cat >"$T/nest.sh" <<'SH'
+#!/bin/sh
+if [ "$1" -gt 0 ]; then "$0" $(($1 - 1)) "$2"; exit $?; fi
+exec "$2" 2
+SH
+chmod +x "$T/nest.sh"
+"$PROFILE" -d 10 -f folded -o "$T/nest" -- "$T/nest.sh" 8 "$DEMO" >/dev/null 2>"$T/nest.err"
+check_eq "-- COMMAND 8 levels deep: exit 0" 0 $?
+n=$(awk '/^demo;/ { s += $NF } END { print s + 0 }' "$T/nest.folded" 2>/dev/null)
+check "-- COMMAND 8 levels deep: its samples are in (got ${n:-0})" test "${n:-0}" -gt 20
+check "-- COMMAND 8 levels deep: named" grep -q '^demo;.*matrix_multiply' "$T/nest.folded"
+
 # 8b. A JIT that maps its code after the command's last snapshot (V8's code
 #    space comes after the libraries), the command gone before the end:
 #    named from its perf map (node --perf-basic-prof), as JIT frames.
