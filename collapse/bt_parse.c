@@ -370,7 +370,8 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 		.comm_len = bp->comm_len,
 		.frames = bp->out, .nframes = n,
 		.nuser = nuser, .nkernel = n - nuser,
-		.had_stack = bp->nparts > 0 || bp->empty_part, .count = count,
+		.had_stack = bp->nparts > 0 || bp->empty_part,
+		.empty_only = bp->nparts == 0 && bp->empty_part, .count = count,
 		.maybe_truncated = at_limit,
 		.line = bp->rec_line,
 	};

@@ -65,6 +65,9 @@ struct bt_record {
 	size_t nframes;
 	size_t nuser, nkernel;	/* frames per side; user frames come first */
 	bool had_stack;		/* key had at least one stack part */
+	bool empty_only;	/* ... only empty ones ("@m[]: N", "@m[a, ]: N"),
+				 * which is also how a string key that is
+				 * empty prints: a stack if map m has stacks */
 	bool maybe_truncated;	/* a stack part has exactly BT_STACK_LIMIT_*
 				 * frames: its root frames may be missing */
 	uint64_t count;

@@ -33,19 +33,22 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		close(fd);
 	if (ret == -EAGAIN && r->svg)
 		return CMD_REREAD;
+	struct report_input_stats st;
+	bool ended = !ret;
+	if (ended)	/* entries kept until the end are added now */
+		ret = report_end_input(r, &st);
 	if (ret == -EOVERFLOW) {
 		fprintf(stderr, "stackfold: %s:%" PRIu64 ": sample counts add up "
 			"past 2^63 (corrupt input?)\n", name, r->in.lines);
 		return EXIT_BADINPUT;
 	}
+	if (ret < 0 && ended) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "stackfold: read '%s': %s\n", name, strerror(-ret));
 		return ret == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
-	}
-	struct report_input_stats st;
-	if (report_end_input(r, &st) < 0) {
-		fprintf(stderr, "stackfold: out of memory\n");
-		return EXIT_IO;
 	}
 	if (st.unparsable)
 		fprintf(stderr, "stackfold: %s:%zu: ignored %" PRIu64

@@ -12,20 +12,85 @@
  * Entries of maps without stacks (@[comm] = count()) are samples only when
  * the input has no stack map at all; otherwise they count something else
  * (e.g. a per-comm total beside the stacks) and adding them would count
- * samples twice.  So they wait for the end of the input.
+ * samples twice.  So they wait for the end of the input, merged by key so
+ * that memory grows with the keys, not the lines; once the input has a
+ * stack map they are counted as ignored at once.  An entry with only empty
+ * parts ("@m[]: N") is an empty stack when map m has stacks with frames
+ * (bpftrace prints an empty stack as nothing), else a string key that is
+ * empty: it waits too, for the end of the input, which tells.
  */
+static int64_t intern_len(struct report *r, const char *s, size_t len)
+{
+	return s ? strtab_intern(&r->prof.strs, s, len) : 0;
+}
+
+static bool same_key(const struct report_deferred *a,
+		     const struct report_deferred *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && a->image == b->image &&
+	       a->has_pid == b->has_pid && a->has_tid == b->has_tid &&
+	       a->empty_only == b->empty_only && a->comm == b->comm &&
+	       a->map == b->map;
+}
+
+static uint64_t key_hash(const struct report_deferred *d)
+{
+	uint32_t k[8] = { d->pid, d->tid, d->image, d->comm, d->map,
+			  d->has_pid, d->has_tid, d->empty_only };
+	return sf_hash_bytes(k, sizeof(k), 0x5f) | 1;
+}
+
+/* Add count to *sum: -EOVERFLOW past INT64_MAX, as sample counts are. */
+static int add_count(uint64_t *sum, uint64_t count)
+{
+	if (count > (uint64_t)INT64_MAX - *sum)
+		return -EOVERFLOW;
+	*sum += count;
+	return 0;
+}
+
 static int defer_record(struct report *r, const struct bt_record *rec)
 {
-	int64_t comm = rec->comm ? strtab_intern(&r->prof.strs, rec->comm,
-						 rec->comm_len) : 0;
-	if (comm < 0 || sf_grow((void **)&r->deferred, &r->deferred_cap,
-				r->ndeferred + 1, sizeof(*r->deferred)))
+	if (!rec->empty_only && r->in.stack_records)
+		return add_count(&r->in.nonstack_ignored, rec->count);
+	int64_t comm = intern_len(r, rec->comm, rec->comm_len);
+	int64_t map = rec->empty_only ? intern_len(r, rec->map, rec->map_len) : 0;
+	if (comm < 0 || map < 0)
 		return -ENOMEM;
-	r->deferred[r->ndeferred++] = (struct report_deferred){
-		.pid = rec->pid, .tid = rec->tid, .has_pid = rec->has_pid,
-		.has_tid = rec->has_tid, .comm = (uint32_t)comm,
-		.count = rec->count };
+	struct report_deferred d = {
+		.pid = rec->pid, .tid = rec->tid, .image = rec->image,
+		.has_pid = rec->has_pid, .has_tid = rec->has_tid,
+		.empty_only = rec->empty_only, .comm = (uint32_t)comm,
+		.map = (uint32_t)map, .count = rec->count };
+	bool found;
+	r->deferred_idx.valsz = sizeof(uint32_t);
+	uint32_t *ix = u64map_slot(&r->deferred_idx, key_hash(&d), &found);
+	if (!ix)
+		return -ENOMEM;
+	if (found && same_key(&r->deferred[*ix - 1], &d))
+		return add_count(&r->deferred[*ix - 1].count, d.count);
+	if (sf_grow((void **)&r->deferred, &r->deferred_cap, r->ndeferred + 1,
+		    sizeof(*r->deferred)))
+		return -ENOMEM;
+	r->deferred[r->ndeferred++] = d;
+	if (!found)	/* (a hash shared with another key: not merged) */
+		*ix = (uint32_t)r->ndeferred;
 	return 0;
+}
+
+/* Has map (a string id) had a stack with frames? */
+static bool stack_map(const struct report *r, uint32_t map)
+{
+	return map && u64map_find(&r->stack_maps, map);
+}
+
+static int note_stack_map(struct report *r, const struct bt_record *rec)
+{
+	int64_t map = intern_len(r, rec->map, rec->map_len);
+	bool found;
+	r->stack_maps.valsz = 1;	/* a set: the value is not used */
+	return map <= 0 || u64map_slot(&r->stack_maps, (uint64_t)map, &found)
+		       ? 0 : -ENOMEM;
 }
 
 static int flush_deferred(struct report *r)
@@ -33,18 +98,23 @@ static int flush_deferred(struct report *r)
 	int ret = 0;
 	for (size_t i = 0; !ret && i < r->ndeferred; i++) {
 		const struct report_deferred *d = &r->deferred[i];
-		if (r->in.stack_records) {
-			r->in.nonstack_ignored += d->count;
+		bool empty_stack = d->empty_only && stack_map(r, d->map);
+		if (!empty_stack && r->in.stack_records) {
+			ret = add_count(&r->in.nonstack_ignored, d->count);
 			continue;
 		}
 		const char *comm = d->comm ? profile_str(&r->prof, d->comm) : NULL;
 		struct bt_record rec = { .has_pid = d->has_pid, .has_tid = d->has_tid,
-					 .pid = d->pid, .tid = d->tid, .comm = comm,
+					 .pid = d->pid, .tid = d->tid,
+					 .image = d->image, .comm = comm,
 					 .comm_len = comm ? strlen(comm) : 0,
+					 .had_stack = empty_stack,
 					 .count = d->count };
+		r->in.stack_records += empty_stack;
 		ret = resolver_record(r->res, &rec);
 	}
 	r->ndeferred = 0;
+	u64map_release(&r->deferred_idx);
 	return ret;
 }
 
@@ -53,8 +123,10 @@ static int on_record(void *ctx, const struct bt_record *rec)
 	struct report *r = ctx;
 	r->last_sample = 0;
 	r->last_truncated = rec->maybe_truncated;
-	if (!rec->had_stack)
+	if (!rec->had_stack || rec->empty_only)
 		return defer_record(r, rec);
+	if (note_stack_map(r, rec))
+		return -ENOMEM;
 	r->in.stack_records++;
 	int64_t id = resolver_record_id(r->res, rec);
 	if (id < 0)
@@ -183,6 +255,8 @@ void report_release(struct report *r)
 	svg_tree_free(r->tree);
 	free(r->deferred);
 	u64map_release(&r->unsaved);
+	u64map_release(&r->deferred_idx);
+	u64map_release(&r->stack_maps);
 	memset(r, 0, sizeof(*r));
 }
 

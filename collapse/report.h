@@ -38,11 +38,14 @@ struct report_input_stats {
 					 * input also has stack maps */
 };
 
-/* An entry of a map without stacks, kept until the end of the input. */
+/* An entry of a map without stacks, or with empty ones only, kept until
+ * the end of the input (merged with the same key's). */
 struct report_deferred {
-	uint32_t pid, tid;
+	uint32_t pid, tid, image;
 	bool has_pid, has_tid;
+	bool empty_only;	/* bt_record.empty_only */
 	uint32_t comm;		/* string id in prof.strs, 0 = none */
+	uint32_t map;		/* string id of the map's name */
 	uint64_t count;
 };
 
@@ -80,6 +83,9 @@ struct report {
 	bool last_truncated;	/* ... and whether its stack hit the limit */
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
+	struct u64map deferred_idx;	/* key hash -> index + 1 */
+	struct u64map stack_maps;	/* map names (string ids) with a
+					 * stack that has frames: a set */
 	/* Processes whose memory map was not saved (prof.counters.
 	 * maps_unsaved).  stackfold record writes a process's "#maps" block
 	 * before its "#pid" line when it saved the map, and none when the

@@ -427,6 +427,16 @@ void *u64map_slot(struct u64map *m, uint64_t key, bool *found)
 	return m->vals + j * m->valsz;
 }
 
+void *u64map_find(const struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t j = sf_hash_u64(key) & (m->cap - 1);
+	while (m->keys[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	return m->keys[j] == key ? m->vals + j * m->valsz : NULL;
+}
+
 void u64map_release(struct u64map *m)
 {
 	free(m->keys);

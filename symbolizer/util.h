@@ -52,6 +52,8 @@ struct u64map {
 	size_t valsz, cap, n;
 };
 void *u64map_slot(struct u64map *m, uint64_t key, bool *found);
+/* key's value slot, or NULL when absent; never adds. */
+void *u64map_find(const struct u64map *m, uint64_t key);
 void u64map_release(struct u64map *m);
 
 /* 1 when built with AddressSanitizer (gcc or clang): code that packs

@@ -30,6 +30,28 @@ printf '@[foo]: 3\n@[bar]: 2\n' | "$STACKFOLD" -q >"$T/nostack.out"
 check_eq "stack-less map alone: its counts are samples" "bar 2
 foo 3" "$(cat "$T/nostack.out")"
 
+# An empty string key prints as an empty stack does ("@c[]: N", "@c[x, ]:
+# N"): a stack only in a map that has stacks, else a string key, not added
+# beside a stack map (it was, counting samples twice).
+printf '@c[]: 10\n@[\n    foo+1\n]: 10\n@c[abc, ]: 7\n@[]: 4\n' | "$STACKFOLD" >"$T/emptykey.out" 2>"$T/emptykey.err"
+check_eq "empty string keys beside a stack map: not added; its empty stack is" "[no stack] 4|foo 10" \
+	"$(paste -sd'|' "$T/emptykey.out")"
+check "empty string keys beside a stack map: counted as not added" \
+	grep -q '17 counts in maps without stacks' "$T/emptykey.err"
+check_eq "empty and other string keys alone: all samples" "[no stack] 5|x 5" \
+	"$(printf '@c[]: 5\n@c[x]: 5\n' | "$STACKFOLD" -q | paste -sd'|')"
+# Entries of maps without stacks are merged by key: memory does not grow
+# with the lines (it grew 124 MB for 4 million).
+awk 'BEGIN { for (i = 0; i < 600000; i++) printf "@c[comm%d]: 1\n", i % 3 }' >"$T/many.txt"
+/usr/bin/time -f '%M' -o "$T/many.rss" "$STACKFOLD" -q "$T/many.txt" >"$T/many.out"
+check_eq "600,000 stack-less lines: merged by key" "comm0 200000|comm1 200000|comm2 200000" \
+	"$(paste -sd'|' "$T/many.out")"
+check "600,000 stack-less lines: under 16 MB (got $(cat "$T/many.rss") KiB)" test "$(cat "$T/many.rss")" -lt 16384
+printf '@[a]: 5000000000000000000\n@[b]: 5000000000000000000\n' | "$STACKFOLD" >/dev/null 2>"$T/ovf.err"
+check_eq "stack-less counts past 2^63: bad input, exit 2" 2 $?
+check_eq "stack-less counts past 2^63: says so, with the line" \
+	"stackfold: <stdin>:2: sample counts add up past 2^63 (corrupt input?)" "$(cat "$T/ovf.err")"
+
 # Process frame with -p (comm-PID), and -U / -K.
 "$STACKFOLD" -q -p "$FX/keyed-maps.txt" >"$T/pid.out" 2>/dev/null
 check "-p puts comm-PID first" grep -q '^demo-17511;entry_SYSCALL' "$T/pid.out"
