@@ -24,7 +24,12 @@ bool bpftrace_noise(const char *s, size_t len)
 	return memmem(s, len, "RLIMIT_MEMLOCK", 14) != NULL;
 }
 
-static void child_exec(char **argv, int out, int err, pid_t parent)
+/* In the child, signals blocked (child_spawn): the parent's handlers are
+ * reset before they are unblocked, so a stop sent at once (a watched pid
+ * already gone) ends the child instead of landing in the parent's handler,
+ * copied with its memory, where it was lost and the capture never ended. */
+static void child_exec(char **argv, int out, int err, pid_t parent,
+		       const sigset_t *mask)
 {
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -35,6 +40,7 @@ static void child_exec(char **argv, int out, int err, pid_t parent)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	execvp(argv[0], argv);
 	fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
 	_exit(127);
@@ -50,9 +56,15 @@ pid_t child_spawn(char **argv, int *out_fd, int *err_fd)
 		close(po[1]);
 		return -1;
 	}
+	sigset_t all, mask;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &mask);
 	pid_t parent = getpid(), pid = fork();
+	if (pid == 0)
+		child_exec(argv, po[1], pe[1], parent, &mask);
+	int e = errno;
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	if (pid < 0) {
-		int e = errno;
 		close(po[0]);
 		close(po[1]);
 		close(pe[0]);
@@ -60,8 +72,6 @@ pid_t child_spawn(char **argv, int *out_fd, int *err_fd)
 		errno = e;
 		return -1;
 	}
-	if (pid == 0)
-		child_exec(argv, po[1], pe[1], parent);
 	close(po[1]);
 	close(pe[1]);
 	fcntl(po[0], F_SETPIPE_SZ, 1 << 20);	/* best effort: fewer wakeups */

@@ -109,6 +109,19 @@ wait "$dpid" 2>/dev/null
 check_eq "missing pid exits 3" 3 $?
 check_eq "missing pid: one clear line" "profile: pid 999999999 not found" "$(cat "$T/err-nope")"
 check "missing pid: no file written" bash -c "! ls '$T'/nope.* >/dev/null 2>&1"
+# A zombie: gone at once, so the stop is sent right after bpftrace is
+# forked; it used to land in stackfold's own handler, copied into the
+# child before exec, and the capture never ended (-d and Ctrl-C neither).
+python3 -c 'import os, time; p = os.fork(); p or os._exit(0); print(p, flush=True); time.sleep(60)' \
+	>"$T/zomb.pid" &
+zparent=$!
+sleep 0.5
+timeout -k 5 40 "$PROFILE" -p "$(cat "$T/zomb.pid")" -d 3 -f folded -o "$T/zomb" >/dev/null 2>"$T/zomb.err"
+zrc=$?
+kill "$zparent" 2>/dev/null
+wait "$zparent" 2>/dev/null
+check "-p a zombie: the capture ends, no hang (exit $zrc)" test "$zrc" != 124 -a "$zrc" != 137
+check "-p a zombie: says the target exited" grep -q 'every target exited' "$T/zomb.err"
 "$PROFILE" -p 1 -F abc 2>/dev/null
 check_eq "bad -F exits 1" 1 $?
 
