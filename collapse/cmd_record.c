@@ -540,6 +540,9 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	stopsig_install();
+	/* a closed stdout (the top table piped into a reader gone) is a write
+	 * error for that output, not death: the files are still written */
+	signal(SIGPIPE, SIG_IGN);
 	x.child = child_spawn(c.inputs, &x.out.fd, &x.err.fd);
 	if (x.child < 0) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", c.inputs[0],

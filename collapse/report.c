@@ -577,6 +577,22 @@ static int write_one(const struct report_output *o, const struct out_input *in,
 					o->path);
 }
 
+/* Every output, also after one failed (a closed stdout must not cost the
+ * files): the first failure is returned, with its message in err. */
+static int write_all(const struct report_output *outs, unsigned nouts,
+		     const struct out_input *in, const struct out_opts *oo,
+		     struct sf_err *err)
+{
+	int first = 0;
+	for (unsigned i = 0; i < nouts; i++) {
+		struct sf_err later = { "" };
+		int ret = write_one(&outs[i], in, oo, first ? &later : err);
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
 int report_write(struct report *r, const struct report_output *outs,
 		 unsigned nouts, const struct out_opts *oo, const struct fold *fold,
 		 struct sf_err *err)
@@ -588,9 +604,7 @@ int report_write(struct report *r, const struct report_output *outs,
 		/* svg is the only output, from the stream or the tree */
 		struct out_input in = { .svg = r->svg, .tree = r->tree,
 					.counters = &r->prof.counters };
-		for (unsigned i = 0; !ret && i < nouts; i++)
-			ret = write_one(&outs[i], &in, oo, err);
-		return ret;
+		return write_all(outs, nouts, &in, oo, err);
 	}
 	if (!fold) {
 		ret = report_fold(r, oo->fold_flags, &own);
@@ -605,8 +619,7 @@ int report_write(struct report *r, const struct report_output *outs,
 	struct out_input in = { .counters = &r->prof.counters,
 				.prof = r->prof.counters.samples ? &r->prof : NULL,
 				.fold = fold };
-	for (unsigned i = 0; !ret && i < nouts; i++)
-		ret = write_one(&outs[i], &in, oo, err);
+	ret = write_all(outs, nouts, &in, oo, err);
 	fold_release(&own);
 	return ret;
 }

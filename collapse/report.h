@@ -134,7 +134,8 @@ int report_end_input(struct report *r, struct report_input_stats *st);
 
 /* Outputs: formats[i] written to paths[i] ("-" = stdout, atomically
  * otherwise), from the profile's fold, or from `fold` when not NULL (the
- * differential view).  Returns 0, or -errno with err naming the path. */
+ * differential view); all of them, also after one failed.  Returns 0, or
+ * the first failure's -errno with err naming its path. */
 struct report_output {
 	const struct out_format *fmt;
 	const char *path;

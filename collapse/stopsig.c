@@ -31,8 +31,11 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 
 void stopsig_install(void)
 {
+	/* SA_RESTART: a Ctrl-C while an output is written (stdout a full
+	 * pipe) must not fail that write with EINTR; poll and ppoll, which
+	 * the loops wait in, return EINTR all the same (signal(7)). */
 	struct sigaction sa = { .sa_sigaction = on_signal,
-				.sa_flags = SA_SIGINFO };
+				.sa_flags = SA_SIGINFO | SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGINT);
 	sigaddset(&sa.sa_mask, SIGTERM);

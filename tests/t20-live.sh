@@ -122,6 +122,16 @@ kill "$zparent" 2>/dev/null
 wait "$zparent" 2>/dev/null
 check "-p a zombie: the capture ends, no hang (exit $zrc)" test "$zrc" != 124 -a "$zrc" != 137
 check "-p a zombie: says the target exited" grep -q 'every target exited' "$T/zomb.err"
+# The top table to a reader that has gone: that output fails (exit 4,
+# said), every file is still written (SIGPIPE killed it after the first).
+"$DEMO" 8 >/dev/null &
+dpid=$!
+"$PROFILE" -p "$dpid" -d 2 -o "$T/gone" 2>"$T/gone.err" | true
+check_eq "stdout closed: exit 4" 4 "${PIPESTATUS[0]}"
+check "stdout closed: says so" grep -q "write '<stdout>'" "$T/gone.err"
+check "stdout closed: the files are written" test -s "$T/gone.folded" -a -s "$T/gone.svg" -a -s "$T/gone.pb.gz"
+kill "$dpid" 2>/dev/null
+wait "$dpid" 2>/dev/null
 "$PROFILE" -p 1 -F abc 2>/dev/null
 check_eq "bad -F exits 1" 1 $?
 
