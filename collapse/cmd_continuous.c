@@ -1182,11 +1182,14 @@ static int run_once(struct cont *x, unsigned *delay)
 	describe_exit(status, how, sizeof(how));
 	if (x->written + x->failed > windows0 + 1)
 		*delay = 1;	/* it ran for a while: a fresh crash */
-	if (!x->attached) {
+	if (!x->ever_attached) {	/* the program or the machine: say so */
 		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s)\n", how);
 		return EXIT_ENV;
 	}
-	if (x->ended) {	/* stopped by someone else: its END printed all */
+	if (!x->attached) {	/* a restart that died young: try again */
+		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s); "
+			"restarting in %u s\n", how, *delay);
+	} else if (x->ended) {	/* stopped by someone else: its END printed all */
 		fprintf(stderr, "stackfold: bpftrace exited (%s) after printing "
 			"the window in progress; restarting in %u s\n", how,
 			*delay);

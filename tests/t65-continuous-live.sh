@@ -148,6 +148,20 @@ for ((i = 0; i < 100; i++)); do
 done
 check "bpftrace killed: the lost window in progress is said" \
 	grep -q 'bpftrace exited (signal 9): the samples of the window in progress are lost; restarting' "$T/log"
+# ... and its replacement killed before it attached: restarted again (the
+# daemon used to exit 3, as when the first bpftrace cannot attach)
+for ((i = 0; i < 300; i++)); do
+	bt2=$(pgrep -P "$cpid" bpftrace) && [ "$bt2" != "$bt" ] && break
+	sleep 0.02
+done
+kill -KILL "$bt2" 2>/dev/null
+for ((i = 0; i < 100; i++)); do
+	grep -q 'failed before attaching (signal 9); restarting' "$T/log" && break
+	sleep 0.1
+done
+check "bpftrace killed before attaching, after a restart: restarted again" \
+	grep -q 'failed before attaching (signal 9); restarting' "$T/log"
+check "bpftrace killed before attaching, after a restart: still running" kill -0 "$cpid"
 logged0=$(grep -c ': [0-9]* samples, ' "$T/log")
 for ((i = 0; i < 300; i++)); do
 	[ "$(grep -c ': [0-9]* samples, ' "$T/log")" -gt "$logged0" ] && break
