@@ -472,6 +472,13 @@ static int scan_dir(struct cont *x)
 	return 0;
 }
 
+static void log_removed(uint64_t n)
+{
+	if (n)
+		fprintf(stderr, "stackfold: removed %" PRIu64 " window%s past "
+			"--max-age or --max-size\n", n, n == 1 ? "" : "s");
+}
+
 static int make_dir(const char *dir)
 {
 	char buf[4096];
@@ -502,12 +509,15 @@ static void remove_stored(struct cont *x, size_t i)
 	x->nfiles--;
 }
 
-/* Oldest first, always keeping the newest window. */
-static uint64_t retention(struct cont *x)
+/* Oldest first.  keep_newest: after a window was written, it stays even
+ * when it alone is over --max-size.  Without (at start, and after a window
+ * could not be written: a full disk is then freed as the limits say, even
+ * of its last old window), every window over the limits goes. */
+static uint64_t retention(struct cont *x, bool keep_newest)
 {
 	uint64_t removed = 0;
 	time_t now = time(NULL);
-	while (x->nfiles > 1 &&
+	while (x->nfiles > (keep_newest ? 1u : 0u) &&
 	       ((x->o.max_size && x->total_bytes > x->o.max_size) ||
 		(x->o.max_age && (uint64_t)(now - x->files[0].t) > x->o.max_age))) {
 		remove_stored(x, 0);
@@ -877,6 +887,7 @@ static int window_end(struct cont *x, bool at_eof)
 			fprintf(stderr, "stackfold: window %s not written: %s (%"
 				PRIu64 " window%s lost so far)%s\n", stem, e.msg,
 				x->failed, x->failed == 1 ? "" : "s", warn);
+			log_removed(retention(x, false));
 		} else {
 			char pb[4096], fo[4096];
 			path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
@@ -884,7 +895,7 @@ static int window_end(struct cont *x, bool at_eof)
 			uint64_t bytes = file_size(pb) + (x->o.folded ? file_size(fo) : 0);
 			x->written++;
 			ret = index_add(x, stem, t, bytes);
-			log_written(x, stem, bytes, retention(x), warn);
+			log_written(x, stem, bytes, retention(x, true), warn);
 		}
 		stackmap_check(x);
 	}
@@ -1229,6 +1240,7 @@ static int setup(struct cont *x)
 	}
 	if ((rc = scan_dir(x)))
 		return rc;
+	log_removed(retention(x, false));	/* limits apply from the start */
 	raise_nofile();
 	x->ss = sym_session_new(&x->o.so, &e);
 	if (!x->ss) {

@@ -101,3 +101,38 @@ wait "$cpid"
 check_eq "disk: SIGTERM exits 0 after the faults" 0 "$?"
 cpid=""
 check "disk: the closing line counts the lost windows" grep -q "stopped: .* written, $f1 lost" "$T/log"
+
+# --- the limits apply from the start, also to the only window ------------------
+# A full disk holding one window past --max-age: it is removed at start
+# (it stayed, as the newest window, and every window was lost).
+# (the old window fills the disk but for the pages of the program)
+rm -rf "$W" "$D/fill"
+W2=$D/w2
+mkdir -p "$W2"
+avail=$(( $(stat -f -c '%a * %S' "$D") ))
+room=$(( ($(wc -c <"$TOP/bt/continuous.bt") + 4095) / 4096 * 4096 ))
+head -c $((avail - room)) /dev/zero >"$W2/20200101T000000Z.pb.gz" 2>/dev/null
+: >"$T/log2"
+"$TOP/scripts/continuous" -p "$demo" --window 1 --max-age 1h -o "$W2" 2>>"$T/log2" &
+cpid=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q ': [0-9]* samples, ' "$T/log2" && break
+	sleep 0.1
+done
+kill -TERM "$cpid"
+wait "$cpid"
+cpid=""
+check "limits at start: the old window past --max-age is removed" test ! -e "$W2/20200101T000000Z.pb.gz"
+check "limits at start: says so" grep -q 'removed 1 window past --max-age or --max-size' "$T/log2"
+check "limits at start: windows are written" grep -q ': [0-9]* samples, ' "$T/log2"
+
+# --- no room for its program: exit 4, nothing cut put in place ------------------
+W3=$D/w3
+mkdir -p "$W3"
+avail=$(( $(stat -f -c '%a * %S' "$D") ))
+head -c "$avail" /dev/zero >"$D/fill" 2>/dev/null
+"$TOP/scripts/continuous" -p "$demo" --window 1 -o "$W3" >/dev/null 2>"$T/log3"
+check_eq "no room for its program: exit 4" 4 $?
+check "no room for its program: says so" grep -q "cannot write '.*' in '$W3'" "$T/log3"
+check_eq "no room for its program: no program file left" "" "$(ls -A "$W3")"
+rm -f "$D/fill"
