@@ -429,20 +429,61 @@ bool report_between_records(const struct report *r)
 #define CAPTURE_HEADER "# stackfold-capture "
 #define CAPTURE_HEADER_LEN (sizeof(CAPTURE_HEADER) - 1)
 
+/* Lines neither format's (a bpftrace program's printf text, as `bpftrace
+ * -q` puts first) wait for one that tells, up to this many: then folded
+ * text, each of them an unparsable line. */
+#define UNDECIDED_MAX 1000
+
+/* Does the line end in a count, as folded text does? */
+static bool folded_like(const char *s, size_t len)
+{
+	while (len && (s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	size_t d = len;
+	while (d && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	return d < len && d > 0 && (s[d - 1] == ' ' || s[d - 1] == '\t');
+}
+
+/* The lines waited on count as unparsable ones of the format found. */
+static void undecided_unparsable(struct report *r)
+{
+	r->in.unparsable += r->in.undecided;
+	if (r->in.first_undecided && (!r->in.first_bad_line ||
+				      r->in.first_undecided < r->in.first_bad_line))
+		r->in.first_bad_line = r->in.first_undecided;
+}
+
+/* Which format the input is: 1 decided, 0 not yet (the line is waited
+ * on), -ENOMEM. */
+static int decide(struct report *r, const char *line, size_t len)
+{
+	if (blank(line, len))
+		return 0;
+	if (bt_line_is_bpftrace(line, len)) {
+		if (start_bpftrace(r))
+			return -ENOMEM;
+		r->capture = len >= CAPTURE_HEADER_LEN &&
+			memcmp(line, CAPTURE_HEADER, CAPTURE_HEADER_LEN) == 0;
+		return 1;
+	}
+	if (folded_like(line, len) || r->in.undecided >= UNDECIDED_MAX) {
+		r->in.fmt = REPORT_FOLDED;
+		undecided_unparsable(r);
+		return 1;
+	}
+	if (!r->in.undecided++)
+		r->in.first_undecided = r->in.lines;
+	return 0;
+}
+
 int report_line(struct report *r, const char *line, size_t len)
 {
 	r->in.lines++;
 	if (r->in.fmt == REPORT_UNKNOWN) {
-		if (blank(line, len))
-			return 0;
-		if (bt_line_is_bpftrace(line, len)) {
-			if (start_bpftrace(r))
-				return -ENOMEM;
-			r->capture = len >= CAPTURE_HEADER_LEN &&
-				memcmp(line, CAPTURE_HEADER, CAPTURE_HEADER_LEN) == 0;
-		} else {
-			r->in.fmt = REPORT_FOLDED;
-		}
+		int d = decide(r, line, len);
+		if (d <= 0)
+			return d;
 	}
 	if (r->in.fmt == REPORT_FOLDED)
 		return folded_line(r, line, len);
@@ -485,6 +526,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		c->stackid_errors += bc->stackid_errors;
 		r->in.unparsable = bc->unparsable_lines;
 		r->in.first_bad_line = bc->first_bad_line;
+		undecided_unparsable(r);
 		r->in.incomplete = bc->incomplete_records;
 		r->in.first_incomplete_line = bc->first_incomplete_line;
 		uint64_t got = c->samples - r->samples_before;
@@ -492,6 +534,8 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 			c->map_dropped += bc->total_reported - got;
 		else if (bc->has_total && got > bc->total_reported)
 			c->over_total += got - bc->total_reported;
+	} else if (r->in.fmt == REPORT_UNKNOWN) {	/* never told */
+		undecided_unparsable(r);
 	}
 	c->unsymbolized_frames = count_unsymbolized(&r->prof);
 	c->unparsable_lines += r->in.unparsable;

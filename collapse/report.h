@@ -36,6 +36,9 @@ struct report_input_stats {
 	uint64_t nonstack_ignored;	/* entries of stack-less maps (@[comm])
 					 * not counted as samples because the
 					 * input also has stack maps */
+	uint64_t undecided;	/* lines before the format was known that
+				 * are neither (printf text): unparsable */
+	size_t first_undecided;	/* 0 when none */
 };
 
 /* An entry of a map without stacks, or with empty ones only, kept until

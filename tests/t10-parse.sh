@@ -55,6 +55,16 @@ check_eq "stack-less counts past 2^63: bad input, exit 2" 2 $?
 check_eq "stack-less counts past 2^63: says so, with the line" \
 	"stackfold: <stdin>:2: sample counts add up past 2^63 (corrupt input?)" "$(cat "$T/ovf.err")"
 
+# A program's printf text first (bpftrace -q, a BEGIN banner): the input is
+# still bpftrace's (it was read as folded text, every stack lost).
+printf 'Sampling at 99 Hz\n\n@[\n    foo+1\n    bar+2\n]: 117\n' | "$STACKFOLD" >"$T/banner.out" 2>"$T/banner.err"
+check_eq "a printf banner before the maps: bpftrace text" "bar;foo 117" "$(cat "$T/banner.out")"
+check "a printf banner before the maps: counted as one unparsable line" \
+	grep -q '<stdin>:1: ignored 1 unparsable line' "$T/banner.err"
+printf 'a header\nmain;f 3\n' | "$STACKFOLD" >"$T/fhead.out" 2>"$T/fhead.err"
+check_eq "a text line before folded lines: folded" "main;f 3" "$(cat "$T/fhead.out")"
+check "a text line before folded lines: one unparsable line" grep -q 'ignored 1 unparsable line (first at line 1)' "$T/fhead.err"
+
 # Process frame with -p (comm-PID), and -U / -K.
 "$STACKFOLD" -q -p "$FX/keyed-maps.txt" >"$T/pid.out" 2>/dev/null
 check "-p puts comm-PID first" grep -q '^demo-17511;entry_SYSCALL' "$T/pid.out"
