@@ -42,6 +42,8 @@ struct bt_parser {
 	size_t nparts;
 	bool in_stack;
 	bool empty_part;	/* key ended in ", ]": an empty stack part */
+	bool no_count;		/* a stack key's "]:" came without a count:
+				 * its count, or a histogram, follows */
 	/* maps block */
 	uint32_t maps_pid, maps_image;
 	size_t maps_line;	/* its "#maps" line */
@@ -260,6 +262,7 @@ static void record_reset(struct bt_parser *bp)
 	bp->image = 0;
 	bp->in_stack = false;
 	bp->empty_part = false;
+	bp->no_count = false;
 	bp->st = ST_IDLE;
 }
 
@@ -481,9 +484,11 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 	int end = parse_end(s, len, &body, &count);
 	const char *t = trim_end(s, s + len);
 	if (!end && t - s >= 2 && t[-1] == ':' && t[-2] == ']') {
-		if (bp->nparts)
+		if (bp->nparts) {
+			bp->no_count = true;
 			return 0;	/* "]:" cut before its count: stays open,
 					 * so it ends as an incomplete record */
+		}
 		record_reset(bp);	/* "@[k]:" then a histogram: no sample */
 		return 0;
 	}
@@ -532,6 +537,12 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 	return 0;
 }
 
+/* "[4, 8)   12 |@@@@   |": a row of a hist() or lhist() map. */
+static bool is_hist_row(const char *s, size_t len)
+{
+	return len && (s[0] == '[' || s[0] == '(') && memchr(s, '|', len);
+}
+
 static int record_start(struct bt_parser *bp, const char *s, size_t len,
 			const char *br)
 {
@@ -567,6 +578,11 @@ static int record_line(struct bt_parser *bp, const char *s, size_t len)
 	}
 	if (!len && bp->in_stack)
 		return 0;
+	if (bp->no_count && is_hist_row(s, len)) {
+		record_reset(bp);	/* "@h[stack]:" then a histogram (hist(),
+					 * lhist()): no sample, as for other keys */
+		return 0;
+	}
 	/* Anything else breaks the record: count it, reparse the line. */
 	count_incomplete(bp, bp->rec_line);
 	record_reset(bp);
@@ -714,7 +730,7 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 		bad_line(bp);
 		return 0;
 	}
-	if ((s[0] == '[' || s[0] == '(') && memchr(s, '|', len))
+	if (is_hist_row(s, len))
 		return 0;	/* a histogram row */
 	if (starts(s, len, "Attaching ") || starts(s, len, "WARNING") ||
 	    starts(s, len, "ERROR") || starts(s, len, "warning:") ||

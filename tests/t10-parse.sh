@@ -65,6 +65,13 @@ printf 'a header\nmain;f 3\n' | "$STACKFOLD" >"$T/fhead.out" 2>"$T/fhead.err"
 check_eq "a text line before folded lines: folded" "main;f 3" "$(cat "$T/fhead.out")"
 check "a text line before folded lines: one unparsable line" grep -q 'ignored 1 unparsable line (first at line 1)' "$T/fhead.err"
 
+# hist() keyed by a stack: its entries are no samples and no truncated
+# records (they were counted as incomplete records).
+printf '@[\n    foo+1\n]: 3\n@h[\n    foo+1\n]: \n[0]     1 |@@@@@@@@|\n[1, 2)  1 |@@@@@@@@|\n\n' |
+	"$STACKFOLD" >"$T/hist.out" 2>"$T/hist.err"
+check_eq "hist() keyed by a stack: not samples" "foo 3" "$(cat "$T/hist.out")"
+check "hist() keyed by a stack: no incomplete record" bash -c "! grep -q incomplete '$T/hist.err'"
+
 # Process frame with -p (comm-PID), and -U / -K.
 "$STACKFOLD" -q -p "$FX/keyed-maps.txt" >"$T/pid.out" 2>/dev/null
 check "-p puts comm-PID first" grep -q '^demo-17511;entry_SYSCALL' "$T/pid.out"
