@@ -401,13 +401,18 @@ static int bt_line(struct report *r, const char *line, size_t len)
 		if (hit.flags & HIT_TRUNCATED)
 			r->prof.counters.truncated_stacks += count;
 		return profile_sample_add_count(&r->prof, hit.sample, count);
-	case RC_MISS:	/* the buffer ends with this line */
+	case RC_MISS: {	/* the buffer ends with this line */
 		r->last_sample = 0;
 		r->last_truncated = false;
 		sync_line(r, reccache_lines(&r->rc));
+		uint64_t bad = bt_parser_counters(r->bt)->unparsable_lines;
 		ret = reccache_replay(&r->rc, bt_feed, r);
-		return ret ? ret : reccache_learn(&r->rc, r->last_sample,
+		/* a record with a line the parser refused is not learnt: each
+		 * copy goes through the parser, and each counts its lines */
+		bool clean = bt_parser_counters(r->bt)->unparsable_lines == bad;
+		return ret ? ret : reccache_learn(&r->rc, clean ? r->last_sample : 0,
 						  r->last_truncated ? HIT_TRUNCATED : 0);
+	}
 	case RC_REPLAY:	/* the buffer, then this line */
 		sync_line(r, reccache_lines(&r->rc) + 1);
 		ret = reccache_replay(&r->rc, bt_feed, r);

@@ -72,6 +72,15 @@ printf '@[\n    foo+1\n]: 3\n@h[\n    foo+1\n]: \n[0]     1 |@@@@@@@@|\n[1, 2)  
 check_eq "hist() keyed by a stack: not samples" "foo 3" "$(cat "$T/hist.out")"
 check "hist() keyed by a stack: no incomplete record" bash -c "! grep -q incomplete '$T/hist.err'"
 
+# A record with a line the parser refuses, twice: each copy counts the same
+# (the record cache answered the second without the parser: 1 unparsable
+# line, and with a count cut from a line after it, 3 in place of 5).
+printf '@[\n    foo+1\n    0xZZ\n]: 3\n@[\n    foo+1\n    0xZZ\n]: 3\n' | "$STACKFOLD" -q 2>&1 >/dev/null |
+	grep -q '2 unparsable lines'
+check_eq "a bad line in a repeated record: counted in each copy" 0 $?
+check_eq "a count line with a trailing blank, repeated: the same count each time" "foo 10" \
+	"$(printf '@[\n    foo+1\n]: 5 \n]: 3\n@[\n    foo+1\n]: 5 \n]: 3\n' | "$STACKFOLD" -q 2>/dev/null)"
+
 # Process frame with -p (comm-PID), and -U / -K.
 "$STACKFOLD" -q -p "$FX/keyed-maps.txt" >"$T/pid.out" 2>/dev/null
 check "-p puts comm-PID first" grep -q '^demo-17511;entry_SYSCALL' "$T/pid.out"
