@@ -312,6 +312,14 @@ check_eq "timeout 4 profile: ends (124), not aborted by the group's second SIGTE
 check "timeout 4 profile: outputs written" grep -q 'matrix_multiply' "$T/tmo.folded"
 sleep 0.5
 check_eq "timeout 4 profile: nothing left running" "" "$(pgrep -f "stackfold record.*$T/tmo|$DEMO 40" || true)"
+# -d ends a command that ignores SIGTERM too: SIGKILL 5 s on (profile
+# waited for it as long as it ran)
+start=$(date +%s)
+"$PROFILE" -d 2 -f folded -o "$T/ign" -- sh -c 'trap "" TERM; exec "$0" 60' "$DEMO" >/dev/null 2>"$T/ign.err"
+took=$(( $(date +%s) - start ))
+check "-d with a command that ignores SIGTERM: ends (took $took s)" test "$took" -lt 25
+check "-d with a command that ignores SIGTERM: outputs written" grep -q 'matrix_multiply' "$T/ign.folded"
+check_eq "-d with a command that ignores SIGTERM: not left running" "" "$(pgrep -f "$DEMO 60" || true)"
 
 # 12. Bad arguments are found before the capture: exit 1 (usage) or 4
 #     (outputs cannot be written), one line, in well under a capture's time.
