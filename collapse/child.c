@@ -39,6 +39,7 @@ static void child_exec(char **argv, int out, int err, pid_t parent,
 	dup2(err, 2);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	execvp(argv[0], argv);

@@ -326,6 +326,7 @@ static int loop(struct rec *x)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	int st = 0;
 	while (!x->out.eof || !x->err.eof) {
 		struct pollfd pf[3] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },

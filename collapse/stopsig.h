@@ -1,10 +1,11 @@
 /*
- * stopsig.h - SIGINT and SIGTERM for the commands that run bpftrace
- * (`stackfold record`, `stackfold continuous`).
+ * stopsig.h - SIGINT, SIGTERM and SIGHUP for the commands that run
+ * bpftrace (`stackfold record`, `stackfold continuous`).
  *
- * Any SIGINT or SIGTERM asks to stop (bpftrace prints, the outputs are
- * written); a second SIGINT, Ctrl-C again, asks to abort.  SIGTERM never
- * aborts: systemd, kill of a process group and timeout(1) can send one
+ * Any SIGINT, SIGTERM or SIGHUP (the terminal closed) asks to stop
+ * (bpftrace prints, the outputs are written); a second SIGINT, Ctrl-C
+ * again, asks to abort.  SIGTERM and SIGHUP never
+ * abort: systemd, kill of a process group and timeout(1) can send one
  * stop request twice.  So can `timeout -s INT` (bpftrace users' idiom): it
  * signals its command, then its process group.  So a SIGINT that the same
  * process sent (kill(2)) as the SIGINT before it is that same request;
@@ -18,7 +19,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
-/* Catch SIGINT and SIGTERM (once, before bpftrace starts). */
+/* Catch SIGINT, SIGTERM and SIGHUP (once, before bpftrace starts). */
 void stopsig_install(void);
 
 /* Stop requests seen so far (it grows: compare with an earlier value to

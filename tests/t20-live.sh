@@ -312,6 +312,19 @@ check_eq "timeout 4 profile: ends (124), not aborted by the group's second SIGTE
 check "timeout 4 profile: outputs written" grep -q 'matrix_multiply' "$T/tmo.folded"
 sleep 0.5
 check_eq "timeout 4 profile: nothing left running" "" "$(pgrep -f "stackfold record.*$T/tmo|$DEMO 40" || true)"
+# SIGHUP (the terminal closed) stops as SIGTERM does: the outputs are
+# written (it killed stackfold with none, and left --save-raw's temporary)
+"$DEMO" 30 >/dev/null &
+dpid=$!
+"$PROFILE" -p "$dpid" -d 30 -f folded -o "$T/hup" >/dev/null 2>"$T/hup.err" &
+ppid=$!
+sleep 6
+kill -HUP "$ppid"
+wait "$ppid"
+check_eq "SIGHUP: exit 0" 0 $?
+check "SIGHUP: outputs written" grep -q 'matrix_multiply' "$T/hup.folded"
+kill "$dpid" 2>/dev/null
+wait "$dpid" 2>/dev/null
 # -d ends a command that ignores SIGTERM too: SIGKILL 5 s on (profile
 # waited for it as long as it ran)
 start=$(date +%s)
