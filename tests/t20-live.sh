@@ -91,16 +91,23 @@ dropped=$(sed -n 's/.* \([0-9]*\) samples dropped by a full map.*/\1/p' "$T/all.
 check_eq "system-wide: taken = folded + dropped" "$taken" "$((got + ${dropped:-0}))"
 
 # 6. Ctrl-C ends early and still writes every output.
+# stopped_by SIG SECONDS NAME CMD...: CMD, in the background, gets SIG
+# after SECONDS: it exits 0, $T/NAME.folded written.  $dpid is a demo.
+stopped_by() {
+	local sig=$1 secs=$2 name=$3 pid
+	shift 3
+	"$@" >/dev/null 2>"$T/$name.err" &
+	pid=$!
+	sleep "$secs"
+	kill -"$sig" "$pid"
+	wait "$pid"
+	check_eq "SIG$sig: exit 0" 0 $?
+	check "SIG$sig: outputs written" grep -q 'matrix_multiply' "$T/$name.folded"
+}
 "$DEMO" 20 &
 dpid=$!
-"$STACKFOLD" record -D 20 -f folded -o "$T/int" -- \
-	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" "$dpid" 10 2>"$T/int.err" &
-rpid=$!
-sleep 3.5
-kill -INT "$rpid"
-wait "$rpid"
-check_eq "SIGINT: record exits 0" 0 $?
-check "SIGINT: outputs written" grep -q 'matrix_multiply' "$T/int.folded"
+stopped_by INT 3.5 int "$STACKFOLD" record -D 20 -f folded -o "$T/int" -- \
+	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" "$dpid" 10
 kill "$dpid" 2>/dev/null
 wait "$dpid" 2>/dev/null
 
@@ -316,13 +323,7 @@ check_eq "timeout 4 profile: nothing left running" "" "$(pgrep -f "stackfold rec
 # written (it killed stackfold with none, and left --save-raw's temporary)
 "$DEMO" 30 >/dev/null &
 dpid=$!
-"$PROFILE" -p "$dpid" -d 30 -f folded -o "$T/hup" >/dev/null 2>"$T/hup.err" &
-ppid=$!
-sleep 6
-kill -HUP "$ppid"
-wait "$ppid"
-check_eq "SIGHUP: exit 0" 0 $?
-check "SIGHUP: outputs written" grep -q 'matrix_multiply' "$T/hup.folded"
+stopped_by HUP 6 hup "$PROFILE" -p "$dpid" -d 30 -f folded -o "$T/hup"
 kill "$dpid" 2>/dev/null
 wait "$dpid" 2>/dev/null
 # -d ends a command that ignores SIGTERM too: SIGKILL 5 s on (profile

@@ -140,12 +140,18 @@ changed=$(join "$T/before" "$T/after" | awk '$2 != $3')
 check_eq "restart: no window rewritten" "" "$changed"
 
 # --- bpftrace killed: restarted, the window in progress said lost -----------
+# wait_log PATTERN: until the log has it (10 s at most)
+wait_log() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q "$1" "$T/log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 bt=$(pgrep -P "$cpid" bpftrace)
 kill -KILL "$bt"
-for ((i = 0; i < 100; i++)); do
-	grep -q 'window in progress are lost; restarting' "$T/log" && break
-	sleep 0.1
-done
+wait_log 'window in progress are lost; restarting'
 check "bpftrace killed: the lost window in progress is said" \
 	grep -q 'bpftrace exited (signal 9): the samples of the window in progress are lost; restarting' "$T/log"
 # ... and its replacement killed before it attached: restarted again (the
@@ -155,10 +161,7 @@ for ((i = 0; i < 300; i++)); do
 	sleep 0.02
 done
 kill -KILL "$bt2" 2>/dev/null
-for ((i = 0; i < 100; i++)); do
-	grep -q 'failed before attaching (signal 9); restarting' "$T/log" && break
-	sleep 0.1
-done
+wait_log 'failed before attaching (signal 9); restarting'
 check "bpftrace killed before attaching, after a restart: restarted again" \
 	grep -q 'failed before attaching (signal 9); restarting' "$T/log"
 check "bpftrace killed before attaching, after a restart: still running" kill -0 "$cpid"
