@@ -16,6 +16,14 @@ static bool started_lately(struct sym_session *ss, int pid, uint32_t image)
 	       (image > 1 && sym_process_known(ss, pid, image - 1));
 }
 
+/* now + gap, rounded up to SETTLE_GRID_NS: the settling looks of the
+ * processes a fork storm starts fall due together, one wake-up for many. */
+static uint64_t settle_due(uint64_t now_ns, uint64_t gap_ns)
+{
+	uint64_t t = now_ns + gap_ns;
+	return t + (SETTLE_GRID_NS - t % SETTLE_GRID_NS) % SETTLE_GRID_NS;
+}
+
 void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
 		 uint32_t image, bool is_new, uint64_t now_ns)
 {
@@ -28,7 +36,8 @@ void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
 		.pid = pid, .image = image,
 		.tries = loading ? LOADING_TRIES : 0, .young = young,
 		.gap_ns = SETTLE_FIRST_NS,
-		.due_ns = now_ns + (loading ? LOADING_GAP_NS : SETTLE_FIRST_NS),
+		.due_ns = loading ? now_ns + LOADING_GAP_NS :
+				    settle_due(now_ns, SETTLE_FIRST_NS),
 	};
 }
 
@@ -47,7 +56,7 @@ static bool settle_next(struct loading_entry *e, uint64_t now_ns)
 {
 	if (!e->young || e->gap_ns > SETTLE_LAST_NS)
 		return false;
-	e->due_ns = now_ns + e->gap_ns;
+	e->due_ns = settle_due(now_ns, e->gap_ns);
 	e->gap_ns *= 2;
 	return true;
 }

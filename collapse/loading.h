@@ -10,7 +10,8 @@
  *    newer image of a pid already seen; or one the caller knows is new,
  *    as the command `stackfold record --start-pid` resumes, which was
  *    forked, stopped, before bpftrace started): their map read again at gaps
- *    doubling from SETTLE_FIRST_NS up to SETTLE_LAST_NS, and snapshotted
+ *    doubling from SETTLE_FIRST_NS up to SETTLE_LAST_NS (rounded up to
+ *    SETTLE_GRID_NS, so that many fall due at one wake-up), and snapshotted
  *    again only when its executable lines changed: libraries dlopen()ed
  *    (Python's extension modules at import), a JIT's code region made.
  *
@@ -40,6 +41,7 @@
 #define YOUNG_NS 2000000000ULL		/* 2 s */
 #define SETTLE_FIRST_NS 50000000ULL	/* 50 ms */
 #define SETTLE_LAST_NS 6400000000ULL	/* 6.4 s: the 9th read 12.8 s on */
+#define SETTLE_GRID_NS 100000000ULL	/* settling looks fall due on 0.1 s */
 
 struct loading_list {
 	struct loading_entry {

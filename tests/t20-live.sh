@@ -122,7 +122,10 @@ check "missing pid: no file written" bash -c "! ls '$T'/nope.* >/dev/null 2>&1"
 python3 -c 'import os, time; p = os.fork(); p or os._exit(0); print(p, flush=True); time.sleep(60)' \
 	>"$T/zomb.pid" &
 zparent=$!
-sleep 0.5
+for ((i = 0; i < 100; i++)); do	# until the child is a zombie
+	[ -s "$T/zomb.pid" ] && grep -q '^State:.*Z' "/proc/$(cat "$T/zomb.pid")/status" 2>/dev/null && break
+	sleep 0.1
+done
 timeout -k 5 40 "$PROFILE" -p "$(cat "$T/zomb.pid")" -d 3 -f folded -o "$T/zomb" >/dev/null 2>"$T/zomb.err"
 zrc=$?
 kill "$zparent" 2>/dev/null
@@ -190,14 +193,16 @@ if cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libhot.so" "$T/hotlib.
 	# the same, exiting before the end: its map was read again while it
 	# ran young (collapse/loading.h), not only at the end.  The command
 	# (forked, stopped, before bpftrace started: old by its start time
-	# when bpftrace is slow) and a child it forks 2 s on.
-	"$PROFILE" -d 12 -f folded -o "$T/dlx" -- "$T/dl" "$T/libhot.so" 5 >/dev/null 2>"$T/dlx.err"
+	# when bpftrace is slow) and a child it forks 2 s on.  The dlopen
+	# comes 1-2 s in, when looks are 1.6 s apart: 16 calls (2.5 s or more)
+	# outlive the look after it.
+	"$PROFILE" -d 25 -f folded -o "$T/dlx" -- "$T/dl" "$T/libhot.so" 16 >/dev/null 2>"$T/dlx.err"
 	check_eq "dlopen, then exit before the end: exit 0" 0 $?
 	check "dlopen, then exit before the end: the library's function is named" \
 		grep -q ';hot_in_dlopened_lib ' "$T/dlx.folded"
 	check "dlopen, then exit before the end: the process did exit first" \
 		grep -q 'every target exited' "$T/dlx.err"
-	"$PROFILE" -d 14 -f folded -o "$T/dlc" -- sh -c 'sleep 2; "$0" "$1" 5; true' "$T/dl" "$T/libhot.so" \
+	"$PROFILE" -d 27 -f folded -o "$T/dlc" -- sh -c 'sleep 2; "$0" "$1" 16; true' "$T/dl" "$T/libhot.so" \
 		>/dev/null 2>"$T/dlc.err"
 	check "dlopen in a child of the command, then exit before the end: named" \
 		grep -q ';hot_in_dlopened_lib ' "$T/dlc.folded"
