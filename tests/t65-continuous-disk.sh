@@ -100,7 +100,9 @@ kill -TERM "$cpid"
 wait "$cpid"
 check_eq "disk: SIGTERM exits 0 after the faults" 0 "$?"
 cpid=""
-check "disk: the closing line counts the lost windows" grep -q "stopped: .* written, $f1 lost" "$T/log"
+# (as many as said lost: one more can fail after f1 was read, while the
+# disk is freed)
+check "disk: the closing line counts the lost windows" grep -q "stopped: .* written, $(failed) lost" "$T/log"
 
 # --- the limits apply from the start, also to the only window ------------------
 # A full disk holding one window past --max-age: it is removed at start
