@@ -234,7 +234,8 @@ const end = Date.now() + 2500;
 let s = 0;
 while (Date.now() < end) s += fibHot(20);
 JS
-	"$PROFILE" -d 8 -f folded -o "$T/node" -- node --perf-basic-prof "$T/hot.js" >/dev/null 2>"$T/node.err"
+	# (in $T: node leaves isolate-*.log files in its working directory)
+	(cd "$T" && "$PROFILE" -d 8 -f folded -o "$T/node" -- node --perf-basic-prof "$T/hot.js" >/dev/null 2>"$T/node.err")
 	check_eq "node JIT, gone by the end: exit 0" 0 $?
 	jit=$(awk '{ n = $NF; sub(/ [0-9]+$/, ""); sub(/.*;/, "") } /fibHot/ { s += n } END { print s + 0 }' "$T/node.folded")
 	all=$(folded_total "$T/node.folded")
