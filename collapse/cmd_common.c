@@ -37,6 +37,11 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	bool ended = !ret;
 	if (ended)	/* entries kept until the end are added now */
 		ret = report_end_input(r, &st);
+	if (ret == -EOVERFLOW && ended) {	/* entries kept until the end */
+		fprintf(stderr, "stackfold: %s: sample counts add up past 2^63 "
+			"(corrupt input?)\n", name);
+		return EXIT_BADINPUT;
+	}
 	if (ret == -EOVERFLOW) {
 		fprintf(stderr, "stackfold: %s:%" PRIu64 ": sample counts add up "
 			"past 2^63 (corrupt input?)\n", name, r->in.lines);

@@ -472,7 +472,12 @@ static int finish(struct rec *x)
 	snprintf(buf, sizeof(buf), "%" PRIu64, capture_ns(x));
 	meta_line(x, "duration_ns", buf);
 	struct report_input_stats st;
-	report_end_input(&x->r, &st);
+	int end = report_end_input(&x->r, &st);
+	if (end == -EOVERFLOW || end == -ENOMEM) {	/* kept entries not added */
+		fprintf(stderr, "stackfold: %s\n", end == -ENOMEM ? "out of memory" :
+			"sample counts add up past 2^63 (corrupt input?)");
+		return end == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
+	}
 	if (x->raw_open) {
 		struct sf_err e = { "" };
 		x->raw_open = false;

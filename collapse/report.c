@@ -78,10 +78,15 @@ static int defer_record(struct report *r, const struct bt_record *rec)
 	return 0;
 }
 
-/* Has map (a string id) had a stack with frames? */
-static bool stack_map(const struct report *r, uint32_t map)
+/* Is map (a string id) a stack map: one of stackfold's own programs'
+ * (bt/ programs: @stackfold, @stackfold_a, @stackfold_b, which take turns, so
+ * one may hold only entries whose stacks are both empty), or one that had
+ * a stack with frames? */
+static bool stack_map(struct report *r, uint32_t map)
 {
-	return map && u64map_find(&r->stack_maps, map);
+	const char *name = map ? profile_str(&r->prof, map) : NULL;
+	return name && (strncmp(name, "@stackfold", 10) == 0 ||
+			u64map_find(&r->stack_maps, map));
 }
 
 static int note_stack_map(struct report *r, const struct bt_record *rec)
@@ -633,11 +638,18 @@ static int write_all(const struct report_output *outs, unsigned nouts,
 		     struct sf_err *err)
 {
 	int first = 0;
+	unsigned more = 0;
 	for (unsigned i = 0; i < nouts; i++) {
 		struct sf_err later = { "" };
 		int ret = write_one(&outs[i], in, oo, first ? &later : err);
+		more += ret && first;
 		if (ret && !first)
 			first = ret;
+	}
+	if (more) {	/* one message: the first failure, and how many more */
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (and %u more "
+			 "output%s not written)", more, more == 1 ? "" : "s");
 	}
 	return first;
 }

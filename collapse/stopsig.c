@@ -42,7 +42,11 @@ void stopsig_install(void)
 	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* SIGHUP only when it is not ignored: under nohup a closed terminal
+	 * must not end the capture */
+	struct sigaction old;
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 }
 
 sig_atomic_t stopsig_count(void)

@@ -19,7 +19,8 @@
 #include <signal.h>
 #include <stdbool.h>
 
-/* Catch SIGINT, SIGTERM and SIGHUP (once, before bpftrace starts). */
+/* Catch SIGINT, SIGTERM and SIGHUP (once, before bpftrace starts); SIGHUP
+ * stays ignored when it was (nohup). */
 void stopsig_install(void);
 
 /* Stop requests seen so far (it grows: compare with an earlier value to

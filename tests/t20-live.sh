@@ -91,14 +91,28 @@ dropped=$(sed -n 's/.* \([0-9]*\) samples dropped by a full map.*/\1/p' "$T/all.
 check_eq "system-wide: taken = folded + dropped" "$taken" "$((got + ${dropped:-0}))"
 
 # 6. Ctrl-C ends early and still writes every output.
+# attached PID [SECONDS]: wait (30 s at most) until the bpftrace child of
+# PID has attached its profile probe (a perf event per CPU, beside its
+# output buffer's one per CPU), then SECONDS (default 1) more
+attached() {
+	local i bt n
+	for ((i = 0; i < 300; i++)); do
+		bt=$(pgrep -P "$1" -x bpftrace) &&
+			n=$(find "/proc/$bt/fd" -lname '*perf_event*' 2>/dev/null | wc -l) &&
+			[ "$n" -ge $((2 * $(nproc))) ] && break
+		sleep 0.1
+	done
+	sleep "${2:-1}"
+}
 # stopped_by SIG SECONDS NAME CMD...: CMD, in the background, gets SIG
-# after SECONDS: it exits 0, $T/NAME.folded written.  $dpid is a demo.
+# SECONDS after its bpftrace attached: it exits 0, $T/NAME.folded written.
+# $dpid is a demo.
 stopped_by() {
 	local sig=$1 secs=$2 name=$3 pid
 	shift 3
 	"$@" >/dev/null 2>"$T/$name.err" &
 	pid=$!
-	sleep "$secs"
+	attached "$pid" "$secs"
 	kill -"$sig" "$pid"
 	wait "$pid"
 	check_eq "SIG$sig: exit 0" 0 $?
@@ -106,7 +120,7 @@ stopped_by() {
 }
 "$DEMO" 20 &
 dpid=$!
-stopped_by INT 3.5 int "$STACKFOLD" record -D 20 -f folded -o "$T/int" -- \
+stopped_by INT 1.5 int "$STACKFOLD" record -D 20 -f folded -o "$T/int" -- \
 	env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" "$HZ" "$dpid" 10
 kill "$dpid" 2>/dev/null
 wait "$dpid" 2>/dev/null
@@ -329,7 +343,16 @@ check_eq "timeout 4 profile: nothing left running" "" "$(pgrep -f "stackfold rec
 # written (it killed stackfold with none, and left --save-raw's temporary)
 "$DEMO" 30 >/dev/null &
 dpid=$!
-stopped_by HUP 6 hup "$PROFILE" -p "$dpid" -d 30 -f folded -o "$T/hup"
+stopped_by HUP 1.5 hup "$PROFILE" -p "$dpid" -d 30 -f folded -o "$T/hup"
+# ... but not under nohup (SIGHUP ignored when it starts): it goes on
+(trap '' HUP; exec "$PROFILE" -p "$dpid" -d 6 -f folded -o "$T/nohup" >/dev/null 2>&1) &
+ppid=$!
+attached "$ppid"
+kill -HUP "$ppid"
+sleep 1
+check "SIGHUP ignored at start (nohup): the capture goes on" kill -0 "$ppid"
+wait "$ppid"
+check_eq "SIGHUP ignored at start (nohup): exit 0 at -d" 0 $?
 kill "$dpid" 2>/dev/null
 wait "$dpid" 2>/dev/null
 # -d ends a command that ignores SIGTERM too: SIGKILL 5 s on (profile

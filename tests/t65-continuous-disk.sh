@@ -113,6 +113,9 @@ W2=$D/w2
 mkdir -p "$W2"
 avail=$(( $(stat -f -c '%a * %S' "$D") ))
 room=$(( ($(wc -c <"$TOP/bt/continuous.bt") + 4095) / 4096 * 4096 ))
+# (scripts/continuous edits it with sed -i, a second copy beside it, but
+# with bpftrace 0.17 on a kernel with BTF)
+[ -r /sys/kernel/btf/vmlinux ] && bpftrace --version | grep -q ' v\{0,1\}0\.17' || room=$((room * 2))
 head -c $((avail - room)) /dev/zero >"$W2/20200101T000000Z.pb.gz" 2>/dev/null
 : >"$T/log2"
 "$TOP/scripts/continuous" -p "$demo" --window 1 --max-age 1h -o "$W2" 2>>"$T/log2" &
