@@ -934,7 +934,7 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 				 NULL))
 		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
 	else
-		loading_add(&x->loading, x->ss, pid, pl.image, false,
+		loading_add(&x->loading, x->ss, pid, pl.image, false, false,
 			    clock_ns(CLOCK_MONOTONIC));
 }
 

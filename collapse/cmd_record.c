@@ -125,7 +125,7 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 		return;
 	}
 	raw_maps(x, ss, pid, pl.image);
-	loading_add(&x->loading, ss, pid, pl.image, pid == x->c->start_pid,
+	loading_add(&x->loading, ss, pid, pl.image, true, pid == x->c->start_pid,
 		    clock_ns(CLOCK_MONOTONIC));
 }
 

@@ -25,10 +25,10 @@ static uint64_t settle_due(uint64_t now_ns, uint64_t gap_ns)
 }
 
 void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
-		 uint32_t image, bool is_new, uint64_t now_ns)
+		 uint32_t image, bool settle, bool is_new, uint64_t now_ns)
 {
 	bool loading = sym_process_loading(ss, pid, image);
-	bool young = is_new || started_lately(ss, pid, image);
+	bool young = settle && (is_new || started_lately(ss, pid, image));
 	if ((!loading && !young) ||
 	    sf_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return;

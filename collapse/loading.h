@@ -21,8 +21,8 @@
  * Old processes are not watched (their first snapshot is their settled
  * map; what they map later is read at the end if they still run): a
  * system-wide capture pays for the processes born during it only, at
- * most 9 reads of /proc/PID/maps each.  Used by `stackfold record` and
- * `stackfold continuous`.
+ * most 9 reads of /proc/PID/maps each.  Used by `stackfold record` (both)
+ * and `stackfold continuous` (loading only).
  *
  * struct loading_list is zeroed to start; loading_release() frees it.
  * Nothing here prints; out of memory only skips a process (the read-time
@@ -56,10 +56,12 @@ struct loading_list {
 };
 
 /* pid's image was snapshotted in ss at now_ns: if that was while ld.so
- * was loading (sym_process_loading()) or the process is young (new: the
- * caller knows it is), it is looked at again later. */
+ * was loading (sym_process_loading()), or, with settle, the process is
+ * young (is_new: the caller knows it is), it is looked at again later.
+ * `stackfold continuous` does not settle: on a machine that keeps starting
+ * short programs its CPU grew by 40% (bench/churn.sh), against its budget. */
 void loading_add(struct loading_list *l, struct sym_session *ss, int pid,
-		 uint32_t image, bool is_new, uint64_t now_ns);
+		 uint32_t image, bool settle, bool is_new, uint64_t now_ns);
 /* The earliest due time (monotonic ns), UINT64_MAX when none. */
 uint64_t loading_next_due(const struct loading_list *l);
 /* Look again at every process due at now_ns: a loading one is
