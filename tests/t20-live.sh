@@ -216,6 +216,7 @@ if cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libhot.so" "$T/hotlib.
 		grep -q ';hot_in_dlopened_lib ' "$T/dlx.folded"
 	check "dlopen, then exit before the end: the process did exit first" \
 		grep -q 'every target exited' "$T/dlx.err"
+	# shellcheck disable=SC2016 # expanded by that sh
 	"$PROFILE" -d 27 -f folded -o "$T/dlc" -- sh -c 'sleep 2; "$0" "$1" 16; true' "$T/dl" "$T/libhot.so" \
 		>/dev/null 2>"$T/dlc.err"
 	check "dlopen in a child of the command, then exit before the end: named" \
@@ -358,6 +359,7 @@ wait "$dpid" 2>/dev/null
 # -d ends a command that ignores SIGTERM too: SIGKILL 5 s on (profile
 # waited for it as long as it ran)
 start=$(date +%s)
+# shellcheck disable=SC2016 # expanded by that sh
 "$PROFILE" -d 2 -f folded -o "$T/ign" -- sh -c 'trap "" TERM; exec "$0" 60' "$DEMO" >/dev/null 2>"$T/ign.err"
 took=$(( $(date +%s) - start ))
 check "-d with a command that ignores SIGTERM: ends (took $took s)" test "$took" -lt 25
