@@ -91,14 +91,6 @@ static bool stack_map(struct report *r, uint32_t map)
 
 static int note_stack_map(struct report *r, const struct bt_record *rec)
 {
-	/* a map's entries come together: the one before is the usual answer */
-	if (rec->map_len == r->noted_len && rec->map_len <= sizeof(r->noted) &&
-	    memcmp(rec->map, r->noted, rec->map_len) == 0)
-		return 0;
-	if (rec->map_len <= sizeof(r->noted)) {
-		memcpy(r->noted, rec->map, rec->map_len);
-		r->noted_len = rec->map_len;
-	}
 	int64_t map = intern_len(r, rec->map, rec->map_len);
 	bool found;
 	r->stack_maps.valsz = 1;	/* a set: the value is not used */
@@ -295,7 +287,6 @@ void report_begin_input(struct report *r, const char *name)
 	r->in_name = name;
 	memset(&r->in, 0, sizeof(r->in));
 	u64map_release(&r->stack_maps);	/* which maps have stacks: per input */
-	r->noted_len = 0;
 	r->capture = false;
 	r->samples_before = r->prof.counters.samples;
 	bt_parser_free(r->bt);

@@ -89,8 +89,6 @@ struct report {
 	struct u64map deferred_idx;	/* key hash -> index + 1 */
 	struct u64map stack_maps;	/* map names (string ids) with a
 					 * stack that has frames: a set */
-	char noted[64];			/* the last map name put in it */
-	size_t noted_len;		/* (0: none) */
 	/* Processes whose memory map was not saved (prof.counters.
 	 * maps_unsaved).  stackfold record writes a process's "#maps" block
 	 * before its "#pid" line when it saved the map, and none when the

@@ -323,21 +323,23 @@ static void warn_bad_lines(struct sym_session *s, struct sym_process *p,
 	}
 }
 
-static int read_maps(struct sym_process *p, struct sf_err *err)
+/* /proc/PID/maps of the process started at starttime into ml. */
+static int read_maps(int pid, uint64_t starttime, struct maps_list *ml,
+		     struct sf_err *err)
 {
-	int fd = procfs_open(p->pid, "maps");
+	int fd = procfs_open(pid, "maps");
 	if (fd < 0)
 		return sf_err_set(err, fd == -ENOENT ? ESRCH : -fd,
-				  "cannot open '/proc/%d/maps': %s", p->pid,
+				  "cannot open '/proc/%d/maps': %s", pid,
 				  strerror(fd == -ENOENT ? ESRCH : -fd));
-	int rc = maps_list_read_fd(&p->ml, fd);
+	int rc = maps_list_read_fd(ml, fd);
 	close(fd);
 	if (rc)
 		return sf_err_set(err, -rc, "cannot read '/proc/%d/maps': %s",
-				  p->pid, strerror(-rc));
+				  pid, strerror(-rc));
 	/* exited while we read: empty maps */
-	if (!p->ml.lines && !procfs_same_process(p->pid, p->starttime))
-		return sf_err_set(err, ESRCH, "process %d exited", p->pid);
+	if (!ml->lines && !procfs_same_process(pid, starttime))
+		return sf_err_set(err, ESRCH, "process %d exited", pid);
 	return 0;
 }
 
@@ -389,7 +391,8 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 	p->starttime = st.starttime;
 	p->taken_ns = boot_ns();
 	procfs_status(p->pid, &p->nspid, p->name, sizeof(p->name));
-	if ((rc = read_maps(p, err)) || (rc = same_program(p, want_stack, err)))
+	if ((rc = read_maps(p->pid, p->starttime, &p->ml, err)) ||
+	    (rc = same_program(p, want_stack, err)))
 		return rc;	/* (before another program's files are opened) */
 	p->n = p->ml.n;
 	if ((rc = set_pm_path(s, p)) || (rc = attach_files(s, p, NULL)))
@@ -540,11 +543,7 @@ int sym_process_maps_changed(struct sym_session *s, int pid, uint32_t image)
 		return -ESRCH;
 	struct maps_list ml;
 	maps_list_init(&ml);
-	int fd = procfs_open(pid, "maps"), rc = fd < 0 ? -ESRCH : 0;
-	if (fd >= 0) {
-		rc = maps_list_read_fd(&ml, fd);
-		close(fd);
-	}
+	int rc = read_maps(pid, p->starttime, &ml, NULL);
 	if (!rc && !ml.lines)	/* exiting: its memory is gone */
 		rc = -ESRCH;
 	if (!rc)

@@ -310,16 +310,13 @@ int sym_lookup_unmapped_jit(struct sym_session *s, int pid, uint32_t image,
 			    uint64_t abs_addr, bool is_return,
 			    struct sym_result *res)
 {
-	res_clear(res, SYM_NO_PROCESS);
 	struct sym_process *p = sym_process_find(s, pid, image);
-	if (!p)
-		return 0;
 	uint64_t addr = abs_addr - (is_return && abs_addr > 0);
-	res->reason = SYM_UNMAPPED;
-	if (sym_process_mapping(p, addr))
-		return 0;	/* mapped: sym_lookup_user's answer stands */
+	if (!p || sym_process_mapping(p, addr))
+		return 0;	/* not an unmapped address: res stands */
 	const char *name = sym_process_jit_name(s, p, addr);
 	if (name) {
+		res_clear(res, SYM_UNMAPPED);
 		jit_named(res, name);
 		if (s->stats.unresolved)	/* sym_lookup_user counted it */
 			s->stats.unresolved--;

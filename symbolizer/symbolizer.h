@@ -255,7 +255,7 @@ int sym_lookup_user(struct sym_session *s, int pid, uint32_t image,
 /* An address that no mapping of pid's snapshot covers (SYM_UNMAPPED from
  * sym_lookup_user, after any refresh): named by the process's JIT perf map
  * when that names it (code a JIT mapped after the last snapshot, in a
- * process gone since), with no module; else SYM_UNMAPPED as before. */
+ * process gone since), with no module; else res is left as it is. */
 int sym_lookup_unmapped_jit(struct sym_session *s, int pid, uint32_t image,
 			    uint64_t abs_addr, bool is_return,
 			    struct sym_result *res);
