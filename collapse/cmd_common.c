@@ -38,13 +38,12 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	if (ended)	/* entries kept until the end are added now */
 		ret = report_end_input(r, &st);
 	if (ret == -EOVERFLOW && ended) {	/* entries kept until the end */
-		fprintf(stderr, "stackfold: %s: sample counts add up past 2^63 "
-			"(corrupt input?)\n", name);
+		fprintf(stderr, "stackfold: %s: " REPORT_OVERFLOW_MSG "\n", name);
 		return EXIT_BADINPUT;
 	}
 	if (ret == -EOVERFLOW) {
-		fprintf(stderr, "stackfold: %s:%" PRIu64 ": sample counts add up "
-			"past 2^63 (corrupt input?)\n", name, r->in.lines);
+		fprintf(stderr, "stackfold: %s:%" PRIu64 ": " REPORT_OVERFLOW_MSG
+			"\n", name, r->in.lines);
 		return EXIT_BADINPUT;
 	}
 	if (ret < 0 && ended) {

@@ -475,7 +475,7 @@ static int finish(struct rec *x)
 	int end = report_end_input(&x->r, &st);
 	if (end == -EOVERFLOW || end == -ENOMEM) {	/* kept entries not added */
 		fprintf(stderr, "stackfold: %s\n", end == -ENOMEM ? "out of memory" :
-			"sample counts add up past 2^63 (corrupt input?)");
+			REPORT_OVERFLOW_MSG);
 		return end == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
 	}
 	if (x->raw_open) {

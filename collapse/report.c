@@ -671,8 +671,7 @@ int report_write(struct report *r, const struct report_output *outs,
 	if (!fold) {
 		ret = report_fold(r, oo->fold_flags, &own);
 		if (ret == -EOVERFLOW)
-			return sf_err_set(err, EOVERFLOW, "sample counts of the inputs "
-					  "add up past 2^63 (corrupt input?)");
+			return sf_err_set(err, EOVERFLOW, REPORT_OVERFLOW_MSG);
 		if (ret)
 			return sf_err_set(err, ENOMEM, "out of memory");
 		fold = &own;

@@ -21,6 +21,10 @@
 #include "resolve.h"
 #include "symbolizer.h"
 
+/* The words for -EOVERFLOW from report_line(), report_end_input() and the
+ * write: counts past 2^63 only come from corrupt or hand-made input. */
+#define REPORT_OVERFLOW_MSG "sample counts add up past 2^63 (corrupt input?)"
+
 enum report_fmt { REPORT_UNKNOWN, REPORT_BPFTRACE, REPORT_FOLDED };
 
 struct report_input_stats {
