@@ -24,7 +24,7 @@
 #ifdef SF_HAVE_LIBIBERTY
 #include <libiberty/demangle.h>
 
-char *sf_demangle(const char *name)
+static char *demangle_raw(const char *name)
 {
 	if (!name || (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2)))
 		return NULL;
@@ -60,7 +60,7 @@ static bool is_rust_legacy(const char *name)
 	return true;
 }
 
-char *sf_demangle(const char *name)
+static char *demangle_raw(const char *name)
 {
 	if (!name || strncmp(name, "_Z", 2) || is_rust_legacy(name))
 		return NULL;
@@ -76,6 +76,24 @@ char *sf_demangle(const char *name)
 	return out;
 }
 #endif
+
+/* A PLT stub's synthesized name (elfplt.c) keeps its suffix, as perf
+ * prints it: std::__throw_length_error(char const*)@plt. */
+char *sf_demangle(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n <= 4 || strcmp(name + n - 4, "@plt"))
+		return demangle_raw(name);
+	char *base = strndup(name, n - 4), *dm = base ? demangle_raw(base) : NULL;
+	free(base);
+	char *out = dm ? malloc(strlen(dm) + sizeof("@plt")) : NULL;
+	if (out) {
+		strcpy(out, dm);
+		strcat(out, "@plt");
+	}
+	free(dm);
+	return out;
+}
 
 /* --- demangled at lookup --- */
 

@@ -23,7 +23,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 9u
+#define IDX_VERSION 10u
 #define IDX_NONE UINT32_MAX
 #define IDX_KEY_LEN 96		/* a cache key and its NUL */
 
@@ -41,7 +41,7 @@ enum idx_sect {
 };
 
 enum idx_flags {
-	IDX_HAS_SYMBOLS = 1 << 0,
+	IDX_HAS_SYMBOLS = 1 << 0,	/* a symbol table; not PLT names alone */
 	IDX_HAS_FILES = 1 << 1,
 	IDX_HAS_LINES = 1 << 2,
 	IDX_HAS_INLINE = 1 << 3,
@@ -260,9 +260,25 @@ void dmcache_free(struct dmcache *c);	/* NULL is fine */
 
 /* elfsyms.c: function symbols of elf (and of extra, e.g. the
  * .gnu_debugdata symtab, when not NULL) into b->syms, sorted and
- * alias-reduced; want_dynsym false reads .symtab only.  0 or -ENOMEM. */
+ * alias-reduced, with names for the PLT stubs of either (elfplt.c);
+ * want_dynsym false reads .symtab only.  0 or -ENOMEM. */
 int elfsyms_collect(struct idx_builder *b, Elf *elf, Elf *extra,
 		    bool want_dynsym);
+/* elfplt.c: "name@plt" for the PLT stubs of an x86-64 elf (other
+ * machines, or a file without PLT sections or relocations: none), each
+ * stub one entry long.  Appended to out; names owned by out.  0 or -ENOMEM
+ * (out then holds what was added; release it either way). */
+struct pltsym {
+	uint64_t lo, size;
+	char *name;
+};
+struct pltsyms {
+	struct pltsym *v;
+	size_t n, cap;
+};
+int elfplt_collect(Elf *elf, struct pltsyms *out);
+void pltsyms_release(struct pltsyms *s);
+
 /* PT_LOAD headers of elf into b->phdrs.  0 or -ENOMEM. */
 int elfsyms_phdrs(struct idx_builder *b, Elf *elf);
 /* true when elf has a non-empty .symtab */

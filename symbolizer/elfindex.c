@@ -256,7 +256,10 @@ void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
 {
 	res->nframes = 0;
 	memset(res->frames, 0, sizeof(res->frames));
-	if (!x || (!x->nsyms && !x->nsegs && !x->lazy)) {
+	/* PLT stubs' names alone (a stripped file) are not a symbol table */
+	bool named = x && ((x->hdr->flags & IDX_HAS_SYMBOLS) || x->nsegs ||
+			   x->lazy);
+	if (!x || (!named && !x->nsyms)) {
 		res->reason = SYM_NO_SYMBOLS;
 		return;
 	}
@@ -264,7 +267,7 @@ void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
 	const struct idx_sym *sym = find_sym(x, vaddr);
 	uint32_t node = find_node(d, vaddr);
 	if (!sym && node == IDX_NONE) {
-		res->reason = SYM_NOT_FOUND;
+		res->reason = named ? SYM_NOT_FOUND : SYM_NO_SYMBOLS;
 		return;
 	}
 	res->reason = SYM_OK;

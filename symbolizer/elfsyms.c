@@ -7,7 +7,8 @@
  * reduced to one name: sized before sizeless (a sizeless alias must not
  * shrink the function to one byte), then global, weak, local, then the
  * shortest, then the lexicographically smallest name; the range is the
- * largest size among them.  Every libelf call is checked, so a
+ * largest size among them.  PLT stubs get synthesized names (elfplt.c),
+ * below any symbol at the same address.  Every libelf call is checked, so a
  * malformed file gives fewer symbols, never a crash.
  */
 #include "elfidx_priv.h"
@@ -20,7 +21,8 @@
 struct rawsym {
 	uint64_t lo, size;
 	const char *name;	/* points into libelf's data, valid until elf_end */
-	int rank;		/* binding: 0 global, 1 weak, 2 local/other */
+	int rank;		/* binding: 0 global, 1 weak, 2 local/other;
+				 * 3 a PLT stub's synthesized name */
 };
 
 struct rawsyms {
@@ -38,6 +40,17 @@ static int bind_rank(unsigned char info)
 	default:
 		return 2;
 	}
+}
+
+static int add_raw(struct rawsyms *out, uint64_t lo, uint64_t size,
+		   const char *name, int rank)
+{
+	if (sf_grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v)))
+		return -ENOMEM;
+	out->v[out->n++] = (struct rawsym){
+		.lo = lo, .size = size, .name = name, .rank = rank,
+	};
+	return 0;
 }
 
 static bool section_is_exec(Elf *elf, size_t shndx)
@@ -79,13 +92,9 @@ static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		if (sf_grow((void **)&out->v, &out->cap, out->n + 1,
-			    sizeof(*out->v)))
+		if (add_raw(out, s.st_value, s.st_size, name,
+			    bind_rank(s.st_info)))
 			return -ENOMEM;
-		out->v[out->n++] = (struct rawsym){
-			.lo = s.st_value, .size = s.st_size, .name = name,
-			.rank = bind_rank(s.st_info),
-		};
 	}
 	return 0;
 }
@@ -144,8 +153,10 @@ static int emit(struct idx_builder *b, struct rawsyms *rs)
 {
 	if (rs->n)
 		qsort(rs->v, rs->n, sizeof(*rs->v), rawsym_cmp);
+	bool real = false;	/* a symbol from a table, not only PLT names */
 	b->nsyms = 0;
 	for (size_t i = 0; i < rs->n;) {
+		real |= rs->v[i].rank < 3;
 		size_t j = i;
 		uint64_t size = 0;
 		for (; j < rs->n && rs->v[j].lo == rs->v[i].lo; j++)
@@ -164,7 +175,9 @@ static int emit(struct idx_builder *b, struct rawsyms *rs)
 		i = j;
 	}
 	if (b->nsyms)
-		b->flags |= IDX_HAS_SYMBOLS | IDX_SYMS_RAW;
+		b->flags |= IDX_SYMS_RAW;
+	if (real)
+		b->flags |= IDX_HAS_SYMBOLS;
 	return 0;
 }
 
@@ -172,13 +185,21 @@ int elfsyms_collect(struct idx_builder *b, Elf *elf, Elf *extra,
 		    bool want_dynsym)
 {
 	struct rawsyms rs = { 0 };
+	struct pltsyms plt = { 0 };
 	int rc = collect(elf, want_dynsym, &rs);
 
 	if (!rc && extra)
 		rc = collect(extra, true, &rs);
+	if (!rc)	/* only the file that is mapped has its PLT's bytes */
+		rc = elfplt_collect(elf, &plt);
+	if (!rc && extra)
+		rc = elfplt_collect(extra, &plt);
+	for (size_t i = 0; !rc && i < plt.n; i++)
+		rc = add_raw(&rs, plt.v[i].lo, plt.v[i].size, plt.v[i].name, 3);
 	if (!rc)
 		rc = emit(b, &rs);
 	free(rs.v);
+	pltsyms_release(&plt);
 	return rc;
 }
 

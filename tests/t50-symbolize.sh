@@ -424,3 +424,36 @@ if [ -x "$T/exec_alpha" ] && [ -x "$T/exec_beta" ]; then
 else
 	fail "build tests/fixtures/live/execimg.c non-PIE" "$(tail -5 "$T/img.err")"
 fi
+
+# --- PLT stubs are named `name@plt`, as objdump -d (our oracle here,
+# binutils' own synthesizer) and perf name them: .plt, .plt.got, and the
+# IBT layout's .plt.sec; the lazy-binding PLT0 stays unnamed.  C++ names
+# are demangled with the suffix kept.
+plt_check() {	# NAME BIN: every stub, at its first and its last byte
+	local name=$1 bin=$2 want got n
+	want=$(objdump -d -C -j .plt -j .plt.got -j .plt.sec "$bin" |
+		sed -n 's/^\([0-9a-f]*\) <\(.*@plt\)>:$/\1 \2/p')
+	n=$(wc -l <<<"$want")
+	got=$(while read -r a _; do
+		printf '%s 0x%x\n%s 0x%x\n' "$bin" $((0x$a)) "$bin" $((0x$a + 7))
+	done <<<"$want" | symb --no-cache | sed -n 'p;n' | paste -d' ' - - |
+		paste -d' ' <(awk '{ print $1 }' <<<"$want") - | sed 's/ \(.*\) \1$/ \1/')
+	check "$name: $n stubs found by objdump" test "$n" -ge 3
+	check_eq "$name: every stub named name@plt at its first and last byte" \
+		"$want" "$got"
+	plt0=$(objdump -h "$bin" | awk '$2 == ".plt" { print $4 }')
+	check_eq "$name: PLT0 (lazy binding) unnamed" "??" \
+		"$(printf '%s 0x%s\n' "$bin" "$plt0" | symb --no-cache | head -1)"
+}
+printf '#include <stdlib.h>\n#include <string.h>\nint main(int c, char **v) { return atoi(v[c - 1]) + (int)strlen(v[0]) + abs(c); }\n' >plt.c
+if gcc -O1 -o plt plt.c 2>>"$T/cc.err" &&
+   gcc -O1 -fcf-protection=full -Wl,-z,ibtplt -o plt-ibt plt.c 2>>"$T/cc.err"; then
+	plt_check "PLT, C" plt
+	check "PLT, IBT: the program has .plt.sec" objdump -h plt-ibt -j .plt.sec
+	plt_check "PLT, IBT (.plt.sec)" plt-ibt
+else
+	fail "build a PLT fixture" "$(tail -3 "$T/cc.err")"
+fi
+plt_check "PLT, C++ (demangled)" cxx
+check "PLT, C++: a demangled name with the suffix" \
+	grep -q '^std::.*(.*)@plt$' <(objdump -d -C -j .plt cxx | sed -n 's/^[0-9a-f]* <\(.*\)>:$/\1/p')
