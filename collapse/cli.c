@@ -113,7 +113,7 @@ void cli_usage(FILE *out, bool record)
 	      "      --no-dwarf         symbol tables only (no inline frames, lines)\n"
 	      "SVG:\n"
 	      "      --title T --subtitle S --width PX --minwidth PCT|Npx\n"
-	      "                         (default 0.1%; 0px keeps every frame)\n"
+	      "                         (default 0.1%; 0 keeps every frame)\n"
 	      "      --inverted --colors hot|mem|io|lang|... --no-hash --flamechart\n"
 	      "      --diff BEFORE AFTER  differential flame graph of two inputs\n"
 	      "pprof:\n"
@@ -175,12 +175,14 @@ static int parse_minwidth(struct cli *c, const char *arg)
 {
 	char *end;
 	double v = strtod(arg, &end);
-	if (end == arg || v < 0)
+	if (end == arg || !(v >= 0 && v <= 1e9))	/* also nan, inf */
 		return bad("bad --minwidth", arg);
 	if (strcmp(end, "px") == 0)
 		c->oo.minwidth_px = true;
 	else if (*end && strcmp(end, "%") != 0)
 		return bad("bad --minwidth", arg);
+	if (v == 0)	/* 0, 0% or 0px: every frame (opts' 0 is the default) */
+		c->oo.minwidth_px = true;
 	c->oo.minwidth = v;
 	return -1;
 }
@@ -232,8 +234,9 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	case OPT_TITLE: c->oo.title = arg; break;
 	case OPT_SUBTITLE: c->oo.subtitle = arg; break;
 	case OPT_WIDTH:
-		if (!parse_uint(arg, &c->oo.width) || c->oo.width < 100)
-			return bad("bad --width", arg);
+		if (!parse_uint(arg, &c->oo.width) || c->oo.width < 100 ||
+		    c->oo.width > 1000000)	/* out_svg.c's range */
+			return bad("bad --width (100 to 1000000)", arg);
 		break;
 	case OPT_MINWIDTH: return parse_minwidth(c, arg);
 	case OPT_INVERTED: c->oo.inverted = true; break;
@@ -244,7 +247,12 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 		c->oo.colors = arg;
 		break;
 	case OPT_NOHASH: c->oo.no_hash = true; break;
-	case OPT_COUNTNAME: c->oo.countname = arg; break;
+	case OPT_COUNTNAME:	/* in the SVG's titles and script alike */
+		for (const char *p = arg; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return bad("bad --countname (a control character)", arg);
+		c->oo.countname = arg;
+		break;
 	case OPT_FLAMECHART: c->oo.flamechart = true; break;
 	case OPT_DIFF: c->diff_before = ""; break;
 	case OPT_NOGZIP: c->oo.pprof_no_gzip = true; break;

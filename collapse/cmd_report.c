@@ -111,6 +111,10 @@ static int report_diff(struct cli *c)
 		st = no_samples(c->inputs, 2);
 		goto out;
 	}
+	if (!report_samples(&after)) {	/* the widths: nothing to draw */
+		st = no_samples((char **)&c->diff_after, 1);
+		goto out;
+	}
 	st = EXIT_IO;
 	if (report_fold(&before, c->oo.fold_flags, &fb) ||
 	    report_fold(&after, c->oo.fold_flags, &fa) ||

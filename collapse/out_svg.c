@@ -49,6 +49,7 @@ struct open_frame {
 	uint32_t len;
 	uint32_t end;		/* offset just past the name in the line */
 	uint64_t start, start2;	/* samples before it (after, before) */
+	uint64_t self;		/* samples of lines ending here (after) */
 	int64_t self_delta;	/* after - before of lines ending here */
 };
 
@@ -56,7 +57,7 @@ struct open_frame {
 struct vframe {
 	const char *name;
 	uint32_t len, depth;
-	uint64_t start, count, count2;
+	uint64_t start, count, count2, self;
 	int64_t self_delta;
 };
 
@@ -102,7 +103,8 @@ static int close_frame(struct layout *l, size_t depth)
 	l->v[l->nv++] = (struct vframe){
 		.name = name, .len = o->len, .depth = (uint32_t)depth,
 		.start = o->start, .count = count,
-		.count2 = l->time2 - o->start2, .self_delta = o->self_delta,
+		.count2 = l->time2 - o->start2, .self = o->self,
+		.self_delta = o->self_delta,
 	};
 	if (depth > l->max_depth)
 		l->max_depth = (uint32_t)depth;
@@ -171,6 +173,7 @@ static int open_rest(struct layout *l, const char *s, uint32_t len,
 	}
 	int64_t d = (int64_t)(count - count2);
 	l->open[l->nopen - 1].self_delta += d;
+	l->open[l->nopen - 1].self += count;
 	uint64_t mag = d < 0 ? (uint64_t)(-(d + 1)) + 1 : (uint64_t)d;
 	if (mag > l->max_delta)
 		l->max_delta = mag;
@@ -401,7 +404,7 @@ static int tree_frame(void *ctx, const struct svg_tree_frame *f)
 		return -ENOMEM;
 	l->v[l->nv++] = (struct vframe){
 		.name = f->name, .len = f->len, .depth = f->depth,
-		.start = f->start, .count = f->count,
+		.start = f->start, .count = f->count, .self = f->self,
 		.self_delta = (int64_t)f->self,
 	};
 	if (f->depth > l->max_depth)
@@ -492,8 +495,10 @@ static void put_title(struct svg_buf *b, const struct svg_geom *g,
 	svg_put_fixed(b, pct100((double)v->count, g->total), 2);
 	svg_putc(b, '%');
 	if (g->diff) {
-		/* whole-subtree change, as a share of the after total */
-		double d = (double)v->count - (double)v->count2;
+		/* the change of its own samples (lines ending here), as a share
+		 * of the after total: what its colour shows, as in
+		 * flamegraph.pl */
+		double d = (double)v->self_delta;
 		svg_put(b, "; ", 2);
 		if (d > 0)
 			svg_putc(b, '+');
@@ -503,13 +508,81 @@ static void put_title(struct svg_buf *b, const struct svg_geom *g,
 	svg_put(b, ")</title>", 9);
 }
 
+/*
+ * What the script needs beyond x and width, which are rounded to 0.1 px
+ * (a zoom by 10,000 would magnify that into frames of one size drawn at
+ * twice the width of others), for each frame, in samples:
+ *   data-s  its start from its parent's start, written only when the
+ *           script cannot derive it: the script puts a frame's end at the
+ *           start of the sibling written just before it (frames are written
+ *           in pre-order, right to left), or at its parent's end, so only
+ *           a frame followed by a gap (a narrower sibling left out, or
+ *           parent's self samples to its right, never in practice) has it;
+ *   data-e  samples in children left out (narrower than the minimum), so
+ *           a search can say how much it may have missed.
+ */
+struct frame_aux {
+	uint64_t rel, elided;
+	bool has_rel;
+};
+
+/* aux[i] for l->v[i].  0 or -ENOMEM. */
+static int frames_aux(const struct layout *l, struct frame_aux *aux)
+{
+	size_t nd = (size_t)l->max_depth + 2;
+	uint64_t *kids = calloc(nd, sizeof(*kids));
+	size_t *last = malloc(nd * sizeof(*last)), *when = calloc(nd, sizeof(*when));
+	if (!kids || !last || !when) {
+		free(kids);
+		free(last);
+		free(when);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->nv; i++) {	/* post-order: children first */
+		const struct vframe *v = &l->v[i];
+		uint64_t drawn = kids[v->depth + 1] + v->self;
+		kids[v->depth + 1] = 0;
+		kids[v->depth] += v->count;
+		aux[i].elided = v->count > drawn ? v->count - drawn : 0;
+	}
+	for (size_t k = 1, i = l->nv; i-- > 0; k++) {	/* as written */
+		const struct vframe *v = &l->v[i];
+		if (v->depth) {
+			const struct vframe *p = &l->v[last[v->depth - 1]];
+			bool sib = when[v->depth] > when[v->depth - 1];
+			uint64_t end = sib ? l->v[last[v->depth]].start
+					   : p->start + p->count;
+			aux[i].has_rel = v->start + v->count != end;
+			aux[i].rel = v->start - p->start;
+		}
+		last[v->depth] = i;
+		when[v->depth] = k;
+	}
+	free(kids);
+	free(last);
+	free(when);
+	return 0;
+}
+
 static void put_frame(struct svg_buf *b, const struct svg_geom *g,
-		      const struct vframe *v, size_t idx)
+		      const struct vframe *v, size_t idx,
+		      const struct frame_aux *aux)
 {
 	size_t dlen = display_len(v->name, v->len);
 	int64_t x1 = xpos10(g, v->start), x2 = xpos10(g, v->start + v->count);
 	int y = g->ybase + (int)v->depth * g->ystep;
-	svg_put(b, "<g>", 3);
+	svg_put(b, "<g", 2);
+	if (aux->has_rel) {
+		svg_put(b, " data-s=\"", 9);
+		svg_put_u64(b, aux->rel);
+		svg_putc(b, '"');
+	}
+	if (aux->elided) {
+		svg_put(b, " data-e=\"", 9);
+		svg_put_u64(b, aux->elided);
+		svg_putc(b, '"');
+	}
+	svg_putc(b, '>');
 	put_title(b, g, v, dlen);
 	svg_put(b, "<rect x=\"", 9);
 	svg_put_fixed(b, x1, 1);
@@ -789,19 +862,24 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 		     const char *subtitle)
 {
 	struct svg_buf *b = malloc(sizeof(*b));
-	if (!b)
+	struct frame_aux *aux = calloc(l->nv ? l->nv : 1, sizeof(*aux));
+	if (!b || !aux || frames_aux(l, aux)) {
+		free(b);
+		free(aux);
 		return -ENOMEM;
+	}
 	svg_buf_init(b, out);
 	put_head(b, g);
 	put_controls(b, g, title, subtitle);
 	svg_puts(b, "<g id=\"frames\">\n");
 	for (size_t i = l->nv; g->total && i-- > 0;)
-		put_frame(b, g, &l->v[i], l->nv - 1 - i);
+		put_frame(b, g, &l->v[i], l->nv - 1 - i, &aux[i]);
 	svg_puts(b, "</g>\n");
 	put_script(b, g);
 	svg_puts(b, "</svg>\n");
 	int ret = svg_buf_flush(b);
 	free(b);
+	free(aux);
 	return ret;
 }
 

@@ -105,3 +105,15 @@ for f in bad1 bad2 bad3 bad4; do
 	check "folded input with a bad line ($f): subtitle says so" \
 		grep -q '<text id="subtitle"[^>]*>6 samples; lost: 1 unparsable line<' "$T/$f.svg"
 done
+
+# option values refused up front (exit 1), not after reading the input
+for a in "countname=a$(printf '\t')b" width=100000000 minwidth=nan minwidth=inf minwidth=1e999; do
+	printf 'a;b 1\n' | "$STACKFOLD" -f svg "--${a%%=*}" "${a#*=}" >/dev/null 2>"$T/opt.err"
+	check_eq "refused: --${a%%=*} ${a#*=} (exit 1, one line)" "1 1" "$? $(wc -l <"$T/opt.err")"
+done
+# --minwidth 0 and 0% keep every frame, as 0px does (they meant the default)
+{ echo "big 100000"; echo "small;tiny 1"; } >"$T/tiny.folded"
+for m in 0 0% 0px; do
+	check "--minwidth $m keeps a 0.001% frame" grep -q '<title>tiny (' <(sf --minwidth "$m" "$T/tiny.folded")
+done
+check "default minimum width leaves it out" bash -c "! grep -q '<title>tiny (' <('$STACKFOLD' -q -f svg '$T/tiny.folded')"

@@ -2,8 +2,10 @@
 # t60-svg-diff: differential flame graphs (difffolded.pl + flamegraph.pl
 # semantics): widths from AFTER, each frame coloured by the change of the
 # samples that end in it (white none, towards red growth, towards blue
-# shrinkage, saturating at the largest change), tooltips with the change
-# of the whole frame as a share of the AFTER total.  Through the writer
+# shrinkage, saturating at the largest change), tooltips with that same
+# change as a share of the AFTER total, as flamegraph.pl prints it (until
+# 2026-11-24 the tooltip gave the whole frame's change: a frame coloured
+# as grown could say it shrank).  Through the writer
 # ("STACK BEFORE AFTER" lines) and through stackfold --diff BEFORE AFTER.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -31,7 +33,7 @@ checks() {	# LABEL SVG
 	check_eq "$l: gone (0 after) not drawn" "" "$(title "$f" gone)"
 	check_eq "$l: b tooltip: after count and +change" "b (20 samples, 48.78%; +24.39%)" "$(title "$f" b)"
 	check_eq "$l: c tooltip: -change" "c (5 samples, 12.20%; -12.20%)" "$(title "$f" c)"
-	check_eq "$l: a tooltip: net change of the subtree" "a (41 samples, 100.00%; +17.07%)" "$(title "$f" a)"
+	check_eq "$l: a tooltip: the change of its own samples (none), as its colour" "a (41 samples, 100.00%; 0.00%)" "$(title "$f" a)"
 	grep -q '<text id="subtitle"[^>]*>Differential' "$f" && pass "$l: says it is differential" ||
 		fail "$l: says it is differential"
 }
@@ -53,3 +55,18 @@ fi
 # a plain graph of the same after profile has no delta in its tooltips
 "$SVG_DRIVER" "$T/after.folded" >"$T/plain.svg"
 check_eq "non-differential tooltip has no delta" "b (20 samples, 48.78%)" "$(title "$T/plain.svg" b)"
+
+# A frame whose own samples grew while its subtree shrank: red, and its
+# tooltip says +, with or without --flamechart (half red: d lost 10).
+printf 'main;c;d 10\nmain;x 10\n' >"$T/sb.folded"
+printf 'main;c 5\nmain;x 10\n' >"$T/sa.folded"
+for o in "" --flamechart; do
+	"$STACKFOLD" -f svg $o --diff "$T/sb.folded" "$T/sa.folded" >"$T/s.svg" 2>/dev/null
+	check_eq "grown own samples ${o:-(plain)}: red, and + in the tooltip" \
+		"#ff6969 c (5 samples, 33.33%; +33.33%)" "$(fill "$T/s.svg" c) $(title "$T/s.svg" c)"
+done
+# AFTER gives the widths: an empty one is "no samples", as one empty input is
+: >"$T/empty.folded"
+"$STACKFOLD" -f svg --diff "$T/sb.folded" "$T/empty.folded" >"$T/e.svg" 2>"$T/e.err"
+check_eq "--diff with an empty AFTER: exit 2" 2 $?
+check_eq "--diff with an empty AFTER: says so" "stackfold: no samples found in $T/empty.folded" "$(cat "$T/e.err")"

@@ -74,3 +74,39 @@ cat >"$T/gen.json" <<JSON
  "zoom": "proc-7", "hidden": "proc-8"}
 JSON
 node "$B/svg_test.mjs" "$T/gen.json" | sed 's/^\(PASS\|FAIL\): /\1: generated: /'
+# the same at the default minimum width: frames left out leave gaps, whose
+# neighbours carry their start (data-s)
+"$SVG_DRIVER" "$T/gen.folded" >"$T/gen-min.svg" || fail "gen (0.1%): writer failed"
+check "generated (0.1%): some frames carry data-s and data-e" \
+	grep -q '<g data-s="[0-9]*" data-e="[0-9]*">' "$T/gen-min.svg"
+cat >"$T/gen-min.json" <<JSON
+{"svg": "$T/gen-min.svg", "shot": "$ART/svg-browser-generated-min.png", "width": 1200,
+ "search": [], "zoom": "proc-7", "hidden": "proc-8"}
+JSON
+node "$B/svg_test.mjs" "$T/gen-min.json" | sed 's/^\(PASS\|FAIL\): /\1: generated (0.1%): /'
+
+# 3. a zoom by 10,000 is exact (positions from sample counts, not from the
+# file's 0.1 px rounding: until 2026-11-24 ten equal children came out 98
+# or 197 px wide); ic is bookmarked; a bad regex clears the last search
+{ echo "other 9990000"; for c in $(seq 10); do echo "main;P;c$c 1000"; done; } >"$T/deep.folded"
+"$SVG_DRIVER" --minwidth 0px "$T/deep.folded" >"$T/deep.svg" || fail "deep zoom: writer failed"
+cat >"$T/deep.json" <<JSON
+{"svg": "$T/deep.svg", "shot": "$ART/svg-browser-deepzoom.png", "width": 1200,
+ "search": [{"term": "^c[0-9]", "pct": "0.10"}], "badre": "(",
+ "ic": {"term": "OTHER", "pct": "99.90"},
+ "exact": {"zoom": "P", "kids": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10"]}}
+JSON
+node "$B/svg_test.mjs" "$T/deep.json" | sed 's/^\(PASS\|FAIL\): /\1: deep zoom: /'
+# the same at the default minimum width, with a wider sibling left out
+# beside them (its samples in no drawn frame: the start of every frame
+# after the gap is written, data-s)
+{ echo "other 98600"; for c in 1 2 3 4; do echo "main;P;c$c 200"; done
+  for c in $(seq 30); do echo "main;P;z$c 20"; done; } >"$T/gap.folded"
+"$SVG_DRIVER" "$T/gap.folded" >"$T/gap.svg" || fail "gap zoom: writer failed"
+cat >"$T/gap.json" <<JSON
+{"svg": "$T/gap.svg", "shot": "$ART/svg-browser-gapzoom.png", "width": 1200,
+ "search": [{"term": "^z", "text": "Matched: 0.00% (up to 0.60% with frames too narrow to draw)"},
+            {"term": "^P\$", "pct": "1.40"}],
+ "exact": {"zoom": "P", "kids": ["c1", "c2", "c3", "c4"], "of": 7}}
+JSON
+node "$B/svg_test.mjs" "$T/gap.json" | sed 's/^\(PASS\|FAIL\): /\1: gap zoom: /'

@@ -6,7 +6,11 @@
 // CHECKS.json: {"svg": path, "shot": png path, "width": 1200,
 //   "search": [{"term": re, "pct": "52.00"}...],   via the Search button
 //   "ctrlf": {"term": re, "pct": "48.00"},          via Ctrl-F
-//   "hover": name, "zoom": name, "hidden": name, "bookmark": {...}}
+//   "hover": name, "zoom": name, "hidden": name, "bookmark": {...},
+//   "exact": {"zoom": name, "kids": [names of equal counts], "of": N}
+//            (each kid 1/N of the zoomed frame, the first at its left),
+//   "ic": {"term": re, "pct": "60.00"}, "badre": re}
+// A search entry may give "text", the whole #matched text, in place of pct.
 // Prints one "PASS: ..." / "FAIL: ..." line per check (tests/lib.sh format)
 // and exits 1 when anything failed.  Never downloads a browser.  Also checks
 // that a zoom is kept in the URL and the bookmarked URL reopens zoomed.
@@ -49,6 +53,16 @@ try {
 	await page.waitForFunction(() => window.stackfold && window.stackfold.frames.length > 0,
 		null, { timeout: 10000 });
 	pass('script initialised');
+	// every frame's start and count in samples (derived, or data-s) agree
+	// with the x and width the writer drew (rounded to 0.1 px)
+	const off = await page.evaluate(() => {
+		const fs = window.stackfold.frames, px = (FG.W - 2 * FG.pad) / FG.total, bad = [];
+		for (const f of fs)
+			if (Math.abs(FG.pad + f.s * px - f.x) > 0.051 || Math.abs(f.n * px - f.w) > 0.101)
+				bad.push(`${f.name} s=${f.s} n=${f.n} x=${f.x} w=${f.w}`);
+		return bad.slice(0, 3).join('; ');
+	});
+	checkEq('every frame: samples agree with the drawn geometry', '', off);
 	// the whole graph in the screenshots (fullPage hangs on SVG documents)
 	const h = parseInt(await page.evaluate(() => document.documentElement.getAttribute('height')), 10);
 	await page.setViewportSize({ width: cfg.width + 20, height: Math.min(h + 20, 4000) });
@@ -77,13 +91,61 @@ try {
 	for (const s of cfg.search) {
 		page.once('dialog', (d) => d.accept(s.term));
 		await page.click('#search');
-		checkEq(`search button '${s.term}': matched share`, `Matched: ${s.pct}%`,
+		checkEq(`search button '${s.term}': matched share`, s.text || `Matched: ${s.pct}%`,
 			(await page.textContent('#matched')).trim());
 	}
-	const hl = await page.$$eval('#frames rect', (rs) =>
+	const magenta = () => page.$$eval('#frames rect', (rs) =>
 		rs.filter((r) => r.getAttribute('fill') === 'rgb(230,0,230)').length);
-	if (hl > 0) pass(`matches highlighted (${hl} frames)`);
+	const hl = await magenta();
+	if (hl > 0 || cfg.search.every((s) => s.text)) pass(`matches highlighted (${hl} frames)`);
 	else fail('matches highlighted', 'no magenta frame');
+
+	// an invalid regular expression clears the previous search
+	if (cfg.badre) {
+		page.once('dialog', (d) => d.accept(cfg.badre));
+		await page.click('#search');
+		checkEq(`search '${cfg.badre}': says so`, 'Invalid regular expression',
+			(await page.textContent('#matched')).trim());
+		checkEq(`search '${cfg.badre}': no frame left highlighted`, 0, await magenta());
+		checkEq(`search '${cfg.badre}': no search left in the URL`, false, /[?&]s=/.test(page.url()));
+	}
+
+	// ignore-case (Ctrl-I) is part of the bookmarked view
+	if (cfg.ic) {
+		await page.keyboard.press('Control+i');
+		page.once('dialog', (d) => d.accept(cfg.ic.term));
+		await page.click('#search');
+		const want = `Matched: ${cfg.ic.pct}%`;
+		checkEq(`ic: '${cfg.ic.term}' matched`, want, (await page.textContent('#matched')).trim());
+		const icurl = page.url();
+		checkEq('ic kept in the URL (ic=1)', true, /[?&]ic=1/.test(icurl));
+		await page.goto(icurl);
+		await page.waitForFunction(() => window.stackfold, null, { timeout: 10000 });
+		checkEq('bookmarked ic search reopens the same', want, (await page.textContent('#matched')).trim());
+		await page.keyboard.press('Control+i');
+		await page.keyboard.press('Escape');
+	}
+
+	// a zoom is exact: frames of equal counts are equally wide, side by
+	// side, in proportion to the zoomed frame (x and width in the file are rounded
+	// to 0.1 px; a 10,000x zoom must not magnify that)
+	if (cfg.exact) {
+		const full = cfg.width - 20;
+		await (await frame(cfg.exact.zoom)).locator('rect').click();
+		const rs = [];
+		for (const k of cfg.exact.kids)
+			rs.push({ x: parseFloat(await rectAttr(k, 'x')), w: parseFloat(await rectAttr(k, 'width')) });
+		rs.sort((a, b) => a.x - b.x);
+		const each = full / (cfg.exact.of || rs.length);
+		const bad = rs.filter((r) => Math.abs(r.w - each) > 0.02);
+		checkEq(`zoom '${cfg.exact.zoom}': its ${rs.length} children of equal counts ${each.toFixed(2)} px wide each`,
+			'', bad.map((r) => r.w.toFixed(2)).join(' '));
+		let gap = 0;
+		for (let i = 0; i < rs.length; i++)
+			gap = Math.max(gap, Math.abs(rs[i].x - (10 + i * each)));
+		checkEq(`zoom '${cfg.exact.zoom}': children side by side from the left edge`, true, gap <= 0.02);
+		await page.click('#unzoom');
+	}
 
 	// Ctrl-F opens the same prompt
 	if (cfg.ctrlf) {

@@ -44,11 +44,11 @@ svg_titles() {
 		match($0, /base: -?[0-9]+/); base = substr($0, RSTART + 6, RLENGTH - 6)
 		match($0, /step: -?[0-9]+/); step = substr($0, RSTART + 6, RLENGTH - 6)
 	}
-	/^<g><title>/ { lines[n++] = $0 }
+	/^<g( [^>]*)?><title>/ { lines[n++] = $0 }
 	END {
 		for (i = 0; i < n; i++) {
 			l = lines[i]
-			t = l; sub(/^<g><title>/, "", t); sub(/<\/title>.*/, "", t)
+			t = l; sub(/^<g( [^>]*)?><title>/, "", t); sub(/<\/title>.*/, "", t)
 			y = l; sub(/.*<rect x="[0-9.]+" y="/, "", y); sub(/".*/, "", y)
 			# NAME (COUNT COUNTNAME, P%...)
 			c = t; sub(/.* \(/, "", c); sub(/ .*/, "", c); gsub(/,/, "", c)
