@@ -212,7 +212,9 @@ static uint32_t root_of(const struct elf_index *d, uint32_t n)
 }
 
 /* Frames from the DWARF scope chain starting at node n of d (x or one of
- * its overlays); sym is x's. */
+ * its overlays); sym is x's.  A chain longer than SYM_MAX_INLINE keeps
+ * its innermost frames and its root, the function the code is in, with
+ * the root's call line; the inlined frames between are left out. */
 static void fill_inline(const struct elf_index *d, uint32_t n,
 			const struct elf_index *x, const struct idx_sym *sym,
 			struct sym_result *res)
@@ -221,6 +223,14 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 	uint32_t last = n;	/* the root, once n is IDX_NONE */
 
 	while (n != IDX_NONE && k < SYM_MAX_INLINE) {
+		if (k == SYM_MAX_INLINE - 1 && d->nodes[n].parent != IDX_NONE) {
+			uint32_t below = n;
+			while (d->nodes[d->nodes[below].parent].parent != IDX_NONE)
+				below = d->nodes[below].parent;
+			res->frames[k].file = str_or_null(d, d->nodes[below].call_file);
+			res->frames[k].line = d->nodes[below].call_line;
+			n = d->nodes[below].parent;
+		}
 		const struct idx_node *nd = &d->nodes[n];
 		last = n;
 		struct sym_frame *f = &res->frames[k++];

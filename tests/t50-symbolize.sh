@@ -457,3 +457,38 @@ fi
 plt_check "PLT, C++ (demangled)" cxx
 check "PLT, C++: a demangled name with the suffix" \
 	grep -q '^std::.*(.*)@plt$' <(objdump -d -C -j .plt cxx | sed -n 's/^[0-9a-f]* <\(.*\)>:$/\1/p')
+
+# --- an inline chain longer than the 32 frames a lookup holds keeps its
+# innermost frames and, last, the function the code is in (with addr2line's
+# line for it): until 2026-11-24 the outermost frames were cut, and the
+# 32nd inlined helper was shown as the function.
+{
+	echo 'volatile int sink;'
+	echo 'static inline __attribute__((always_inline)) int f0(int x) { for (int i = 0; i < x; i++) sink += i; return sink; }'
+	for i in $(seq 1 39); do
+		echo "static inline __attribute__((always_inline)) int f$i(int x) { return f$((i - 1))(x + 1) + $i; }"
+	done
+	echo '__attribute__((noinline)) int outer_fn(int x) { return f39(x); }'
+	echo 'int main(int c, char **v) { (void)v; return outer_fn(c * 100000); }'
+} >deepinl.c
+if gcc -O2 -g -o deepinl deepinl.c 2>>"$T/cc.err"; then
+	lo=$(nm deepinl | awk '$3 == "outer_fn" { print $1 }')
+	addr=""
+	for ((a = 0x$lo; a < 0x$lo + 64; a++)); do
+		if [ "$(addr2line -f -i -e deepinl "$(printf '0x%x' "$a")" | wc -l)" -ge 80 ]; then
+			addr=$(printf '0x%x' "$a"); break
+		fi
+	done
+	if [ -n "$addr" ]; then
+		symb --no-cache <<<"deepinl $addr" | paste - - >deepinl.out
+		check_eq "inline chain of 41: 32 frames, f0 first, outer_fn last" "32 f0 outer_fn" \
+			"$(wc -l <deepinl.out) $(head -1 deepinl.out | cut -f1) $(tail -1 deepinl.out | cut -f1)"
+		check_eq "inline chain of 41: outer_fn's line is addr2line's" \
+			"$(addr2line -f -i -e deepinl "$addr" | tail -1 | sed 's/ (discriminator.*//')" \
+			"$(tail -1 deepinl.out | cut -f2)"
+	else
+		fail "inline chain of 41: an address inside all 40 inlined calls" "none in outer_fn"
+	fi
+else
+	fail "build an inline chain of 41" "$(tail -3 "$T/cc.err")"
+fi
