@@ -118,6 +118,8 @@ struct find {
 	const struct stat *self;
 	const struct idx_builder *b;
 	int fd;
+	Elf *(*try_path)(struct find *f, const char *path);
+	uint64_t since;		/* debuglink_appeared(): seconds */
 };
 
 static Elf *by_build_id(const char *root, void *arg)
@@ -175,23 +177,45 @@ static Elf *by_link_root(const char *root, void *arg)
 	if (snprintf(p, sizeof(p), "%s%s/%s", root, f->dir, f->name) >=
 	    (int)sizeof(p))
 		return NULL;
-	return link_candidate(f, p);
+	return f->try_path(f, p);
 }
 
-static Elf *by_debuglink(struct find *f)
+/* f->try_path on each place gdb looks for a .gnu_debuglink name: beside
+ * the file, in .debug/ there, under each debug root + the file's (absolute)
+ * directory; the first non-NULL answer. */
+static Elf *each_link_path(struct find *f)
 {
 	char p[PATH_MAX];
 	Elf *e;
 
 	if (snprintf(p, sizeof(p), "%s/%s", f->dir, f->name) <
 		    (int)sizeof(p) &&
-	    (e = link_candidate(f, p)))
+	    (e = f->try_path(f, p)))
 		return e;
 	if (snprintf(p, sizeof(p), "%s/.debug/%s", f->dir, f->name) <
 		    (int)sizeof(p) &&
-	    (e = link_candidate(f, p)))
+	    (e = f->try_path(f, p)))
 		return e;
 	return each_root(by_link_root, f);
+}
+
+/* path's directory, absolute (a debug root + a relative one is no path),
+ * into dir[PATH_MAX]; false when it cannot be had. */
+static bool dir_of(const char *path, char *dir)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 1;
+	char rel[PATH_MAX];
+
+	if (n >= sizeof(rel))
+		return false;
+	memcpy(rel, slash ? path : ".", n);
+	rel[n] = '\0';
+	if (rel[0] == '/' || !n) {	/* "/x": the root itself */
+		memcpy(dir, rel, n + 1);
+		return true;
+	}
+	return realpath(rel, dir) != NULL;
 }
 
 /* .gnu_debuglink contents: name and CRC; false if absent/malformed. */
@@ -313,6 +337,23 @@ bool debuglink_buildid_exists(const char *build_id)
 	       each_root(exists_in, (void *)build_id) != NULL;
 }
 
+static Elf *newer(struct find *f, const char *p)
+{
+	struct stat st;
+	/* ctime: a file moved or copied in with its old mtime (mv, cp -p,
+	 * dpkg) is new here all the same */
+	return !stat(p, &st) && (uint64_t)st.st_ctime >= f->since &&
+	       S_ISREG(st.st_mode) ? (Elf *)1 : NULL;	/* a marker only */
+}
+
+bool debuglink_appeared(Elf *elf, const char *path, uint64_t since)
+{
+	char dir[PATH_MAX];
+	struct find f = { .try_path = newer, .since = since, .dir = dir };
+	return read_debuglink(elf, &f.name, &f.crc) && dir_of(path, dir) &&
+	       each_link_path(&f) != NULL;
+}
+
 Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
 		    const struct idx_builder *b, int *fdp)
 {
@@ -326,15 +367,10 @@ Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
 
 	if (*build_id)
 		e = each_root(by_build_id, &f);
-	if (!e && read_debuglink(elf, &f.name, &f.crc)) {
-		const char *slash = strrchr(path, '/');
-		size_t n = slash ? (size_t)(slash - path) : 1;
-		if (n < sizeof(dir)) {
-			memcpy(dir, slash ? path : ".", n);
-			dir[n] = '\0';
-			f.dir = dir;
-			e = by_debuglink(&f);
-		}
+	if (!e && read_debuglink(elf, &f.name, &f.crc) && dir_of(path, dir)) {
+		f.dir = dir;
+		f.try_path = link_candidate;
+		e = each_link_path(&f);
 	}
 	if (!e && *build_id)
 		e = by_debuginfod(&f);

@@ -53,6 +53,9 @@ enum idx_flags {
 	IDX_SYMS_RAW = 1 << 8,		/* symbol names as in the table:
 					 * demangled at lookup (demangle.c) */
 	IDX_NO_LINES = 1 << 9,		/* line tables left out (no_lines) */
+	IDX_SYMTAB = 1 << 10,		/* symbols from a .symtab (the file's,
+					 * its debug file's, MiniDebugInfo's):
+					 * a .dynsym-only entry is poorer */
 };
 
 struct idx_hdr {
@@ -354,6 +357,10 @@ Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
  * debug root?  (A cached index built before libc6-dbg & co. were
  * installed is then rebuilt.) */
 bool debuglink_buildid_exists(const char *build_id);
+/* debuglink.c: is there a file where elf's .gnu_debuglink points (any
+ * place gdb looks; CRC not checked) put there or changed (ctime) at or
+ * after since (seconds since the epoch)?  path is elf's. */
+bool debuglink_appeared(Elf *elf, const char *path, uint64_t since);
 /* debuglink.c: the MiniDebugInfo ELF in elf's .gnu_debugdata, or NULL.
  * On success free(*bufp) after elf_end(). */
 Elf *debugdata_open(Elf *elf, void **bufp);

@@ -371,11 +371,15 @@ static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
 	Elf *md = NULL;
 	int rc;
 
+	if (elfsyms_has_symtab(elf) || (dbg && elfsyms_has_symtab(dbg)))
+		b->flags |= IDX_SYMTAB;
 	if (elfsyms_has_symtab(elf))
 		return elfsyms_collect(b, elf, NULL, true);
 	if (dbg && elfsyms_has_symtab(dbg))
 		return elfsyms_collect(b, dbg, elf, false);
 	md = debugdata_open(elf, &mdbuf);
+	if (md && elfsyms_has_symtab(md))
+		b->flags |= IDX_SYMTAB;
 	rc = elfsyms_collect(b, elf, md, true);
 	if (md)
 		elf_end(md);
@@ -529,17 +533,18 @@ static void warn(const struct elfidx_opts *o, const char *fmt, ...)
  * one indexed must not hide what a richer one provides.
  */
 static bool entry_poorer(const struct elf_index *idx, Elf *elf,
-			 const struct elfidx_opts *o)
+			 const char *path, const struct elfidx_opts *o)
 {
 	uint32_t f = idx->hdr->flags;
 
-	if (!(f & IDX_HAS_SYMBOLS) && elfsyms_has_symtab(elf))
+	if (!(f & IDX_SYMTAB) && elfsyms_has_symtab(elf))
 		return true;
 	if ((f & IDX_NO_LINES) && !o->no_lines)
 		return true;
 	if (o->no_dwarf || (f & IDX_DEBUG_FOUND))
 		return false;
-	if (has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id))
+	if (has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id) ||
+	    debuglink_appeared(elf, path, idx->hdr->built_at))
 		return true;
 	/* Built without debug info while debuginfod is configured: ask it
 	 * again once a day (it remembers its own "not found" answers). */
@@ -558,7 +563,7 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 	if (!idx)
 		return NULL;
 	int rc = idxcache_load(o->cache_dir, key, idx, &e);
-	if (!rc && entry_poorer(idx, elf, o)) {
+	if (!rc && entry_poorer(idx, elf, path, o)) {
 		idx_release_blob(idx);
 		free(idx);
 		return NULL;

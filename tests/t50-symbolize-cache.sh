@@ -222,3 +222,29 @@ else
 		"$(cd "$T/cache-nodw" && ls)"
 	check_eq "names only: no warnings" "" "$(cat names.err)"
 fi
+
+# --- an entry built from a poorer copy of a file is not kept for a richer
+# one (all three found by a review, 2026-11-24)
+printf 'static int __attribute__((noinline)) inner(int x) { return x * 3 + 1; }\nint main(int c, char **v) { (void)v; return inner(c); }\n' >dl.c
+gcc -O1 -g -o dl dl.c
+a=$(nm dl | awk '$3 == "inner" { print $1 }')
+objcopy --only-keep-debug dl dl.dbg && objcopy --strip-all --add-gnu-debuglink=dl.dbg dl
+mkdir -p away && mv dl.dbg away/
+first=$(echo "$T/dl 0x$a" | symb --cache-dir "$T/c-dl" 2>/dev/null | head -1)
+mv away/dl.dbg .	# mv keeps its old mtime: its ctime is new
+check_eq "debuglink file put there after the entry was built: used (was ?? until rebuilt by hand)" \
+	"?? inner" "$first $(echo "$T/dl 0x$a" | symb --cache-dir "$T/c-dl" 2>/dev/null | head -1)"
+# a stripped copy indexed first (dynsym only), then the unstripped file
+# with the same build-id: its .symtab names the static function
+printf 'static int __attribute__((noinline)) hidden_helper(int x) { return x * 7; }\nint api(int x) { return hidden_helper(x) + 1; }\n' >lib.c
+gcc -O2 -fPIC -shared -o libfull.so lib.c && cp libfull.so libstripped.so && strip libstripped.so
+h=$(nm libfull.so | awk '$3 == "hidden_helper" { print $1 }')
+echo "$T/libstripped.so 0x$h" | symb --cache-dir "$T/c-strip" >/dev/null 2>&1
+check_eq "stripped copy first, then the unstripped file: its .symtab is read" "hidden_helper" \
+	"$(echo "$T/libfull.so 0x$h" | symb --cache-dir "$T/c-strip" 2>/dev/null | head -1)"
+check_eq "... and the stripped copy then gets the richer entry" "hidden_helper" \
+	"$(echo "$T/libstripped.so 0x$h" | symb --cache-dir "$T/c-strip" 2>/dev/null | head -1)"
+# a relative module path: the debug roots take its absolute directory
+mkdir -p rel droot"$T"/rel && cp dl rel/ && cp dl.dbg droot"$T"/rel/
+check_eq "relative module path: debuglink found under a debug root" "inner" \
+	"$(echo "rel/dl 0x$a" | STACKFOLD_DEBUG_DIRS=$T/droot symb --no-cache 2>/dev/null | head -1)"
