@@ -328,10 +328,16 @@ static int cache_key(int fd, const char *build_id, bool no_dwarf, char *key,
 	}
 	if (fstat(fd, &st))
 		return -errno;
-	snprintf(key, size, "f-%llx-%llx-%llx-%llx.%09ld%s",
+	/* No build-id: the file is its inode as it is now.  ctime too, which
+	 * touch -r cannot set back: a file rewritten in place (cp, cat >) with
+	 * its old size and mtime kept is another file.  Hashed, so the key
+	 * stays short. */
+	uint64_t v[5] = { (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
+			  (uint64_t)st.st_mtim.tv_nsec, (uint64_t)st.st_ctim.tv_sec,
+			  (uint64_t)st.st_ctim.tv_nsec };
+	snprintf(key, size, "f-%llx-%llx-%016llx%s",
 		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-		 (unsigned long long)st.st_size,
-		 (unsigned long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		 (unsigned long long)sf_hash_bytes(v, sizeof(v), 0),
 		 no_dwarf ? "-s" : "");
 	return 0;
 }

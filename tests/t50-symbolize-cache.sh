@@ -105,7 +105,7 @@ check "LRU: directory under the cap ($cap bytes, cxx alone is $sc)" \
 gcc -O2 -g -Wl,--build-id=none -o nobid "$FIX/inl.c"
 S=$T/stale
 out=$("$IDXT" open nobid "$S")
-check_eq "no build-id: keyed by dev/inode/size/mtime" 1 "$(find "$S" -name 'f-*.idx' | wc -l)"
+check_eq "no build-id: keyed by the inode (f-DEV-INO-HASH of size, mtime, ctime)" 1 "$(find "$S" -name 'f-*.idx' | wc -l)"
 sleep 0.05
 gcc -O0 -g -Wl,--build-id=none -o nobid.new "$FIX/inl.c" && mv nobid.new nobid
 out=$("$IDXT" open nobid "$S")
@@ -248,3 +248,21 @@ check_eq "... and the stripped copy then gets the richer entry" "hidden_helper" 
 mkdir -p rel droot"$T"/rel && cp dl rel/ && cp dl.dbg droot"$T"/rel/
 check_eq "relative module path: debuglink found under a debug root" "inner" \
 	"$(echo "rel/dl 0x$a" | STACKFOLD_DEBUG_DIRS=$T/droot symb --no-cache 2>/dev/null | head -1)"
+# no build-id: a file rewritten in place with its old size and mtime
+# (cat > and touch -r) is another file: the key has its ctime
+for f in alpha bravo; do
+	printf 'int __attribute__((noinline)) %s_func(int x) { return x * 3; }\nint main(int c, char **v) { (void)v; return %s_func(c); }\n' $f $f >$f.c
+	gcc -O1 -Wl,--build-id=none -o nobid_$f $f.c
+done
+fa=$(nm nobid_alpha | awk '$3 == "alpha_func" { print $1 }')
+if [ "$fa" = "$(nm nobid_bravo | awk '$3 == "bravo_func" { print $1 }')" ] &&
+   [ "$(stat -c %s nobid_alpha)" = "$(stat -c %s nobid_bravo)" ]; then
+	cp nobid_alpha prog && touch -r nobid_alpha prog
+	one=$(echo "$T/prog 0x$fa" | symb --cache-dir "$T/c-nobid" 2>/dev/null | head -1)
+	sleep 0.02	# a ctime in another tick
+	cat nobid_bravo >prog && touch -r nobid_alpha prog
+	check_eq "no build-id, rewritten in place with size and mtime kept: new names" "alpha_func bravo_func" \
+		"$one $(echo "$T/prog 0x$fa" | symb --cache-dir "$T/c-nobid" 2>/dev/null | head -1)"
+else
+	fail "no build-id fixtures: same size and address" "$(ls -l nobid_*)"
+fi
