@@ -138,10 +138,14 @@ static const struct idx_sym *find_sym(const struct elf_index *x, uint64_t a)
 		else
 			hi = mid;
 	}
-	for (size_t i = lo, tries = 0; i > 0 && tries < 16; i--, tries++) {
+	/* 16 sized ones, past any number of sizeless labels up to 4096 (an
+	 * interpreter's loop in assembly has hundreds inside one function) */
+	for (size_t i = lo, tries = 0, steps = 0; i > 0 && tries < 16 &&
+	     steps < 4096; i--, steps++) {
 		const struct idx_sym *s = &x->syms[i - 1];
 		if (s->size ? a - s->lo < s->size : a == s->lo)
 			return s;
+		tries += s->size != 0;
 	}
 	return NULL;
 }

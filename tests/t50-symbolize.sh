@@ -492,3 +492,22 @@ if gcc -O2 -g -o deepinl deepinl.c 2>>"$T/cc.err"; then
 else
 	fail "build an inline chain of 41" "$(tail -3 "$T/cc.err")"
 fi
+
+# --- a sized function with 20 sizeless @function labels inside it (an
+# interpreter loop in assembly): an address between labels is the
+# function's, past any number of labels (16 were looked at until
+# 2026-11-24, then ??); a label's own address is the label's
+{
+	printf '.text\n.globl bigfn\n.type bigfn,@function\nbigfn:\n'
+	for i in $(seq 0 19); do printf '.type lbl%d,@function\nlbl%d: nop; nop; nop\n' "$i" "$i"; done
+	printf 'ret\n.size bigfn, .-bigfn\n.globl main\n.type main,@function\nmain: call bigfn; xor %%eax,%%eax; ret\n.size main, .-main\n'
+	printf '.section .note.GNU-stack,"",@progbits\n'
+} >labels.s
+if gcc -o labels labels.s 2>>"$T/cc.err"; then
+	b=$(nm labels | awk '$3 == "bigfn" { print $1 }')
+	check_eq "20 sizeless labels in a sized function: between them, the function; on one, the label" \
+		"bigfn lbl19" "$(printf 'labels 0x%x\nlabels 0x%x\n' $((0x$b + 0x3b)) $((0x$b + 0x39)) |
+			symb --no-cache | sed -n '1p;3p' | paste -sd' ')"
+else
+	fail "build labels.s" "$(tail -3 "$T/cc.err")"
+fi
