@@ -84,12 +84,17 @@ static int64_t intern_path(struct idx_builder *b, const char *comp_dir,
 
 /* --- line tables --- */
 
+/* Can DWARF code start at a?  In an executable PT_LOAD segment, and not
+ * at 0: the linker leaves the code that --gc-sections removed at 0, where
+ * a PIE's first segment has the ELF header, _init or the PLT, and those
+ * would take the removed function's name and lines (addr2line does). */
 static bool in_loaded(const struct idx_builder *b, uint64_t a)
 {
 	if (!b->nphdrs)
 		return true;
-	for (size_t i = 0; i < b->nphdrs; i++)
-		if (a - b->phdrs[i].vaddr < b->phdrs[i].memsz)
+	for (size_t i = 0; a && i < b->nphdrs; i++)
+		if ((b->phdrs[i].flags & PF_X) &&
+		    a - b->phdrs[i].vaddr < b->phdrs[i].memsz)
 			return true;
 	return false;
 }

@@ -75,6 +75,7 @@ struct idx_hdr {
 
 struct idx_phdr {
 	uint64_t offset, vaddr, filesz, memsz;
+	uint64_t flags;		/* p_flags (PF_X: may hold code) */
 };
 
 /* A function symbol; size 0 matches only lo itself. */

@@ -219,6 +219,7 @@ int elfsyms_phdrs(struct idx_builder *b, Elf *elf)
 		b->phdrs[b->nphdrs++] = (struct idx_phdr){
 			.offset = ph.p_offset, .vaddr = ph.p_vaddr,
 			.filesz = ph.p_filesz, .memsz = ph.p_memsz,
+			.flags = ph.p_flags,
 		};
 	}
 	return 0;

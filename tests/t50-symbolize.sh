@@ -511,3 +511,20 @@ if gcc -o labels labels.s 2>>"$T/cc.err"; then
 else
 	fail "build labels.s" "$(tail -3 "$T/cc.err")"
 fi
+
+# --- code removed by --gc-sections: its DWARF says address 0, where a
+# PIE's first segment has the ELF header, _init, the PLT or _start.  Never
+# named after the removed function (addr2line does), with or without
+# -z separate-code.
+{ echo 'volatile int sink;'; echo 'int unused_big(int x) {'
+  for i in $(seq 300); do echo "  sink += x * $i; x ^= sink >> 3;"; done
+  echo '  return x; }'; echo 'int main(void) { return sink; }'; } >gc.c
+for z in separate-code noseparate-code; do
+	if gcc -O1 -g -ffunction-sections -Wl,--gc-sections -Wl,-z,$z -o "gc_$z" gc.c 2>>"$T/cc.err"; then
+		s=$(nm "gc_$z" | awk '$3 == "_start" { print $1 }')
+		check_eq "--gc-sections, -z $z: _start is _start, not the removed function" "_start" \
+			"$(printf 'gc_%s 0x%s\n' "$z" "$s" | symb --no-cache | head -1)"
+	else
+		fail "build gc.c -z $z" "$(tail -3 "$T/cc.err")"
+	fi
+done
