@@ -61,21 +61,57 @@ struct zjob {
 	int rc;		/* nonzero: dst holds no section */
 };
 
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* A section may hold several frames (a parallel compressor writes one per
+ * block): their content sizes add up to ch_size (at most, when a frame
+ * does not say). */
+static bool zstd_size_plausible(const unsigned char *p, size_t n,
+				uint64_t want)
+{
+	uint64_t sum = 0;
+	bool unknown = false;
+	if (!n)
+		return false;
+	while (n) {
+		uint32_t m = n >= 4 ? le32(p) : 0;
+		if (m != ZSTD_MAGICNUMBER &&
+		    (m & 0xfffffff0u) != ZSTD_MAGIC_SKIPPABLE_START)
+			return false;
+		size_t fl = ZSTD_findFrameCompressedSize(p, n);
+		if (ZSTD_isError(fl) || fl > n)
+			return false;
+		if (m == ZSTD_MAGICNUMBER) {
+			unsigned long long fs = ZSTD_getFrameContentSize(p, fl);
+			if (fs == ZSTD_CONTENTSIZE_ERROR)
+				return false;
+			if (fs == ZSTD_CONTENTSIZE_UNKNOWN)
+				unknown = true;
+			else if (fs > want - sum)
+				return false;
+			else
+				sum += fs;
+		}
+		p += fl;
+		n -= fl;
+	}
+	return unknown ? sum <= want : sum == want;
+}
+
 /* Does the header's size fit what the payload can expand to?  (zlib
  * expands at most ~1032:1; a zstd frame states its size.)  Keeps a forged
- * ch_size from costing a huge allocation.  zstd must be a standard frame:
+ * ch_size from costing a huge allocation.  zstd must be standard frames:
  * libzstd decodes legacy ones with a malloc'd context of their own, which
  * the worker thread must not make. */
 static bool size_plausible(const struct zjob *j)
 {
 	if (j->type == ELFCOMPRESS_ZLIB)
 		return j->dstlen / 1100 <= j->srclen;
-	if (j->srclen < 4 || (j->src[0] | (uint32_t)j->src[1] << 8 |
-			      (uint32_t)j->src[2] << 16 |
-			      (uint32_t)j->src[3] << 24) != ZSTD_MAGICNUMBER)
-		return false;
-	unsigned long long fs = ZSTD_getFrameContentSize(j->src, j->srclen);
-	return fs == ZSTD_CONTENTSIZE_UNKNOWN || fs == j->dstlen;
+	return zstd_size_plausible(j->src, j->srclen, j->dstlen);
 }
 
 /* Has job j a buffer to decompress into, and no error so far? */
