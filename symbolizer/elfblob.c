@@ -280,8 +280,9 @@ static int check_header(const unsigned char *blob, size_t len,
 		return bad(err, "shorter than its header");
 	if (memcmp(h->magic, IDX_MAGIC, 8))
 		return bad(err, "bad magic");
-	if (h->version != IDX_VERSION)
-		return bad(err, "other format version");
+	if (h->version != IDX_VERSION)	/* another stackfold's: no damage */
+		return sf_err_set(err, ESTALE, "format version %u, not %u",
+				  h->version, IDX_VERSION);
 	if (h->total_len != len)
 		return bad(err, "length mismatch (truncated?)");
 	if (h->nsect != IDX_NSECT || h->key[sizeof(h->key) - 1] ||

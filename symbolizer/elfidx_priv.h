@@ -240,7 +240,9 @@ int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
 /*
  * Validate a blob (magic, version, length, checksum, every section and
  * every string/node reference) and fill idx's views.  Takes ownership of
- * blob on success.  Returns 0 or -EINVAL with why in err.
+ * blob on success.  Returns 0, -ESTALE for another format version (an
+ * entry written by an older or newer stackfold), or -EINVAL with why in
+ * err.
  */
 int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,
 	       const char *key, struct sf_err *err);

@@ -137,7 +137,9 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 	if (!rc) {
 		struct sf_err why;
 		rc = idx_attach(idx, blob, len, key, &why);
-		if (rc) {
+		if (rc == -ESTALE) {	/* rebuilt and replaced, unreported */
+			rc = -ENOENT;
+		} else if (rc) {
 			sf_err_set(err, EINVAL, "cache entry '%s': %s", path,
 				   why.msg);
 		} else {
@@ -202,13 +204,18 @@ static bool has_suffix(const char *s, const char *suf)
 /* Entries of dir (and stale temp files removed on the way). */
 static int scan(int dfd, struct centry **out, size_t *nout, uint64_t *total)
 {
-	DIR *d = fdopendir(dup(dfd));
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
 	size_t cap = 0;
 	time_t now = time(NULL);
 
-	if (!d)
-		return -errno;
+	if (!d) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
 	*out = NULL;
 	*nout = 0;
 	*total = 0;

@@ -24,9 +24,10 @@
 
 /*
  * Load DIR/KEY.idx into idx (which takes ownership of the bytes).
- * Returns 0 on a hit, -ENOENT when there is no entry, -EINVAL when the entry
- * was corrupt (it is deleted so it gets rebuilt; err says why), other
- * -errno when it could not be read.
+ * Returns 0 on a hit, -ENOENT when there is no entry or it is another
+ * format version's (an older or newer stackfold's: rebuilt and replaced
+ * without a word), -EINVAL when the entry was corrupt (it is deleted so it
+ * gets rebuilt; err says why), other -errno when it could not be read.
  */
 int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 		  struct sf_err *err);

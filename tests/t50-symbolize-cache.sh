@@ -60,7 +60,11 @@ for kind in empty truncated random checksum version; do
 	corrupt "$kind"
 	out=$("$IDXT" open inl "$C")
 	check_eq "corrupt entry ($kind): rebuilt" "cache=miss" "$(echo "$out" | grep cache=)"
-	check_eq "corrupt entry ($kind): one warning" 1 "$(echo "$out" | grep -c '^warning: cache entry')"
+	# another format version is no damage (an older or newer stackfold's
+	# entry): replaced without a word
+	want=1
+	[ "$kind" = version ] && want=0
+	check_eq "corrupt entry ($kind): $want warning" "$want" "$(echo "$out" | grep -c '^warning: cache entry')"
 	out=$("$IDXT" open inl "$C")
 	check_eq "corrupt entry ($kind): valid again, no warning" "cache=hit|0" \
 		"$(echo "$out" | grep cache=)|$(echo "$out" | grep -c warning)"
