@@ -514,6 +514,10 @@ int resolver_folded(struct resolver *r, const char *stack, size_t len,
 		} else if (has_suffix(p, flen, "_[i]") && flen > 4 && run.n) {
 			/* (a bare "_[i]" is a name, as a bare "_[k]" is) */
 			inl = true;
+		} else if (!n) {
+			/* the root is the process, by FlameGraph's convention:
+			 * kept by -K as by -U, like a capture's process frame */
+			kind = PF_LOC_MARK;
 		}
 		int64_t loc = resolve_name(r, f, flen - (inl ? 4 : 0), kind);
 		if (loc < 0)

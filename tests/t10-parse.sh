@@ -180,6 +180,13 @@ done
 check_eq "folded input, -U: kernel frames dropped" "comm;main;compute 2
 comm;main;read 3" "$("$STACKFOLD" -q -U "$T/uk.folded")"
 check_eq "folded input, -p: no made-up pid" "$(sort "$T/uk.folded")" "$("$STACKFOLD" -q -p "$T/uk.folded" | sort)"
+# -K keeps the first frame, the process by FlameGraph's convention, as it
+# keeps a capture's process frame (it merged every process's stacks into
+# "[no stack]" and the kernel frames alone until 2026-11-24)
+check_eq "folded input, -K: the process frame kept, user frames dropped" "comm 2
+comm;vfs_read_[k];copy_[k] 3" "$("$STACKFOLD" -q -K "$T/uk.folded")"
+check_eq "folded input, -U: a kernel frame at the root is no process" "[no stack] 3" \
+	"$(printf 'vfs_read_[k];copy_[k] 3\n' | "$STACKFOLD" -q -U)"
 
 # `-f folded --diff` output (difffolded.pl's format, "stack BEFORE AFTER")
 # read back: not silently taken for one-count lines.  (It is not read as
