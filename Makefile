@@ -134,7 +134,8 @@ labs:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/stackfold/bt \
 		$(DESTDIR)$(PREFIX)/share/stackfold/scripts $(DESTDIR)$(PREFIX)/share/stackfold/bin \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/doc/stackfold
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/stackfold
 	ln -sf ../../../bin/stackfold $(DESTDIR)$(PREFIX)/share/stackfold/bin/stackfold
 	install -m 644 bt/*.bt $(DESTDIR)$(PREFIX)/share/stackfold/bt/
@@ -143,7 +144,10 @@ install: all
 	install -m 644 scripts/pids.sh scripts/caps.sh $(DESTDIR)$(PREFIX)/share/stackfold/scripts/
 	for s in profile continuous flame; do \
 		ln -sf ../share/stackfold/scripts/$$s $(DESTDIR)$(PREFIX)/bin/stackfold-$$s; done
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/stackfold.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	for s in profile continuous flame; do \
+		install -m 644 man/$$s.1 $(DESTDIR)$(PREFIX)/share/man/man1/stackfold-$$s.1; done
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/stackfold/	# the service's Documentation=
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 clean:

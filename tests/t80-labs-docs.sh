@@ -82,3 +82,17 @@ done
 for p in stackfold.1 profile.1 continuous.1; do
 	if [ -f "$TOP/man/$p" ]; then pass "man/$p exists"; else fail "man/$p exists"; fi
 done
+
+# --- make install: each command has the man page of its own name, and the
+# service's Documentation= points at an installed file
+I=$T/inst
+if make -s -C "$TOP" install DESTDIR="$I" PREFIX=/usr/local >"$T/install.out" 2>&1; then
+	for c in profile continuous flame; do
+		check "installed: stackfold-$c runs" "$I/usr/local/bin/stackfold-$c" --help
+		check "installed: man stackfold-$c" test -s "$I/usr/local/share/man/man1/stackfold-$c.1"
+	done
+	doc=$(sed -n 's|^Documentation=file://||p' "$TOP/scripts/stackfold-continuous.service")
+	check "installed: the service's Documentation= ($doc)" test -s "$I$doc"
+else
+	fail "make install DESTDIR=..." "$(tail -3 "$T/install.out")"
+fi
