@@ -109,6 +109,8 @@ struct pp_ctx {
 	uint32_t *mapmap;	/* profile mapping id -> output id */
 	bool *mapsym0;		/* mapping has written addressless locations
 				 * with lines */
+	bool *mapunres;		/* mapping has written locations that have
+				 * an address and no lines (unnamed) */
 	uint64_t *mapweight;	/* profile mapping id -> samples using it */
 	uint32_t *maplast;	/* profile mapping id -> last sample counted */
 	bool *mapguess;		/* basename matches the sample's comm */
@@ -344,6 +346,9 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 	if (l->nlines && !l->address && loc_pmap(c, l) &&
 	    loc_pmap(c, l) != PP_NO_MAP)
 		c->mapsym0[loc_pmap(c, l)] = true;
+	if (!l->nlines && l->address && loc_pmap(c, l) &&
+	    loc_pmap(c, l) != PP_NO_MAP)
+		c->mapunres[loc_pmap(c, l)] = true;
 	if (loc_is_synthetic(l)) {
 		c->synloc[l->unknown_name] = (uint32_t)c->nlocs;
 		c->nlines++;
@@ -878,11 +883,15 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 		o->file_offset = m->offset;
 		/* The symbolizer's flags.  pprof re-symbolizes a mapping with
 		 * none of functions/filenames/line numbers, replacing each
-		 * location's lines by a lookup of its address; a location
-		 * written with lines but no address (pre-symbolized input on
-		 * a mapping) would be looked up at 0, so such a mapping says
-		 * it has functions, which its lines are. */
-		o->has_functions = m->has_functions ||
+		 * location's lines by a lookup of its address; has_functions
+		 * says every location on it has a function, so a mapping
+		 * with one the symbolizer could not name (a stripped static
+		 * function) says it has none, and a reader with the binary
+		 * names it.  A location written with lines but no address
+		 * (pre-symbolized input on a mapping) would be looked up at
+		 * 0, so such a mapping says it has functions, which its
+		 * lines are. */
+		o->has_functions = (m->has_functions && !c->mapunres[pm]) ||
 				   (c->mapsym0[pm] && !m->has_filenames &&
 				    !m->has_line_numbers);
 		if (pm == c->kpm)	/* kallsyms may be hidden or unreadable */
@@ -989,10 +998,12 @@ static int build_function(struct pp_ctx *c, Perftools__Profiles__Function *o,
 		file = pp_pstr(c, pf->filename);
 		o->start_line = pf->start_line;
 	}
+	if (!name)	/* an empty frame of folded input, as folded prints it */
+		name = pp_cstr(c, "[empty]");
 	if (name < 0 || sys < 0 || file < 0)
 		return -ENOMEM;
 	o->name = name;
-	o->system_name = f->fn ? sys : name;
+	o->system_name = f->fn && sys ? sys : name;
 	o->filename = file;
 	return 0;
 }
@@ -1257,6 +1268,7 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 	c->fnmap = pp_calloc(c, p->nfunctions, sizeof(*c->fnmap));
 	c->mapmap = pp_calloc(c, p->nmappings, sizeof(*c->mapmap));
 	c->mapsym0 = pp_calloc(c, p->nmappings, sizeof(*c->mapsym0));
+	c->mapunres = pp_calloc(c, p->nmappings, sizeof(*c->mapunres));
 	c->mapweight = pp_calloc(c, p->nmappings, sizeof(*c->mapweight));
 	c->maplast = pp_calloc(c, p->nmappings, sizeof(*c->maplast));
 	c->mapguess = pp_calloc(c, p->nmappings, sizeof(*c->mapguess));
@@ -1270,7 +1282,7 @@ static int ctx_init(struct pp_ctx *c, const struct profile *p)
 		if (p->mappings[m].is_kernel)
 			c->kpm = m;
 	if (!c->strmap || !c->synfn || !c->synloc || !c->locmap || !c->locs ||
-	    !c->fnmap || !c->mapmap || !c->mapsym0 || !c->mapweight ||
+	    !c->fnmap || !c->mapmap || !c->mapsym0 || !c->mapunres || !c->mapweight ||
 	    !c->maplast || !c->mapguess || !c->maps)
 		return -ENOMEM;
 	return 0;

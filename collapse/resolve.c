@@ -499,8 +499,9 @@ int resolver_folded(struct resolver *r, const char *stack, size_t len,
 	size_t n = 0;
 	struct inline_run run = { .n = 0 };
 	int ret;
-	/* collect root first into r->stack, then reverse */
-	while (p <= end) {
+	/* collect root first into r->stack, then reverse; an empty stack is
+	 * no frame ("[no stack]"), as fold_add_frames() reads it */
+	while (len && p <= end) {
 		size_t flen;
 		const char *f = p, *e = fold_next_frame(p, end, &flen);
 		enum pf_loc_kind kind = PF_LOC_USER;

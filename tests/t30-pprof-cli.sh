@@ -372,3 +372,43 @@ else
 			"$(gopprof -raw -symbolize=none "$T/nr/$order.pb.gz" 2>/dev/null | awk '/^ +[0-9]+: 0x[0-9a-f]+ M=1 (f_ends_in_call|g_after) / { print $2, $4 }' | sort | paste -sd'|')"
 	done
 fi
+
+# has_functions says every location on the mapping has a function: a
+# stripped library's static function, unnamed, leaves it unset, so a reader
+# with the unstripped file symbolizes the mapping (go tool pprof
+# -symbolize=local); a mapping whose every location is named keeps it.
+mkdir -p "$T/hf/full"
+printf '%s\n' 'static int __attribute__((noinline)) hidden_spin(int x) { for (int i = 0; i < x; i++) __asm__ volatile(""); return x; }' \
+	'int plug_run(int x) { return hidden_spin(x) + 1; }' >"$T/hf/lib.c"
+# (no build-id: Debian's go 1.19 pprof reads none from gcc's files and then
+# refuses the local file as a "build-id mismatch")
+if cc -O1 -g -fPIC -shared -Wl,--build-id=none -o "$T/hf/full/libhf.so" "$T/hf/lib.c" 2>"$T/err"; then
+	strip --strip-unneeded -o "$T/hf/libhf.so" "$T/hf/full/libhf.so"
+	hs=0x$(nm "$T/hf/full/libhf.so" | awk '$3 == "hidden_spin" { print $1 }')
+	pr=0x$(nm "$T/hf/full/libhf.so" | awk '$3 == "plug_run" { print $1 }')
+	flags() {	# RAW: the mapping's flags as go tool pprof -raw prints them
+		"$STACKFOLD" -q -f pprof -o "$T/hf/x.pb.gz" "$1" 2>/dev/null
+		gopprof -raw -symbolize=none "$T/hf/x.pb.gz" 2>/dev/null | awk '/^Mappings/ { m = 1; next } m && /libhf/ { print $NF }'
+	}
+	{ capture_head "$T/hf/libhf.so" 4194002 app
+	  printf '@stackfold[4194002, 4194002, app, \n    0x%x\n    0x%x\n, ]: 5\n' $((CAP_BASE + hs + 4)) $((CAP_BASE + pr + 8)); } >"$T/hf/unres.raw"
+	{ capture_head "$T/hf/libhf.so" 4194002 app
+	  printf '@stackfold[4194002, 4194002, app, \n    0x%x\n, ]: 5\n' $((CAP_BASE + pr + 8)); } >"$T/hf/named.raw"
+	check_eq "has_functions: unset on a mapping with an unnamed location" "" "$(flags "$T/hf/unres.raw" | grep -o '\[FN\]')"
+	check_eq "has_functions: set when every location on it is named" "[FN]" "$(flags "$T/hf/named.raw" | grep -o '\[FN\]')"
+	"$STACKFOLD" -q -f pprof -o "$T/hf/u.pb.gz" "$T/hf/unres.raw" 2>/dev/null
+	check "has_functions: go tool pprof with the unstripped file names it" grep -q hidden_spin \
+		<(cd "$T/hf" && HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath \
+		  PPROF_BINARY_PATH=$T/hf/full go tool pprof -top -symbolize=local u.pb.gz 2>/dev/null)
+else
+	fail "has_functions: build a library" "$(tail -3 "$T/err")"
+fi
+
+# An empty stack and empty frames of folded input: named in pprof as the
+# folded text names them, through a fold or through a profile alike
+printf ' 7\n;; 2\nmain;x 3\n' >"$T/empty.folded"
+"$STACKFOLD" -q "$T/empty.folded" >"$T/empty1.out"
+"$STACKFOLD" -q -f folded,pprof -o "$T/empty2" "$T/empty.folded"
+check_eq "empty stack and frames: folded the same with and without pprof" "$(cat "$T/empty1.out")" "$(cat "$T/empty2.folded")"
+check_eq "empty stack and frames: pprof's names" "[empty] [no stack] main x" \
+	"$(gopprof -top "$T/empty2.pb.gz" 2>/dev/null | awk '/^ +[0-9.]+[a-z]* +[0-9.]+%/ { $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }' | sort | paste -sd' ')"
