@@ -105,8 +105,13 @@ void cli_usage(FILE *out, bool record)
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
 	      "                         summary\n"
-	      "  -q, --quiet            no summary on stderr\n"
-	      "Symbols:\n"
+	      "  -q, --quiet            no summary on stderr\n",
+	      out);
+	if (!record)
+		fputs("  -F, --hz HZ            the rate of input that does not say it\n"
+		      "                         (profile:hz:HZ of a one-liner; 99): pprof's\n"
+		      "                         period, the SVG's subtitle\n", out);
+	fputs("Symbols:\n"
 	      "      --no-demangle      keep mangled C++/Rust names\n"
 	      "      --no-cache         do not read or write the symbol index cache\n"
 	      "      --cache-dir DIR    cache directory ($XDG_CACHE_HOME/stackfold)\n"
@@ -258,7 +263,7 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	case OPT_NOGZIP: c->oo.pprof_no_gzip = true; break;
 	case 'q': c->quiet = true; break;
 	case 'F':
-		if (!c->record || !parse_uint(arg, &c->hz) || !c->hz)
+		if (!parse_uint(arg, &c->hz) || !c->hz || c->hz > 1000000000)
 			return bad("bad --hz", arg);
 		break;
 	case 'D':
@@ -291,7 +296,7 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	c->nformats = 1;
 	optind = 1;
 	opterr = 1;
-	const char *shorts = record ? "+f:o:pUKdqhF:D:" : "f:o:pUKdqh";
+	const char *shorts = record ? "+f:o:pUKdqhF:D:" : "f:o:pUKdqhF:";
 	int opt;
 	while ((opt = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
 		if (opt == 'h') {
