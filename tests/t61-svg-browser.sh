@@ -43,7 +43,7 @@ cat >"$T/small.json" <<JSON
  "hover": "parse",
  "search": [{"term": "pars", "pct": "50.00"}, {"term": "^lex\$", "pct": "52.00"}],
  "ctrlf": {"term": "idle|expr", "pct": "48.00"},
- "zoom": "parse", "hidden": "idle",
+ "zoom": "parse", "hidden": "idle", "nested": "lex",
  "bookmark": {"term": "expr", "pct": "8.00"}}
 JSON
 node "$B/svg_test.mjs" "$T/small.json" | sed 's/^\(PASS\|FAIL\): /\1: small: /'

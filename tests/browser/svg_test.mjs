@@ -159,6 +159,11 @@ try {
 	if (cfg.zoom) {
 	const full = (cfg.width - 20).toFixed(2);
 	const before = await rectAttr(cfg.zoom, 'width');
+	const geometry = () => page.$$eval('#frames > g', (gs) => gs.map((g) => {
+		const r = g.querySelector('rect'), t = g.querySelector('text');
+		return `${r.getAttribute('x')} ${r.getAttribute('width')} ${g.style.display} ${t ? t.textContent : ''}`;
+	}).join('\n'));
+	const geo0 = await geometry();
 	await (await frame(cfg.zoom)).locator('rect').click();
 	checkEq(`click '${cfg.zoom}': full width`, full, await rectAttr(cfg.zoom, 'width'));
 	const hid = await (await frame(cfg.hidden)).evaluate((g) => g.style.display);
@@ -170,9 +175,15 @@ try {
 	fs.mkdirSync(path.dirname(cfg.shot), { recursive: true });
 	await page.screenshot({ path: cfg.shot.replace(/\.png$/, '-zoomed.png') });
 
-	// Reset Zoom restores the original geometry
+	// a zoom inside the zoom (frames the first placed are hidden by the
+	// second), then Reset Zoom restores the original geometry, every frame
+	if (cfg.nested) {
+		await (await frame(cfg.nested)).locator('rect').click();
+		checkEq(`click '${cfg.nested}' inside the zoom: full width`, full, await rectAttr(cfg.nested, 'width'));
+	}
 	await page.click('#unzoom');
 	checkEq(`Reset Zoom: '${cfg.zoom}' back to ${before}`, before, await rectAttr(cfg.zoom, 'width'));
+	checkEq('Reset Zoom: every frame and label as first drawn', true, (await geometry()) === geo0);
 	const shown = await (await frame(cfg.hidden)).evaluate((g) => g.style.display);
 	checkEq(`Reset Zoom: '${cfg.hidden}' shown again`, '', shown);
 
