@@ -134,6 +134,8 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	struct report_output outs[CLI_MAX_OUTPUTS];
 	static char paths[CLI_MAX_OUTPUTS][4096];
 	struct sf_err err = { "" };
+	if (!r->prof.meta.hz)	/* -F: the input's own rate wins */
+		r->prof.meta.hz = c->hz;
 	cli_outputs(c, outs, paths);
 	int ret = report_write(r, outs, c->nformats, &c->oo, fold, &err);
 	if (ret < 0) {

@@ -161,8 +161,6 @@ int cmd_report(int argc, char **argv)
 		cmd_summary(&r, &c, "read");
 		st = no_samples(c.inputs, c.ninputs);
 	} else if (!st) {
-		if (!r.prof.meta.hz)	/* the input's own rate wins */
-			r.prof.meta.hz = c.hz;
 		st = cmd_write(&r, &c, NULL);
 		cmd_summary(&r, &c, "read");
 	}

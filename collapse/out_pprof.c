@@ -339,16 +339,16 @@ static int use_loc(struct pp_ctx *c, uint32_t id)
 	}
 	/* the kernel's mapping, ours or the profile's: functions only if
 	 * kallsyms (or the input) named some of its frames */
-	if (loc_pmap(c, l) == c->kpm) {
+	uint32_t pm = loc_pmap(c, l);
+	if (pm == c->kpm) {
 		c->kmap_has_functions |= l->nlines > 0;
 		c->kmap_addr |= l->address != 0 && c->kpm == PP_NO_MAP;
 	}
-	if (l->nlines && !l->address && loc_pmap(c, l) &&
-	    loc_pmap(c, l) != PP_NO_MAP)
-		c->mapsym0[loc_pmap(c, l)] = true;
-	if (!l->nlines && l->address && loc_pmap(c, l) &&
-	    loc_pmap(c, l) != PP_NO_MAP)
-		c->mapunres[loc_pmap(c, l)] = true;
+	bool on_map = pm && pm != PP_NO_MAP;
+	if (on_map && l->nlines && !l->address)
+		c->mapsym0[pm] = true;
+	if (on_map && !l->nlines && l->address)
+		c->mapunres[pm] = true;
 	if (loc_is_synthetic(l)) {
 		c->synloc[l->unknown_name] = (uint32_t)c->nlocs;
 		c->nlines++;

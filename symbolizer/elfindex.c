@@ -381,12 +381,14 @@ static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
 	Elf *md = NULL;
 	int rc;
 
-	if (elfsyms_has_symtab(elf) || (dbg && elfsyms_has_symtab(dbg)))
+	if (elfsyms_has_symtab(elf)) {
 		b->flags |= IDX_SYMTAB;
-	if (elfsyms_has_symtab(elf))
 		return elfsyms_collect(b, elf, NULL, true);
-	if (dbg && elfsyms_has_symtab(dbg))
+	}
+	if (dbg && elfsyms_has_symtab(dbg)) {
+		b->flags |= IDX_SYMTAB;
 		return elfsyms_collect(b, dbg, elf, false);
+	}
 	md = debugdata_open(elf, &mdbuf);
 	if (md && elfsyms_has_symtab(md))
 		b->flags |= IDX_SYMTAB;
