@@ -896,9 +896,15 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 				    !m->has_line_numbers);
 		if (pm == c->kpm)	/* kallsyms may be hidden or unreadable */
 			o->has_functions = c->kmap_has_functions;
-		o->has_filenames = m->has_filenames;
-		o->has_line_numbers = m->has_line_numbers;
-		o->has_inline_frames = m->has_inline_frames;
+		/* pprof re-symbolizes only a mapping with none of the three:
+		 * one with an unnamed location says it has none (a reader with
+		 * the binary looks up every location again, the named ones
+		 * too: it keeps a location's lines where its own lookup finds
+		 * nothing) */
+		bool part = c->mapunres[pm];
+		o->has_filenames = m->has_filenames && !part;
+		o->has_line_numbers = m->has_line_numbers && !part;
+		o->has_inline_frames = m->has_inline_frames && !part;
 	}
 	if (fname < 0 || bid < 0)
 		return -ENOMEM;

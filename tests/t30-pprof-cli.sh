@@ -403,6 +403,26 @@ if cc -O1 -g -fPIC -shared -Wl,--build-id=none -o "$T/hf/full/libhf.so" "$T/hf/l
 else
 	fail "has_functions: build a library" "$(tail -3 "$T/err")"
 fi
+# pprof re-symbolizes a mapping only when none of functions, filenames and
+# line numbers is set: a library with DWARF and one unnamed location (in a
+# sizeless asm label) says it has none of them.  Until 2026-11-25 it kept
+# filenames and line numbers, and a reader with the binary never looked.
+printf '%s\n' '__asm__(".text\nasm_spin:\n nop\n nop\n nop\n nop\n nop\n ret\n");' \
+	'void asm_spin(void);' 'int plug_run(int x) { asm_spin(); return x + 1; }' >"$T/hf/asm.c"
+if cc -O1 -g -fPIC -shared -Wl,--build-id=none -o "$T/hf/libhf.so" "$T/hf/asm.c" 2>"$T/err"; then
+	as=0x$(nm "$T/hf/libhf.so" | awk '$3 == "asm_spin" { print $1 }')
+	pr=0x$(nm "$T/hf/libhf.so" | awk '$3 == "plug_run" { print $1 }')
+	{ capture_head "$T/hf/libhf.so" 4194002 app
+	  printf '@stackfold[4194002, 4194002, app, \n    0x%x\n    0x%x\n, ]: 5\n' $((CAP_BASE + as + 2)) $((CAP_BASE + pr + 8)); } >"$T/hf/asm.raw"
+	"$STACKFOLD" -q -f folded -o "$T/hf/asm.folded" "$T/hf/asm.raw" 2>/dev/null
+	check_eq "has_*: the asm label is unnamed, its caller named" "app;plug_run;libhf.so+$(printf '0x%x' $((as + 2))) 5" "$(cat "$T/hf/asm.folded")"
+	check_eq "has_*: none set on a mapping with DWARF and an unnamed location" "" "$(flags "$T/hf/asm.raw" | grep -o '\[[A-Z]*\]')"
+	{ capture_head "$T/hf/libhf.so" 4194002 app
+	  printf '@stackfold[4194002, 4194002, app, \n    0x%x\n, ]: 5\n' $((CAP_BASE + pr + 8)); } >"$T/hf/asmn.raw"
+	check_eq "has_*: all set on it when every location is named" "[FN][FL][LN]" "$(flags "$T/hf/asmn.raw" | grep -o '\[[A-Z]*\]' | paste -sd '' -)"
+else
+	fail "has_*: build a library" "$(tail -3 "$T/err")"
+fi
 
 # An empty stack and empty frames of folded input: named in pprof as the
 # folded text names them, through a fold or through a profile alike
