@@ -439,7 +439,7 @@ static int sb_location(struct sbuf *b, const struct profile *p,
 	return 0;
 }
 
-static bool loc_wanted(const struct pf_location *l, unsigned flags)
+bool fold_loc_wanted(const struct pf_location *l, unsigned flags)
 {
 	if ((flags & FOLD_USER_ONLY) && l->kind == PF_LOC_KERNEL)
 		return false;
@@ -459,7 +459,7 @@ static int sample_line(struct sbuf *b, const struct profile *p,
 		return -ENOMEM;
 	for (uint32_t i = s->depth; i-- > 0;) {
 		const struct pf_location *l = &p->locations[st[i]];
-		if (!loc_wanted(l, flags))
+		if (!fold_loc_wanted(l, flags))
 			continue;
 		if ((flags & FOLD_DELIMIT) && !in_kernel &&
 		    l->kind == PF_LOC_KERNEL) {

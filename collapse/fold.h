@@ -34,6 +34,11 @@ enum fold_flags {
 	FOLD_DELIMIT = 1 << 7,	/* "-" frame between user and kernel */
 };
 
+/* Whether -U/-K (FOLD_USER_ONLY, FOLD_KERNEL_ONLY in flags) keep l:
+ * -U drops kernel frames, -K user and JIT ones (marks stay).  Every
+ * output applies it, the folded text and pprof alike. */
+bool fold_loc_wanted(const struct pf_location *l, unsigned flags);
+
 /* Length of the common prefix of a and b (n = the shorter length). */
 static inline uint32_t fold_common_prefix(const char *a, const char *b,
 					  uint32_t n)

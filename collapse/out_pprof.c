@@ -137,6 +137,7 @@ struct pp_ctx {
 				 * carries an address */
 	char *tmp;		/* UTF-8 repair buffer */
 	size_t tmpcap;
+	unsigned fold_flags;	/* -U/-K: the frames every output keeps */
 };
 
 /* Zeroed n * size bytes that live as long as the writer's context: one
@@ -460,20 +461,23 @@ static void merge_sample(struct pp_ctx *c, uint32_t sid, size_t off)
 static int sample_stack(struct pp_ctx *c, const struct pf_sample *s)
 {
 	const uint32_t *st = profile_stack(c->p, s);
+	size_t start = c->ostack_len;
 	int rc;
 
 	if (sf_grow((void **)&c->ostack, &c->ostack_cap,
 		    c->ostack_len + s->depth + 1, sizeof(*c->ostack)))
 		return -ENOMEM;
-	if (!s->depth) {
-		if (!c->nostack_loc && (rc = use_nostack(c)))
-			return rc;
-		c->ostack[c->ostack_len++] = c->nostack_loc;
-	}
 	for (uint32_t i = 0; i < s->depth; i++) {
+		if (!fold_loc_wanted(&c->p->locations[st[i]], c->fold_flags))
+			continue;
 		if ((rc = use_loc(c, st[i])))
 			return rc;
 		c->ostack[c->ostack_len++] = c->locmap[st[i]];
+	}
+	if (c->ostack_len == start) {	/* empty, or emptied by -U/-K */
+		if (!c->nostack_loc && (rc = use_nostack(c)))
+			return rc;
+		c->ostack[c->ostack_len++] = c->nostack_loc;
 	}
 	return 0;
 }
@@ -1304,7 +1308,7 @@ static void ctx_release(struct pp_ctx *c)
 }
 
 static int write_profile(FILE *out, const struct profile *p, bool gzip,
-			 struct sf_err *err)
+			 unsigned fold_flags, struct sf_err *err)
 {
 	struct pp_ctx c;
 	struct pp_msg m;
@@ -1312,6 +1316,7 @@ static int write_profile(FILE *out, const struct profile *p, bool gzip,
 
 	memset(&m, 0, sizeof(m));
 	rc = ctx_init(&c, p);
+	c.fold_flags = fold_flags & (FOLD_USER_ONLY | FOLD_KERNEL_ONLY);
 	if (!rc)
 		rc = collect(&c);
 	if (!rc) {
@@ -1332,19 +1337,20 @@ int out_pprof_write(FILE *out, const struct out_input *in,
 		    const struct out_opts *opts, struct sf_err *err)
 {
 	bool gzip = !(opts && opts->pprof_no_gzip);
+	unsigned flags = opts ? opts->fold_flags : 0;
 	struct profile tmp;
 	int rc;
 
 	memset(&tmp, 0, sizeof(tmp));
 	if (in->prof)
-		return write_profile(out, in->prof, gzip, err);
+		return write_profile(out, in->prof, gzip, flags, err);
 	if (!in->fold)
 		return sf_err_set(err, EINVAL, "pprof: no profile to write");
 	rc = profile_from_fold(&tmp, in->fold);
 	if (rc)
 		rc = sf_err_set(err, ENOMEM, "pprof: out of memory");
 	else
-		rc = write_profile(out, &tmp, gzip, err);
+		rc = write_profile(out, &tmp, gzip, flags, err);
 	profile_release(&tmp);
 	return rc;
 }

@@ -87,6 +87,22 @@ for in in "$FX"/*; do
 		"$(awk '$1 > 0' "$T/$name.sfrows")" "$(awk '$1 > 0' "$T/$name.gorows")"
 done
 
+# -U and -K act on pprof as on every other output: the same functions with
+# self samples as stackfold's top table with the same option.  Until
+# 2026-11-25 pprof kept every frame.
+for in in "$FX"/capture.txt "$FX"/kernel.folded "$FX"/kstack.bt.txt "$FX"/simple.folded; do
+	name=$(basename "$in")
+	for side in -U -K; do
+		"$STACKFOLD" -q "$side" -f pprof -o "$T/side.pb.gz" "$in" 2>/dev/null
+		"$STACKFOLD" -q "$side" -f top --top 100000 "$in" 2>/dev/null | sf_top /dev/stdin >"$T/side.sfrows"
+		gopprof -top -sample_index=samples -nodecount=1000000 -nodefraction=0 \
+			-edgefraction=0 -symbolize=none "$T/side.pb.gz" 2>/dev/null | go_top /dev/stdin >"$T/side.gorows"
+		check_eq "$name $side: pprof has stackfold's self rows" \
+			"$(awk '$1 > 0' "$T/side.sfrows")" "$(awk '$1 > 0' "$T/side.gorows")"
+	done
+done
+check "-U and -K: kernel frames in the input" grep -q '_\[k\]' "$T/capture.txt.folded"
+
 # Capture metadata and loss counters reach the profile.
 raw=$T/capture.txt.raw
 check "capture: time_nanos from #meta start_ns" grep -q '^Time: 2025-11-21 04:40:00 +0000 UTC' "$raw"
