@@ -433,6 +433,13 @@ static int open_candidate(const struct sym_file *f, int i, bool alive)
 	return -1;
 }
 
+static void warn_changed(struct filetab *ft, struct sym_file *f)
+{
+	ft->stats->files_mismatched++;
+	warnf(ft, "'%s' changed since it was mapped (build-id or inode "
+	      "differs): its frames are shown as module+offset", f->path);
+}
+
 int filetab_open(struct filetab *ft, struct sym_file *f)
 {
 	if (f->fd >= 0) {
@@ -461,10 +468,7 @@ int filetab_open(struct filetab *ft, struct sym_file *f)
 	}
 	f->state = SYMF_FAILED;
 	if (wrong) {
-		ft->stats->files_mismatched++;
-		warnf(ft, "'%s' changed since it was mapped (build-id or inode "
-		      "differs): its frames are shown as module+offset",
-		      f->path);
+		warn_changed(ft, f);
 	} else {
 		warnf(ft, "cannot open '%s'%s: its frames are shown as "
 		      "module+offset", f->path,
@@ -493,12 +497,41 @@ static bool share_index(struct filetab *ft, struct sym_file *f)
 	return false;
 }
 
+/* Is the file f->fd now reads (its index idx) still the one verified at
+ * its first open?  An fd pinned while its process ran sees the same inode
+ * rewritten in place since (`cp new old` truncates and writes: same
+ * inode, new contents): its build-id, or without one its size and mtime,
+ * tell. */
+static bool still_mapped_file(const struct sym_file *f,
+			      const struct elf_index *idx)
+{
+	if (f->bid_known && f->build_id[0])
+		return strncmp(elfidx_build_id(idx), f->build_id,
+			       strlen(f->build_id)) == 0;
+	struct stat st;
+	if (!f->stamp_known || f->memfd || fstat(f->fd, &st))
+		return true;
+	return st.st_size == f->size &&
+	       st.st_mtim.tv_sec == f->mtime.tv_sec &&
+	       st.st_mtim.tv_nsec == f->mtime.tv_nsec;
+}
+
 /* Build f's index from its open fd, then release the fd. */
 static struct elf_index *build_index(struct filetab *ft, struct sym_file *f)
 {
 	struct sf_err err = { "" };
 	if (!share_index(ft, f)) {
 		f->idx = elfidx_open(f->fd, f->path, ft->opts, &err);
+		if (f->idx && !still_mapped_file(f, f->idx)) {
+			elfidx_free(f->idx);
+			f->idx = NULL;
+			f->idx_failed = true;
+			warn_changed(ft, f);
+			if (!f->memfd)
+				unpin(ft, f);
+			f->state = SYMF_FAILED;
+			return NULL;
+		}
 		if (!f->idx) {
 			f->idx_failed = true;
 			if (err.msg[0])

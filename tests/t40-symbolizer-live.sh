@@ -164,6 +164,26 @@ check "deleted: replaced file warned" grep -q "^warning: '$T/del/prog' changed s
 check "deleted: unresolved frame still carries module and file offset" \
 	grep -Eq "module=$T/del/prog main=1 maddr=0x[0-9a-f]+ " <<<"$out"
 
+# --- a binary rewritten in place (same inode) after its process exited ---
+# The fd pinned while it ran reads the new contents: its build-id, read at
+# the pin, tells.  Until 2026-11-25 the new file's names were printed.
+mkdir -p "$T/rw"
+cp "$T/target" "$T/rw/prog"
+start_target "$T/trw.out" "$T/rw/prog" || fail "rewritten: target did not start"
+A=$(func_addr sf_target_alpha "$T/trw.out")
+ino=$(stat -c %i "$T/rw/prog")
+out=$("$ST" snap "$TPID" kill "$TPID" sh "cp '$T/lib.so' '$T/rw/prog'" user "$TPID" "$A" stats warnings)
+check_eq "rewritten: the same inode, new contents" "$ino" "$(stat -c %i "$T/rw/prog")"
+check_eq "rewritten in place: its new contents not used" "mapped file unavailable" "$(reason "$out" "$A")"
+check "rewritten in place: counted in files_mismatched" grep -q 'files_mismatched=1 ' <<<"$out"
+check "rewritten in place: warned" grep -q "^warning: '$T/rw/prog' changed since it was mapped" <<<"$out"
+# without a build-id: its size and mtime at the pin tell
+cc -O0 -g -fno-inline -Wl,--build-id=none -o "$T/rw/nobid" "$TOP/tests/fixtures/proc/target.c" -ldl 2>/dev/null
+start_target "$T/trw2.out" "$T/rw/nobid" || fail "rewritten, no build-id: target did not start"
+A=$(func_addr sf_target_alpha "$T/trw2.out")
+out=$("$ST" snap "$TPID" kill "$TPID" sh "cp '$T/target' '$T/rw/nobid'" user "$TPID" "$A" stats)
+check_eq "rewritten in place, no build-id: its new contents not used" "mapped file unavailable" "$(reason "$out" "$A")"
+
 # --- saved maps of an exited process, files still on disk ---------------
 start_target "$T/t3.out" "$T/target" || fail "saved: target did not start"
 A=$(func_addr sf_target_alpha "$T/t3.out")
