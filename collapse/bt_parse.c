@@ -105,6 +105,46 @@ static int buf_append(struct bt_parser *bp, const char *s, size_t len,
 	return 0;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* buf_append() of a buf()-printed string, its \xNN escapes made bytes
+ * again, up to its first NUL: a thread named "é" is printed "\xc3\xa9".
+ * (Outputs make control bytes safe themselves: the fold writes them as
+ * '?'.)  *outlen gets the decoded length. */
+static int buf_append_unescaped(struct bt_parser *bp, const char *s,
+				size_t len, size_t *off, size_t *outlen)
+{
+	if (buf_append(bp, s, len, off))
+		return -ENOMEM;
+	char *d = bp->buf + *off;
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		int hi, lo;
+		if (s[i] == '\\' && i + 3 < len && s[i + 1] == 'x' &&
+		    (hi = hexval(s[i + 2])) >= 0 && (lo = hexval(s[i + 3])) >= 0) {
+			if (!(hi | lo))
+				break;	/* the name ends at its NUL */
+			d[n++] = (char)(hi << 4 | lo);
+			i += 3;
+		} else {
+			d[n++] = s[i];
+		}
+	}
+	d[n] = 0;
+	bp->blen = *off + n + 1;
+	*outlen = n;
+	return 0;
+}
+
 static const char *skip_ws(const char *s, const char *end)
 {
 	while (s < end && (*s == ' ' || *s == '\t'))
@@ -433,8 +473,8 @@ static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
 		if (bp->has_comm)
 			return 0;
 		bp->has_comm = true;
-		bp->comm_len = stripped;
-		return buf_append(bp, s, stripped, &bp->comm_off);
+		return buf_append_unescaped(bp, s, stripped, &bp->comm_off,
+					    &bp->comm_len);
 	}
 	uint64_t v;
 	bool neg = s[0] == '-';
