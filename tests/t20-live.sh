@@ -55,6 +55,13 @@ check "profile -- COMMAND, slow wrapper: samples" grep -q '^demo;' "$T/slowsh.fo
 check_eq "profile -- COMMAND: nothing sampled before the command's exec" "" \
 	"$(grep -v '^demo;' "$T/slowsh.folded" | head -n 3)"
 
+# The countdown (stderr a terminal: script(1) gives one) shows a sample
+# count only once a flush has brought one; until 2026-11-25 it read
+# "0 samples so far" up to the first flush, for all of a default run.
+script -qec "'$PROFILE' -d 3 -f folded -o '$T/cd' -- '$DEMO' 4" /dev/null >"$T/cd.tty" 2>&1
+check "countdown: seconds left shown on a terminal" grep -aq 's left (Ctrl-C to stop)' "$T/cd.tty"
+check_eq "countdown: no count before the first flush" "" "$(tr '\r' '\n' <"$T/cd.tty" | grep -a ' 0 samples' | head -n 2)"
+
 # 2. -p PID on a running process.
 "$DEMO" 30 &
 dpid=$!
