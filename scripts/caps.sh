@@ -18,6 +18,20 @@ bpf_caps_ok() {
 	(( (0x$eff >> 38 & 3) == 3 || (0x$eff >> 21 & 1) == 1 ))
 }
 
+# bpftrace_btf_ok VERSION succeeds when bpftrace VERSION can read the
+# kernel's BTF (curtask's fields): the kernel has it, and bpftrace before
+# 0.18 finds it through BPF_BTF_GET_FD_BY_ID, which needs CAP_SYS_ADMIN
+# (0.18 reads /sys/kernel/btf/vmlinux itself: bpftrace/bpftrace#2527).
+# With CAP_BPF and CAP_PERFMON alone, 0.17 refused the whole program
+# ("Unknown struct/union: 'struct task_struct'").
+bpftrace_btf_ok() {
+	local eff
+	[ -r /sys/kernel/btf/vmlinux ] || return 1
+	version_ge "$1" 0.18 && return 0
+	eff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2>/dev/null)
+	[ -n "$eff" ] && (( (0x$eff >> 21 & 1) == 1 ))
+}
+
 # bpftrace_uid_ok VERSION succeeds when bpftrace VERSION will run as this
 # user: as root always; otherwise only from 0.25, the first release after
 # bpftrace/bpftrace#4773 (merged 2025-10-26) replaced its own "only
