@@ -327,6 +327,19 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 		}
 		c->diff_before = c->inputs[0];
 		c->diff_after = c->inputs[1];
+		/* the top table and pprof have no form for two profiles: they
+		 * would show AFTER alone */
+		for (unsigned i = 0; i < c->nformats; i++) {
+			const char *n = c->formats[i]->name;
+			if (strcmp(n, "svg") && strcmp(n, "folded")) {
+				fprintf(stderr, "stackfold: --diff writes svg and "
+					"folded only, not %s%s\n", n,
+					strcmp(n, "pprof") ? "" :
+					" (compare two profiles with go tool "
+					"pprof -diff_base=BEFORE AFTER)");
+				return EXIT_USAGE;
+			}
+		}
 	}
 	/* Names only (folded, top, SVG): no line tables to decode. */
 	bool lines = c->oo.fold_flags & FOLD_LINES;

@@ -70,3 +70,10 @@ done
 "$STACKFOLD" -f svg --diff "$T/sb.folded" "$T/empty.folded" >"$T/e.svg" 2>"$T/e.err"
 check_eq "--diff with an empty AFTER: exit 2" 2 $?
 check_eq "--diff with an empty AFTER: says so" "stackfold: no samples found in $T/empty.folded" "$(cat "$T/e.err")"
+# The top table and pprof have no form for two profiles: refused (until
+# 2026-11-25 they were written from AFTER alone, exit 0)
+for f in top pprof; do
+	"$STACKFOLD" -f "$f" -o "$T/d-$f" --diff "$T/sb.folded" "$T/sa.folded" >/dev/null 2>"$T/d.err"
+	check_eq "--diff -f $f: exit 1, nothing written" "1|" "$?|$(ls "$T"/d-"$f"* 2>/dev/null)"
+	check "--diff -f $f: says svg and folded only" grep -q "^stackfold: --diff writes svg and folded only, not $f" "$T/d.err"
+done
