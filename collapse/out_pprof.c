@@ -1041,13 +1041,27 @@ static void meta_part(const struct profile *p, char *buf, size_t cap,
 			 profile_str(p, id));
 }
 
-/* Append " key=v" for a counter shown only when there is something to
- * count (rare ones, absent from most profiles). */
-static void rare_counter(char *buf, size_t cap, const char *key, uint64_t v)
+
+/* Append " KEY=V" to buf, or " KEY=unknown" when the input could not
+ * tell. */
+static void loss_counter(char *buf, size_t cap, const char *key, uint64_t v,
+			 bool unknown)
 {
 	size_t n = strlen(buf);
-	if (v && n < cap)
+	if (n + 1 >= cap)
+		return;
+	if (unknown)
+		snprintf(buf + n, cap - n, " %s=unknown", key);
+	else
 		snprintf(buf + n, cap - n, " %s=%llu", key, (unsigned long long)v);
+}
+
+/* The same for a counter shown only when there is something to count
+ * (rare ones, absent from most profiles). */
+static void rare_counter(char *buf, size_t cap, const char *key, uint64_t v)
+{
+	if (v)
+		loss_counter(buf, cap, key, v, false);
 }
 
 static int build_comments(struct pp_ctx *c, struct pp_msg *m)
@@ -1057,20 +1071,18 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 	char buf[4096];
 	int64_t id;
 
-	snprintf(buf, sizeof(buf),
-		 "samples=%llu lost_events=%llu map_dropped=%llu "
-		 "stackid_errors=%llu unparsable_lines=%llu "
-		 "incomplete_records=%llu unsymbolized_frames=%llu "
-		 "truncated_stacks=%llu over_total=%llu",
-		 (unsigned long long)k->samples,
-		 (unsigned long long)k->lost_events,
-		 (unsigned long long)k->map_dropped,
-		 (unsigned long long)k->stackid_errors,
-		 (unsigned long long)k->unparsable_lines,
-		 (unsigned long long)k->incomplete_records,
-		 (unsigned long long)k->unsymbolized_frames,
-		 (unsigned long long)k->truncated_stacks,
-		 (unsigned long long)k->over_total);
+	/* "unknown" where the input could not tell: folded text records no
+	 * capture losses, a one-liner's text no sample total */
+	bool nol = k->losses_unknown, nod = nol || k->drops_unknown;
+	snprintf(buf, sizeof(buf), "samples=%llu", (unsigned long long)k->samples);
+	loss_counter(buf, sizeof(buf), "lost_events", k->lost_events, nol);
+	loss_counter(buf, sizeof(buf), "map_dropped", k->map_dropped, nod);
+	loss_counter(buf, sizeof(buf), "stackid_errors", k->stackid_errors, nol);
+	loss_counter(buf, sizeof(buf), "unparsable_lines", k->unparsable_lines, false);
+	loss_counter(buf, sizeof(buf), "incomplete_records", k->incomplete_records, false);
+	loss_counter(buf, sizeof(buf), "unsymbolized_frames", k->unsymbolized_frames, false);
+	loss_counter(buf, sizeof(buf), "truncated_stacks", k->truncated_stacks, nol);
+	loss_counter(buf, sizeof(buf), "over_total", k->over_total, nod);
 	rare_counter(buf, sizeof(buf), "maps_unsaved", k->maps_unsaved);
 	/* bpftrace's own text: samples lost, how many unknown */
 	rare_counter(buf, sizeof(buf), "map_full_warnings", k->map_full_warnings);
@@ -1347,6 +1359,7 @@ int out_pprof_write(FILE *out, const struct out_input *in,
 	if (!in->fold)
 		return sf_err_set(err, EINVAL, "pprof: no profile to write");
 	rc = profile_from_fold(&tmp, in->fold);
+	tmp.counters.losses_unknown = true;	/* folded text records none */
 	if (rc)
 		rc = sf_err_set(err, ENOMEM, "pprof: out of memory");
 	else

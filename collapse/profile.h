@@ -104,6 +104,12 @@ struct pf_counters {
 				 * or its first after an exec) whose memory
 				 * map could not be saved: the process had
 				 * exited; its frames stay [unknown] */
+	bool losses_unknown;	/* folded text only: the capture's losses
+				 * (lost events, drops, stack-id errors) were
+				 * not recorded in it */
+	bool drops_unknown;	/* bpftrace text without a sample total (a
+				 * one-liner's): map_dropped, over_total not
+				 * measured */
 };
 
 struct pf_meta {

@@ -541,6 +541,8 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		r->in.incomplete = bc->incomplete_records;
 		r->in.first_incomplete_line = bc->first_incomplete_line;
 		uint64_t got = c->samples - r->samples_before;
+		r->bt_inputs++;
+		c->drops_unknown |= !bc->has_total;
 		if (bc->has_total && bc->total_reported > got)
 			c->map_dropped += bc->total_reported - got;
 		else if (bc->has_total && got > bc->total_reported)
@@ -553,6 +555,8 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 	c->incomplete_records += r->in.incomplete;
 	if (r->in.fmt != REPORT_FOLDED)
 		r->in.samples = c->samples - r->samples_before;
+	else
+		r->folded_inputs++;
 	*st = r->in;
 	return 0;
 }
@@ -661,6 +665,7 @@ int report_write(struct report *r, const struct report_output *outs,
 {
 	struct fold own = { 0 };
 	int ret = 0;
+	r->prof.counters.losses_unknown = r->folded_inputs && !r->bt_inputs;
 	if (((r->svg && svg_stream_total(r->svg)) ||
 	     (r->tree && svg_tree_total(r->tree))) && !r->prof.counters.samples) {
 		/* svg is the only output, from the stream or the tree */

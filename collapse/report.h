@@ -84,6 +84,7 @@ struct report {
 				 * file again without it */
 	struct svg_tree *tree;	/* ... or into a frame tree, in any order
 				 * (set, owned, by the caller likewise) */
+	uint32_t folded_inputs, bt_inputs;	/* inputs read, by format */
 	uint64_t handed_total;	/* direct's total and lines when report_fold() */
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */

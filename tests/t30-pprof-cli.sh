@@ -110,6 +110,13 @@ check "capture: period from #meta hz 49" grep -q '^Period: 20408163$' "$raw"
 check "capture: duration" grep -q '^Duration: 2s' "$raw"
 check "capture: metadata comment" grep -q '^Comment: bpftrace=v0.17.0 kernel=6.1.0-test host=fixture-host cmdline=stackfold record -F 49 -- sleep 2$' "$raw"
 check "capture: counters comment" grep -q '^Comment: samples=105 lost_events=0 ' "$raw"
+# What an input cannot tell is "unknown", not 0 (until 2026-11-25, 0):
+# folded text records no capture losses; a text without bpftrace's sample
+# total (this fixture's, a one-liner's) cannot tell drops.
+check "capture without a sample total: drops unknown" \
+	grep -q '^Comment: samples=105 lost_events=0 map_dropped=unknown stackid_errors=0 .* over_total=unknown$' "$raw"
+check "folded input: capture losses unknown" \
+	grep -q '^Comment: samples=[0-9]* lost_events=unknown map_dropped=unknown stackid_errors=unknown unparsable_lines=0 incomplete_records=0 unsymbolized_frames=0 truncated_stacks=unknown over_total=unknown$' "$T/simple.folded.raw"
 check_eq "kstack: kernel frames on one [kernel.kallsyms] mapping" \
 	"1: 0x0/0x0/0x0 [kernel.kallsyms]  [FN]" \
 	"$(sed -n '/^Mappings/,$p' "$T/kstack.bt.txt.raw" | grep '^[0-9]*: ')"
