@@ -14,6 +14,7 @@ struct bt_rawframe {
 	bool has_addr;
 	bool has_name;		/* name_off/name_len are set */
 	bool has_module;	/* module_off/module_len are set (len > 0) */
+	bool at_start;		/* named "SYM+0" */
 	uint64_t addr;
 	size_t name_off, name_len;
 	size_t module_off, module_len;
@@ -171,10 +172,11 @@ static bool all_hex(const char *s, size_t len)
 	return true;
 }
 
-/* Strip a trailing "+123" or "+0x1f" symbol offset. */
-static size_t strip_offset(const char *s, size_t len)
+/* Strip a trailing "+123" or "+0x1f" symbol offset; *zero: it was 0. */
+static size_t strip_offset(const char *s, size_t len, bool *zero)
 {
 	size_t i = len;
+	*zero = false;
 	while (i > 0 && s[i - 1] != '+')
 		i--;
 	if (i < 2)
@@ -183,8 +185,10 @@ static size_t strip_offset(const char *s, size_t len)
 	size_t olen = len - i;
 	uint64_t v;
 	if (sf_parse_u64(o, olen, &v) ||
-	    (olen > 2 && o[0] == '0' && o[1] == 'x' && sf_parse_hex(o, olen, &v)))
+	    (olen > 2 && o[0] == '0' && o[1] == 'x' && sf_parse_hex(o, olen, &v))) {
+		*zero = v == 0;
 		return i - 1;
+	}
 	return len;
 }
 
@@ -273,11 +277,11 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 			if (!unknown) {
 				f.kind = BT_FRAME_NAME;
 				s = r;
-				len = strip_offset(r, nlen);
+				len = strip_offset(r, nlen, &f.at_start);
 			}
 		}
 	} else {
-		len = strip_offset(s, len);
+		len = strip_offset(s, len, &f.at_start);
 	}
 	if (f.kind == BT_FRAME_NAME) {
 		if (buf_append(bp, s, len, &f.name_off))
@@ -355,6 +359,7 @@ static int out_push(struct bt_parser *bp, const struct bt_rawframe *f,
 	bp->out[(*n)++] = (struct bt_frame){
 		.kind = f->kind, .kernel = kernel,
 		.has_addr = f->has_addr, .addr = f->addr,
+		.at_start = f->at_start,
 		.name = f->has_name ? bp->buf + f->name_off : NULL,
 		.name_len = f->has_name ? f->name_len : 0,
 		.module = f->has_module ? bp->buf + f->module_off : NULL,

@@ -44,6 +44,11 @@ struct bt_frame {
 	uint8_t kind;
 	bool kernel;		/* part of a kernel stack */
 	bool has_addr;
+	bool at_start;		/* named "SYM+0": as a return address, the
+				 * name is the next function's, not the
+				 * caller's (a noreturn call ending a
+				 * function), bpftrace not looking up
+				 * address - 1 */
 	uint64_t addr;
 	const char *name;	/* not NUL-terminated */
 	size_t name_len;

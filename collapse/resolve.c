@@ -363,6 +363,22 @@ static int64_t resolve_kernel_named(struct resolver *r, const char *name,
 	return kloc;
 }
 
+/* A return address bpftrace named "SYM+0" (f->at_start): the call was
+ * the last instruction of the function before SYM (a noreturn call), and
+ * bpftrace does not look up address - 1.  Looked up here when its
+ * process's map, or kallsyms, names it; 0 when neither can (then
+ * bpftrace's name stands). */
+static int64_t resolve_at_start(struct resolver *r, uint32_t pid,
+				uint32_t image, const struct bt_frame *f)
+{
+	if (!r->sym || (!f->kernel && !pid))
+		return 0;
+	int64_t loc = resolve_addr(r, pid, image, f->addr, f->kernel, true);
+	if (loc <= 0)
+		return loc;
+	return r->p->locations[loc].nlines ? loc : 0;
+}
+
 static int stack_push(struct resolver *r, size_t n, int64_t loc)
 {
 	if (loc < 0)
@@ -403,14 +419,16 @@ int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 		/* the leaf of each side is an exact IP, the rest return addresses */
 		bool leaf = f->kernel ? pos == n - 1 : pos == rec->nuser - 1;
 		enum pf_loc_kind kind = f->kernel ? PF_LOC_KERNEL : PF_LOC_USER;
-		int64_t loc;
+		int64_t loc = 0;
 		if (f->kind == BT_FRAME_ADDR)
 			loc = resolve_addr(r, pid, rec->image, f->addr,
 					   f->kernel, !leaf);
-		else if (f->has_addr && kind == PF_LOC_KERNEL)
+		else if (!leaf && f->at_start && f->has_addr)
+			loc = resolve_at_start(r, pid, rec->image, f);
+		if (loc == 0 && f->has_addr && kind == PF_LOC_KERNEL)
 			loc = resolve_kernel_named(r, f->name, f->name_len,
 						   f->addr, !leaf);
-		else
+		else if (loc == 0)
 			loc = resolve_name(r, f->name, f->name_len, kind);
 		int ret = stack_push(r, i, loc);
 		if (ret)

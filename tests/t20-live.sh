@@ -565,3 +565,38 @@ wait "$ttpid" 2>/dev/null
 # 20. -p checks every id before anything starts: one missing, exit 3.
 "$PROFILE" -p "$$,999999999" -o "$T/nope2" 2>"$T/err-nope2"
 check_eq "-p PID,MISSING exits 3, one line" "3 profile: pid 999999999 not found" "$? $(cat "$T/err-nope2")"
+
+# 21. A one-liner's return address that bpftrace named "SYM+0": the call
+# was the last instruction of the function before SYM (a noreturn call),
+# and bpftrace does not look up address - 1, so SYM is the wrong name.
+# stackfold looks the address up itself when it can: in the process's map
+# (user) or kallsyms (kernel).  Until 2026-11-25 it printed SYM.
+cat >"$T/nr.c" <<'CEOF'
+#include <stdlib.h>
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline, noreturn)) void spin_forever(int s)
+{ time_t e = time(0) + s; for (;;) { for (int i = 0; i < 1000000; i++) sink += i; if (time(0) >= e) exit(0); } }
+__attribute__((noinline)) void caller_fn(int s) { spin_forever(s); }
+__attribute__((noinline)) void next_fn(void) { sink++; }
+int main(int c, char **v) { if (c > 5) next_fn(); caller_fn(atoi(v[1])); }
+CEOF
+cc -O1 -g -fno-omit-frame-pointer -falign-functions=1 -o "$T/nr" "$T/nr.c"
+# (the call ends caller_fn and next_fn starts right after it)
+"$T/nr" 12 &
+nrpid=$!
+timeout -k 5 40 bpftrace -e "profile:hz:$HZ /pid == $nrpid/ { @[pid, ustack(perf)] = count(); } interval:s:2 { exit(); }" \
+	>"$T/nr.txt" 2>/dev/null
+check "SYM+0: bpftrace named the return address next_fn+0" grep -q ' next_fn+0 (' "$T/nr.txt"
+"$STACKFOLD" -q "$T/nr.txt" >"$T/nr.folded" 2>/dev/null
+kill "$nrpid" 2>/dev/null
+wait "$nrpid" 2>/dev/null
+check "SYM+0: named caller_fn from the process's map" grep -q ';main;caller_fn;spin_forever [0-9]' "$T/nr.folded"
+check_eq "SYM+0: next_fn never named" "" "$(grep next_fn "$T/nr.folded" | head -n 2)"
+# kernel: a symbol of kallsyms and the one before it, by hand
+read -r ka kn pn < <(sort /proc/kallsyms | grep -v '\[' |
+	awk 'NR > 1000 && $2 ~ /^[tT]$/ && pt ~ /^[tT]$/ && $1 != pa && $1 !~ /^0+$/ && pn !~ /^__pfx_/ && $3 !~ /^__pfx_/ { print $1, $3, pn; exit }
+	     { pt = $2; pa = $1; pn = $3 }')
+printf '@[\n\tffffffffa0000000 leaf_fn+5\n\t%s %s+0\n]: 3\n' "$ka" "$kn" >"$T/knr.txt"
+"$STACKFOLD" -q "$T/knr.txt" >"$T/knr.folded" 2>/dev/null
+check_eq "SYM+0, kernel: named from kallsyms at address - 1 ($kn -> $pn)" "${pn}_[k];leaf_fn_[k] 3" "$(cat "$T/knr.folded")"
