@@ -51,7 +51,24 @@ struct bt_parser {
 	/* output frames (root first) */
 	struct bt_frame *out;
 	size_t ocap;
+	/* samples of stackfold's own maps since their last total line */
+	uint64_t since_total[3];
 };
+
+/* Which of stackfold's own maps NAME (with its '@') is, after STEM:
+ * "_a" 0, "_b" 1, "" 2 (bt/profile.bt's double buffers, a single map);
+ * -1 for any other. */
+static int own_map(const char *name, size_t len, const char *stem)
+{
+	size_t n = strlen(stem);
+	if (len < n || memcmp(name, stem, n))
+		return -1;
+	if (len == n)
+		return 2;
+	if (len == n + 2 && name[n] == '_' && (name[n + 1] == 'a' || name[n + 1] == 'b'))
+		return name[n + 1] - 'a';
+	return -1;
+}
 
 struct bt_parser *bt_parser_new(const struct bt_callbacks *cb)
 {
@@ -69,6 +86,20 @@ void bt_parser_free(struct bt_parser *bp)
 	free(bp->frames);
 	free(bp->out);
 	free(bp);
+}
+
+int bt_own_map(const char *map, size_t len)
+{
+	return own_map(map, len, "@stackfold");
+}
+
+void bt_parser_add_own(struct bt_parser *bp, int own, uint64_t count)
+{
+	if (own < 0 || own > 2)
+		return;
+	bp->since_total[own] = bp->since_total[own] > UINT64_MAX - count
+				       ? UINT64_MAX
+				       : bp->since_total[own] + count;
 }
 
 const struct bt_counters *bt_parser_counters(const struct bt_parser *bp)
@@ -424,6 +455,7 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 		.line = bp->rec_line,
 	};
 	bp->c.records++;
+	bt_parser_add_own(bp, bt_own_map(r.map, r.map_len), count);
 	if (bp->cb.record)
 		ret = bp->cb.record(bp->cb.ctx, &r);
 done:
@@ -745,15 +777,22 @@ static int scalar_line(struct bt_parser *bp, const char *s, size_t len,
 	uint64_t n;
 	size_t vlen = (size_t)(trim_end(v, s + len) - v);
 	/* stackfold's own sample counters: @stackfold_total, or the
-	 * double-buffered @stackfold_total_a / _b of bt/profile.bt */
-	if (starts(s, len, "@stackfold_total:") ||
-	    starts(s, len, "@stackfold_total_a:") ||
-	    starts(s, len, "@stackfold_total_b:")) {
+	 * double-buffered @stackfold_total_a / _b of bt/profile.bt, each
+	 * against the samples its map printed since its last total (per
+	 * flush: a flush's drops are not hidden by another's surplus) */
+	int own = own_map(s, (size_t)(colon - s), "@stackfold_total");
+	if (own >= 0) {
 		if (!sf_parse_u64(v, vlen, &n) ||
 		    n > BT_MAX_COUNT - bp->c.total_reported) {
 			bad_line(bp);
 			return 0;
 		}
+		uint64_t got = bp->since_total[own];
+		bp->since_total[own] = 0;
+		if (n > got)
+			bp->c.total_dropped += n - got;
+		else
+			bp->c.total_over += got - n;
 		bp->c.total_reported += n;
 		bp->c.has_total = true;
 	}
@@ -863,6 +902,13 @@ int bt_parser_finish(struct bt_parser *bp)
 	} else if (bp->st == ST_MAPS) {
 		count_incomplete(bp, bp->maps_line);
 		bp->st = ST_IDLE;
+	}
+	/* samples printed after their map's last total (bpftrace 0.17 prints
+	 * the maps again, without totals, on SIGTERM then SIGINT): past
+	 * bpftrace's count, where it counted */
+	for (int k = 0; k < 3 && bp->c.has_total; k++) {
+		bp->c.total_over += bp->since_total[k];
+		bp->since_total[k] = 0;
 	}
 	return 0;
 }

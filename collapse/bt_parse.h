@@ -102,6 +102,10 @@ struct bt_counters {
 	uint64_t lost_events, stackid_errors, unparsable_lines,
 		incomplete_records, map_full_warnings;
 	uint64_t total_reported;	/* @stackfold_total, when present */
+	uint64_t total_dropped;	/* each total line against the samples its
+				 * map printed since the last: fewer (the
+				 * map was full) ... */
+	uint64_t total_over;	/* ... or more (printed twice) */
 	bool has_total;
 	size_t first_bad_line;	/* 0 when none */
 	size_t first_incomplete_line;	/* where the first incomplete record
@@ -110,6 +114,15 @@ struct bt_counters {
 };
 
 struct bt_parser;
+
+/* Which of stackfold's own sample maps a record's map is: 0 @stackfold_a,
+ * 1 @stackfold_b, 2 @stackfold; -1 for any other.  Their samples are
+ * held against their total lines (@stackfold_total_a ...) in the
+ * counters' total_dropped and total_over. */
+int bt_own_map(const char *map, size_t len);
+/* Count samples of own map OWN that reached the caller without the
+ * parser (a record cache's hit); OWN -1 is ignored. */
+void bt_parser_add_own(struct bt_parser *bp, int own, uint64_t count);
 
 struct bt_parser *bt_parser_new(const struct bt_callbacks *cb);
 void bt_parser_free(struct bt_parser *bp);	/* NULL is fine */

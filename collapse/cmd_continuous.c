@@ -939,9 +939,8 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 }
 
 /* bt/continuous.bt double-buffers: windows alternate between @stackfold
- * and @stackfold_b, with totals @stackfold_total and @stackfold_total_b.
- * The parser knows the first total's name only, so the second is renamed
- * on the way in; the stack maps' names do not matter to it. */
+ * and @stackfold_b, with totals @stackfold_total and @stackfold_total_b,
+ * which the parser holds against the samples of their own maps. */
 static bool starts(const char *s, size_t len, const char *p)
 {
 	size_t n = strlen(p);
@@ -965,15 +964,8 @@ static int drain_err(struct cont *x)
 
 static int total_line(struct cont *x, const char *s, size_t len)
 {
-	char buf[64];
 	if (drain_err(x))
 		return -ENOMEM;
-	if (starts(s, len, "@stackfold_total_b:") && len - 19 < 40) {
-		int n = snprintf(buf, sizeof(buf), "@stackfold_total:%.*s",
-				 (int)(len - 19), s + 19);
-		s = buf;
-		len = (size_t)n;
-	}
 	feed(x, s, len);
 	/* At exit bpftrace prints every keyless map again (as 0): an empty
 	 * window after the stop, or after "#end" (bpftrace stopped by someone

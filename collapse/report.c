@@ -128,6 +128,7 @@ static int on_record(void *ctx, const struct bt_record *rec)
 	struct report *r = ctx;
 	r->last_sample = 0;
 	r->last_truncated = rec->maybe_truncated;
+	r->last_own = bt_own_map(rec->map, rec->map_len);
 	if (!rec->had_stack || rec->empty_only)
 		return defer_record(r, rec);
 	if (note_stack_map(r, rec))
@@ -373,7 +374,9 @@ static int folded_line(struct report *r, const char *s, size_t len)
 	return ret == -EDOM ? -EAGAIN : ret;
 }
 
-enum { HIT_TRUNCATED = 1 };	/* reccache flags: the stack hit the depth limit */
+/* reccache flags: the stack hit the depth limit; bits 1-2, the record's
+ * own map (bt_own_map() + 1, 0 for none) */
+enum { HIT_TRUNCATED = 1, HIT_OWN_SHIFT = 1 };
 
 static int bt_feed(void *ctx, const char *line, size_t len)
 {
@@ -406,10 +409,12 @@ static int bt_line(struct report *r, const char *line, size_t len)
 		r->in.stack_records++;
 		if (hit.flags & HIT_TRUNCATED)
 			r->prof.counters.truncated_stacks += count;
+		bt_parser_add_own(r->bt, (int)(hit.flags >> HIT_OWN_SHIFT) - 1, count);
 		return profile_sample_add_count(&r->prof, hit.sample, count);
 	case RC_MISS: {	/* the buffer ends with this line */
 		r->last_sample = 0;
 		r->last_truncated = false;
+		r->last_own = -1;
 		sync_line(r, reccache_lines(&r->rc));
 		uint64_t bad = bt_parser_counters(r->bt)->unparsable_lines;
 		ret = reccache_replay(&r->rc, bt_feed, r);
@@ -417,7 +422,8 @@ static int bt_line(struct report *r, const char *line, size_t len)
 		 * copy goes through the parser, and each counts its lines */
 		bool clean = bt_parser_counters(r->bt)->unparsable_lines == bad;
 		return ret ? ret : reccache_learn(&r->rc, clean ? r->last_sample : 0,
-						  r->last_truncated ? HIT_TRUNCATED : 0);
+						  (r->last_truncated ? HIT_TRUNCATED : 0) |
+						  (uint32_t)(r->last_own + 1) << HIT_OWN_SHIFT);
 	}
 	case RC_REPLAY:	/* the buffer, then this line */
 		sync_line(r, reccache_lines(&r->rc) + 1);
@@ -540,13 +546,10 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		undecided_unparsable(r);
 		r->in.incomplete = bc->incomplete_records;
 		r->in.first_incomplete_line = bc->first_incomplete_line;
-		uint64_t got = c->samples - r->samples_before;
 		r->bt_inputs++;
 		c->drops_unknown |= !bc->has_total;
-		if (bc->has_total && bc->total_reported > got)
-			c->map_dropped += bc->total_reported - got;
-		else if (bc->has_total && got > bc->total_reported)
-			c->over_total += got - bc->total_reported;
+		c->map_dropped += bc->total_dropped;
+		c->over_total += bc->total_over;
 	} else if (r->in.fmt == REPORT_UNKNOWN) {	/* never told */
 		undecided_unparsable(r);
 	}

@@ -89,6 +89,7 @@ struct report {
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */
 	bool last_truncated;	/* ... and whether its stack hit the limit */
+	int last_own;		/* ... and its map (bt_own_map()) */
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
 	struct u64map deferred_idx;	/* key hash -> index + 1 */
