@@ -95,12 +95,14 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way)
 /* --diff BEFORE AFTER: fold both, join them, render the after profile. */
 static int report_diff(struct cli *c)
 {
-	struct report before, after;
+	struct report before = { 0 }, after = { 0 };
 	struct fold fb = { 0 }, fa = { 0 }, fd = { 0 };
 	int st = EXIT_IO;
 	if (report_init(&before, &c->so, false) ||
-	    report_init(&after, &c->so, false))
+	    report_init(&after, &c->so, false)) {
+		fprintf(stderr, "stackfold: out of memory\n");
 		goto out;
+	}
 	before.fold_direct = after.fold_direct = want_direct(c);
 	st = read_all(&before, (char **)&c->diff_before, 1);
 	if (!st)
@@ -116,10 +118,19 @@ static int report_diff(struct cli *c)
 		goto out;
 	}
 	st = EXIT_IO;
-	if (report_fold(&before, c->oo.fold_flags, &fb) ||
-	    report_fold(&after, c->oo.fold_flags, &fa) ||
-	    fold_diff(&fd, &fb, &fa))
+	int ret = report_fold(&before, c->oo.fold_flags, &fb);
+	if (!ret)
+		ret = report_fold(&after, c->oo.fold_flags, &fa);
+	if (!ret)
+		ret = fold_diff(&fd, &fb, &fa);
+	if (ret == -EOVERFLOW) {
+		fprintf(stderr, "stackfold: " REPORT_OVERFLOW_MSG "\n");
+		st = EXIT_BADINPUT;
 		goto out;
+	} else if (ret) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		goto out;
+	}
 	st = cmd_write(&after, c, &fd);
 	cmd_summary(&after, c, "after");
 out:

@@ -78,13 +78,13 @@ static double pct(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
-static void top_print_functions(FILE *out, const struct top *t, uint64_t total,
-				unsigned rows)
+static int top_print_functions(FILE *out, const struct top *t, uint64_t total,
+			       unsigned rows)
 {
 	size_t n = t->names.n;
-	uint32_t *ids = malloc(n * sizeof(*ids));
+	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
 	if (!ids)
-		return;
+		return -ENOMEM;
 	size_t k = 0;
 	for (size_t i = 0; i < n && i < t->cap; i++)
 		if (t->fn[i].total)
@@ -100,6 +100,7 @@ static void top_print_functions(FILE *out, const struct top *t, uint64_t total,
 			f->total, strtab_get(&t->names, ids[i]));
 	}
 	free(ids);
+	return 0;
 }
 
 static const struct fold *stack_ctx;
@@ -113,11 +114,11 @@ static int by_count(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static void top_print_stacks(FILE *out, const struct fold *f, unsigned rows)
+static int top_print_stacks(FILE *out, const struct fold *f, unsigned rows)
 {
-	size_t *idx = malloc(f->n * sizeof(*idx));
+	size_t *idx = malloc((f->n ? f->n : 1) * sizeof(*idx));
 	if (!idx)
-		return;
+		return -ENOMEM;
 	for (size_t i = 0; i < f->n; i++)
 		idx[i] = i;
 	stack_ctx = f;
@@ -127,6 +128,7 @@ static void top_print_stacks(FILE *out, const struct fold *f, unsigned rows)
 		fprintf(out, "%6.1f%%  %s\n", pct(f->lines[idx[i]].count, f->total),
 			f->lines[idx[i]].stack);
 	free(idx);
+	return 0;
 }
 
 int out_top_write(FILE *out, const struct out_input *in,
@@ -140,9 +142,10 @@ int out_top_write(FILE *out, const struct out_input *in,
 	int ret = top_collect(&t, in->fold);
 	if (!ret) {
 		fprintf(out, "%" PRIu64 " %s\n", in->fold->total, unit);
-		top_print_functions(out, &t, in->fold->total, rows);
-		top_print_stacks(out, in->fold, rows < 10 ? rows : 10);
+		ret = top_print_functions(out, &t, in->fold->total, rows);
 	}
+	if (!ret)	/* (a part missing is an error, not a shorter table) */
+		ret = top_print_stacks(out, in->fold, rows < 10 ? rows : 10);
 	strtab_release(&t.names);
 	free(t.fn);
 	if (ret)

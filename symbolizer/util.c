@@ -69,6 +69,8 @@ int sf_grow(void **buf, size_t *cap, size_t need, size_t size)
 	 * many are per process and hold a few (a saved map's lines and
 	 * modules) */
 	size_t ncap = *cap ? *cap : size > 64 ? 4 : 16;
+	if (!size || need > SIZE_MAX / 2 / size)
+		return -ENOMEM;	/* (so neither doubling nor ncap * size wraps) */
 	while (ncap < need)
 		ncap *= 2;
 	void *nb = realloc(*buf, ncap * size);

@@ -10,6 +10,7 @@
  * for huge pages ("hg" in its /proc/self/smaps VmFlags).  Under
  * AddressSanitizer, whose allocator is not glibc's, that check is skipped
  * ("skip NAME: why").
+ * sf_grow(): grows, and refuses sizes whose bytes would wrap.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -124,5 +125,17 @@ int main(void)
 	check(sf_arena_zalloc(&a, 10, 10) != NULL, "arena reusable after release",
 	      "NULL");
 	sf_arena_release(&a);
+
+	/* sf_grow: a need whose doubling or byte size would wrap is -ENOMEM
+	 * (until 2026-11-25 the size wrapped to a small realloc) */
+	int *g = NULL;
+	size_t cap = 0;
+	check(sf_grow((void **)&g, &cap, 100, sizeof(*g)) == 0 && cap >= 100,
+	      "sf_grow grows", "failed");
+	check(sf_grow((void **)&g, &cap, SIZE_MAX / 4, sizeof(*g)) != 0 && cap >= 100 && cap < 1000,
+	      "sf_grow: a byte size past SIZE_MAX is an error", "grew");
+	check(sf_grow((void **)&g, &cap, SIZE_MAX / 2 + 1, 1) != 0,
+	      "sf_grow: a doubling past SIZE_MAX is an error", "grew");
+	free(g);
 	return failed;
 }
