@@ -26,8 +26,8 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	size_t len;
 	int ret = lr_init(&lr, fd);
 	report_begin_input(r, name);
-	while (!ret && (ret = lr_next(&lr, &line, &len, stop)) == 1)
-		ret = report_line(r, line, len);
+	while (!ret && (ret = lr_next(&lr, &line, &len, stop)) > 0)
+		ret = ret == 1 ? report_line(r, line, len) : report_overlong_line(r);
 	lr_release(&lr);
 	if (!is_stdin)
 		close(fd);

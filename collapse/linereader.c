@@ -60,6 +60,11 @@ int lr_next(struct linereader *lr, const char **line, size_t *len,
 	for (;;) {
 		char *s = lr->buf + lr->start;
 		char *nl = memchr(s, '\n', lr->end - lr->start);
+		if (nl && lr->skipping) {	/* the long line ends here */
+			lr->start += (size_t)(nl - s) + 1;
+			lr->skipping = false;
+			return 2;
+		}
 		if (nl) {
 			*line = s;
 			*len = (size_t)(nl - s);
@@ -67,12 +72,20 @@ int lr_next(struct linereader *lr, const char **line, size_t *len,
 			return 1;
 		}
 		if (lr->eof) {
-			if (lr->start == lr->end)
+			if (lr->start == lr->end && !lr->skipping)
 				return 0;
 			*line = s;
 			*len = lr->end - lr->start;
 			lr->start = lr->end;
+			if (lr->skipping) {
+				lr->skipping = false;
+				return 2;
+			}
 			return 1;
+		}
+		if (lr->end - lr->start >= LR_MAX_LINE || lr->skipping) {
+			lr->skipping = true;	/* drop what it has so far */
+			lr->start = lr->end;
 		}
 		int ret = lr_fill(lr, stop);
 		if (ret)

@@ -1,7 +1,9 @@
 /*
  * linereader.h - fast line reader over a file descriptor: reads large
  * blocks and splits on '\n' with memchr.  Memory is bounded by the longest
- * line, not by the input size.  A final line without '\n' is returned too.
+ * line, itself bounded by LR_MAX_LINE (a longer one is skipped, never
+ * held: a binary file or /dev/zero as input costs no more), not by the
+ * input size.  A final line without '\n' is returned too.
  */
 #ifndef SF_LINEREADER_H
 #define SF_LINEREADER_H
@@ -9,16 +11,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Longer lines are skipped: bpftrace's are short, and a folded line of
+ * 127 frames of long C++ names is under 1 MiB. */
+#define LR_MAX_LINE (16u << 20)
+
 struct linereader {
 	int fd;			/* not owned */
 	char *buf;
 	size_t cap, start, end;
 	bool eof;
+	bool skipping;		/* in a line past LR_MAX_LINE */
 };
 
 int lr_init(struct linereader *lr, int fd);	/* 0 or -ENOMEM */
 void lr_release(struct linereader *lr);
-/* 1 and the line (without '\n', valid until the next call), 0 at end of
+/* 1 and the line (without '\n', valid until the next call), 2 for a line
+ * longer than LR_MAX_LINE (skipped: *line and *len not set), 0 at end of
  * input, or a negative errno on a read error (EINTR is retried unless
  * *stop is set by a signal handler; pass NULL if unused). */
 int lr_next(struct linereader *lr, const char **line, size_t *len,

@@ -507,6 +507,14 @@ int report_line(struct report *r, const char *line, size_t len)
 	return bt_line(r, line, len);
 }
 
+int report_overlong_line(struct report *r)
+{
+	/* a line no format takes: a control byte alone, which has no count
+	 * (folded text), no '@' or '#' (bpftrace text), and no indentation
+	 * that would make it a frame of an open record, which it breaks */
+	return report_line(r, "\x01", 1);
+}
+
 /* Frames shown as module+0xOFF or [unknown], weighted by samples. */
 static uint64_t count_unsymbolized(const struct profile *p)
 {

@@ -129,6 +129,9 @@ struct sym_session *report_session(struct report *r, struct sf_err *err);
 void report_begin_input(struct report *r, const char *name);
 /* One line of the current input.  0 or a negative errno (-ENOMEM). */
 int report_line(struct report *r, const char *line, size_t len);
+/* A line too long to read (linereader.h's LR_MAX_LINE): counted as an
+ * unparsable line, and it ends a record it falls in.  As report_line(). */
+int report_overlong_line(struct report *r);
 /* Between two records of bpftrace text (or before any input): a block
  * written into the same stream now cannot split one. */
 bool report_between_records(const struct report *r);

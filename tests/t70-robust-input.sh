@@ -250,6 +250,19 @@ printf "@stackfold_a[1, 1, app,\n$e: 10\n@stackfold_total_a: 15\n@stackfold_b[1,
 sf flushes "$T/flushes.txt"
 check "per flush: a flush's drops counted" grep -q ' 5 samples dropped by a full map' "$T/flushes.err"
 check "per flush: another's surplus counted apart" grep -q '5 samples more than bpftrace counted' "$T/flushes.err"
+# A line past 16 MiB (a binary file, /dev/zero) is skipped, never held:
+# memory stays bounded (until 2026-11-25 an 80 MB line took 200 MB RSS).
+# It counts as unparsable, and breaks a record it falls in.
+{ printf 'a;b 3\n'; head -c 80000000 /dev/zero | tr '\0' x; printf ' 5\na;c 2\n'; } >"$T/long.folded"
+/usr/bin/time -f '%M' -o "$T/long.rss" "$STACKFOLD" "$T/long.folded" >"$T/long.out" 2>"$T/long.err"
+check_eq "80 MB line: the lines around it kept, exit 0" "0|a;b 3|a;c 2" "$?|$(paste -sd '|' "$T/long.out")"
+check "80 MB line: counted as unparsable, line 2" grep -q 'long.folded:2: ignored 1 unparsable line' "$T/long.err"
+check "80 MB line: max RSS $(cat "$T/long.rss") KiB, under 64 MiB" test "$(cat "$T/long.rss")" -lt 65536
+{ printf '@stackfold[1, 1, app,\n\t0x1000\n\t'; head -c 20000000 /dev/zero | tr '\0' x
+  printf '\n, ]: 4\n@stackfold[2, 2, app,\n\t0x1000\n, ]: 3\n@stackfold_total: 7\n'; } >"$T/longrec.txt"
+sf longrec -p "$T/longrec.txt"
+check_eq "20 MB frame line: the next record kept" "app-2;[unknown] 3" "$(cat "$T/longrec.out")"
+check "20 MB frame line: its record counted incomplete" grep -q 'ignored 1 incomplete record' "$T/longrec.err"
 # equal empty stacks merge (regression: memcmp on a NULL stack, under UBSan)
 printf '@[]: 3\n@[]: 4\n' >"$T/empty2.txt"
 sf empty2 "$T/empty2.txt"
