@@ -48,7 +48,7 @@ static const char usage[] =
 struct symbolize_env {
 	bool no_demangle, no_dwarf, no_cache, addresses;
 	const char *cache_dir;
-	char cache_buf[4096];
+	char *cache_own;	/* sym_default_cache_dir()'s, freed at the end */
 };
 
 struct module {
@@ -66,25 +66,6 @@ static void warn_stderr(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fprintf(stderr, "stackfold symbolize: warning: %s\n", msg);
-}
-
-static void default_cache_dir(struct symbolize_env *env)
-{
-	const char *e = getenv("STACKFOLD_CACHE_DIR");
-	const char *x = getenv("XDG_CACHE_HOME");
-	const char *h = getenv("HOME");
-
-	if (e && *e)
-		env->cache_dir = e;
-	else if (x && *x) {
-		snprintf(env->cache_buf, sizeof(env->cache_buf),
-			 "%s/stackfold", x);
-		env->cache_dir = env->cache_buf;
-	} else if (h && *h) {
-		snprintf(env->cache_buf, sizeof(env->cache_buf),
-			 "%s/.cache/stackfold", h);
-		env->cache_dir = env->cache_buf;
-	}
 }
 
 static int parse_args(int argc, char **argv, struct symbolize_env *env)
@@ -113,7 +94,7 @@ static int parse_args(int argc, char **argv, struct symbolize_env *env)
 		}
 	}
 	if (!env->cache_dir && !env->no_cache)
-		default_cache_dir(env);
+		env->cache_dir = env->cache_own = sym_default_cache_dir();
 	return 0;
 }
 
@@ -270,6 +251,7 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	free(line);
 	modules_free(&ms);
+	free(env.cache_own);
 	if (ferror(stdin))
 		rc = EXIT_BADINPUT;
 	if (fflush(stdout) || ferror(stdout))

@@ -10,6 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "procfs.h"
+
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL	/* Linux 6.9: a pidfd for one thread */
 #endif
@@ -38,28 +40,12 @@ static int open_pidfd(int id)
  * pthread_exit() is a zombie while its other threads run); -1 when gone. */
 static int read_stat(int id, unsigned long long *start, bool *ended)
 {
-	char path[64], st[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", id);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct procfs_stat st;
+	if (procfs_stat(id, &st))
 		return -1;
-	ssize_t n = read(fd, st, sizeof(st) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	st[n] = 0;
-	char *p = strrchr(st, ')');	/* the comm may hold anything */
-	if (!p || p[1] != ' ')
-		return -1;
-	char state = p[2];
-	/* fields 4 (ppid) to 22 (starttime) follow the state (field 3);
-	 * num_threads is field 20 */
-	unsigned long long f[19] = { 0 };
-	p += 3;
-	for (size_t i = 0; i < 19 && *p; i++)
-		f[i] = strtoull(p, &p, 10);	/* -1 (tpgid) wraps, harmless */
-	*start = f[22 - 4];
-	*ended = state == 'X' || state == 'x' || (state == 'Z' && f[20 - 4] <= 1);
+	*start = st.starttime;
+	*ended = st.state == 'X' || st.state == 'x' ||
+		 (st.state == 'Z' && st.num_threads <= 1);
 	return 0;
 }
 

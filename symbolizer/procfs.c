@@ -118,7 +118,9 @@ int procfs_stat(int pid, struct procfs_stat *out)
 		if (*p != ' ')
 			continue;
 		char *end;
-		if (++field == 22) {
+		if (++field == 20) {
+			out->num_threads = strtoull(p + 1, &end, 10);
+		} else if (field == 22) {
 			out->starttime = strtoull(p + 1, &end, 10);
 			rc = end > p + 1 ? 0 : -EINVAL;
 		} else if (field == 28) {

@@ -22,7 +22,7 @@
  * sets it).  0 for a kernel thread or a zombie. */
 struct procfs_stat {
 	char state;
-	uint64_t starttime, startstack, argstart;
+	uint64_t num_threads, starttime, startstack, argstart;
 };
 int procfs_stat(int pid, struct procfs_stat *out);
 

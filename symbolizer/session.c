@@ -78,7 +78,7 @@ const char *sym_strdup(struct sym_session *s, const char *str)
 
 /* ---- session ---- */
 
-static char *default_cache_dir(void)
+char *sym_default_cache_dir(void)
 {
 	const char *e = getenv("STACKFOLD_CACHE_DIR");
 	const char *x = getenv("XDG_CACHE_HOME");
@@ -101,7 +101,7 @@ static int session_init(struct sym_session *s, const struct sym_opts *opts)
 		s->opts = *opts;
 	if (!s->opts.no_cache) {
 		s->cache_dir = s->opts.cache_dir ? strdup(s->opts.cache_dir) :
-						   default_cache_dir();
+						   sym_default_cache_dir();
 		s->opts.cache_dir = s->cache_dir;
 	}
 	s->eopts = (struct elfidx_opts){

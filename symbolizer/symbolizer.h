@@ -54,6 +54,12 @@ struct sym_opts {
 	uint64_t cache_max_bytes;	/* 0: default cap (256 MiB) */
 };
 
+/* The index cache's directory when sym_opts.cache_dir is NULL:
+ * $STACKFOLD_CACHE_DIR, else $XDG_CACHE_HOME/stackfold, else
+ * ~/.cache/stackfold.  Malloc'd (the caller frees it); NULL when none of
+ * them is set, or out of memory. */
+char *sym_default_cache_dir(void);
+
 /* NULL on failure (err filled).  opts may be NULL for defaults. */
 struct sym_session *sym_session_new(const struct sym_opts *opts,
 				    struct sf_err *err);
