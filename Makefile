@@ -125,6 +125,7 @@ fuzz:
 	@tests/fuzz/run $(FUZZ_SECONDS)
 
 labs:
+	@scripts/install-deps --labs
 	@$(MAKE) --no-print-directory all demo
 	@$(MAKE) --no-print-directory -C labs
 

@@ -519,7 +519,10 @@ static uint64_t retention(struct cont *x, bool keep_newest)
 	time_t now = time(NULL);
 	while (x->nfiles > (keep_newest ? 1u : 0u) &&
 	       ((x->o.max_size && x->total_bytes > x->o.max_size) ||
-		(x->o.max_age && (uint64_t)(now - x->files[0].t) > x->o.max_age))) {
+		(x->o.max_age && now > x->files[0].t &&	/* (a window dated in
+							 * the future, the clock
+							 * stepped back: kept) */
+		 (uint64_t)(now - x->files[0].t) > x->o.max_age))) {
 		remove_stored(x, 0);
 		removed++;
 	}
@@ -865,6 +868,18 @@ static void stackmap_check(struct cont *x)
 
 /* End the window: write it (unless it is an empty tail at EOF), start the
  * next one at `now`.  Returns 0 or -ENOMEM. */
+/* Release the window and begin the next one at now; ret: window_end()'s
+ * result so far, returned when it is an error. */
+static int window_next(struct cont *x, uint64_t now, int ret)
+{
+	x->win_no++;
+	window_release(x);
+	seen_sweep(x);
+	session_recycle(x);
+	x->win_start_ns = now;
+	return ret ? ret : window_begin(x);
+}
+
 static int window_end(struct cont *x, bool at_eof)
 {
 	uint64_t now = clock_ns(CLOCK_REALTIME);
@@ -899,12 +914,7 @@ static int window_end(struct cont *x, bool at_eof)
 		}
 		stackmap_check(x);
 	}
-	x->win_no++;
-	window_release(x);
-	seen_sweep(x);
-	session_recycle(x);
-	x->win_start_ns = now;
-	return ret ? ret : window_begin(x);
+	return window_next(x, now, ret);
 }
 
 /* ---- bpftrace's output ------------------------------------------------ */
@@ -1170,7 +1180,16 @@ static int run_once(struct cont *x, unsigned *delay)
 		return st;
 	}
 	int status = child_wait(x);
-	if (x->r_open && x->win_records && window_end(x, true)) {
+	/* bpftrace that died on its own (not stopped: its END did not print
+	 * the rest) may have died while it printed the window: what came of
+	 * it is part of a window, not written (said lost below) */
+	bool died = !x->stop_sent && !x->ended;
+	if (x->r_open && x->win_records && died &&
+	    window_next(x, clock_ns(CLOCK_REALTIME), 0)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	if (x->r_open && x->win_records && !died && window_end(x, true)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}

@@ -1359,6 +1359,11 @@ int out_pprof_write(FILE *out, const struct out_input *in,
 	if (!in->fold)
 		return sf_err_set(err, EINVAL, "pprof: no profile to write");
 	rc = profile_from_fold(&tmp, in->fold);
+	if (in->counters) {	/* what the input told (unparsable lines...) */
+		uint64_t n = tmp.counters.samples;
+		tmp.counters = *in->counters;
+		tmp.counters.samples = n;
+	}
 	tmp.counters.losses_unknown = true;	/* folded text records none */
 	if (rc)
 		rc = sf_err_set(err, ENOMEM, "pprof: out of memory");

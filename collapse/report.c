@@ -692,9 +692,12 @@ int report_write(struct report *r, const struct report_output *outs,
 			return sf_err_set(err, ENOMEM, "out of memory");
 		fold = &own;
 	}
-	/* folded-text input only: the writers work from the fold alone */
+	/* folded-text input only: the writers work from the fold alone; no
+	 * samples at all (a window of the continuous mode in which nothing
+	 * ran): the profile, which has its time and counters */
+	bool prof = r->prof.counters.samples || !fold->total;
 	struct out_input in = { .counters = &r->prof.counters,
-				.prof = r->prof.counters.samples ? &r->prof : NULL,
+				.prof = prof ? &r->prof : NULL,
 				.fold = fold };
 	ret = write_all(outs, nouts, &in, oo, err);
 	fold_release(&own);

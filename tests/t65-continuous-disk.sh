@@ -113,9 +113,9 @@ W2=$D/w2
 mkdir -p "$W2"
 avail=$(( $(stat -f -c '%a * %S' "$D") ))
 room=$(( ($(wc -c <"$TOP/bt/continuous.bt") + 4095) / 4096 * 4096 ))
-# (scripts/continuous edits it with sed -i, a second copy beside it, but
-# with bpftrace 0.17 on a kernel with BTF)
-[ -r /sys/kernel/btf/vmlinux ] && bpftrace --version | grep -q ' v\{0,1\}0\.17' || room=$((room * 2))
+# (its program: one copy, written under a temporary name; twice that, for
+# a margin)
+room=$((room * 2))
 head -c $((avail - room)) /dev/zero >"$W2/20200101T000000Z.pb.gz" 2>/dev/null
 : >"$T/log2"
 "$TOP/scripts/continuous" -p "$demo" --window 1 --max-age 1h -o "$W2" 2>>"$T/log2" &
@@ -131,6 +131,46 @@ check "limits at start: the old window past --max-age is removed" test ! -e "$W2
 check "limits at start: says so" grep -q 'removed 1 window past --max-age or --max-size' "$T/log2"
 check "limits at start: windows are written" grep -q ': [0-9]* samples, ' "$T/log2"
 
+# A restart (the service's Restart=) on a disk full again: its program is
+# in place and unchanged, so it is not written again, and the limits at
+# start make room.  Until 2026-11-25 the script rewrote it first, failed
+# with exit 4, and did so every 5 s for good.
+avail=$(( $(stat -f -c '%a * %S' "$D") ))
+head -c "$avail" /dev/zero >"$W2/20200101T000000Z.pb.gz" 2>/dev/null
+: >"$T/log2b"
+"$TOP/scripts/continuous" -p "$demo" --window 1 --max-age 1h -o "$W2" 2>>"$T/log2b" &
+cpid=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q ': [0-9]* samples, ' "$T/log2b" && break
+	sleep 0.1
+done
+# a second profiler on the same directory: refused, nothing touched
+prog_id() { stat -c '%i %y' "$W2/.continuous.bt"; }
+before=$(prog_id)
+"$TOP/scripts/continuous" -p "$demo" --window 1 -o "$W2" >/dev/null 2>"$T/log2c"
+check_eq "a second profiler on one directory: exit 4, one line" \
+	"4|continuous: another profiler writes to '$W2' (its lock: $W2/.lock)" "$?|$(cat "$T/log2c")"
+kill -TERM "$cpid"
+wait "$cpid"
+cpid=""
+check "restart on a full disk: the old window removed" test ! -e "$W2/20200101T000000Z.pb.gz"
+check "restart on a full disk: windows are written" grep -q ': [0-9]* samples, ' "$T/log2b"
+check_eq "a second profiler: the first's program not rewritten" "$before" "$(prog_id)"
+# --max-age keeps a window dated in the future (the clock stepped back);
+# until 2026-11-25 it was removed
+: >"$W2/20991231T000000Z.pb.gz"
+"$TOP/scripts/continuous" -p "$demo" --window 1 --max-age 1d -o "$W2" 2>"$T/log2d" &
+cpid=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q ': [0-9]* samples, ' "$T/log2d" && break
+	sleep 0.1
+done
+kill -TERM "$cpid"
+wait "$cpid"
+cpid=""
+check "--max-age: a window dated in the future is kept" test -e "$W2/20991231T000000Z.pb.gz"
+rm -f "$W2/20991231T000000Z.pb.gz"
+
 # --- no room for its program: exit 4, nothing cut put in place ------------------
 W3=$D/w3
 mkdir -p "$W3"
@@ -139,5 +179,5 @@ head -c "$avail" /dev/zero >"$D/fill" 2>/dev/null
 "$TOP/scripts/continuous" -p "$demo" --window 1 -o "$W3" >/dev/null 2>"$T/log3"
 check_eq "no room for its program: exit 4" 4 $?
 check "no room for its program: says so" grep -q "cannot write '.*' in '$W3'" "$T/log3"
-check_eq "no room for its program: no program file left" "" "$(ls -A "$W3")"
+check_eq "no room for its program: no program file left (its lock only)" ".lock" "$(ls -A "$W3")"
 rm -f "$D/fill"

@@ -94,6 +94,18 @@ fi
 check "window 2: the short total is logged as a loss" grep -q ': 5 samples, 1 stacks, .*; 1 dropped' "$T/log"
 check_eq "fake capture: log lines" 3 "$(grep -c . "$T/log")"
 
+# A window in which nothing ran: its pprof still has the window's time,
+# duration and metadata (until 2026-11-25 it had none, and its counters
+# read "unknown": it was written as if from folded text)
+printf '#attached Tracing stacks at 99 Hz... Hit Ctrl-C to end.\n#pid 4242 fake\n@stackfold[4242, 4242, fake, \n        work+12\n, ]: 2\n\n@stackfold_total: 2\n\n@stackfold_total_b: 0\n' >"$T/canned0"
+fake_run "$T/w0" "$T/canned0" "$T/log0" 2
+empty=$(sed -n 's/^stackfold: \([0-9TZ_]*\): 0 samples, .*/\1/p' "$T/log0" | head -n 1)
+check "empty window: logged" test -n "$empty"
+check_eq "empty window: a valid pprof with its time" "ok samples=0 total=0" \
+	"$("$PPROF_CHECK" "$T/w0/$empty.pb.gz" 2>&1)"
+check "empty window: its counters known" bash -c "gzip -dc '$T/w0/$empty.pb.gz' | grep -aq 'lost_events=0 map_dropped=0 '"
+check "empty window: its metadata (host, kernel)" bash -c "gzip -dc '$T/w0/$empty.pb.gz' | grep -aq 'kernel=.* host='"
+
 # --- D32: twelve windows at once: names sort in the order taken ------------
 # Twelve totals printed together are twelve windows within a second or two:
 # some share a second (twelve distinct seconds would take eleven), and
@@ -214,6 +226,43 @@ check "bpftrace stopped by another: nothing reported lost or cut short" \
 	bash -c "grep -q '^stackfold: stopped: 1 window written, 0 lost, 0 cut short by a bpftrace exit$' '$T/log3' &&
 		! grep -v '^stackfold: stopped:' '$T/log3' | grep 'lost\|dropped\|more than'"
 check_eq "bpftrace stopped by another: restarted" 2 "$(grep -c . "$T/runs3")"
+
+# bpftrace killed while it prints a window (SIGKILL: the OOM killer, the
+# unit's MemoryMax): the part printed is not written as a window (until
+# 2026-11-25 it was, under a window's name), and the log says the window
+# in progress is lost.
+cat >"$T/canned5" <<'EOF'
+Attaching 4 probes...
+#attached Tracing stacks at 99 Hz... Hit Ctrl-C to end.
+@stackfold[4242, 4242, fake, 
+        work+12
+, ]: 2
+
+@stackfold_total: 2
+@stackfold_b[4242, 4242, fake, 
+        idle+12
+, ]: 7
+EOF
+cat >"$T/fake5" <<'EOF'
+#!/bin/sh
+echo run >>"$2"
+if [ "$(grep -c . "$2")" = 1 ]; then cat "$1"; kill -KILL $$; fi
+trap 'kill "$sleeper"; exit 0' INT
+echo "#attached"
+sleep 60 &
+sleeper=$!
+wait
+EOF
+chmod +x "$T/fake5"
+"$STACKFOLD" continuous -o "$T/w5" --window 2 --folded -- "$T/fake5" "$T/canned5" "$T/runs5" 2>"$T/log5" &
+cpid=$!
+wait_for 2 . "$T/runs5"
+kill -TERM "$cpid"
+wait "$cpid"
+check_eq "bpftrace killed mid-print: only the whole window written" \
+	"1|fake-4242;work 2" "$(find "$T/w5" -name '*.pb.gz' | wc -l)|$(cat "$T"/w5/*.folded)"
+check "bpftrace killed mid-print: the log says the window in progress is lost" \
+	grep -q 'bpftrace exited (signal 9): the samples of the window in progress are lost' "$T/log5"
 
 # --- one stop request delivered twice -----------------------------------
 # timeout(1) sends SIGTERM to its command and then to its process group,
