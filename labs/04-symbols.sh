@@ -14,7 +14,7 @@ for v in sym strip dbglink buildid; do
 		awk '/\]/ { printf "debuglink %s", $NF; exit }'
 	echo
 done
-find "$BUILD/debug" "$BUILD/.debug" -name '*.debug'
+find "$BUILD/debug" "$BUILD/.debug" -type f -name '*.debug'
 
 pids=""
 for v in sym strip dbglink buildid; do

@@ -37,7 +37,7 @@ trap lab_cleanup EXIT
 # settings in OUT/lab.env for labs/check.
 lab_init() {
 	OUT=${2:-$LABS/out/$1}
-	[ "$(id -u)" = 0 ] || lab_die "run as root (bpftrace needs it): sudo $0"
+	[ "$(id -u)" = 0 ] || lab_die "run as root, bpftrace needs it (from a root shell, or: sudo $0)"
 	command -v bpftrace >/dev/null || lab_die "bpftrace is not installed (apt-get install bpftrace)"
 	[ -x "$STACKFOLD" ] || lab_die "$STACKFOLD is not built: run make"
 	[ -x "$BUILD/shares" ] || lab_die "the lab programs are not built: run make labs"
