@@ -24,6 +24,9 @@ pid_filter() {
 		fi
 		if [ "$tgid" = "$p" ]; then
 			PID_FILTER="$PID_FILTER || pid == $p"
+		elif [[ ",$1," == *",$tgid,"* ]]; then	# its process is given too
+			PID_FILTER="$PID_FILTER || tid == $p"
+			PID_NOTES="${PID_NOTES}$2: $p is a thread of process $tgid, which is given too: sampling all of $tgid's threads"$'\n'
 		else
 			PID_FILTER="$PID_FILTER || tid == $p"
 			PID_NOTES="${PID_NOTES}$2: $p is a thread of process $tgid: sampling that thread only"$'\n'

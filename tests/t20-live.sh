@@ -541,6 +541,11 @@ cc -O1 -g -fno-omit-frame-pointer -o "$T/tt" "$TOP/tests/fixtures/live/twothread
 ttpid=$!
 for _ in $(seq 50); do [ -s "$T/tt.tid" ] && break; sleep 0.1; done
 tid=$(cat "$T/tt.tid")
+# the thread with its process: the process's every thread, and the note
+# says so (until 2026-11-25 it said "that thread only")
+check_eq "-p PID,TID of PID: the note says every thread is sampled" \
+	"profile: $tid is a thread of process $ttpid, which is given too: sampling all of $ttpid's threads" \
+	"$(bash -c '. "$1/scripts/pids.sh"; pid_filter "$2,$3" profile; printf %s "$PID_NOTES"' sh "$TOP" "$ttpid" "$tid")"
 t0=$(date +%s)
 "$PROFILE" -p "$tid" -d 30 -f folded,pprof -o "$T/thr" >/dev/null 2>"$T/thr.err"
 rc=$? took=$(( $(date +%s) - t0 ))
