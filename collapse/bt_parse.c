@@ -137,17 +137,6 @@ static int buf_append(struct bt_parser *bp, const char *s, size_t len,
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* buf_append() of a buf()-printed string, its \xNN escapes made bytes
  * again, up to its first NUL: a thread named "é" is printed "\xc3\xa9".
  * (Outputs make control bytes safe themselves: the fold writes them as
@@ -162,7 +151,8 @@ static int buf_append_unescaped(struct bt_parser *bp, const char *s,
 	for (size_t i = 0; i < len; i++) {
 		int hi, lo;
 		if (s[i] == '\\' && i + 3 < len && s[i + 1] == 'x' &&
-		    (hi = hexval(s[i + 2])) >= 0 && (lo = hexval(s[i + 3])) >= 0) {
+		    (hi = sf_hexval((unsigned char)s[i + 2])) >= 0 &&
+		    (lo = sf_hexval((unsigned char)s[i + 3])) >= 0) {
 			if (!(hi | lo))
 				break;	/* the name ends at its NUL */
 			d[n++] = (char)(hi << 4 | lo);

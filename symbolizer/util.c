@@ -339,7 +339,7 @@ int64_t strtab_intern_cstr(struct strtab *t, const char *s)
 	return strtab_intern(t, s, strlen(s));
 }
 
-static int hexval(int c)
+int sf_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -360,7 +360,7 @@ bool sf_parse_hex(const char *s, size_t len, uint64_t *out)
 		return false;
 	uint64_t v = 0;
 	for (size_t i = 0; i < len; i++) {
-		int d = hexval((unsigned char)s[i]);
+		int d = sf_hexval((unsigned char)s[i]);
 		if (d < 0)
 			return false;
 		v = v << 4 | (uint64_t)d;

@@ -165,6 +165,9 @@ static inline uint32_t strtab_len(const struct strtab *t, uint32_t id)
 	return t->lens[id];
 }
 
+/* The value of hex digit c (either case), or -1. */
+int sf_hexval(int c);
+
 /* Parse hex (optional 0x) into *out; returns false on junk, empty or > 64 bits. */
 bool sf_parse_hex(const char *s, size_t len, uint64_t *out);
 /* Parse an unsigned decimal; false on junk, empty or overflow. */

@@ -200,10 +200,12 @@ Attaching 4 probes...
 @stackfold_total: 0
 @stackfold_total_b: 0
 EOF
+# fake3 CANNED RUNS [kill]: the first run prints CANNED and exits (dies of
+# SIGKILL with "kill"), the next ones wait for SIGINT
 cat >"$T/fake3" <<'EOF'
 #!/bin/sh
 echo run >>"$2"
-if [ "$(grep -c . "$2")" = 1 ]; then cat "$1"; exit 0; fi
+if [ "$(grep -c . "$2")" = 1 ]; then cat "$1"; [ "$3" = kill ] && kill -KILL $$; exit 0; fi
 trap 'kill "$sleeper"; exit 0' INT
 echo "#attached"
 sleep 60 &
@@ -243,18 +245,7 @@ Attaching 4 probes...
         idle+12
 , ]: 7
 EOF
-cat >"$T/fake5" <<'EOF'
-#!/bin/sh
-echo run >>"$2"
-if [ "$(grep -c . "$2")" = 1 ]; then cat "$1"; kill -KILL $$; fi
-trap 'kill "$sleeper"; exit 0' INT
-echo "#attached"
-sleep 60 &
-sleeper=$!
-wait
-EOF
-chmod +x "$T/fake5"
-"$STACKFOLD" continuous -o "$T/w5" --window 2 --folded -- "$T/fake5" "$T/canned5" "$T/runs5" 2>"$T/log5" &
+"$STACKFOLD" continuous -o "$T/w5" --window 2 --folded -- "$T/fake3" "$T/canned5" "$T/runs5" kill 2>"$T/log5" &
 cpid=$!
 wait_for 2 . "$T/runs5"
 kill -TERM "$cpid"
