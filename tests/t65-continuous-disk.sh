@@ -117,16 +117,22 @@ room=$(( ($(wc -c <"$TOP/bt/continuous.bt") + 4095) / 4096 * 4096 ))
 # a margin)
 room=$((room * 2))
 head -c $((avail - room)) /dev/zero >"$W2/20200101T000000Z.pb.gz" 2>/dev/null
-: >"$T/log2"
-"$TOP/scripts/continuous" -p "$demo" --window 1 --max-age 1h -o "$W2" 2>>"$T/log2" &
-cpid=$!
-for ((i = 0; i < 100; i++)); do
-	grep -q ': [0-9]* samples, ' "$T/log2" && break
-	sleep 0.1
-done
-kill -TERM "$cpid"
-wait "$cpid"
-cpid=""
+# start_until_window LOG ARGS...: scripts/continuous ARGS in the
+# background (its pid in cpid, its log in LOG), until it logs a window
+start_until_window() {
+	local log=$1 i
+	shift
+	: >"$log"
+	"$TOP/scripts/continuous" "$@" 2>>"$log" &
+	cpid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q ': [0-9]* samples, ' "$log" && break
+		sleep 0.1
+	done
+}
+stop_continuous() { kill -TERM "$cpid"; wait "$cpid"; cpid=""; }
+start_until_window "$T/log2" -p "$demo" --window 1 --max-age 1h -o "$W2"
+stop_continuous
 check "limits at start: the old window past --max-age is removed" test ! -e "$W2/20200101T000000Z.pb.gz"
 check "limits at start: says so" grep -q 'removed 1 window past --max-age or --max-size' "$T/log2"
 check "limits at start: windows are written" grep -q ': [0-9]* samples, ' "$T/log2"
@@ -137,37 +143,22 @@ check "limits at start: windows are written" grep -q ': [0-9]* samples, ' "$T/lo
 # with exit 4, and did so every 5 s for good.
 avail=$(( $(stat -f -c '%a * %S' "$D") ))
 head -c "$avail" /dev/zero >"$W2/20200101T000000Z.pb.gz" 2>/dev/null
-: >"$T/log2b"
-"$TOP/scripts/continuous" -p "$demo" --window 1 --max-age 1h -o "$W2" 2>>"$T/log2b" &
-cpid=$!
-for ((i = 0; i < 100; i++)); do
-	grep -q ': [0-9]* samples, ' "$T/log2b" && break
-	sleep 0.1
-done
+start_until_window "$T/log2b" -p "$demo" --window 1 --max-age 1h -o "$W2"
 # a second profiler on the same directory: refused, nothing touched
 prog_id() { stat -c '%i %y' "$W2/.continuous.bt"; }
 before=$(prog_id)
 "$TOP/scripts/continuous" -p "$demo" --window 1 -o "$W2" >/dev/null 2>"$T/log2c"
 check_eq "a second profiler on one directory: exit 4, one line" \
 	"4|continuous: another profiler writes to '$W2' (its lock: $W2/.lock)" "$?|$(cat "$T/log2c")"
-kill -TERM "$cpid"
-wait "$cpid"
-cpid=""
+stop_continuous
 check "restart on a full disk: the old window removed" test ! -e "$W2/20200101T000000Z.pb.gz"
 check "restart on a full disk: windows are written" grep -q ': [0-9]* samples, ' "$T/log2b"
 check_eq "a second profiler: the first's program not rewritten" "$before" "$(prog_id)"
 # --max-age keeps a window dated in the future (the clock stepped back);
 # until 2026-11-25 it was removed
 : >"$W2/20991231T000000Z.pb.gz"
-"$TOP/scripts/continuous" -p "$demo" --window 1 --max-age 1d -o "$W2" 2>"$T/log2d" &
-cpid=$!
-for ((i = 0; i < 100; i++)); do
-	grep -q ': [0-9]* samples, ' "$T/log2d" && break
-	sleep 0.1
-done
-kill -TERM "$cpid"
-wait "$cpid"
-cpid=""
+start_until_window "$T/log2d" -p "$demo" --window 1 --max-age 1d -o "$W2"
+stop_continuous
 check "--max-age: a window dated in the future is kept" test -e "$W2/20991231T000000Z.pb.gz"
 rm -f "$W2/20991231T000000Z.pb.gz"
 
