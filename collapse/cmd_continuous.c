@@ -1287,7 +1287,8 @@ int cmd_continuous(int argc, char **argv)
 			break;
 		}
 	}
-	if (!x.o.quiet && x.written + x.failed + x.cut_short)
+	/* -q: only when something was lost, a problem to log */
+	if ((!x.o.quiet && x.written) || x.failed + x.cut_short)
 		fprintf(stderr, "stackfold: stopped: %" PRIu64 " window%s written, %"
 			PRIu64 " lost, %" PRIu64 " cut short by a bpftrace exit\n",
 			x.written, x.written == 1 ? "" : "s", x.failed, x.cut_short);

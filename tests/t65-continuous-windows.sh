@@ -254,6 +254,16 @@ check_eq "bpftrace killed mid-print: only the whole window written" \
 	"1|fake-4242;work 2" "$(find "$T/w5" -name '*.pb.gz' | wc -l)|$(cat "$T"/w5/*.folded)"
 check "bpftrace killed mid-print: the log says the window in progress is lost" \
 	grep -q 'bpftrace exited (signal 9): the samples of the window in progress are lost' "$T/log5"
+# -q logs problems only, and the closing line is one when it counts losses
+# (until 2026-11-25 -q left it out)
+"$STACKFOLD" continuous -q -o "$T/w5q" --window 2 -- "$T/fake3" "$T/canned5" "$T/runs5q" kill 2>"$T/log5q" &
+cpid=$!
+wait_for 2 . "$T/runs5q"
+kill -TERM "$cpid"
+wait "$cpid"
+check "-q: the closing line counts the window cut short" \
+	grep -q '^stackfold: stopped: 1 window written, 0 lost, 1 cut short by a bpftrace exit$' "$T/log5q"
+check_eq "-q: no line for a window written" "" "$(grep ': [0-9]* samples, ' "$T/log5q")"
 
 # --- one stop request delivered twice -----------------------------------
 # timeout(1) sends SIGTERM to its command and then to its process group,
