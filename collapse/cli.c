@@ -192,25 +192,42 @@ static int parse_minwidth(struct cli *c, const char *arg)
 	return -1;
 }
 
-/* --watch-pid PID[,PID...]: appended to the list (repeatable) */
-static int parse_watch(struct cli *c, const char *arg)
+int cli_parse_pids(const char *opt, const char *arg, int *ids, unsigned *n,
+		   unsigned max)
 {
 	const char *p = arg;
-	if (!c->record)
-		return bad("bad --watch-pid", arg);
 	do {
 		char *end;
 		unsigned long v = strtoul(p, &end, 10);
 		if (end == p || *p < '0' || *p > '9' || (*end && *end != ',') ||
-		    !v || v > 0x7fffffffUL)
-			return bad("bad --watch-pid (PID[,PID...])", arg);
-		_Static_assert(CLI_MAX_WATCH == 1024, "the message below says 1024");
-		if (c->nwatch == CLI_MAX_WATCH)
-			return bad("too many --watch-pid pids (1024 at most)", arg);
-		c->watch_pids[c->nwatch++] = (int)v;
+		    !v || v > 0x7fffffffUL) {
+			fprintf(stderr, "stackfold: bad %s (PID[,PID...]) '%s' "
+				"(see --help)\n", opt, arg);
+			return EXIT_USAGE;
+		}
+		if (*n == max) {
+			fprintf(stderr, "stackfold: too many %s pids (%u at most) "
+				"'%s' (see --help)\n", opt, max, arg);
+			return EXIT_USAGE;
+		}
+		ids[(*n)++] = (int)v;
 		p = *end ? end + 1 : end;
 	} while (*p);
-	return p[-1] == ',' ? bad("bad --watch-pid (PID[,PID...])", arg) : -1;
+	if (p[-1] == ',') {
+		fprintf(stderr, "stackfold: bad %s (PID[,PID...]) '%s' (see --help)\n",
+			opt, arg);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* --watch-pid PID[,PID...]: appended to the list (repeatable) */
+static int parse_watch(struct cli *c, const char *arg)
+{
+	if (!c->record)
+		return bad("bad --watch-pid", arg);
+	return cli_parse_pids("--watch-pid", arg, c->watch_pids, &c->nwatch,
+			      CLI_MAX_WATCH);
 }
 
 static int parse_one(struct cli *c, int opt, const char *arg)

@@ -36,6 +36,12 @@ struct cli {
 	unsigned flush;		/* the program's flush period (s), 0: none */
 };
 
+/* Append the ids of "PID[,PID...]" (each 1 .. 2^31-1) to ids[*n], at most
+ * max in all.  -1 when it parsed; else one line naming OPT is printed and
+ * EXIT_USAGE returned. */
+int cli_parse_pids(const char *opt, const char *arg, int *ids, unsigned *n,
+		   unsigned max);
+
 /* Parse argv (argv[0] is the command name).  Returns -1 to continue,
  * or an exit status to return at once (0 after --help, EXIT_USAGE after
  * an error, which has been printed). */

@@ -58,10 +58,12 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "cli.h"
 #include "cmds.h"
 #include "loading.h"
 #include "stopsig.h"
 #include "report.h"
+#include "watch.h"
 
 /* A session is replaced once it holds this many snapshots (those of quiet
  * pids and replaced ones are freed between windows; pids snapshotted past
@@ -104,6 +106,8 @@ struct copts {
 	bool folded, quiet;
 	struct sym_opts so;
 	char **argv;		/* bpftrace command */
+	int watch_pids[CLI_MAX_WATCH];	/* --watch-pid: stop once every one */
+	unsigned nwatch;		/* of these has exited */
 };
 
 /* One stored window: DIR/stem.pb.gz and maybe DIR/stem.folded. */
@@ -146,6 +150,7 @@ struct cont {
 	struct loading_list loading;	/* snapshots taken while ld.so was
 					 * still loading (loading.h) */
 	bool refresh;		/* restart bpftrace for fresh stack maps */
+	bool targets_gone;	/* every --watch-pid target has exited */
 	uint32_t refresh_after;	/* no such restart before this win_no */
 	uint64_t stop_at;	/* monotonic s when SIGINT was sent */
 	char last_err[256];	/* bpftrace's last stderr line */
@@ -162,6 +167,8 @@ struct cont {
 	unsigned last_n;
 	bool named;
 	char host[256], kernel[256];
+	struct watch watch;	/* the --watch-pid targets */
+	uint64_t watch_at;	/* monotonic ns of the last look at them */
 };
 
 
@@ -184,6 +191,8 @@ static void usage(FILE *out)
 	      "      --dwarf            inline frames and source lines from DWARF\n"
 	      "                         (default: symbol tables only; more memory)\n"
 	      "      --no-cache, --cache-dir DIR  (as for record)\n"
+	      "      --watch-pid PID[,PID...]  stop (the window in progress\n"
+	      "                         written) once every one has exited\n"
 	      "  -q, --quiet            log only problems (default: one line a window)\n\n"
 	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
 	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable;\n"
@@ -248,7 +257,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 }
 
 enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXAGE, OPT_NOCACHE, OPT_CACHEDIR,
-       OPT_NODWARF, OPT_DWARF };
+       OPT_NODWARF, OPT_DWARF, OPT_WATCH };
 
 static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, 'o' },
@@ -261,6 +270,7 @@ static const struct option long_opts[] = {
 	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
 	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
 	{ "dwarf", no_argument, NULL, OPT_DWARF },
+	{ "watch-pid", required_argument, NULL, OPT_WATCH },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -290,6 +300,9 @@ static int parse_one(struct copts *o, int opt, const char *arg)
 	case OPT_CACHEDIR: o->so.cache_dir = arg; return -1;
 	case OPT_NODWARF: o->so.no_dwarf = true; return -1;
 	case OPT_DWARF: o->so.no_dwarf = false; return -1;
+	case OPT_WATCH:
+		return cli_parse_pids("--watch-pid", arg, o->watch_pids,
+				      &o->nwatch, CLI_MAX_WATCH);
 	case 'q': o->quiet = true; return -1;
 	case 'h': usage(stdout); return EXIT_OK;
 	default: usage(stderr); return EXIT_USAGE;
@@ -1077,6 +1090,22 @@ static int poll_ms(const struct cont *x)
 	       (int)((due - now + 999999) / 1000000);
 }
 
+/* Every --watch-pid target gone: stop, as stackfold record does (a pid
+ * reused later is another process, not to be profiled as the target).
+ * Looked at once a second at most. */
+static void watch_targets(struct cont *x)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	if (!x->watch.n || x->stop_sent || now - x->watch_at < 1000000000ULL)
+		return;
+	x->watch_at = now;
+	if (watch_check(&x->watch))
+		return;
+	fprintf(stderr, "stackfold: every --watch-pid target has exited; stopping\n");
+	x->targets_gone = true;
+	stop_child(x);
+}
+
 static int pump(struct cont *x)
 {
 	while (!x->out.eof || !x->err.eof) {
@@ -1087,6 +1116,7 @@ static int pump(struct cont *x)
 			return EXIT_INTERRUPTED;
 		if (stopsig_count() || x->refresh)
 			stop_child(x);	/* once */
+		watch_targets(x);
 		if (x->stop_sent && clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
 				    x->stop_at + STOP_GRACE_S)
 			kill(-x->child, SIGKILL);	/* hung: pipes close */
@@ -1193,7 +1223,7 @@ static int run_once(struct cont *x, unsigned *delay)
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
-	if (x->refresh && !stopsig_count()) {
+	if (x->refresh && !stopsig_count() && !x->targets_gone) {
 		x->refresh = false;
 		x->win_start_ns = clock_ns(CLOCK_REALTIME);
 		return -1;	/* at once: no backoff, nothing failed */
@@ -1270,12 +1300,16 @@ static int setup(struct cont *x)
 	}
 	stopsig_install();
 	signal(SIGPIPE, SIG_IGN);
+	if (watch_open(&x->watch, x->o.watch_pids, x->o.nwatch, false)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
 	return 0;
 }
 
 int cmd_continuous(int argc, char **argv)
 {
-	struct cont x = { .out.fd = -1, .err.fd = -1 };
+	struct cont x = { .out.fd = -1, .err.fd = -1, .watch = { .epfd = -1 } };
 	int st = parse_args(&x.o, argc, argv);
 	if (st >= 0)
 		return st;
@@ -1301,5 +1335,6 @@ int cmd_continuous(int argc, char **argv)
 	free(x.files);
 	loading_release(&x.loading);
 	sym_session_free(x.ss);
+	watch_close(&x.watch);
 	return st;
 }

@@ -265,6 +265,20 @@ check "-q: the closing line counts the window cut short" \
 	grep -q '^stackfold: stopped: 1 window written, 0 lost, 1 cut short by a bpftrace exit$' "$T/log5q"
 check_eq "-q: no line for a window written" "" "$(grep ': [0-9]* samples, ' "$T/log5q")"
 
+# --watch-pid (scripts/continuous -p): once every target has exited, the
+# window in progress is written and it stops, exit 0 (until 2026-11-25 it
+# wrote empty windows for good, and a reused pid would have been profiled)
+sleep 3 &
+sp=$!
+"$STACKFOLD" continuous -o "$T/w6" --window 2 --watch-pid "$sp" -- "$T/fake-bpftrace" "$T/canned" 2>"$T/log6" &
+cpid=$!
+for ((i = 0; i < 100; i++)); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
+kill -TERM "$cpid" 2>/dev/null	# (not stopped by itself: the check below fails)
+wait "$cpid"
+check_eq "--watch-pid: the target gone, stops by itself, exit 0" "0|stackfold: every --watch-pid target has exited; stopping" \
+	"$?|$(grep 'watch-pid' "$T/log6")"
+wait "$sp"
+
 # --- one stop request delivered twice -----------------------------------
 # timeout(1) sends SIGTERM to its command and then to its process group,
 # so stackfold may get it twice: still one stop, the window in progress
