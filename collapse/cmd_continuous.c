@@ -879,8 +879,6 @@ static void stackmap_check(struct cont *x)
 		"restarting bpftrace\n", k->stackid_errors, n);
 }
 
-/* End the window: write it (unless it is an empty tail at EOF), start the
- * next one at `now`.  Returns 0 or -ENOMEM. */
 /* Release the window and begin the next one at now; ret: window_end()'s
  * result so far, returned when it is an error. */
 static int window_next(struct cont *x, uint64_t now, int ret)
@@ -893,6 +891,8 @@ static int window_next(struct cont *x, uint64_t now, int ret)
 	return ret ? ret : window_begin(x);
 }
 
+/* End the window: write it (unless it is an empty tail at EOF), start the
+ * next one at `now`.  Returns 0 or -ENOMEM. */
 static int window_end(struct cont *x, bool at_eof)
 {
 	uint64_t now = clock_ns(CLOCK_REALTIME);

@@ -1041,7 +1041,6 @@ static void meta_part(const struct profile *p, char *buf, size_t cap,
 			 profile_str(p, id));
 }
 
-
 /* Append " KEY=V" to buf, or " KEY=unknown" when the input could not
  * tell. */
 static void loss_counter(char *buf, size_t cap, const char *key, uint64_t v,
