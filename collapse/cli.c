@@ -105,7 +105,7 @@ void cli_usage(FILE *out, bool record)
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
 	      "                         summary\n"
-	      "  -q, --quiet            no summary on stderr\n",
+	      "  -q, --quiet            no summary on stderr, unless samples were lost\n",
 	      out);
 	if (!record)
 		fputs("  -F, --hz HZ            the rate of input that does not say it\n"

@@ -85,10 +85,13 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		while ((w = sym_session_next_warning(r->sym)))
 			fprintf(stderr, "stackfold: warning: %s\n", w);
 	}
-	if (c->quiet)
-		return;
 	const struct pf_counters *k = &r->prof.counters;
 	uint64_t dropped = report_dropped(r);
+	/* -q: the summary only when samples were lost, which is never kept
+	 * quiet (unparsable lines have their own line, per input) */
+	if (c->quiet && !(dropped || k->over_total || k->stackid_errors ||
+			  k->lost_events || k->map_full_warnings || k->maps_unsaved))
+		return;
 	/* --countname: the values are not always samples (off-CPU ns) */
 	/* a flame chart merges a stack with its neighbour only: one that
 	 * comes back is counted again, so its stacks are not "unique" */

@@ -250,6 +250,12 @@ printf "@stackfold_a[1, 1, app,\n$e: 10\n@stackfold_total_a: 15\n@stackfold_b[1,
 sf flushes "$T/flushes.txt"
 check "per flush: a flush's drops counted" grep -q ' 5 samples dropped by a full map' "$T/flushes.err"
 check "per flush: another's surplus counted apart" grep -q '5 samples more than bpftrace counted' "$T/flushes.err"
+# -q keeps the summary quiet unless samples were lost (until 2026-11-25 it
+# hid the losses too)
+sf flushesq -q "$T/flushes.txt"
+check "-q: losses still said" grep -q ' 5 samples dropped by a full map' "$T/flushesq.err"
+sf quietok -q "$T/twice1.txt"
+check_eq "-q: nothing lost, nothing said" "" "$(cat "$T/quietok.err")"
 # A line past 16 MiB (a binary file, /dev/zero) is skipped, never held:
 # memory stays bounded (until 2026-11-25 an 80 MB line took 200 MB RSS).
 # It counts as unparsable, and breaks a record it falls in.
