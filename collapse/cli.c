@@ -195,30 +195,23 @@ static int parse_minwidth(struct cli *c, const char *arg)
 int cli_parse_pids(const char *opt, const char *arg, int *ids, unsigned *n,
 		   unsigned max)
 {
+	char bad_list[64], too_many[80];
+	snprintf(bad_list, sizeof(bad_list), "bad %s (PID[,PID...])", opt);
+	snprintf(too_many, sizeof(too_many), "too many %s pids (%u at most)",
+		 opt, max);
 	const char *p = arg;
 	do {
 		char *end;
 		unsigned long v = strtoul(p, &end, 10);
 		if (end == p || *p < '0' || *p > '9' || (*end && *end != ',') ||
-		    !v || v > 0x7fffffffUL) {
-			fprintf(stderr, "stackfold: bad %s (PID[,PID...]) '%s' "
-				"(see --help)\n", opt, arg);
-			return EXIT_USAGE;
-		}
-		if (*n == max) {
-			fprintf(stderr, "stackfold: too many %s pids (%u at most) "
-				"'%s' (see --help)\n", opt, max, arg);
-			return EXIT_USAGE;
-		}
+		    !v || v > 0x7fffffffUL)
+			return bad(bad_list, arg);
+		if (*n == max)
+			return bad(too_many, arg);
 		ids[(*n)++] = (int)v;
 		p = *end ? end + 1 : end;
 	} while (*p);
-	if (p[-1] == ',') {
-		fprintf(stderr, "stackfold: bad %s (PID[,PID...]) '%s' (see --help)\n",
-			opt, arg);
-		return EXIT_USAGE;
-	}
-	return -1;
+	return p[-1] == ',' ? bad(bad_list, arg) : -1;
 }
 
 /* --watch-pid PID[,PID...]: appended to the list (repeatable) */

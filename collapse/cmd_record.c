@@ -179,16 +179,16 @@ static void countdown(struct rec *x, uint64_t elapsed_s)
 {
 	if (!x->c->countdown || !isatty(2))
 		return;
+	uint64_t left = x->c->seconds > elapsed_s ? x->c->seconds - elapsed_s : 0;
 	/* counts arrive with each flush (every --flush s): until the first,
 	 * none is shown rather than a 0 that is not one */
 	if (x->c->seconds && x->flushes)
 		fprintf(stderr, "\rstackfold: recording, %3" PRIu64 " s left, %" PRIu64
-			" samples by the last flush (Ctrl-C to stop) ",
-			x->c->seconds > elapsed_s ? x->c->seconds - elapsed_s : 0,
+			" samples by the last flush (Ctrl-C to stop) ", left,
 			x->r.prof.counters.samples);
 	else if (x->c->seconds)
-		fprintf(stderr, "\rstackfold: recording, %3" PRIu64 " s left (Ctrl-C to stop) ",
-			x->c->seconds > elapsed_s ? x->c->seconds - elapsed_s : 0);
+		fprintf(stderr, "\rstackfold: recording, %3" PRIu64
+			" s left (Ctrl-C to stop) ", left);
 	else
 		fprintf(stderr, "\rstackfold: recording, %" PRIu64 " s (Ctrl-C to stop) ",
 			elapsed_s);

@@ -247,6 +247,14 @@ static int live_stat(const struct sym_file_desc *d, struct live_stat *ls)
 	return ls->state;
 }
 
+/* Do st's size or mtime differ from those f was first opened with? */
+static bool stamp_differs(const struct sym_file *f, const struct stat *st)
+{
+	return st->st_size != f->size ||
+	       st->st_mtim.tv_sec != f->mtime.tv_sec ||
+	       st->st_mtim.tv_nsec != f->mtime.tv_nsec;
+}
+
 /* Could f be another file than the one d (a live mapping, no build-id to
  * go by) maps now?  Its size or mtime differ from those f was opened
  * with: through f's own fd while it is pinned (the same inode, but maybe
@@ -267,9 +275,7 @@ static bool inode_reused(const struct sym_file *f,
 	} else {
 		return false;
 	}
-	return st->st_size != f->size ||
-	       st->st_mtim.tv_sec != f->mtime.tv_sec ||
-	       st->st_mtim.tv_nsec != f->mtime.tv_nsec;
+	return stamp_differs(f, st);
 }
 
 static struct sym_file *hash_find(struct filetab *ft,
@@ -511,9 +517,7 @@ static bool still_mapped_file(const struct sym_file *f,
 	struct stat st;
 	if (!f->stamp_known || f->memfd || fstat(f->fd, &st))
 		return true;
-	return st.st_size == f->size &&
-	       st.st_mtim.tv_sec == f->mtime.tv_sec &&
-	       st.st_mtim.tv_nsec == f->mtime.tv_nsec;
+	return !stamp_differs(f, &st);
 }
 
 /* Build f's index from its open fd, then release the fd. */
