@@ -404,11 +404,8 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 	int side[8];
 	size_t n = 0, nuser = 0;
 	int ret = 0;
-	bool any_kernel = false;
-	for (size_t i = 0; i < bp->nparts; i++) {
+	for (size_t i = 0; i < bp->nparts; i++)
 		side[i] = part_side(bp, &bp->parts[i]);
-		any_kernel |= side[i] == 1;
-	}
 	/* With two stack parts and one side unknown, it is the other side. */
 	if (bp->nparts == 2 && side[0] != side[1]) {
 		if (side[0] < 0)
@@ -416,7 +413,6 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 		if (side[1] < 0)
 			side[1] = !side[0];
 	}
-	(void)any_kernel;
 	bool at_limit = false;
 	for (size_t i = 0; i < bp->nparts; i++)
 		at_limit |= bp->parts[i].n == BT_STACK_LIMIT_DEFAULT ||
