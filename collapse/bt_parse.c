@@ -48,6 +48,7 @@ struct bt_parser {
 	/* maps block */
 	uint32_t maps_pid, maps_image;
 	size_t maps_line;	/* its "#maps" line */
+	size_t maps_nlines;	/* lines held after it */
 	/* output frames (root first) */
 	struct bt_frame *out;
 	size_t ocap;
@@ -690,6 +691,7 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 		bp->maps_pid = bt_pid_of(pid);
 		bp->maps_image = bt_image_of(pid);
 		bp->maps_line = bp->lineno;
+		bp->maps_nlines = 0;
 		bp->blen = 0;
 		bp->st = ST_MAPS;
 		return 0;
@@ -719,23 +721,24 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 
 static int idle_line(struct bt_parser *bp, const char *s, size_t len);
 
-/* A line a #maps block can hold: "START-END ..." or a "#..." annotation. */
-static bool maps_text(const char *s, size_t len)
+/* A #maps block holds every line up to "#endmaps" (a malformed one is
+ * the maps reader's to count, with its line number, while the rest of the
+ * snapshot is used) but a record's or a map's first line: then it was not
+ * a maps block after all (a "#maps N" line from elsewhere, a comm holding
+ * a newline printed by "#pid") or one cut short, and it must not swallow
+ * the records that follow.  Its lines are then unparsable. */
+static bool maps_block_ended(const char *s, size_t len)
 {
-	if (len && s[0] == '#')
-		return true;
-	const char *dash = memchr(s, '-', len);
-	return dash && dash > s && all_hex(s, (size_t)(dash - s));
+	return len && s[0] == '@';
 }
 
 static int maps_line(struct bt_parser *bp, const char *s, size_t len)
 {
 	size_t off;
-	if (!maps_text(s, len)) {
-		/* Not a maps block after all: a "#maps N" line that came from
-		 * elsewhere (a comm holding a newline, printed by "#pid") must
-		 * not swallow the records that follow. */
-		bad_line(bp);
+	if (maps_block_ended(s, len)) {
+		bp->c.unparsable_lines += bp->maps_nlines + 1;
+		if (!bp->c.first_bad_line)
+			bp->c.first_bad_line = bp->maps_line;
 		bp->blen = 0;
 		bp->st = ST_IDLE;
 		return idle_line(bp, s, len);
@@ -753,6 +756,7 @@ static int maps_line(struct bt_parser *bp, const char *s, size_t len)
 	if (buf_append(bp, s, len, &off))
 		return -ENOMEM;
 	bp->buf[bp->blen - 1] = '\n';
+	bp->maps_nlines++;
 	return 0;
 }
 
