@@ -475,10 +475,10 @@ static int sample_line(struct sbuf *b, const struct profile *p,
 	return 0;
 }
 
-int fold_build(struct fold *f, const struct profile *p, unsigned flags)
+int fold_add_profile(struct fold *f, const struct profile *p, unsigned flags)
 {
 	struct sbuf b = { 0 };
-	int ret = fold_init(f);
+	int ret = 0;
 	for (size_t i = 1; !ret && i < p->nsamples; i++) {
 		const struct pf_sample *s = &p->samples[i];
 		ret = sample_line(&b, p, s, flags);
@@ -486,6 +486,14 @@ int fold_build(struct fold *f, const struct profile *p, unsigned flags)
 			ret = fold_add(f, b.s, b.len, s->count, 0);
 	}
 	free(b.s);
+	return ret;
+}
+
+int fold_build(struct fold *f, const struct profile *p, unsigned flags)
+{
+	int ret = fold_init(f);
+	if (!ret)
+		ret = fold_add_profile(f, p, flags);
 	if (!ret)
 		ret = fold_finish(f);
 	return ret;

@@ -114,8 +114,13 @@ struct fold {
 	uint32_t last_id;	/* string id of the last line, while in_order */
 };
 
-/* Build from a profile.  0 or -ENOMEM. */
+/* Build from a profile: fold_init(), fold_add_profile(), fold_finish().
+ * 0 or -ENOMEM. */
 int fold_build(struct fold *f, const struct profile *p, unsigned flags);
+/* fold_add() every sample of p, to a fold not yet finished: fold_add()
+ * after fold_finish() is not allowed (it compacts and sorts the lines that
+ * fold_add() finds stacks in by string id).  0 or -ENOMEM. */
+int fold_add_profile(struct fold *f, const struct profile *p, unsigned flags);
 /* Init an empty fold that fold_add() fills, then fold_finish() sorts and
  * merges (used for folded-text inputs and the differential join). */
 int fold_init(struct fold *f);

@@ -601,11 +601,15 @@ int report_fold(struct report *r, unsigned flags, struct fold *out)
 		r->handed_n += out->n;
 		return ret;
 	}
-	ret = fold_build(out, &r->prof, flags);
+	/* the folded inputs' lines join the profile's before the one
+	 * fold_finish() */
+	ret = fold_init(out);
+	if (!ret)
+		ret = fold_add_profile(out, &r->prof, flags);
 	for (size_t i = 0; !ret && i < r->direct.n; i++)
 		ret = fold_add(out, r->direct.lines[i].stack,
 			       r->direct.lines[i].len, r->direct.lines[i].count, 0);
-	if (!ret && r->direct.n)
+	if (!ret)
 		ret = fold_finish(out);
 	if (ret)
 		fold_release(out);	/* out holds nothing on failure */

@@ -252,3 +252,16 @@ cat "$T/fifo" >"$T/fifo.out" &
 "$STACKFOLD" -q -o "$T/fifo" "$FX/kstack.txt"
 wait
 check "-o FIFO streams into the FIFO" test -p "$T/fifo" -a -s "$T/fifo.out"
+
+# One-liner text and folded text together: equal stacks merge into one
+# line, each with its own count (until 2026-11-25 the folded input's
+# lines were added after the fold was sorted, onto other stacks' lines:
+# main;leaf_a 5, main;leaf_a 9, main;leaf_b 3).
+printf '@[\n    leaf_a+1\n    main+2\n]: 5\n@[\n    leaf_b+1\n    main+2\n]: 7\n' >"$T/mix.txt"
+printf 'main;leaf_a 2\nmain;leaf_b 3\n' >"$T/mix.folded"
+check_eq "one-liner text and folded input: equal stacks merged" \
+	"main;leaf_a 7|main;leaf_b 10" \
+	"$("$STACKFOLD" -q "$T/mix.txt" "$T/mix.folded" | paste -sd '|')"
+check_eq "... in the top table too" "leaf_b 10|leaf_a 7" \
+	"$("$STACKFOLD" -q -f top "$T/mix.folded" "$T/mix.txt" |
+	   awk '/^ +[0-9.]+% +[0-9]+ +[0-9.]+% +[0-9]+  leaf/ { print $5, $2 }' | paste -sd '|')"
