@@ -416,6 +416,17 @@ static void meta_begin(struct rec *x, int argc, char **argv)
 	meta_line(x, "cmdline", cmd ? cmd : buf);
 }
 
+/* A second Ctrl-C while the outputs are written (stopsig.h): in the
+ * signal handler, so async-signal-safe only. */
+static void abort_cleanup(void)
+{
+	static const char msg[] = "\nstackfold: aborted; the outputs not yet "
+				  "written are left as they were\n";
+	atomic_unlink_open();
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		return;
+}
+
 static int child_status(struct rec *x)
 {
 	int status = 0;
@@ -569,6 +580,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	st = child_status(&x);
+	stopsig_exit_on_abort(abort_cleanup);
 	if (!st)
 		st = finish(&x);
 out:

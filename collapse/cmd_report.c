@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "cli.h"
 #include "cmd_common.h"
 #include "cmds.h"
+#include "stopsig.h"
 
 static int read_all(struct report *r, char **inputs, int n)
 {
@@ -142,6 +144,17 @@ out:
 	return st;
 }
 
+/* Reading stdin, a pipe: `bpftrace ... | stackfold`, where a Ctrl-C
+ * reaches both, and bpftrace prints its maps into the pipe on it. */
+static bool reads_pipe(const struct cli *c)
+{
+	struct stat st;
+	bool in = c->ninputs == 0;
+	for (int i = 0; i < c->ninputs; i++)
+		in |= strcmp(c->inputs[i], "-") == 0;
+	return in && fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct cli c;
@@ -149,6 +162,7 @@ int cmd_report(int argc, char **argv)
 	int st = cli_parse(&c, false, argc, argv);
 	if (st >= 0)
 		return st;
+	stopsig_install_filter(atomic_unlink_open, reads_pipe(&c));
 	if (c.diff_before)
 		return report_diff(&c);
 	off_t stdin_at;

@@ -1,9 +1,12 @@
 /*
- * stopsig.c - SIGINT and SIGTERM as stop and abort requests (stopsig.h).
+ * stopsig.c - SIGINT, SIGTERM and SIGHUP as stop and abort requests
+ * (stopsig.h).
  */
 #include "stopsig.h"
 
+#include <stdbool.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t g_signals, g_sigints;
 /* the sender of the last SIGINT (0: the kernel, a terminal's Ctrl-C);
@@ -17,6 +20,13 @@ static pid_t sender(const siginfo_t *si)
 		      si->si_code == SI_TKILL) ? si->si_pid : 0;
 }
 
+/* Set once a request ends the process from the handler itself:
+ * g_cleanup runs first; record's abort exits 130, the filter's ends by
+ * the signal, as by default (g_reraise). */
+static void (*volatile g_cleanup)(void);
+static volatile sig_atomic_t g_abort_at;	/* SIGINTs that abort, 0: none */
+static volatile sig_atomic_t g_reraise;		/* the filter: every signal ends */
+
 static void on_signal(int sig, siginfo_t *si, void *uctx)
 {
 	(void)uctx;
@@ -27,6 +37,39 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 		g_int_pid = from;
 	}
 	g_signals++;
+	bool abort = sig == SIGINT && g_abort_at && g_sigints >= g_abort_at;
+	if (!g_cleanup || !(abort || (g_reraise && sig != SIGINT)))
+		return;
+	g_cleanup();
+	if (!g_reraise)
+		_exit(130);
+	/* blocked while the handler runs: delivered, and fatal, on return */
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+}
+
+void stopsig_exit_on_abort(void (*cleanup)(void))
+{
+	g_cleanup = cleanup;
+	g_abort_at = 2;
+}
+
+void stopsig_install_filter(void (*cleanup)(void), bool pipe)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_sigaction = on_signal,
+				.sa_flags = SA_SIGINFO | SA_RESTART }, old;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	g_cleanup = cleanup;
+	g_abort_at = pipe ? 2 : 1;
+	g_reraise = 1;
+	/* one ignored stays ignored (a background job, nohup) */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 }
 
 void stopsig_install(void)

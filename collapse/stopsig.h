@@ -1,6 +1,7 @@
 /*
  * stopsig.h - SIGINT, SIGTERM and SIGHUP for the commands that run
- * bpftrace (`stackfold record`, `stackfold continuous`).
+ * bpftrace (`stackfold record`, `stackfold continuous`), and for the
+ * filter (stopsig_install_filter()).
  *
  * Any SIGINT, SIGTERM or SIGHUP (the terminal closed) asks to stop
  * (bpftrace prints, the outputs are written); a second SIGINT, Ctrl-C
@@ -29,5 +30,20 @@ sig_atomic_t stopsig_count(void);
 
 /* A second SIGINT came (not the first one sent again): abort. */
 bool stopsig_abort(void);
+
+/* From now on an abort (that second SIGINT) ends the process in the
+ * signal handler itself: cleanup() (async-signal-safe: it removes the
+ * temporary files and says so with write(2)), then _exit(130).  For
+ * record once bpftrace has exited: no loop looks at stopsig_abort() while
+ * the outputs are written, and a write to a full pipe may block. */
+void stopsig_exit_on_abort(void (*cleanup)(void));
+
+/* The filter's (stackfold FILE..., reading a pipe or files): SIGTERM and
+ * SIGHUP end the process as by default, after cleanup(); so does SIGINT,
+ * but when stdin is a pipe (pipe) only the second one: its writer
+ * (bpftrace) got the same Ctrl-C and prints its maps into the pipe, which
+ * is read to its end and written out.  A signal ignored at start (a
+ * background job, nohup) stays ignored. */
+void stopsig_install_filter(void (*cleanup)(void), bool pipe);
 
 #endif

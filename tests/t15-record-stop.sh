@@ -45,3 +45,19 @@ done
 check_eq "SIGINT from two senders: aborted, exit 130" 130 "$(cat "$T/INT.rc")"
 check "SIGINT from two senders: nothing written" test ! -e "$T/INT.folded"
 check "SIGINT from two senders: says so" grep -q 'aborted, no output written' "$T/INT.err"
+
+# A second Ctrl-C once bpftrace has exited, while the outputs are written,
+# aborts too: here the first output blocks for good (a FIFO nobody
+# reads), the later ones stay as they were.  Until 2026-11-25 the signals
+# were only counted there, and only SIGKILL ended it.
+mkfifo "$T/late.folded"
+echo old >"$T/late.pb.gz"
+printf '@[\n\tleaf\n\troot\n]: 3\n' >"$T/late.txt"
+"$STACKFOLD" record -f folded,pprof -o "$T/late" -- cat "$T/late.txt" \
+	>/dev/null 2>"$T/late.err" &
+rpid=$!
+sleep 1
+stop_signals INT "$rpid"	# tests/lib.sh
+check_eq "second SIGINT while writing: aborted, exit 130" 130 "$(reap "$rpid")"
+check_eq "second SIGINT while writing: a later output left as it was" old "$(cat "$T/late.pb.gz")"
+check "second SIGINT while writing: says so" grep -q 'aborted; the outputs not yet written are left as they were' "$T/late.err"

@@ -153,5 +153,90 @@ leftover=$(find "$T" -maxdepth 1 -name 'k.*.tmp.*' | wc -l)
 check_eq "SIGKILL: leftovers are only recognisable temporary files ($leftover *.tmp.*)" "" \
 	"$(find "$T" -maxdepth 1 -name 'k.*' ! -name k.folded ! -name k.pb.gz ! -name 'k.folded.tmp.??????' ! -name 'k.pb.gz.tmp.??????')"
 
+# --- SIGTERM of the writer, at random moments --------------------------------
+# As SIGKILL, and no temporary file is left: the handler removes the one
+# being written, then the process ends by SIGTERM as by default (until
+# 2026-11-25 it stayed, possibly hundreds of MB, beside the output).
+bad=0 left=0
+for i in $(seq 1 20); do
+	"$STACKFOLD" -q -f folded,pprof -o "$T/t" "$big" 2>>"$T/term.err" &
+	pid=$!
+	sleep "$(awk -v m="$((RANDOM % (full_ms + 1)))" 'BEGIN { printf "%.3f", m / 1000 }')"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 143 ] || bad=$((bad + 1))
+	left=$((left + $(find "$T" -maxdepth 1 -name 't.*.tmp.*' | wc -l)))
+	rm -f "$T"/t.*
+done
+check_eq "SIGTERM x20: exit 0 or by SIGTERM (143), no temporary file left" "0 0" "$bad $left"
+
+# --- -o through a symbolic link ---------------------------------------------
+# The file the link names is replaced, the link stays (until 2026-11-25 the
+# link itself was replaced by a file: -o /dev/stdout with stdout closed
+# replaced the system's /dev/stdout).  A descriptor's name is written
+# through that descriptor, as a shell's redirection is.
+"$STACKFOLD" -q -o "$T/sl-ref.folded" "$T/in.folded"
+echo old >"$T/sl-target.folded"
+ln -s sl-target.folded "$T/sl-link.folded"
+"$STACKFOLD" -q -o "$T/sl-link.folded" "$T/in.folded"
+check_eq "-o LINK: exit 0, the link stays a link" "0 yes" "$? $([ -L "$T/sl-link.folded" ] && echo yes)"
+check "-o LINK: the file it names is the new output" cmp -s "$T/sl-target.folded" "$T/sl-ref.folded"
+ln -s /proc/self/fd/1 "$T/sl-stdout"
+"$STACKFOLD" -q -o "$T/sl-stdout" "$T/in.folded" >"$T/sl-stdout.out"
+check_eq "-o LINK to /proc/self/fd/1: exit 0, the link stays a link" "0 yes" "$? $([ -L "$T/sl-stdout" ] && echo yes)"
+check "-o LINK to /proc/self/fd/1: the output reaches stdout" cmp -s "$T/sl-stdout.out" "$T/sl-ref.folded"
+{ "$STACKFOLD" -q -o /dev/fd/1 "$T/in.folded"; echo "end $?"; } >"$T/sl-fd1.out"
+check_eq "-o /dev/fd/1: exit 0, written through the descriptor (the shell's next write follows it)" \
+	"$(cat "$T/sl-ref.folded"; echo end 0)" "$(cat "$T/sl-fd1.out")"
+long=$T/$(printf 'n%.0s' $(seq 1 246)).folded
+"$STACKFOLD" -q -o "$long" "$T/in.folded"
+check_eq "-o NAME of 253 bytes (no room for .tmp.XXXXXX): written" "0 yes" \
+	"$? $(cmp -s "$long" "$T/sl-ref.folded" && echo yes)"
+
+# --- `bpftrace ... | stackfold` and Ctrl-C ----------------------------------
+# A Ctrl-C reaches the whole pipe: bpftrace prints its maps into it and
+# exits.  So the first SIGINT lets stackfold read the pipe to its end and
+# write everything; a second (from another process, as Ctrl-C again)
+# ends it as SIGINT does, with nothing written.  Until 2026-11-25 the
+# first killed it: the README's one-liner pipe lost all its output.  In a
+# job-control subshell: a background job that does not ignore SIGINT, as
+# a terminal's foreground job.
+half=$(folded_total "$T/in.folded")
+(
+	set -m
+	{ cat "$T/in.folded"; sleep 1.5; cat "$T/in.folded"; } |
+		"$STACKFOLD" -q -o "$T/pint.folded" &
+	sleep 0.5
+	env kill -INT $!
+	wait $!
+	echo "$?"
+) >"$T/pint.rc" 2>/dev/null
+check_eq "pipe, one SIGINT: exit 0, both halves of the input written" "0 $((2 * half))" \
+	"$(cat "$T/pint.rc") $(folded_total "$T/pint.folded")"
+echo old >"$T/pint2.folded"
+(
+	set -m
+	{ cat "$T/in.folded"; sleep 3; } | "$STACKFOLD" -q -o "$T/pint2.folded" &
+	sleep 0.5
+	env kill -INT $!
+	sleep 0.2
+	env kill -INT $!
+	wait $!
+	echo "$?"
+) >"$T/pint2.rc" 2>/dev/null
+check_eq "pipe, two SIGINTs: ends by SIGINT (130), nothing replaced" "130 old" \
+	"$(cat "$T/pint2.rc") $(cat "$T/pint2.folded")"
+(
+	set -m
+	"$STACKFOLD" -q -o "$T/fint.folded" <(sleep 3; cat "$T/in.folded") &
+	sleep 0.5
+	env kill -INT $!
+	wait $!
+	echo "$?"
+) >"$T/fint.rc" 2>/dev/null
+check_eq "a file argument, one SIGINT: ends by SIGINT (130)" "130 no" \
+	"$(cat "$T/fint.rc") $([ -e "$T/fint.folded" ] && echo yes || echo no)"
+
 check_eq "no ASan/UBSan/LSan report in any run" "" \
 	"$(grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T"/*.err "$T"/pub/*.err 2>/dev/null)"
