@@ -565,6 +565,33 @@ static bool entry_poorer(const struct elf_index *idx, Elf *elf,
 	       (uint64_t)time(NULL) - idx->hdr->built_at > IDX_DEBUGINFOD_RETRY_S;
 }
 
+/*
+ * Was it built from a file laid out otherwise?  The key is the build-id,
+ * which a separate debug file shares (its text segment has no bytes in
+ * the file) and which patchelf keeps while it moves segments; the entry's
+ * program headers are that other file's, and no offset of this one's
+ * mappings would land in them.
+ */
+static bool layout_differs(const struct elf_index *idx, Elf *elf)
+{
+	size_t n, k = 0;
+	if (elf_getphdrnum(elf, &n))
+		return idx->nphdrs != 0;
+	for (size_t i = 0; i < n && i < 65536; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (k >= idx->nphdrs)
+			return true;
+		const struct idx_phdr *p = &idx->phdrs[k++];
+		if (p->offset != ph.p_offset ||
+		    p->vaddr != ph.p_vaddr || p->filesz != ph.p_filesz ||
+		    p->memsz != ph.p_memsz || p->flags != ph.p_flags)
+			return true;
+	}
+	return k != idx->nphdrs;
+}
+
 static struct elf_index *open_cached(const struct elfidx_opts *o,
 				     const char *key, Elf *elf, int fd,
 				     const char *path)
@@ -575,7 +602,7 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 	if (!idx)
 		return NULL;
 	int rc = idxcache_load(o->cache_dir, key, idx, &e);
-	if (!rc && entry_poorer(idx, elf, path, o)) {
+	if (!rc && (entry_poorer(idx, elf, path, o) || layout_differs(idx, elf))) {
 		idx_release_blob(idx);
 		free(idx);
 		return NULL;

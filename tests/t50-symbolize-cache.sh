@@ -270,3 +270,18 @@ if [ "$fa" = "$(nm nobid_bravo | awk '$3 == "bravo_func" { print $1 }')" ] &&
 else
 	fail "no build-id fixtures: same size and address" "$(ls -l nobid_*)"
 fi
+
+# --- a file with the build-id of another but laid out otherwise: its
+# separate debug file (its text segment has no bytes in the file), or a
+# copy patchelf moved the segments of.  An entry built from one is not used
+# for the other (until 2026-11-25 the debug file's program headers, once
+# cached, left every frame of the binary as inl+0x...).
+objcopy --only-keep-debug inl inl.debug
+capture_head "$T/inl" 4191 app >lay.raw
+om=$(nm inl | awk '$3 == "outer" { print $1 }')
+printf '@stackfold[4191, 4191, app, \n        0x%x\n, ]: 5\n' $((CAP_BASE + 0x$om + 1)) >>lay.raw
+want=$("$STACKFOLD" -q --no-cache -f folded lay.raw 2>&1)
+echo "$T/inl.debug 0x$om" | symb --cache-dir "$T/c-lay" >/dev/null 2>&1
+check "the binary's frame named (no cache)" grep -q '^app;outer' <<<"$want"
+check_eq "an entry built from the debug file (same build-id) is not used for the binary" \
+	"$want" "$("$STACKFOLD" -q --cache-dir "$T/c-lay" -f folded lay.raw 2>&1)"
