@@ -365,6 +365,42 @@ check "SIGTERM to profile -- COMMAND: outputs written" grep -q 'matrix_multiply'
 sleep 0.5
 check_eq "SIGTERM to profile -- COMMAND: no capture or command left running" "" \
 	"$(pgrep -f "stackfold record.*$T/term|$DEMO 40" || true)"
+# SIGHUP (the terminal closed) ends it as SIGTERM does (until 2026-11-25
+# it killed the script at once and left the capture running, orphaned).
+"$PROFILE" -d 30 -f folded -o "$T/chup" -- "$DEMO" 40 >/dev/null 2>"$T/chup.err" &
+ppid=$!
+sleep 4
+kill -HUP "$ppid"
+wait "$ppid"
+check_eq "SIGHUP to profile -- COMMAND: exit 0, outputs written" "0 yes" \
+	"$? $(grep -q 'matrix_multiply' "$T/chup.folded" && echo yes)"
+sleep 0.5
+check_eq "SIGHUP to profile -- COMMAND: no capture or command left running" "" \
+	"$(pgrep -f "stackfold record.*$T/chup|$DEMO 40" || true)"
+# A second SIGINT from another process aborts, as in the other modes
+# (until 2026-11-25 each became a SIGTERM for record, which never aborts).
+# In a job-control subshell: a job that does not ignore SIGINT, as a
+# terminal's foreground job.  The first output is a FIFO nobody reads, so
+# the second SIGINT surely comes while the outputs are written.
+mkdir -p "$T/cint"
+mkfifo "$T/cint/p.folded"
+echo old >"$T/cint/p.svg"
+(
+	set -m
+	"$PROFILE" -d 30 -f folded,svg -o "$T/cint/p" -- "$DEMO" 40 >/dev/null 2>"$T/cint.err" &
+	ppid=$!
+	sleep 4
+	env kill -INT "$ppid"
+	sleep 1
+	env kill -INT "$ppid"
+	wait "$ppid"
+	echo "$?"
+) >"$T/cint.rc" 2>/dev/null
+check_eq "two SIGINTs from other processes to profile -- COMMAND: aborted (130), nothing replaced" \
+	"130 old" "$(cat "$T/cint.rc") $(cat "$T/cint/p.svg")"
+sleep 0.5
+check_eq "two SIGINTs to profile -- COMMAND: no capture or command left running" "" \
+	"$(pgrep -f "stackfold record.*$T/cint|$DEMO 40" || true)"
 timeout 7 "$PROFILE" -d 30 -f folded -o "$T/tmo" -- "$DEMO" 40 >/dev/null 2>"$T/tmo.err"
 check_eq "timeout 7 profile: ends (124), not aborted by the group's second SIGTERM" 124 $?
 check "timeout 7 profile: outputs written" grep -q 'matrix_multiply' "$T/tmo.folded"
