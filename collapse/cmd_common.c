@@ -54,6 +54,13 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		fprintf(stderr, "stackfold: read '%s': %s\n", name, strerror(-ret));
 		return ret == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
 	}
+	if (st.hz_differs) {
+		fprintf(stderr, "stackfold: %s: sampled at %" PRIu64 " Hz, an "
+			"earlier input at %" PRIu64 " Hz: samples of different "
+			"rates cannot be added into one profile\n", name,
+			st.hz_differs, r->prof.meta.hz);
+		return EXIT_BADINPUT;
+	}
 	if (st.unparsable)
 		fprintf(stderr, "stackfold: %s:%zu: ignored %" PRIu64
 			" unparsable line%s (first at line %zu)\n", name,
@@ -90,7 +97,8 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	/* -q: the summary only when samples were lost, which is never kept
 	 * quiet (unparsable lines have their own line, per input) */
 	if (c->quiet && !(dropped || k->over_total || k->stackid_errors ||
-			  k->lost_events || k->map_full_warnings || k->maps_unsaved))
+			  k->lost_events || k->map_full_warnings || k->maps_unsaved ||
+			  k->captures_cut))
 		return;
 	/* --countname: the values are not always samples (off-CPU ns) */
 	/* a flame chart merges a stack with its neighbour only: one that
@@ -114,6 +122,10 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	if (k->map_full_warnings)
 		fprintf(stderr, "; bpftrace warned %" PRIu64 " times that a map was "
 			"full (samples lost, count unknown)", k->map_full_warnings);
+	if (k->captures_cut)
+		fprintf(stderr, "; %" PRIu64 " capture%s cut short (bpftrace ended "
+			"early: samples since its last flush lost, count unknown)",
+			k->captures_cut, k->captures_cut == 1 ? "" : "s");
 	if (k->unparsable_lines || k->incomplete_records)
 		fprintf(stderr, "; %" PRIu64 " unparsable lines, %" PRIu64
 			" incomplete records", k->unparsable_lines,

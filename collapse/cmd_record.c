@@ -43,6 +43,10 @@ struct rec {
 	uint64_t attached_ns;	/* monotonic time of "#attached" */
 	uint64_t stopped_ns;	/* monotonic time sampling ended (stop sent) */
 	uint64_t flushes;	/* "#flushed" lines seen */
+	bool in_print;		/* a flush's map entries are arriving: its
+				 * clear is still to come */
+	uint64_t out_ns;	/* monotonic time of bpftrace's last output */
+	bool cut;		/* bpftrace ended early, with samples */
 	bool stop_wanted;	/* a stop is due; sent once it is safe */
 	uint64_t wanted_ns;	/* monotonic time the stop was first wanted */
 	bool stop_sent;
@@ -155,7 +159,11 @@ static int out_line(struct rec *x, const char *s, size_t len)
 	else if (len >= 9 && memcmp(s, "#attached", 9) == 0)
 		attached(x);
 	else if (len == 8 && memcmp(s, "#flushed", 8) == 0)
-		x->flushes++;
+		x->flushes++, x->in_print = false;
+	else if (len > 13 && memcmp(s, "@stackfold_", 11) == 0)
+		/* "@stackfold_a[": print(@stackfold_a) has begun; its total,
+		 * printed after clear(@stackfold_a), says the clear is done */
+		x->in_print = s[12] == '[' && (s[11] == 'a' || s[11] == 'b');
 	raw_line(x, s, len);
 	return report_line(&x->r, s, len);
 }
@@ -205,10 +213,15 @@ static bool safe_to_stop(const struct rec *x)
 {
 	if (!x->c->flush || !x->attached_ns)
 		return true;
-	uint64_t period = (uint64_t)x->c->flush * 1000000000ULL;
+	const uint64_t s = 1000000000ULL;
+	uint64_t period = (uint64_t)x->c->flush * s;
 	uint64_t now = clock_ns(CLOCK_MONOTONIC), el = now - x->attached_ns;
-	/* never wait forever: a "#flushed" line may be lost (perf buffer) */
-	if (now - x->wanted_ns > 2 * period + 2000000000ULL)
+	/* never wait forever: a "#flushed" line may be lost (perf buffer);
+	 * but a flush whose entries are still coming is waited for (a big
+	 * map on a loaded machine can take longer than two periods), up to a
+	 * minute, as long as they come */
+	if (now - x->wanted_ns > 2 * period + 2 * s &&
+	    (!x->in_print || now - x->out_ns > s || now - x->wanted_ns > 60 * s))
 		return true;
 	uint64_t due = el / period, phase = el % period;
 	if (x->flushes < due)
@@ -367,8 +380,10 @@ static int loop(struct rec *x)
 		if (n <= 0)
 			continue;
 		int ret = 0;
-		if (pf[0].revents)
+		if (pf[0].revents) {
+			x->out_ns = clock_ns(CLOCK_MONOTONIC);
 			ret = pipebuf_read(&x->out, out_cb, x);
+		}
 		if (!ret && pf[1].revents)
 			ret = pipebuf_read(&x->err, err_cb, x);
 		if (ret) {
@@ -416,6 +431,16 @@ static void meta_begin(struct rec *x, int argc, char **argv)
 	meta_line(x, "cmdline", cmd ? cmd : buf);
 }
 
+/* How long samples were taken: attach to stop, at most the program's own
+ * deadline (-D), which ends sampling in the kernel. */
+static uint64_t capture_ns(const struct rec *x)
+{
+	uint64_t end = x->stopped_ns ? x->stopped_ns : clock_ns(CLOCK_MONOTONIC);
+	uint64_t d = x->attached_ns && end > x->attached_ns ? end - x->attached_ns : 0;
+	uint64_t cap = (uint64_t)x->c->seconds * 1000000000ULL;
+	return x->c->seconds && d > cap ? cap : d;
+}
+
 /* A second Ctrl-C while the outputs are written (stopsig.h): in the
  * signal handler, so async-signal-safe only. */
 static void abort_cleanup(void)
@@ -436,22 +461,25 @@ static int child_status(struct rec *x)
 		return 0;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
 		return 0;
-	if (x->r.prof.counters.samples)
-		return 0;	/* it still delivered samples */
-	fprintf(stderr, "stackfold: bpftrace failed (%s %d) and gave no samples\n",
-		WIFEXITED(status) ? "exit status" : "signal",
-		WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	return EXIT_ENV;
-}
-
-/* How long samples were taken: attach to stop, at most the program's own
- * deadline (-D), which ends sampling in the kernel. */
-static uint64_t capture_ns(const struct rec *x)
-{
-	uint64_t end = x->stopped_ns ? x->stopped_ns : clock_ns(CLOCK_MONOTONIC);
-	uint64_t d = x->attached_ns && end > x->attached_ns ? end - x->attached_ns : 0;
-	uint64_t cap = (uint64_t)x->c->seconds * 1000000000ULL;
-	return x->c->seconds && d > cap ? cap : d;
+	char how[32];
+	snprintf(how, sizeof(how), "%s %d",
+		 WIFEXITED(status) ? "exit status" : "signal",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	if (!x->r.prof.counters.samples) {
+		fprintf(stderr, "stackfold: bpftrace failed (%s) and gave no samples\n",
+			how);
+		return EXIT_ENV;
+	}
+	/* What it printed is written; the samples it took since its last
+	 * flush died with it: said, counted ("#meta ended", in the raw
+	 * capture too), and the exit status says the capture is incomplete. */
+	fprintf(stderr, "%sstackfold: bpftrace ended early (%s) after %.1f s: "
+		"the samples since its last flush are lost\n",
+		x->c->countdown && isatty(2) ? "\n" : "", how,
+		(double)capture_ns(x) / 1e9);
+	meta_line(x, "ended", how);
+	x->cut = true;
+	return 0;
 }
 
 static double ru_cpu_s(const struct rusage *u)	/* user+sys seconds */
@@ -494,12 +522,14 @@ static int finish(struct rec *x)
 			REPORT_OVERFLOW_MSG);
 		return end == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
 	}
+	/* a failed --save-raw costs only itself, as any other output */
+	int raw_st = 0;
 	if (x->raw_open) {
 		struct sf_err e = { "" };
 		x->raw_open = false;
 		if (atomic_commit(&x->raw, &e)) {
 			fprintf(stderr, "stackfold: %s\n", e.msg);
-			return EXIT_IO;
+			raw_st = EXIT_IO;
 		}
 	}
 	if (!x->r.prof.counters.samples) {
@@ -514,7 +544,7 @@ static int finish(struct rec *x)
 		sym_session_flush(ss);
 	cmd_summary(&x->r, x->c, "recorded");
 	print_cost(x);
-	return ret;
+	return ret ? ret : raw_st ? raw_st : x->cut ? EXIT_ENV : 0;
 }
 
 static int record_setup(struct rec *x, int argc, char **argv)
@@ -581,6 +611,11 @@ int cmd_record(int argc, char **argv)
 	}
 	st = child_status(&x);
 	stopsig_exit_on_abort(abort_cleanup);
+	if (stopsig_abort()) {	/* it came as bpftrace's output ended */
+		abort_cleanup();
+		st = EXIT_INTERRUPTED;
+		goto out;
+	}
 	if (!st)
 		st = finish(&x);
 out:

@@ -1085,6 +1085,8 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 	rare_counter(buf, sizeof(buf), "maps_unsaved", k->maps_unsaved);
 	/* bpftrace's own text: samples lost, how many unknown */
 	rare_counter(buf, sizeof(buf), "map_full_warnings", k->map_full_warnings);
+	/* bpftrace ended early: the samples since its last flush, unknown */
+	rare_counter(buf, sizeof(buf), "captures_cut", k->captures_cut);
 	if ((id = pp_cstr(c, buf)) < 0)
 		return -ENOMEM;
 	m->comments[m->prof.n_comment++] = id;

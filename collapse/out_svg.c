@@ -775,6 +775,8 @@ static void sub_losses(char *buf, size_t cap, const struct pf_counters *c)
 		{ c->map_dropped, "map-full drop", "map-full drops" },
 		/* bpftrace's "Map full" lines: samples lost, count unknown */
 		{ c->map_full_warnings, "map-full warning", "map-full warnings" },
+		/* bpftrace ended early: the samples since its last flush */
+		{ c->captures_cut, "capture cut short", "captures cut short" },
 		{ c->stackid_errors, "stack-id error", "stack-id errors" },
 		{ c->incomplete_records, "incomplete record", "incomplete records" },
 		{ c->unparsable_lines, "unparsable line", "unparsable lines" },

@@ -197,11 +197,11 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 	 * least 1 ns) are left out, as if absent */
 	bool ns = num && n <= INT64_MAX;
 	if (KEY("hz") && num && n >= 1 && n <= 1000000000)
-		m->hz = n;
+		r->in.hz = n;
 	else if (KEY("start_ns") && ns)
-		m->time_nanos = n;
+		r->in.start_ns = n;
 	else if (KEY("duration_ns") && ns)
-		m->duration_nanos = n;
+		r->in.duration_ns = n;
 	else if (KEY("bpftrace"))
 		m->bpftrace_version = meta_str(r, v, vlen);
 	else if (KEY("kernel"))
@@ -214,6 +214,8 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 		r->prof.counters.lost_events += n;
 	else if (KEY("stackid_errors") && num)
 		r->prof.counters.stackid_errors += n;
+	else if (KEY("ended"))	/* "signal 9": stackfold record's */
+		r->prof.counters.captures_cut++;
 #undef KEY
 	return 0;
 }
@@ -529,6 +531,34 @@ static uint64_t count_unsymbolized(const struct profile *p)
 	return n;
 }
 
+/* The input's rate and times into the profile's: the first rate (a
+ * differing one is the caller's to refuse: samples of two rates weigh
+ * differently), from the earliest start to the latest end. */
+static void join_meta(struct report *r)
+{
+	struct pf_meta *m = &r->prof.meta;
+	const struct report_input_stats *in = &r->in;
+	if (in->hz && m->hz && in->hz != m->hz)
+		r->in.hz_differs = in->hz;
+	else if (in->hz)
+		m->hz = in->hz;
+	uint64_t end = in->start_ns + in->duration_ns;
+	if (!in->start_ns) {
+		if (in->duration_ns > m->duration_nanos)
+			m->duration_nanos = in->duration_ns;
+	} else if (!m->time_nanos) {
+		m->time_nanos = in->start_ns;
+		m->duration_nanos = in->duration_ns;
+	} else {
+		uint64_t mend = m->time_nanos + m->duration_nanos;
+		if (in->start_ns < m->time_nanos)
+			m->time_nanos = in->start_ns;
+		m->duration_nanos = (end > mend ? end : mend) - m->time_nanos;
+	}
+	if (m->duration_nanos > INT64_MAX)	/* pprof's int64 */
+		m->duration_nanos = INT64_MAX;
+}
+
 int report_end_input(struct report *r, struct report_input_stats *st)
 {
 	struct pf_counters *c = &r->prof.counters;
@@ -561,6 +591,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 	} else if (r->in.fmt == REPORT_UNKNOWN) {	/* never told */
 		undecided_unparsable(r);
 	}
+	join_meta(r);
 	c->unsymbolized_frames = count_unsymbolized(&r->prof);
 	c->unparsable_lines += r->in.unparsable;
 	c->incomplete_records += r->in.incomplete;

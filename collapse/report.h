@@ -43,6 +43,11 @@ struct report_input_stats {
 	uint64_t undecided;	/* lines before the format was known that
 				 * are neither (printf text): unparsable */
 	size_t first_undecided;	/* 0 when none */
+	/* its "#meta" rate and times (0: none; the last line of each wins),
+	 * joined with the other inputs' by report_end_input() */
+	uint64_t hz, start_ns, duration_ns;
+	uint64_t hz_differs;	/* its rate, where an earlier input's differs
+				 * (the profile keeps the first): 0 when not */
 };
 
 /* An entry of a map without stacks, or with empty ones only, kept until

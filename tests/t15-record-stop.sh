@@ -58,6 +58,65 @@ printf '@[\n\tleaf\n\troot\n]: 3\n' >"$T/late.txt"
 rpid=$!
 sleep 1
 stop_signals INT "$rpid"	# tests/lib.sh
-check_eq "second SIGINT while writing: aborted, exit 130" 130 "$(reap "$rpid")"
+reap "$rpid" >"$T/late.rc"
+check_eq "second SIGINT while writing: aborted, exit 130" 130 "$(cat "$T/late.rc")"
 check_eq "second SIGINT while writing: a later output left as it was" old "$(cat "$T/late.pb.gz")"
 check "second SIGINT while writing: says so" grep -q 'aborted; the outputs not yet written are left as they were' "$T/late.err"
+
+# bpftrace killed mid-capture (OOM killer, kill -9): what it printed is
+# written, and the loss is said, counted in every output, and in the exit
+# status (3): the samples since its last flush died with it.  Until
+# 2026-11-25 it was exit 0, and the pprof said map_dropped=0.
+cat >"$T/diebt" <<'SH'
+#!/bin/sh
+echo "#attached"
+echo "#pid 4242 fake"
+printf '@stackfold_a[4242, 4242, fake, \n        work+12\n, ]: 5\n\n@stackfold_total_a: 5\n#flushed\n'
+sleep 0.5
+kill -KILL $$
+SH
+chmod +x "$T/diebt"
+"$STACKFOLD" record -f folded,pprof,svg -o "$T/die" --save-raw "$T/die.raw" -- "$T/diebt" \
+	>/dev/null 2>"$T/die.err"
+check_eq "bpftrace killed: exit 3, what it printed written" "3 fake;work 5" "$? $(cat "$T/die.folded")"
+check "bpftrace killed: one line says so" grep -q 'bpftrace ended early (signal 9) after .* s: the samples since its last flush are lost' "$T/die.err"
+check "bpftrace killed: the summary counts it" grep -q '1 capture cut short' "$T/die.err"
+check "bpftrace killed: in the pprof comment" grep -q 'captures_cut=1' <(gzip -dc "$T/die.pb.gz")
+check "bpftrace killed: in the SVG subtitle" grep -q 'capture cut short' "$T/die.svg"
+"$STACKFOLD" -f folded -o /dev/null "$T/die.raw" 2>"$T/die-replay.err"
+check "bpftrace killed: the raw capture read again says so too" grep -q '1 capture cut short' "$T/die-replay.err"
+
+# A stop while a flush is printing waits for its clear, also when the print
+# takes longer than two flush periods (a big map on a loaded machine):
+# stopped between the print and the clear, bpftrace prints the same
+# entries again at exit.  Until 2026-11-25 record gave up waiting after
+# two periods and two seconds, and counted those samples twice.
+cat >"$T/slowbt" <<'SH'
+#!/bin/bash
+entries() { for i in $(seq 1 "$1"); do printf '@stackfold_a[4242, 4242, fake, \n        f%d+1\n, ]: 1\n' "$i"; done; }
+inflush=0
+trap 'kill "$sl" 2>/dev/null; if [ "$inflush" = 1 ]; then entries 30; printf "@stackfold_total_a: 30\n"; else printf "@stackfold_total_b: 0\n"; fi; exit 0' INT
+echo "#attached"
+echo "#pid 4242 fake"
+sleep 3 & sl=$!; wait "$sl"
+inflush=1
+for i in $(seq 1 30); do
+	printf '@stackfold_a[4242, 4242, fake, \n        f%d+1\n, ]: 1\n' "$i"
+	sleep 0.3 & sl=$!; wait "$sl"
+done
+printf '@stackfold_total_a: 30\n#flushed\n'
+inflush=0
+sleep 60 & sl=$!; wait "$sl"
+SH
+chmod +x "$T/slowbt"
+"$STACKFOLD" record -F 99 --flush 3 -D 3 -f folded -o "$T/slow" -- "$T/slowbt" >/dev/null 2>"$T/slow.err"
+check_eq "stop during a long flush print: exit 0, each sample once" "0 30" "$? $(folded_total "$T/slow.folded")"
+check "stop during a long flush print: nothing past bpftrace's count" bash -c "! grep -q 'more than bpftrace counted' '$T/slow.err'"
+
+# A --save-raw that cannot be written costs only itself, as any output:
+# the others are written, exit 4 (until 2026-11-25 none was).
+"$STACKFOLD" record --save-raw /dev/full -f folded -o "$T/rawfull" -- cat "$T/late.txt" \
+	>/dev/null 2>"$T/rawfull.err"
+check_eq "--save-raw /dev/full: exit 4, the folded output written" "4 root;leaf 3" \
+	"$? $(cat "$T/rawfull.folded" 2>&1)"
+check "--save-raw /dev/full: one line names it" grep -q "write '/dev/full': No space left on device" "$T/rawfull.err"

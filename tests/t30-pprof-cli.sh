@@ -466,3 +466,20 @@ check_eq "no --hz: 99" "period: 10101010" "$(pb_decode "$T/hz99.pb.gz" | grep '^
 { printf '#meta hz 999\n'; cat "$T/hz.txt"; } >"$T/hzmeta.txt"
 "$STACKFOLD" -q -F 49 -f pprof -o "$T/hzm.pb.gz" "$T/hzmeta.txt"
 check_eq "--hz does not override the input's own rate" "period: 1001001" "$(pb_decode "$T/hzm.pb.gz" | grep '^period:')"
+
+# Several captures: their rate must agree (samples of two rates weigh
+# differently: refused, exit 2), and the profile spans from the earliest
+# start to the latest end (until 2026-11-25 the last input's rate, start
+# and duration won, and a 99 Hz capture's samples weighed as 49 Hz ones).
+mcap() { printf '#meta hz %s\n#meta start_ns %s\n#meta duration_ns %s\n@[\n        schedule+5\n]: 10\n' "$@"; }
+mcap 99 1000000000000 2000000000 >"$T/m1.txt"
+mcap 99 1005000000000 3000000000 >"$T/m2.txt"
+mcap 49 1001000000000 1000000000 >"$T/m3.txt"
+"$STACKFOLD" -q -f pprof -o "$T/m12.pb.gz" "$T/m2.txt" "$T/m1.txt"
+check_eq "two captures: from the earliest start to the latest end" \
+	"time_nanos: 1000000000000|duration_nanos: 8000000000" \
+	"$(pb_decode "$T/m12.pb.gz" | grep -E '^(time|duration)_nanos:' | paste -sd '|')"
+"$STACKFOLD" -q -f folded "$T/m1.txt" "$T/m3.txt" >/dev/null 2>"$T/m13.err"
+check_eq "captures of two rates: refused, exit 2, one line naming the input" \
+	"2|stackfold: $T/m3.txt: sampled at 49 Hz, an earlier input at 99 Hz: samples of different rates cannot be added into one profile" \
+	"$?|$(cat "$T/m13.err")"
