@@ -45,6 +45,8 @@ struct bt_parser {
 	bool empty_part;	/* key ended in ", ]": an empty stack part */
 	bool no_count;		/* a stack key's "]:" came without a count:
 				 * its count, or a histogram, follows */
+	uint64_t hist_sum;	/* ... the histogram's rows so far */
+	bool in_hist;
 	/* maps block */
 	uint32_t maps_pid, maps_image;
 	size_t maps_line;	/* its "#maps" line */
@@ -329,6 +331,8 @@ static void record_reset(struct bt_parser *bp)
 	bp->in_stack = false;
 	bp->empty_part = false;
 	bp->no_count = false;
+	bp->hist_sum = 0;
+	bp->in_hist = false;
 	bp->st = ST_IDLE;
 }
 
@@ -540,33 +544,10 @@ static int parse_end(const char *s, size_t len, size_t *body, uint64_t *count)
 	return 1;
 }
 
-/* Scalars segment: "a, b, " (a stack part follows) or "a, b]: N" (end). */
-static int segment(struct bt_parser *bp, const char *s, size_t len)
+/* The scalar fields of a key in [s, e): pid, tid, comm. */
+static int scalars(struct bt_parser *bp, const char *s, const char *e)
 {
-	size_t body = len;
-	uint64_t count = 0;
-	int end = parse_end(s, len, &body, &count);
-	const char *t = trim_end(s, s + len);
-	if (!end && t - s >= 2 && t[-1] == ':' && t[-2] == ']') {
-		if (bp->nparts) {
-			bp->no_count = true;
-			return 0;	/* "]:" cut before its count: stays open,
-					 * so it ends as an incomplete record */
-		}
-		record_reset(bp);	/* "@[k]:" then a histogram: no sample */
-		return 0;
-	}
-	/* not the key's end: scalars before a stack part end in ',' */
-	if (end < 0 || (!end && t > s && t[-1] != ',')) {
-		bad_line(bp);	/* "]: -3", "]: 1x", "]: 2^64"... */
-		record_reset(bp);
-		return 0;
-	}
-	const char *p = s, *e = s + body;
-	/* "@[]: N" and "..., ]: N": an empty stack part (a stack-keyed
-	 * map's entry whose stack is empty, e.g. kstack in user mode) */
-	if (end && (trim_end(s, e) == s || trim_end(s, e)[-1] == ','))
-		bp->empty_part = true;
+	const char *p = s;
 	while (p < e) {
 		const char *c = memmem(p, (size_t)(e - p), ", ", 2);
 		if (!c && e - p >= 1 && e[-1] == ',')
@@ -587,6 +568,41 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 			return -ENOMEM;
 		p = c ? c + (c + 1 < e ? 2 : 1) : e;
 	}
+	return 0;
+}
+
+/* Scalars segment: "a, b, " (a stack part follows), "a, b]: N" (end), or
+ * "a, b]:" (its count, or a histogram, on the lines after). */
+static int segment(struct bt_parser *bp, const char *s, size_t len)
+{
+	size_t body = len;
+	uint64_t count = 0;
+	int end = parse_end(s, len, &body, &count);
+	const char *t = trim_end(s, s + len);
+	bool open = !end && t - s >= 2 && t[-1] == ':' && t[-2] == ']';
+	if (open && !bp->nparts) {
+		record_reset(bp);	/* "@[k]:" then a histogram: no sample */
+		return 0;
+	}
+	if (open)
+		body = (size_t)(t - 2 - s);
+	/* not the key's end: scalars before a stack part end in ',' */
+	else if (end < 0 || (!end && t > s && t[-1] != ',')) {
+		bad_line(bp);	/* "]: -3", "]: 1x", "]: 2^64"... */
+		record_reset(bp);
+		return 0;
+	}
+	const char *e = s + body;
+	/* "@[]: N" and "..., ]: N": an empty stack part (a stack-keyed
+	 * map's entry whose stack is empty, e.g. kstack in user mode) */
+	if ((end || open) && (trim_end(s, e) == s || trim_end(s, e)[-1] == ','))
+		bp->empty_part = true;
+	if (scalars(bp, s, e))
+		return -ENOMEM;
+	if (open) {	/* stays open: a cut "]:" ends as an incomplete record */
+		bp->no_count = true;
+		return 0;
+	}
 	if (end)
 		return record_emit(bp, count);
 	if (bp->nparts == sizeof(bp->parts) / sizeof(bp->parts[0])) {
@@ -601,10 +617,23 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 	return 0;
 }
 
-/* "[4, 8)   12 |@@@@   |": a row of a hist() or lhist() map. */
-static bool is_hist_row(const char *s, size_t len)
+/* "[4, 8)   12 |@@@@   |", "[0]  3 |@|", "(..., 0)  2 |@|": a row of
+ * a hist() or lhist() map, whose count goes to *n.  Nothing looser: a
+ * printed line such as "[12:01:02] cpu | busy" is text, and counted. */
+static bool is_hist_row(const char *s, size_t len, uint64_t *n)
 {
-	return len && (s[0] == '[' || s[0] == '(') && memchr(s, '|', len);
+	const char *e = s + len, *c = s + 1;
+	if (len < 4 || (s[0] != '[' && s[0] != '(') || e[-1] != '|')
+		return false;
+	while (c < e && *c != ')' && *c != ']')	/* "[0]", "[2, 4)" */
+		c++;
+	if (c == e)
+		return false;
+	const char *d = skip_ws(c + 1, e), *de = d;
+	while (de < e && *de >= '0' && *de <= '9')
+		de++;
+	return de > d && skip_ws(de, e) < e && *skip_ws(de, e) == '|' &&
+	       sf_parse_u64(d, (size_t)(de - d), n);
 }
 
 static int record_start(struct bt_parser *bp, const char *s, size_t len,
@@ -642,10 +671,21 @@ static int record_line(struct bt_parser *bp, const char *s, size_t len)
 	}
 	if (!len && bp->in_stack)
 		return 0;
-	if (bp->no_count && is_hist_row(s, len)) {
-		record_reset(bp);	/* "@h[stack]:" then a histogram (hist(),
-					 * lhist()): no sample, as for other keys */
+	uint64_t n;
+	if (bp->no_count && is_hist_row(s, len, &n)) {
+		/* "@h[stack]:" then a histogram (hist(), lhist()): its rows
+		 * add up to the entry's count, as stackcollapse-bpftrace.pl
+		 * adds them */
+		if (n > BT_MAX_COUNT - bp->hist_sum)
+			bad_line(bp);
+		else
+			bp->hist_sum += n;
+		bp->in_hist = true;
 		return 0;
+	}
+	if (bp->no_count && bp->in_hist) {	/* the histogram's end */
+		int ret = record_emit(bp, bp->hist_sum);
+		return ret ? ret : -EAGAIN;
 	}
 	/* Anything else breaks the record: count it, reparse the line. */
 	count_incomplete(bp, bp->rec_line);
@@ -804,8 +844,9 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 		bad_line(bp);
 		return 0;
 	}
-	if (is_hist_row(s, len))
-		return 0;	/* a histogram row */
+	uint64_t n;
+	if (is_hist_row(s, len, &n))
+		return 0;	/* a row of a histogram without a stack */
 	if (starts(s, len, "Attaching ") || starts(s, len, "WARNING") ||
 	    starts(s, len, "ERROR") || starts(s, len, "warning:") ||
 	    starts(s, len, "HINT") || starts(s, len, "Tracing "))
@@ -886,7 +927,11 @@ int bt_parser_line(struct bt_parser *bp, const char *line, size_t len)
 
 int bt_parser_finish(struct bt_parser *bp)
 {
-	if (bp->st == ST_RECORD) {
+	if (bp->st == ST_RECORD && bp->no_count && bp->in_hist) {
+		int ret = record_emit(bp, bp->hist_sum);	/* at the end */
+		if (ret)
+			return ret;
+	} else if (bp->st == ST_RECORD) {
 		count_incomplete(bp, bp->rec_line);
 		record_reset(bp);
 	} else if (bp->st == ST_MAPS) {

@@ -72,6 +72,10 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 			"the other as part of the leaf's name; for a "
 			"differential flame graph use --diff BEFORE AFTER\n",
 			name);
+	if (st.stack_maps > 1)	/* @s[ustack, kstack] and @k[kstack]... */
+		fprintf(stderr, "stackfold: %s: %" PRIu64 " stack maps added "
+			"together: a sample in more than one counts once in each "
+			"(as with stackcollapse-bpftrace.pl)\n", name, st.stack_maps);
 	if (st.nonstack_ignored)
 		fprintf(stderr, "stackfold: %s: %" PRIu64 " counts in maps without "
 			"stacks not added (the input has stack maps)\n", name,

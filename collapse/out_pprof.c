@@ -1087,6 +1087,8 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 	rare_counter(buf, sizeof(buf), "map_full_warnings", k->map_full_warnings);
 	/* bpftrace ended early: the samples since its last flush, unknown */
 	rare_counter(buf, sizeof(buf), "captures_cut", k->captures_cut);
+	/* read, and left out on purpose: the same samples as the stacks' */
+	rare_counter(buf, sizeof(buf), "nonstack_not_added", k->nonstack_ignored);
 	if ((id = pp_cstr(c, buf)) < 0)
 		return -ENOMEM;
 	m->comments[m->prof.n_comment++] = id;

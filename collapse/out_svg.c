@@ -499,10 +499,13 @@ static void put_title(struct svg_buf *b, const struct svg_geom *g,
 		 * of the after total: what its colour shows, as in
 		 * flamegraph.pl */
 		double d = (double)v->self_delta;
+		int64_t c = pct100(d, g->total);
 		svg_put(b, "; ", 2);
 		if (d > 0)
 			svg_putc(b, '+');
-		svg_put_fixed(b, pct100(d, g->total), 2);
+		else if (d < 0 && c == 0)	/* blue, and says it shrank */
+			svg_putc(b, '-');
+		svg_put_fixed(b, c, 2);
 		svg_putc(b, '%');
 	}
 	svg_put(b, ")</title>", 9);
@@ -722,10 +725,48 @@ static void sub_meta(char *buf, size_t cap, const struct profile *p,
 		     uint64_t samples);
 static void sub_losses(char *buf, size_t cap, const struct pf_counters *c);
 
+/* Characters in s, counting UTF-8 sequences as one. */
+static size_t u8_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* "CMDLINE, " before rest, the command line cut ("..") to what the
+ * subtitle's width leaves of its chars, at a character's start; left out
+ * where fewer than 8 would show.  The counts and losses always show:
+ * centred and unclipped, a long command line pushed them off the graph
+ * (and a 1 KiB one off the buffer). */
+static void sub_cmdline(char *buf, size_t cap, const char *cmd,
+			const char *rest, size_t chars)
+{
+	size_t used = u8_chars(rest) + 2, room = chars > used ? chars - used : 0;
+	buf[0] = 0;
+	if (room < 8) {
+		snprintf(buf, cap, "%s", rest);
+		return;
+	}
+	size_t len = 0, k = 0;
+	for (; cmd[len] && k < room; len++)
+		k += ((unsigned char)cmd[len] & 0xc0) != 0x80;
+	while (cmd[len] && ((unsigned char)cmd[len] & 0xc0) == 0x80)
+		len++;	/* the rest of the last character */
+	bool cut = cmd[len] != 0;
+	if (cut) {	/* room for ".." */
+		while (len && k > room - 2)
+			k -= ((unsigned char)cmd[--len] & 0xc0) != 0x80;
+		while (len && ((unsigned char)cmd[len] & 0xc0) == 0x80)
+			len--;
+	}
+	snprintf(buf, cap, "%.*s%s, %s", (int)len, cmd, cut ? ".." : "", rest);
+}
+
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples; lost: 12 events, ..." from
- * what the profile knows; "" when it knows nothing. */
+ * what the profile knows, fitted to width px; "" when it knows nothing. */
 static void default_subtitle(char *buf, size_t cap,
-			     const struct out_input *in)
+			     const struct out_input *in, unsigned width)
 {
 	const struct profile *p = in->prof;
 	uint64_t total = input_total(in);
@@ -740,21 +781,26 @@ static void default_subtitle(char *buf, size_t cap,
 	}
 	/* the sample count is the fold's: what the graph really shows, also
 	 * for folded-text input, which has no profile */
+	char rest[1024];
+	rest[0] = 0;
 	if (p)
-		sub_meta(buf, cap, p, total);
+		sub_meta(rest, sizeof(rest), p, total);
 	else
-		sub_add(buf, cap, "", total == 1 ? "sample" : "samples", total);
+		sub_add(rest, sizeof(rest), "", total == 1 ? "sample" : "samples", total);
 	const struct pf_counters *k = p ? &p->counters : in->counters;
 	if (k)
-		sub_losses(buf, cap, k);
+		sub_losses(rest, sizeof(rest), k);
+	size_t chars = (size_t)((width - 2.0 * XPAD) / (FONT_SIZE * FONT_WIDTH));
+	if (p && p->meta.cmdline)
+		sub_cmdline(buf, cap, profile_str(p, p->meta.cmdline), rest, chars);
+	else
+		snprintf(buf, cap, "%s", rest);
 }
 
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples" */
 static void sub_meta(char *buf, size_t cap, const struct profile *p,
 		     uint64_t samples)
 {
-	if (p->meta.cmdline)
-		snprintf(buf, cap, "%s", profile_str(p, p->meta.cmdline));
 	if (p->meta.duration_nanos) {
 		size_t n = strlen(buf);
 		snprintf(buf + n, cap - n, "%s%.1f s", n ? ", " : "",
@@ -796,6 +842,12 @@ static void sub_losses(char *buf, size_t cap, const struct pf_counters *c)
 	if (c->truncated_stacks)
 		sub_add(buf, cap, "; ", c->truncated_stacks == 1 ?
 			"truncated stack" : "truncated stacks", c->truncated_stacks);
+	/* read, left out: the same samples as the stacks' maps */
+	if (c->nonstack_ignored)
+		sub_add(buf, cap, "; ", c->nonstack_ignored == 1 ?
+			"count of a map without stacks not added" :
+			"counts of maps without stacks not added",
+			c->nonstack_ignored);
 	/* drawn, but its frames [unknown] */
 	if (c->maps_unsaved)
 		sub_add(buf, cap, "; ", c->maps_unsaved == 1 ?
@@ -888,10 +940,11 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 int out_svg_write(FILE *out, const struct out_input *in,
 		  const struct out_opts *opts, struct sf_err *err)
 {
-	char sub[1024];
+	char sub[2048];
 	const char *subtitle = opts->subtitle;
 	if (!subtitle) {
-		default_subtitle(sub, sizeof(sub), in);
+		default_subtitle(sub, sizeof(sub), in,
+				 opts->width ? opts->width : DEFAULT_WIDTH);
 		subtitle = sub;
 	}
 	struct svg_geom g;

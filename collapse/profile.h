@@ -100,6 +100,9 @@ struct pf_counters {
 	uint64_t unsymbolized_frames;	/* frames shown as module+off/unknown */
 	uint64_t truncated_stacks;	/* depth hit the stack limit */
 	uint64_t map_full_warnings;	/* bpftrace said a map was full */
+	uint64_t nonstack_ignored;	/* counts of maps without stacks (@[comm])
+					 * not added: the input has stack maps,
+					 * the same samples (report.h) */
 	uint64_t captures_cut;	/* captures whose bpftrace ended early (killed
 				 * or failed, "#meta ended"): the samples it
 				 * took since its last flush were lost with

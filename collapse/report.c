@@ -94,8 +94,14 @@ static int note_stack_map(struct report *r, const struct bt_record *rec)
 	int64_t map = intern_len(r, rec->map, rec->map_len);
 	bool found;
 	r->stack_maps.valsz = 1;	/* a set: the value is not used */
-	return map <= 0 || u64map_slot(&r->stack_maps, (uint64_t)map, &found)
-		       ? 0 : -ENOMEM;
+	if (map <= 0)
+		return 0;
+	if (!u64map_slot(&r->stack_maps, (uint64_t)map, &found))
+		return -ENOMEM;
+	/* a one-liner's maps (stackfold's own take turns: one capture) */
+	if (!found && strncmp(profile_str(&r->prof, (uint32_t)map), "@stackfold", 10))
+		r->in.stack_maps++;
+	return 0;
 }
 
 static int flush_deferred(struct report *r)
@@ -592,6 +598,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		undecided_unparsable(r);
 	}
 	join_meta(r);
+	c->nonstack_ignored += r->in.nonstack_ignored;
 	c->unsymbolized_frames = count_unsymbolized(&r->prof);
 	c->unparsable_lines += r->in.unparsable;
 	c->incomplete_records += r->in.incomplete;

@@ -37,6 +37,7 @@ struct report_input_stats {
 	uint64_t stack_records;	/* map entries whose key has a stack */
 	uint64_t folded_lines;	/* folded lines with a count */
 	uint64_t two_counts;	/* ... whose stack ends in " DIGITS" too */
+	uint64_t stack_maps;	/* maps with stacks, stackfold's own left out */
 	uint64_t nonstack_ignored;	/* entries of stack-less maps (@[comm])
 					 * not counted as samples because the
 					 * input also has stack maps */

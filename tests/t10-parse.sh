@@ -70,11 +70,12 @@ printf 'a header\nmain;f 3\n' | "$STACKFOLD" >"$T/fhead.out" 2>"$T/fhead.err"
 check_eq "a text line before folded lines: folded" "main;f 3" "$(cat "$T/fhead.out")"
 check "a text line before folded lines: one unparsable line" grep -q 'ignored 1 unparsable line (first at line 1)' "$T/fhead.err"
 
-# hist() keyed by a stack: its entries are no samples and no truncated
-# records (they were counted as incomplete records).
+# hist() keyed by a stack: no truncated records (they were counted as
+# incomplete records); since 2026-11-25 its rows add up to the entry's
+# count (with the count map's: two stack maps, added together).
 printf '@[\n    foo+1\n]: 3\n@h[\n    foo+1\n]: \n[0]     1 |@@@@@@@@|\n[1, 2)  1 |@@@@@@@@|\n\n' |
 	"$STACKFOLD" >"$T/hist.out" 2>"$T/hist.err"
-check_eq "hist() keyed by a stack: not samples" "foo 3" "$(cat "$T/hist.out")"
+check_eq "hist() keyed by a stack: its rows summed, added to the other map's" "foo 5" "$(cat "$T/hist.out")"
 check "hist() keyed by a stack: no incomplete record" bash -c "! grep -q incomplete '$T/hist.err'"
 
 # A record with a line the parser refuses, twice: each copy counts the same
@@ -265,3 +266,32 @@ check_eq "one-liner text and folded input: equal stacks merged" \
 check_eq "... in the top table too" "leaf_b 10|leaf_a 7" \
 	"$("$STACKFOLD" -q -f top "$T/mix.folded" "$T/mix.txt" |
 	   awk '/^ +[0-9.]+% +[0-9]+ +[0-9.]+% +[0-9]+  leaf/ { print $5, $2 }' | paste -sd '|')"
+
+# record's own options are refused by the filter, as -D and --flush are
+# (until 2026-11-25 --save-raw was taken and never written)
+for o in "--save-raw $T/never.raw" --countdown; do
+	# shellcheck disable=SC2086 # the option and its argument
+	"$STACKFOLD" $o "$T/in.folded" >/dev/null 2>"$T/recopt.err"
+	check_eq "filter: ${o%% *} refused (exit 1), one line" "1|stackfold: only stackfold record takes '${o%% *}' (see --help)" \
+		"$?|$(cat "$T/recopt.err")"
+done
+
+# A stack-keyed histogram (@[kstack] = hist(x)): its rows add up to the
+# entry's count, as stackcollapse-bpftrace.pl adds them (until 2026-11-25
+# such entries were dropped without a counter: "no samples found").
+printf 'Attaching 1 probe...\n\n@[\n    vfs_read+5\n    ksys_read+9\n]:\n[0]                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n[1]                    0 |                                                    |\n[2, 4)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                  |\n\n@[\n    vfs_write+5\n    ksys_write+9\n]:\n(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n[0, 10)                4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n' >"$T/hist.txt"
+check_eq "stack-keyed histograms: each entry's rows summed" "ksys_read;vfs_read 5|ksys_write;vfs_write 5" \
+	"$("$STACKFOLD" -q "$T/hist.txt" 2>&1 | paste -sd '|')"
+# A printed line that only looks like a histogram row ("[...]", a '|') is
+# text, counted as unparsable (until then it was skipped without a count).
+printf '[02:22:01] cpu=1 | busy\n(warn) queue | full\nhello\n@[\n    main+1\n]: 3\n[02:22:02] cpu=0 | idle\n' >"$T/nothist.txt"
+"$STACKFOLD" "$T/nothist.txt" >/dev/null 2>"$T/nothist.err"
+check "printed '[..] x | y' lines: counted unparsable" grep -q 'ignored 4 unparsable lines' "$T/nothist.err"
+# Two stack maps are added together (as stackcollapse-bpftrace.pl does):
+# said, since a sample in both counts twice; counts of a map without
+# stacks, left out, are in the SVG subtitle and the pprof comment too.
+printf '@k[\n    vfs_read+5\n]: 4\n@s[\n    vfs_read+5\n]: 4\n@c[sh]: 4\n' >"$T/twomaps.txt"
+"$STACKFOLD" -f folded,svg,pprof -o "$T/twomaps" "$T/twomaps.txt" 2>"$T/twomaps.err"
+check "two stack maps: said to be added together" grep -q '2 stack maps added together' "$T/twomaps.err"
+check "a stack-less map's counts left out: in the SVG subtitle" grep -q '4 counts of maps without stacks not added' "$T/twomaps.svg"
+check "a stack-less map's counts left out: in the pprof comment" grep -q 'nonstack_not_added=4' <(gzip -dc "$T/twomaps.pb.gz")

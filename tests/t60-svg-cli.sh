@@ -117,3 +117,13 @@ for m in 0 0% 0px; do
 	check "--minwidth $m keeps a 0.001% frame" grep -q '<title>tiny (' <(sf --minwidth "$m" "$T/tiny.folded")
 done
 check "default minimum width leaves it out" bash -c "! grep -q '<title>tiny (' <('$STACKFOLD' -q -f svg '$T/tiny.folded')"
+# The default subtitle always shows the counts and losses: a long command
+# line is cut to what the width leaves (until 2026-11-25 a 200-character one
+# pushed them off the graph, and a 1 KiB one out of the subtitle).
+long=$(printf 'x%.0s' $(seq 1 1100))
+printf '# stackfold-capture 1\n#meta hz 99\n#meta duration_ns 2000000000\n#meta cmdline java -cp %s Main\n@[\n    leaf+1\n]: 3\n' "$long" >"$T/longcmd.txt"
+"$STACKFOLD" -q -f svg "$T/longcmd.txt" >"$T/longcmd.svg"
+sub=$(grep -o '<text id="subtitle"[^>]*>[^<]*' "$T/longcmd.svg" | sed 's/.*>//')
+check "long command line: cut (..), then duration, rate and samples" \
+	grep -Eqx 'java -cp x+\.\., 2\.0 s at 99 Hz, 3 samples' <<<"$sub"
+check "long command line: the subtitle fits the width (1200 px: 167 characters)" test "${#sub}" -le 167

@@ -77,3 +77,11 @@ for f in top pprof; do
 	check_eq "--diff -f $f: exit 1, nothing written" "1|" "$?|$(ls "$T"/d-"$f"* 2>/dev/null)"
 	check "--diff -f $f: says svg and folded only" grep -q "^stackfold: --diff writes svg and folded only, not $f" "$T/d.err"
 done
+# A shrink too small to show in two decimals still says it shrank ("-0.00%"),
+# as its blue does (until 2026-11-25 it read "0.00%", as an unchanged frame)
+printf 'm;a 3\nm;b 20000\nm;c 1\n' >"$T/b2.folded"
+printf 'm;a 2\nm;b 20000\nm;c 2\nm;d 5000\n' >"$T/a2.folded"
+"$STACKFOLD" -f svg --minwidth 0px --diff "$T/b2.folded" "$T/a2.folded" >"$T/d2.svg" 2>/dev/null
+check_eq "--diff: a tiny shrink -0.00%, a tiny growth +0.00%, no change 0.00%" \
+	"a -0.00%|b 0.00%|c +0.00%" \
+	"$(grep -o '<title>[abc] ([^)]*)' "$T/d2.svg" | sed 's/<title>\([abc]\) .*; \(.*\))/\1 \2/' | sort | paste -sd '|')"
