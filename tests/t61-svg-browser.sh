@@ -97,6 +97,16 @@ cat >"$T/deep.json" <<JSON
  "exact": {"zoom": "P", "kids": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10"]}}
 JSON
 node "$B/svg_test.mjs" "$T/deep.json" | sed 's/^\(PASS\|FAIL\): /\1: deep zoom: /'
+# a bookmark of a frame narrower than the file's 0.1 px reopens on it, not
+# on a sibling drawn at the same rounded x (c5 to c9 all at x="10.1"; until
+# 2026-11-25 the URL held x and y, and reopened on c5)
+{ echo "other 9999000"; for c in $(seq 10); do echo "main;P;c$c 100"; done; } >"$T/narrow.folded"
+"$SVG_DRIVER" --minwidth 0px "$T/narrow.folded" >"$T/narrow.svg" || fail "narrow: writer failed"
+cat >"$T/narrow.json" <<JSON
+{"svg": "$T/narrow.svg", "shot": "$ART/svg-browser-narrow.png", "width": 1200, "search": [],
+ "exact": {"zoom": "P", "pick": "c7", "kids": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10"]}}
+JSON
+node "$B/svg_test.mjs" "$T/narrow.json" | sed 's/^\(PASS\|FAIL\): /\1: narrow: /'
 # the same at the default minimum width, with a wider sibling left out
 # beside them (its samples in no drawn frame: the start of every frame
 # after the gap is written, data-s)
