@@ -249,9 +249,9 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	case OPT_TITLE: c->oo.title = arg; break;
 	case OPT_SUBTITLE: c->oo.subtitle = arg; break;
 	case OPT_WIDTH:
-		if (!parse_uint(arg, &c->oo.width) || c->oo.width < 100 ||
+		if (!parse_uint(arg, &c->oo.width) || c->oo.width < 200 ||
 		    c->oo.width > 1000000)	/* out_svg.c's range */
-			return bad("bad --width (100 to 1000000)", arg);
+			return bad("bad --width (200 to 1000000)", arg);
 		break;
 	case OPT_MINWIDTH: return parse_minwidth(c, arg);
 	case OPT_INVERTED: c->oo.inverted = true; break;
@@ -280,8 +280,16 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 		if (!c->record || !parse_uint(arg, &c->seconds))
 			return bad("bad --duration", arg);
 		break;
-	case OPT_SAVERAW: c->save_raw = arg; break;
-	case OPT_COUNTDOWN: c->countdown = true; break;
+	case OPT_SAVERAW:	/* record's alone, as -D, --flush... */
+		if (!c->record)
+			return bad("only stackfold record takes", "--save-raw");
+		c->save_raw = arg;
+		break;
+	case OPT_COUNTDOWN:
+		if (!c->record)
+			return bad("only stackfold record takes", "--countdown");
+		c->countdown = true;
+		break;
 	case OPT_WATCH: return parse_watch(c, arg);
 	case OPT_FLUSH:
 		if (!c->record || !parse_uint(arg, &c->flush))

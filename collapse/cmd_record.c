@@ -313,8 +313,8 @@ static void say_targets_gone(const struct rec *x)
 
 /* Stop once every --watch-pid target has exited (woken: the pidfds say
  * one has; the polled ones are looked at every WATCH_POLL_NS); say so when that
- * ends the capture before its -D deadline (with -- COMMAND and no -D, the
- * command's exit is the expected end). */
+ * ends the capture before its -D deadline, or with none (with -- COMMAND
+ * and no -D, the command's exit is the expected end). */
 static void watch_targets(struct rec *x, bool woken)
 {
 	if (!x->watch.n || x->targets_gone)
@@ -330,7 +330,9 @@ static void watch_targets(struct rec *x, bool woken)
 	if (watch_live(&x->watch))
 		return;
 	x->targets_gone = true;
-	if (!x->stop_wanted && x->c->seconds && !x->c->quiet)
+	/* said, unless it is the end expected: a command started to run
+	 * (--start-pid) until it exits, with no -D */
+	if (!x->stop_wanted && (x->c->seconds || !x->c->start_pid) && !x->c->quiet)
 		say_targets_gone(x);
 	stop_child(x);
 }

@@ -221,7 +221,8 @@ int cmd_symbolize(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	while (getline(&line, &cap, stdin) >= 0) {
+	/* stdout failing (a full disk, /dev/full) ends the reading */
+	while (!ferror(stdout) && getline(&line, &cap, stdin) >= 0) {
 		char *path;
 		uint64_t addr;
 		lineno++;
@@ -236,7 +237,7 @@ int cmd_symbolize(int argc, char **argv)
 		struct module *m = module_get(&ms, path, &env);
 		if (!m) {
 			fprintf(stderr, "stackfold symbolize: out of memory\n");
-			rc = EXIT_BADINPUT;
+			rc = EXIT_IO;
 			break;
 		}
 		if (!m->idx) {
@@ -249,15 +250,22 @@ int cmd_symbolize(int argc, char **argv)
 			       (unsigned long long)addr);
 		print_result(stdout, m->idx, addr);
 	}
+	int in_err = ferror(stdin) ? errno : 0;
 	free(line);
 	modules_free(&ms);
 	free(env.cache_own);
-	if (ferror(stdin))
+	if (in_err && !rc) {
+		fprintf(stderr, "stackfold symbolize: read '<stdin>': %s\n",
+			strerror(in_err));
 		rc = EXIT_BADINPUT;
-	if (fflush(stdout) || ferror(stdout))
-		return EXIT_IO;
+	}
 	if (bad)
 		fprintf(stderr, "stackfold symbolize: %zu bad line%s\n", bad,
 			bad == 1 ? "" : "s");
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "stackfold symbolize: write '<stdout>': %s\n",
+			strerror(errno ? errno : EIO));
+		return EXIT_IO;
+	}
 	return rc ? rc : bad ? EXIT_BADINPUT : EXIT_OK;
 }

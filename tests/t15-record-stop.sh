@@ -120,3 +120,11 @@ check "stop during a long flush print: nothing past bpftrace's count" bash -c "!
 check_eq "--save-raw /dev/full: exit 4, the folded output written" "4 root;leaf 3" \
 	"$? $(cat "$T/rawfull.folded" 2>&1)"
 check "--save-raw /dev/full: one line names it" grep -q "write '/dev/full': No space left on device" "$T/rawfull.err"
+
+# --watch-pid without -D: the targets' exit is said too (scripts/profile -p
+# PID -d 0), but for a command started to run until it exits (--start-pid).
+sleep 1 &
+tpid=$!
+"$STACKFOLD" record --watch-pid "$tpid" -f folded -o "$T/w0" -- "$T/fakebt" >/dev/null 2>"$T/w0.err"
+check "--watch-pid, no -D: says every target exited" grep -q 'every target exited after' "$T/w0.err"
+wait "$tpid"

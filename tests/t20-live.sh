@@ -379,23 +379,27 @@ check_eq "SIGHUP to profile -- COMMAND: no capture or command left running" "" \
 	"$(pgrep -f "stackfold record.*$T/chup|$DEMO 40" || true)"
 # A second SIGINT from another process aborts, as in the other modes
 # (until 2026-11-25 each became a SIGTERM for record, which never aborts).
-# In a job-control subshell: a job that does not ignore SIGINT, as a
-# terminal's foreground job.  The first output is a FIFO nobody reads, so
-# the second SIGINT surely comes while the outputs are written.
+# env --default-signal: SIGINT as at a terminal, not ignored as by a job
+# of a script (or of a test run started in the background), where the
+# script's trap cannot be set.  The first output is a FIFO nobody reads,
+# so the second SIGINT surely comes while the outputs are written.
 mkdir -p "$T/cint"
 mkfifo "$T/cint/p.folded"
 echo old >"$T/cint/p.svg"
-(
-	set -m
-	"$PROFILE" -d 30 -f folded,svg -o "$T/cint/p" -- "$DEMO" 40 >/dev/null 2>"$T/cint.err" &
-	ppid=$!
-	sleep 4
-	env kill -INT "$ppid"
-	sleep 1
-	env kill -INT "$ppid"
-	wait "$ppid"
-	echo "$?"
-) >"$T/cint.rc" 2>/dev/null
+env --default-signal=INT "$PROFILE" -d 30 -f folded,svg -o "$T/cint/p" -- "$DEMO" 40 \
+	>/dev/null 2>"$T/cint.err" &
+ppid=$!
+for ((i = 0; i < 100; i++)); do
+	rpid=$(pgrep -f "stackfold record .*$T/cint/p") && break
+	sleep 0.1
+done
+attached "$rpid" 1
+env kill -INT "$ppid"
+sleep 1
+env kill -INT "$ppid"
+reap "$ppid" >"$T/cint.rc"
+# (a hang ends here: the FIFO read, the capture's end written)
+[ -p "$T/cint/p.folded" ] && timeout 2 cat "$T/cint/p.folded" >/dev/null 2>&1
 check_eq "two SIGINTs from other processes to profile -- COMMAND: aborted (130), nothing replaced" \
 	"130 old" "$(cat "$T/cint.rc") $(cat "$T/cint/p.svg")"
 sleep 0.5
@@ -434,6 +438,15 @@ check_eq "-d with a command that ignores SIGTERM: not left running" "" "$(pgrep 
 
 # 12. Bad arguments are found before the capture: exit 1 (usage) or 4
 #     (outputs cannot be written), one line, in well under a capture's time.
+# -- a shell builtin: exec cannot run it (until 2026-11-25 found by
+# `command -v`, it failed after bpftrace's start-up, exit 2)
+"$PROFILE" -o "$T/builtin" -- cd /tmp >/dev/null 2>"$T/builtin.err"
+check_eq "-- BUILTIN: exit 3, one line, before the capture" \
+	"3|profile: command 'cd' not found or not executable" "$?|$(cat "$T/builtin.err")"
+# -p given twice: the lists add up (until 2026-11-25 the last one won)
+"$PROFILE" -p 999999999 -p $$ -o "$T/twop" >/dev/null 2>"$T/twop.err"
+check_eq "-p twice: both lists (the missing pid found)" "3|profile: pid 999999999 not found" \
+	"$?|$(cat "$T/twop.err")"
 args_case() {	# WANT_RC NAME ARGS...
 	local want=$1 name=$2 t0
 	shift 2

@@ -538,3 +538,12 @@ for z in separate-code noseparate-code; do
 		fail "build gc.c -z $z" "$(tail -3 "$T/cc.err")"
 	fi
 done
+
+# Its own read and write failures are said in one line, as the filter's
+# (until 2026-11-25 exit 4 and exit 2 came without a word)
+echo "/bin/true 0x1000" | "$STACKFOLD" symbolize >/dev/full 2>"$T/full.err"
+check_eq "symbolize > /dev/full: exit 4, one line" "4|stackfold symbolize: write '<stdout>': No space left on device" \
+	"$?|$(cat "$T/full.err")"
+"$STACKFOLD" symbolize </tmp >/dev/null 2>"$T/dir.err"
+check_eq "symbolize < a directory: exit 2, one line" "2|stackfold symbolize: read '<stdin>': Is a directory" \
+	"$?|$(cat "$T/dir.err")"
