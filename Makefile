@@ -93,7 +93,7 @@ HZ      ?= 99
 
 flame:
 	@scripts/install-deps
-	@$(MAKE) --no-print-directory all demo
+	@$(MAKE) --no-print-directory -s all demo >&2	# stdout: the top table alone
 	@scripts/profile $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
 
 test:

@@ -103,6 +103,7 @@ struct copts {
 	unsigned window, hz;
 	uint64_t max_size;	/* bytes, 0 = no cap */
 	uint64_t max_age;	/* seconds, 0 = no cap */
+	bool check;		/* --check: the options only, nothing run */
 	bool folded, quiet;
 	struct sym_opts so;
 	char **argv;		/* bpftrace command */
@@ -193,7 +194,9 @@ static void usage(FILE *out)
 	      "      --no-cache, --cache-dir DIR  (as for record)\n"
 	      "      --watch-pid PID[,PID...]  stop (the window in progress\n"
 	      "                         written) once every one has exited\n"
-	      "  -q, --quiet            log only problems (default: one line a window)\n\n"
+	      "  -q, --quiet            log only problems (default: one line a window)\n"
+	      "      --check            check the options and exit (0, or 1 with\n"
+	      "                         the usage error): nothing is run or written\n\n"
 	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
 	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable;\n"
 	      "130 a second SIGINT (the current window is lost).\n",
@@ -257,7 +260,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 }
 
 enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXAGE, OPT_NOCACHE, OPT_CACHEDIR,
-       OPT_NODWARF, OPT_DWARF, OPT_WATCH };
+       OPT_NODWARF, OPT_DWARF, OPT_WATCH, OPT_CHECK };
 
 static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, 'o' },
@@ -271,6 +274,7 @@ static const struct option long_opts[] = {
 	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
 	{ "dwarf", no_argument, NULL, OPT_DWARF },
 	{ "watch-pid", required_argument, NULL, OPT_WATCH },
+	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -304,6 +308,7 @@ static int parse_one(struct copts *o, int opt, const char *arg)
 		return cli_parse_pids("--watch-pid", arg, o->watch_pids,
 				      &o->nwatch, CLI_MAX_WATCH);
 	case 'q': o->quiet = true; return -1;
+	case OPT_CHECK: o->check = true; return -1;
 	case 'h': usage(stdout); return EXIT_OK;
 	default: usage(stderr); return EXIT_USAGE;
 	}
@@ -1313,6 +1318,8 @@ int cmd_continuous(int argc, char **argv)
 	int st = parse_args(&x.o, argc, argv);
 	if (st >= 0)
 		return st;
+	if (x.o.check)	/* scripts/continuous, before it touches DIR */
+		return EXIT_OK;
 	st = setup(&x);
 	for (unsigned delay = 1; !st;) {
 		int r = run_once(&x, &delay);

@@ -436,6 +436,14 @@ check "-d with a command that ignores SIGTERM: ends (took $took s)" test "$took"
 check "-d with a command that ignores SIGTERM: outputs written" grep -q 'matrix_multiply' "$T/ign.folded"
 check_eq "-d with a command that ignores SIGTERM: not left running" "" "$(pgrep -f "$DEMO 60" || true)"
 
+# The README's first command: make flame (the bundled demo), its stdout the
+# top table alone (until 2026-11-25 make's "Nothing to be done" came first).
+make -C "$TOP" --no-print-directory flame SECONDS=2 OUT="$T/mf" >"$T/mf.out" 2>"$T/mf.err"
+check_eq "make flame: exit 0, stdout opens with the sample count" "0 yes" \
+	"$? $(head -n 1 "$T/mf.out" | grep -Eqx '[0-9]+ samples' && echo yes)"
+check "make flame: folded, SVG and pprof written, with the demo's names" \
+	bash -c "grep -q 'main;run;matrix_multiply' '$T/mf.folded' && test -s '$T/mf.svg' -a -s '$T/mf.pb.gz'"
+
 # 12. Bad arguments are found before the capture: exit 1 (usage) or 4
 #     (outputs cannot be written), one line, in well under a capture's time.
 # -- a shell builtin: exec cannot run it (until 2026-11-25 found by

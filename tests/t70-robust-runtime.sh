@@ -109,6 +109,16 @@ check_eq "-F 20000: refused (exit 1)" 1 $?
 check "-F 20000: says the range" grep -q 'out of range' "$T/hz.err"
 check_eq "-F 20000: no file touched" "$before" "$(dir_state "$T/o-old")"
 
+# scripts/continuous: its arguments are checked before DIR is touched
+# (until 2026-11-25 a bad --max-size was found after DIR, its lock and its
+# program had been written, and -F 18446744073709551715 wrapped to 99)
+for args in "--max-size 10X" "--max-age 7y" "-F 18446744073709551715" "--window 18446744073709551626"; do
+	# shellcheck disable=SC2086 # the option and its value
+	"$TOP/scripts/continuous" -a -o "$T/cont-bad" $args >/dev/null 2>"$T/cont-bad.err"
+	check_eq "continuous ${args%% *} ${args#* }: exit 1, one line, DIR not created" "1 1 no" \
+		"$? $(wc -l <"$T/cont-bad.err") $([ -e "$T/cont-bad" ] && echo yes || echo no)"
+done
+
 if ! live_prereq "runtime faults"; then
 	exit 0
 fi
