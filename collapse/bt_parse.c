@@ -632,7 +632,8 @@ static bool is_hist_row(const char *s, size_t len, uint64_t *n)
 	const char *d = skip_ws(c + 1, e), *de = d;
 	while (de < e && *de >= '0' && *de <= '9')
 		de++;
-	return de > d && skip_ws(de, e) < e && *skip_ws(de, e) == '|' &&
+	const char *bar = skip_ws(de, e);
+	return de > d && bar < e && *bar == '|' &&
 	       sf_parse_u64(d, (size_t)(de - d), n);
 }
 

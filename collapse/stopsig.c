@@ -55,7 +55,13 @@ void stopsig_exit_on_abort(void (*cleanup)(void))
 	g_abort_at = 2;
 }
 
-void stopsig_install_filter(void (*cleanup)(void), bool pipe)
+/* on_signal for SIGINT, SIGTERM and SIGHUP, each blocking all three while
+ * it runs.  SA_RESTART: a Ctrl-C while an output is written (stdout a
+ * full pipe) must not fail that write with EINTR; poll and ppoll, which
+ * the loops wait in, return EINTR all the same (signal(7)).  A signal
+ * ignored now stays ignored: SIGHUP always (under nohup a closed terminal
+ * must not end the capture), all three with keep_ignored. */
+static void install(bool keep_ignored)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { .sa_sigaction = on_signal,
@@ -63,33 +69,26 @@ void stopsig_install_filter(void (*cleanup)(void), bool pipe)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		bool keep = keep_ignored || sigs[i] == SIGHUP;
+		if (keep && sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+void stopsig_install_filter(void (*cleanup)(void), bool pipe)
+{
 	g_cleanup = cleanup;
 	g_abort_at = pipe ? 2 : 1;
 	g_reraise = 1;
-	/* one ignored stays ignored (a background job, nohup) */
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
+	install(true);	/* a background job's, nohup's */
 }
 
 void stopsig_install(void)
 {
-	/* SA_RESTART: a Ctrl-C while an output is written (stdout a full
-	 * pipe) must not fail that write with EINTR; poll and ppoll, which
-	 * the loops wait in, return EINTR all the same (signal(7)). */
-	struct sigaction sa = { .sa_sigaction = on_signal,
-				.sa_flags = SA_SIGINFO | SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaddset(&sa.sa_mask, SIGHUP);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* SIGHUP only when it is not ignored: under nohup a closed terminal
-	 * must not end the capture */
-	struct sigaction old;
-	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-		sigaction(SIGHUP, &sa, NULL);
+	install(false);
 }
 
 sig_atomic_t stopsig_count(void)

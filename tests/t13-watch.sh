@@ -11,7 +11,8 @@ unit_test watch_test watch_test.c -Wall -Wextra -Werror || exit 0
 # "#attached", then on SIGINT (record's stop) one stack, as bpftrace prints
 # its map, and exits.  record must stop only once every watched pid has
 # exited, write its outputs, and say why in one line (not with -q, nor
-# without a -D deadline: then the targets' exit is the expected end).
+# for a command started to run until it exits, --start-pid without -D:
+# then its exit is the expected end).
 cat >"$T/fakebt" <<'SH'
 #!/bin/sh
 trap 'printf "@[\n\tleaf\n\troot\n]: 3\n"; exit 0' INT
@@ -48,7 +49,13 @@ for poll in 0 1; do
 done
 sleep 2 & long=$!
 watch_case "--watch-pid without -D" 0 --watch-pid "$long"
-check "--watch-pid without -D: no note (the expected end)" bash -c "! grep -q 'every target' '$T/w.err'"
+# (scripts/profile -p PID -d 0: until 2026-11-25 the line promised for -p
+# was left out without -D)
+check "--watch-pid without -D: one line says why" grep -q 'every target exited after' "$T/w.err"
+sleep 2 & long=$!
+kill -STOP "$long"	# a command started stopped, as scripts/profile's
+watch_case "--watch-pid --start-pid without -D" 0 --watch-pid "$long" --start-pid "$long"
+check "--watch-pid --start-pid without -D: no note (the expected end)" bash -c "! grep -q 'every target' '$T/w.err'"
 wait
 
 # Bad lists are refused before anything starts (exit 1, one line).
