@@ -725,12 +725,18 @@ static void sub_meta(char *buf, size_t cap, const struct profile *p,
 		     uint64_t samples);
 static void sub_losses(char *buf, size_t cap, const struct pf_counters *c);
 
+/* Does byte c start a character (not a UTF-8 continuation byte)? */
+static bool u8_start(char c)
+{
+	return ((unsigned char)c & 0xc0) != 0x80;
+}
+
 /* Characters in s, counting UTF-8 sequences as one. */
 static size_t u8_chars(const char *s)
 {
 	size_t n = 0;
 	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
+		n += u8_start(*s);
 	return n;
 }
 
@@ -743,21 +749,20 @@ static void sub_cmdline(char *buf, size_t cap, const char *cmd,
 			const char *rest, size_t chars)
 {
 	size_t used = u8_chars(rest) + 2, room = chars > used ? chars - used : 0;
-	buf[0] = 0;
 	if (room < 8) {
 		snprintf(buf, cap, "%s", rest);
 		return;
 	}
 	size_t len = 0, k = 0;
 	for (; cmd[len] && k < room; len++)
-		k += ((unsigned char)cmd[len] & 0xc0) != 0x80;
-	while (cmd[len] && ((unsigned char)cmd[len] & 0xc0) == 0x80)
+		k += u8_start(cmd[len]);
+	while (cmd[len] && !u8_start(cmd[len]))
 		len++;	/* the rest of the last character */
 	bool cut = cmd[len] != 0;
 	if (cut) {	/* room for ".." */
 		while (len && k > room - 2)
-			k -= ((unsigned char)cmd[--len] & 0xc0) != 0x80;
-		while (len && ((unsigned char)cmd[len] & 0xc0) == 0x80)
+			k -= u8_start(cmd[--len]);
+		while (len && !u8_start(cmd[len]))
 			len--;
 	}
 	snprintf(buf, cap, "%.*s%s, %s", (int)len, cmd, cut ? ".." : "", rest);
@@ -797,7 +802,8 @@ static void default_subtitle(char *buf, size_t cap,
 		snprintf(buf, cap, "%s", rest);
 }
 
-/* "CMDLINE, 20.0 s at 999 Hz, 39876 samples" */
+/* "20.0 s at 999 Hz, 39876 samples" (the command line goes before it,
+ * cut to fit: sub_cmdline()) */
 static void sub_meta(char *buf, size_t cap, const struct profile *p,
 		     uint64_t samples)
 {
