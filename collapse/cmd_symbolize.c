@@ -217,12 +217,13 @@ int cmd_symbolize(int argc, char **argv)
 	struct modules ms = { 0 };
 	char *line = NULL;
 	size_t cap = 0, lineno = 0, bad = 0;
+	int out_err = 0;	/* errno of the write that failed */
 	int rc = parse_args(argc, argv, &env);
 
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	/* stdout failing (a full disk, /dev/full) ends the reading */
-	while (!ferror(stdout) && getline(&line, &cap, stdin) >= 0) {
+	while (getline(&line, &cap, stdin) >= 0) {
 		char *path;
 		uint64_t addr;
 		lineno++;
@@ -249,6 +250,10 @@ int cmd_symbolize(int argc, char **argv)
 			printf("0x%0*llx\n", m->elf32 ? 8 : 16,
 			       (unsigned long long)addr);
 		print_result(stdout, m->idx, addr);
+		if (ferror(stdout)) {
+			out_err = errno ? errno : EIO;
+			break;
+		}
 	}
 	int in_err = ferror(stdin) ? errno : 0;
 	free(line);
@@ -262,9 +267,11 @@ int cmd_symbolize(int argc, char **argv)
 	if (bad)
 		fprintf(stderr, "stackfold symbolize: %zu bad line%s\n", bad,
 			bad == 1 ? "" : "s");
-	if (fflush(stdout) || ferror(stdout)) {
+	if (!out_err && fflush(stdout))
+		out_err = errno ? errno : EIO;
+	if (out_err || ferror(stdout)) {
 		fprintf(stderr, "stackfold symbolize: write '<stdout>': %s\n",
-			strerror(errno ? errno : EIO));
+			strerror(out_err ? out_err : EIO));
 		return EXIT_IO;
 	}
 	return rc ? rc : bad ? EXIT_BADINPUT : EXIT_OK;

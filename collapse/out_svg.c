@@ -759,12 +759,10 @@ static void sub_cmdline(char *buf, size_t cap, const char *cmd,
 	while (cmd[len] && !u8_start(cmd[len]))
 		len++;	/* the rest of the last character */
 	bool cut = cmd[len] != 0;
-	if (cut) {	/* room for ".." */
+	if (cut)	/* room for "..": k falls only at a character's first
+			 * byte, so len stops at one */
 		while (len && k > room - 2)
 			k -= u8_start(cmd[--len]);
-		while (len && !u8_start(cmd[len]))
-			len--;
-	}
 	snprintf(buf, cap, "%.*s%s, %s", (int)len, cmd, cut ? ".." : "", rest);
 }
 

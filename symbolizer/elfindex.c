@@ -574,22 +574,14 @@ static bool entry_poorer(const struct elf_index *idx, Elf *elf,
  */
 static bool layout_differs(const struct elf_index *idx, Elf *elf)
 {
-	size_t n, k = 0;
-	if (elf_getphdrnum(elf, &n))
-		return idx->nphdrs != 0;
-	for (size_t i = 0; i < n && i < 65536; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (k >= idx->nphdrs)
-			return true;
-		const struct idx_phdr *p = &idx->phdrs[k++];
-		if (p->offset != ph.p_offset ||
-		    p->vaddr != ph.p_vaddr || p->filesz != ph.p_filesz ||
-		    p->memsz != ph.p_memsz || p->flags != ph.p_flags)
-			return true;
-	}
-	return k != idx->nphdrs;
+	struct idx_builder b = { 0 };	/* only its phdrs are used */
+	/* struct idx_phdr is five uint64_t: no padding for memcmp to see */
+	bool differs = elfsyms_phdrs(&b, elf) || b.nphdrs != idx->nphdrs ||
+		(b.nphdrs && memcmp(b.phdrs, idx->phdrs,
+				    b.nphdrs * sizeof(*b.phdrs)));
+
+	free(b.phdrs);
+	return differs;
 }
 
 static struct elf_index *open_cached(const struct elfidx_opts *o,
