@@ -28,6 +28,7 @@
 #include "cmd_common.h"
 #include "child.h"
 #include "loading.h"
+#include "rawcap.h"
 #include "stopsig.h"
 #include "cmds.h"
 #include "watch.h"
@@ -37,8 +38,7 @@ struct rec {
 	struct report r;
 	pid_t child;
 	struct pipebuf out, err;
-	struct atomic_file raw;
-	bool raw_open;
+	struct rawcap raw;	/* --save-raw */
 	uint64_t start_ns;
 	uint64_t attached_ns;	/* monotonic time of "#attached" */
 	uint64_t stopped_ns;	/* monotonic time sampling ended (stop sent) */
@@ -66,32 +66,29 @@ struct rec {
 /* --watch-pid targets without a pidfd: /proc read this often at most */
 #define WATCH_POLL_NS 200000000ULL
 
+/* After report_line(): held while a record is open, so that a snapshot
+ * taken to name it goes before it (rawcap.h). */
 static void raw_line(struct rec *x, const char *s, size_t len)
 {
-	if (x->raw_open) {
-		fwrite(s, 1, len, x->raw.fp);
-		fputc('\n', x->raw.fp);
-	}
-}
-
-/* Save the maps of pid's image in the raw capture (after each snapshot),
- * under the pid field the records carry (see bt_parse.h). */
-static void raw_maps(struct rec *x, struct sym_session *ss, int pid,
-		     uint32_t image)
-{
-	if (x->raw_open) {
-		fprintf(x->raw.fp, "#maps %" PRIu64 "\n",
-			bt_pid_field((uint32_t)pid, image));
-		sym_process_write_maps(ss, pid, image, x->raw.fp);
-		fprintf(x->raw.fp, "#endmaps\n");
-	}
+	rawcap_line(&x->raw, report_session(&x->r, NULL), s, len,
+		    report_between_records(&x->r));
 }
 
 /* loading_check() callback: the fresh map goes into the raw capture. */
 static void loading_saved(void *ctx, int pid, uint32_t image)
 {
 	struct rec *x = ctx;
-	raw_maps(x, report_session(&x->r, NULL), pid, image);
+	rawcap_maps(&x->raw, report_session(&x->r, NULL), pid, image);
+}
+
+/* report_on_refresh() callback: a snapshot taken to name a record's
+ * address (a library mapped after the first one) goes into the raw
+ * capture before that record; before 2026-11-25 it was not saved, and a
+ * replay named those frames [unknown]. */
+static void refreshed(void *ctx, int pid, uint32_t image)
+{
+	struct rec *x = ctx;
+	rawcap_due(&x->raw, report_session(&x->r, NULL), pid, image);
 }
 
 /* Snapshot again the loading processes that are due (loading.h); only
@@ -128,7 +125,7 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 		report_map_unsaved(&x->r, pl.pid, pl.image);
 		return;
 	}
-	raw_maps(x, ss, pid, pl.image);
+	rawcap_maps(&x->raw, ss, pid, pl.image);
 	loading_add(&x->loading, ss, pid, pl.image, true, pid == x->c->start_pid,
 		    clock_ns(CLOCK_MONOTONIC));
 }
@@ -164,8 +161,9 @@ static int out_line(struct rec *x, const char *s, size_t len)
 		/* "@stackfold_a[": print(@stackfold_a) has begun; its total,
 		 * printed after clear(@stackfold_a), says the clear is done */
 		x->in_print = s[12] == '[' && (s[11] == 'a' || s[11] == 'b');
+	int ret = report_line(&x->r, s, len);
 	raw_line(x, s, len);
-	return report_line(&x->r, s, len);
+	return ret;
 }
 
 
@@ -174,8 +172,9 @@ static int err_line(struct rec *x, const char *s, size_t len)
 {
 	if ((len > 5 && memcmp(s, "Lost ", 5) == 0) ||
 	    memmem(s, len, "failed to look up stack id", 26)) {
+		int ret = report_line(&x->r, s, len);
 		raw_line(x, s, len);
-		return report_line(&x->r, s, len);
+		return ret;
 	}
 	if (!bpftrace_noise(s, len))
 		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
@@ -526,13 +525,10 @@ static int finish(struct rec *x)
 	}
 	/* a failed --save-raw costs only itself, as any other output */
 	int raw_st = 0;
-	if (x->raw_open) {
-		struct sf_err e = { "" };
-		x->raw_open = false;
-		if (atomic_commit(&x->raw, &e)) {
-			fprintf(stderr, "stackfold: %s\n", e.msg);
-			raw_st = EXIT_IO;
-		}
+	struct sf_err e = { "" };
+	if (rawcap_commit(&x->raw, report_session(&x->r, NULL), &e)) {
+		fprintf(stderr, "stackfold: %s\n", e.msg);
+		raw_st = EXIT_IO;
 	}
 	if (!x->r.prof.counters.samples) {
 		cmd_summary(&x->r, x->c, "recorded");
@@ -556,13 +552,11 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		fprintf(stderr, "stackfold: %s\n", e.msg[0] ? e.msg : "out of memory");
 		return EXIT_IO;
 	}
-	if (x->c->save_raw) {
-		if (atomic_open(&x->raw, x->c->save_raw, &e)) {
-			fprintf(stderr, "stackfold: %s\n", e.msg);
-			return EXIT_IO;
-		}
-		x->raw_open = true;
+	if (x->c->save_raw && rawcap_open(&x->raw, x->c->save_raw, &e)) {
+		fprintf(stderr, "stackfold: %s\n", e.msg);
+		return EXIT_IO;
 	}
+	report_on_refresh(&x->r, refreshed, x);
 	x->r.live_snapshots = true;	/* first_sample() counts */
 	report_begin_input(&x->r, NULL);
 	meta_begin(x, argc, argv);
@@ -621,8 +615,7 @@ int cmd_record(int argc, char **argv)
 	if (!st)
 		st = finish(&x);
 out:
-	if (x.raw_open)
-		atomic_abort(&x.raw);
+	rawcap_abort(&x.raw);
 	free(x.out.buf);
 	free(x.err.buf);
 	loading_release(&x.loading);

@@ -285,10 +285,20 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 	struct resolver *nr = resolver_new(&r->prof, r->sym, r->lazy_snapshot);
 	if (nr) {
 		resolver_set_refresh(nr, r->refresh_maps);
+		resolver_on_refresh(nr, r->on_refresh, r->on_refresh_ctx);
 		resolver_free(r->res);
 		r->res = nr;
 	}
 	return r->sym;
+}
+
+void report_on_refresh(struct report *r,
+		       void (*fn)(void *ctx, int pid, uint32_t image),
+		       void *ctx)
+{
+	r->on_refresh = fn;
+	r->on_refresh_ctx = ctx;
+	resolver_on_refresh(r->res, fn, ctx);
 }
 
 void report_begin_input(struct report *r, const char *name)

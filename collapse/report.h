@@ -72,6 +72,9 @@ struct report {
 	bool refresh_maps;	/* resolver_set_refresh(): live captures with
 				 * their own session (not the continuous mode,
 				 * which refreshes on its own schedule) */
+	/* resolver_on_refresh()'s, kept for the resolvers made later */
+	void (*on_refresh)(void *ctx, int pid, uint32_t image);
+	void *on_refresh_ctx;
 	bool fold_direct;	/* folded text goes straight to `direct` (set
 				 * when no output needs a profile: not pprof) */
 	struct resolver *res;
@@ -128,6 +131,11 @@ int report_init_session(struct report *r, struct sym_session *s,
 void report_release(struct report *r);
 /* The session, created on first use (NULL on failure, err filled). */
 struct sym_session *report_session(struct report *r, struct sf_err *err);
+/* fn(ctx, pid, image) after each refresh of a snapshot while records are
+ * named (resolver_on_refresh()); NULL: none. */
+void report_on_refresh(struct report *r,
+		       void (*fn)(void *ctx, int pid, uint32_t image),
+		       void *ctx);
 
 /* A new input; name (a file name, borrowed until the next input; NULL for
  * a stream such as bpftrace's output) is what warnings about its lines

@@ -38,6 +38,8 @@ struct resolver {
 	 * struct refreshed */
 	bool refresh;
 	struct u64map refreshed;
+	void (*on_refresh)(void *ctx, int pid, uint32_t image);
+	void *on_refresh_ctx;
 };
 
 /* Refreshes are bounded: a stack walk's garbage addresses are unmapped
@@ -71,6 +73,14 @@ struct resolver *resolver_new(struct profile *p, struct sym_session *sym,
 void resolver_set_refresh(struct resolver *r, bool on)
 {
 	r->refresh = on;
+}
+
+void resolver_on_refresh(struct resolver *r,
+			 void (*fn)(void *ctx, int pid, uint32_t image),
+			 void *ctx)
+{
+	r->on_refresh = fn;
+	r->on_refresh_ctx = ctx;
 }
 
 void resolver_free(struct resolver *r)
@@ -271,9 +281,12 @@ static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 				      res);
 	if (!ret && res->reason == SYM_UNMAPPED && r->refresh &&
 	    may_refresh(r, pid, image) &&
-	    sym_process_refresh(r->sym, (int)pid, image, NULL) == 0)
+	    sym_process_refresh(r->sym, (int)pid, image, NULL) == 0) {
+		if (r->on_refresh)
+			r->on_refresh(r->on_refresh_ctx, (int)pid, image);
 		ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return,
 				      res);
+	}
 	if (!ret && res->reason == SYM_UNMAPPED)
 		ret = sym_lookup_unmapped_jit(r->sym, (int)pid, image, addr,
 					      is_return, res);
@@ -408,6 +421,19 @@ static int64_t process_name(struct resolver *r, const struct bt_record *rec)
 	return name ? intern(r, name) : 0;
 }
 
+/* The record's comm; "[empty]" for one that is there but empty
+ * (prctl(PR_SET_NAME, "") is allowed), as an empty frame is named: id 0
+ * means the input has no comm, and the folded line would lose its
+ * process frame, its first function taking that place. */
+static int64_t record_comm(struct resolver *r, const struct bt_record *rec)
+{
+	if (!rec->comm)
+		return 0;
+	if (!rec->comm_len)
+		return intern(r, "[empty]");
+	return strtab_intern(&r->p->strs, rec->comm, rec->comm_len);
+}
+
 int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 {
 	size_t n = rec->nframes;
@@ -441,8 +467,7 @@ int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 			return ret;
 		r->p->counters.truncated_stacks += rec->count;
 	}
-	int64_t comm = rec->comm ? strtab_intern(&r->p->strs, rec->comm,
-						 rec->comm_len) : 0;
+	int64_t comm = record_comm(r, rec);
 	int64_t proc = process_name(r, rec);
 	if (comm < 0 || proc < 0)
 		return -ENOMEM;

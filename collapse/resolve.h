@@ -32,6 +32,11 @@ void resolver_free(struct resolver *r);	/* NULL is fine */
  * most 8 times a pid, a second apart: for libraries mapped after the
  * first sample.  Off by default; for live captures. */
 void resolver_set_refresh(struct resolver *r, bool on);
+/* fn(ctx, pid, image) after each refresh that took a new snapshot (for
+ * stackfold record to save it); NULL: none. */
+void resolver_on_refresh(struct resolver *r,
+			 void (*fn)(void *ctx, int pid, uint32_t image),
+			 void *ctx);
 
 /* Add one bpftrace record.  0 or a negative errno. */
 int resolver_record(struct resolver *r, const struct bt_record *rec);

@@ -295,3 +295,10 @@ printf '@k[\n    vfs_read+5\n]: 4\n@s[\n    vfs_read+5\n]: 4\n@c[sh]: 4\n' >"$T/
 check "two stack maps: said to be added together" grep -q '2 stack maps added together' "$T/twomaps.err"
 check "a stack-less map's counts left out: in the SVG subtitle" grep -q '4 counts of maps without stacks not added' "$T/twomaps.svg"
 check "a stack-less map's counts left out: in the pprof comment" grep -q 'nonstack_not_added=4' <(gzip -dc "$T/twomaps.pb.gz")
+
+# A comm that is there but empty (prctl(PR_SET_NAME, "") is allowed) is
+# the frame "[empty]", as an empty frame is: until 2026-11-25 the line had
+# no process frame, and read back its first function was taken for one.
+printf '@[1234, 1235, \\x00\\x00\\x00\\x00, \n\tmain+1\n\tfoo+2\n]: 5\n@[1234, 1236, x\\x00\\x00, \n\tmain+1\n]: 3\n' >"$T/emptycomm.txt"
+check_eq "an empty comm: the frame [empty]" "[empty];foo;main 5|x;main 3" \
+	"$("$STACKFOLD" -q "$T/emptycomm.txt" 2>&1 | paste -sd '|')"

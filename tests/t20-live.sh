@@ -664,3 +664,51 @@ read -r ka kn pn < <(sort /proc/kallsyms | grep -v '\[' |
 printf '@[\n\tffffffffa0000000 leaf_fn+5\n\t%s %s+0\n]: 3\n' "$ka" "$kn" >"$T/knr.txt"
 "$STACKFOLD" -q "$T/knr.txt" >"$T/knr.folded" 2>/dev/null
 check_eq "SYM+0, kernel: named from kallsyms at address - 1 ($kn -> $pn)" "${pn}_[k];leaf_fn_[k] 3" "$(cat "$T/knr.folded")"
+
+# 22. Two processes, one pid (a pid_max wrap; here clone3's set_tid), both
+#     having run one exec since their fork: the two programs of section 15,
+#     same addresses, other names.  Each must be named from its own map (the
+#     image carries the process's start time: until 2026-11-25 it was the
+#     exec count alone, and the second took the first's names).
+cc -O1 -o "$T/reusepid" "$TOP/tests/fixtures/live/reusepid.c"
+"$PROFILE" -d 10 -f folded -o "$T/reuse" -- "$T/reusepid" "$T/exec_alpha" 1 "$T/exec_beta" 1 \
+	>/dev/null 2>"$T/reuse.err"
+check_eq "pid reused: the capture exits 0" 0 $?
+read -r _ rp1 rp2 < <(grep '^reusepid: ' "$T/reuse.err")
+check "pid reused: the second process had the first one's pid (${rp1:-?} ${rp2:-?})" \
+	test -n "${rp1:-}" -a "${rp1:-}" = "${rp2:-x}"
+a=$(awk '/^exec_alpha;.*;alpha_work( |;|$)/ { n += $NF } END { print n + 0 }' "$T/reuse.folded")
+b=$(awk '/^exec_beta;.*;beta_work( |;|$)/ { n += $NF } END { print n + 0 }' "$T/reuse.folded")
+wrong=$(awk '/^exec_alpha;.*beta_work|^exec_beta;.*alpha_work/ { n += $NF } END { print n + 0 }' "$T/reuse.folded")
+check "pid reused: the first process named from its program ($a in exec_alpha;...;alpha_work)" test "$a" -gt $((HZ / 2))
+check "pid reused: the second process named from its program ($b in exec_beta;...;beta_work)" test "$b" -gt $((HZ / 2))
+check_eq "pid reused: no sample named from the other program" 0 "$wrong"
+
+# 23. A library dlopen'd by a process older than 2 s (not watched while
+#     loading) after its first snapshot: the live run names it through a
+#     fresh snapshot, and that snapshot goes into the raw capture before
+#     the records named from it, so a replay after the process has exited
+#     names them too (until 2026-11-25 it was not saved: [unknown]).  The
+#     --start-pid process, resumed once bpftrace is attached, makes the GO
+#     file; the program loads the library 1.5 s later.
+cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -DPLUG -o "$T/libplug.so" "$TOP/tests/fixtures/live/dlplug.c"
+cc -O1 -g -fno-omit-frame-pointer -o "$T/dlplug" "$TOP/tests/fixtures/live/dlplug.c" -ldl
+rm -f "$T/plug.go"
+"$T/dlplug" "$T/libplug.so" "$T/plug.go" 30 &
+ppid=$!
+sleep 2.5
+# shellcheck disable=SC2016 # expanded by that sh
+sh -c 'kill -STOP $$; touch "$1"' sh "$T/plug.go" &
+gopid=$!
+"$STACKFOLD" record -D 8 --flush 2 --start-pid "$gopid" -f folded -o "$T/plug" \
+	--save-raw "$T/plug.raw" -- env BPFTRACE_NO_USER_SYMBOLS=1 \
+	bpftrace "$TOP/bt/profile.bt" "$HZ" "$ppid" 2 2>"$T/plug.err"
+check_eq "dlopen late: record exits 0" 0 $?
+kill "$ppid" 2>/dev/null
+wait "$ppid" "$gopid" 2>/dev/null
+live=$(awk '/;plug_inner( |;|$)/ { n += $NF } END { print n + 0 }' "$T/plug.folded")
+check "dlopen late: the live run names the library's function ($live in plug_inner)" test "$live" -gt "$HZ"
+"$STACKFOLD" -f folded -o "$T/plug-replay.folded" "$T/plug.raw" 2>/dev/null
+replay=$(awk '/;plug_inner( |;|$)/ { n += $NF } END { print n + 0 }' "$T/plug-replay.folded")
+check_eq "dlopen late: the replay, the process gone, names it as the live run did" "$live" "$replay"
+check "dlopen late: the raw capture holds the library's map" grep -q 'libplug\.so' "$T/plug.raw"

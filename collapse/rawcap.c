@@ -1,0 +1,94 @@
+/*
+ * rawcap.c - stackfold record's raw capture: see rawcap.h.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bt_parse.h"
+#include "rawcap.h"
+
+int rawcap_open(struct rawcap *rc, const char *path, struct sf_err *err)
+{
+	memset(rc, 0, sizeof(*rc));
+	int ret = atomic_open(&rc->f, path, err);
+	rc->open = ret == 0;
+	return ret;
+}
+
+void rawcap_maps(struct rawcap *rc, struct sym_session *ss, int pid,
+		 uint32_t image)
+{
+	if (!rc->open || !ss)
+		return;
+	fprintf(rc->f.fp, "#maps %" PRIu64 "\n",
+		bt_pid_field((uint32_t)pid, image));
+	sym_process_write_maps(ss, pid, image, rc->f.fp);
+	fputs("#endmaps\n", rc->f.fp);
+}
+
+/* The snapshots due, then the lines held. */
+static void release_held(struct rawcap *rc, struct sym_session *ss)
+{
+	for (size_t i = 0; i < rc->ndue; i++)
+		rawcap_maps(rc, ss, rc->due[i].pid, rc->due[i].image);
+	rc->ndue = 0;
+	fwrite(rc->held, 1, rc->nheld, rc->f.fp);
+	rc->nheld = 0;
+}
+
+void rawcap_line(struct rawcap *rc, struct sym_session *ss, const char *s,
+		 size_t len, bool whole)
+{
+	if (!rc->open)
+		return;
+	if (sf_grow((void **)&rc->held, &rc->heldcap, rc->nheld + len + 1, 1)) {
+		release_held(rc, ss);	/* no room to hold: in order of arrival */
+		fwrite(s, 1, len, rc->f.fp);
+		fputc('\n', rc->f.fp);
+		return;
+	}
+	memcpy(rc->held + rc->nheld, s, len);
+	rc->held[rc->nheld + len] = '\n';
+	rc->nheld += len + 1;
+	if (whole)
+		release_held(rc, ss);
+}
+
+void rawcap_due(struct rawcap *rc, struct sym_session *ss, int pid,
+		uint32_t image)
+{
+	if (!rc->open)
+		return;
+	if (sf_grow((void **)&rc->due, &rc->duecap, rc->ndue + 1,
+		    sizeof(*rc->due))) {
+		rawcap_maps(rc, ss, pid, image);
+		return;
+	}
+	rc->due[rc->ndue++] = (struct rawcap_due){ .pid = pid, .image = image };
+}
+
+static void release(struct rawcap *rc)
+{
+	free(rc->held);
+	free(rc->due);
+	memset(rc, 0, sizeof(*rc));
+}
+
+int rawcap_commit(struct rawcap *rc, struct sym_session *ss,
+		  struct sf_err *err)
+{
+	if (!rc->open)
+		return 0;
+	release_held(rc, ss);	/* a record cut short ends the file */
+	int ret = atomic_commit(&rc->f, err);
+	release(rc);
+	return ret;
+}
+
+void rawcap_abort(struct rawcap *rc)
+{
+	if (rc->open)
+		atomic_abort(&rc->f);
+	release(rc);
+}
