@@ -166,6 +166,18 @@ static Elf *link_candidate(struct find *f, const char *p)
 		drop(e, f->fd);
 		return NULL;
 	}
+	/* The crc is the debug file's own: --add-gnu-debuglink run against
+	 * an older build's debug file matches it.  Both with a build-id and
+	 * not the same: the old build's DWARF would name other code (until
+	 * 2026-11-25 it was used, as addr2line does; eu-addr2line refuses). */
+	const void *id = NULL;
+	if (*f->build_id && dwelf_elf_gnu_build_id(e, &id) > 0 &&
+	    !same_build_id(e, f->build_id)) {
+		idxb_warn(f->b, "debuglink '%s' is another build's (build-id differs); not used",
+			  p);
+		drop(e, f->fd);
+		return NULL;
+	}
 	return e;
 }
 

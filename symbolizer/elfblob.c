@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -91,18 +92,29 @@ void idxb_warn(const struct idx_builder *b, const char *fmt, ...)
 	b->warn(b->warn_ctx, msg);
 }
 
-uint32_t idx_body_crc(const unsigned char *blob, size_t len)
+/* zlib's crc32 takes uInt lengths: feed it in 1 GiB pieces. */
+static uLong crc_feed(uLong crc, const unsigned char *p, size_t n)
 {
-	size_t off = sizeof(struct idx_hdr);
+	while (n) {
+		size_t k = n > (1u << 30) ? (1u << 30) : n;
+		crc = crc32(crc, p, (uInt)k);
+		p += k;
+		n -= k;
+	}
+	return crc;
+}
+
+uint32_t idx_crc(const unsigned char *blob, size_t len)
+{
+	size_t at = offsetof(struct idx_hdr, crc), hl = sizeof(struct idx_hdr);
 	uLong crc = crc32(0L, Z_NULL, 0);
 
-	/* zlib's crc32 takes uInt lengths: feed it in 1 GiB pieces. */
-	while (off < len) {
-		size_t n = len - off > (1u << 30) ? (1u << 30) : len - off;
-		crc = crc32(crc, blob + off, (uInt)n);
-		off += n;
-	}
-	return (uint32_t)crc;
+	if (len < hl)
+		return 0;
+	crc = crc_feed(crc, blob, at);
+	crc = crc_feed(crc, blob + at + sizeof(uint32_t),
+		       hl - at - sizeof(uint32_t));
+	return (uint32_t)crc_feed(crc, blob + hl, len - hl);
 }
 
 static const size_t sect_elsz[IDX_NSECT] = {
@@ -258,7 +270,7 @@ int idxb_freeze(struct idx_builder *b, const char *key, unsigned char **blob,
 	freeze_copy(b, out, &h, so);
 	free(so);
 	memcpy(out, &h, sizeof(h));
-	((struct idx_hdr *)out)->crc = idx_body_crc(out, pos);
+	((struct idx_hdr *)out)->crc = idx_crc(out, pos);
 	*blob = out;
 	*len = pos;
 	return 0;
@@ -290,7 +302,7 @@ static int check_header(const unsigned char *blob, size_t len,
 		return bad(err, "bad header fields");
 	if (key && strcmp(h->key, key))
 		return bad(err, "key mismatch");
-	if (idx_body_crc(blob, len) != h->crc)
+	if (idx_crc(blob, len) != h->crc)
 		return bad(err, "checksum mismatch");
 	for (int s = 0; s < IDX_NSECT; s++) {
 		uint64_t off = h->sect_off[s], n = h->sect_count[s];

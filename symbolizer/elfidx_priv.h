@@ -23,7 +23,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 10u
+#define IDX_VERSION 11u
 #define IDX_NONE UINT32_MAX
 #define IDX_KEY_LEN 96		/* a cache key and its NUL */
 
@@ -63,7 +63,7 @@ struct idx_hdr {
 	uint32_t version;
 	uint32_t flags;		/* enum idx_flags */
 	uint64_t total_len;	/* header + body, bytes */
-	uint32_t crc;		/* zlib crc32 over bytes [sizeof hdr, total_len) */
+	uint32_t crc;		/* idx_crc(): all but this field */
 	uint32_t nsect;		/* IDX_NSECT */
 	char key[IDX_KEY_LEN];	/* cache key the blob was built for */
 	char build_id[48];	/* lowercase hex, "" if none */
@@ -384,7 +384,9 @@ void elfcomp_hide_unused(Elf *elf, bool no_lines);
 /* Free idx->blob (munmap or free, as it was made). */
 void idx_release_blob(struct elf_index *idx);
 
-/* crc32 of the on-disk/blob body, as stored in idx_hdr.crc. */
-uint32_t idx_body_crc(const unsigned char *blob, size_t len);
+/* crc32 of a blob (len >= its header) as stored in idx_hdr.crc: the
+ * header but that field, and the body.  (Until format 11 the body only: a
+ * flipped addr_base or flags gave wrong names on every later run.) */
+uint32_t idx_crc(const unsigned char *blob, size_t len);
 
 #endif

@@ -649,6 +649,7 @@ static int parse_meta(struct sym_process *p, struct saved_meta *mt,
 		size_t n = strnlen(buf + 6, sizeof(p->name) - 1);
 		memcpy(p->name, buf + 6, n);
 		p->name[n] = 0;
+		procfs_unescape(p->name);	/* as put_name() wrote it */
 	}
 	return 0;
 }
@@ -749,6 +750,19 @@ int sym_process_load_maps(struct sym_session *s, int pid, uint32_t image,
 	return 0;
 }
 
+/* A name on one line, escaped as /proc/PID/status does (procfs_unescape()
+ * reads it back). */
+static void put_name(FILE *out, const char *name)
+{
+	for (; *name; name++)
+		if (*name == '\n')
+			fputs("\\n", out);
+		else if (*name == '\\')
+			fputs("\\\\", out);
+		else
+			fputc(*name, out);
+}
+
 int sym_process_write_maps(struct sym_session *s, int pid, uint32_t image,
 			   FILE *out)
 {
@@ -772,7 +786,10 @@ int sym_process_write_maps(struct sym_session *s, int pid, uint32_t image,
 	if (p->starttime)
 		fprintf(out, "#starttime %" PRIu64 "\n", p->starttime);
 	fprintf(out, "#nspid %d\n", p->nspid);
-	if (p->name[0])
-		fprintf(out, "#comm %s\n", p->name);
+	if (p->name[0]) {
+		fputs("#comm ", out);
+		put_name(out, p->name);
+		fputc('\n', out);
+	}
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }

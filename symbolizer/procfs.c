@@ -179,7 +179,35 @@ int procfs_status(int pid, int *nspid, char *name, size_t namesz)
 	if (!strncmp(b, "Name:", 5) && (p = status_field(b, "Name:")))
 		snprintf(name, namesz, "%s", p + (*p == '\t'));	/* "Name:\t" */
 	free(b);
+	procfs_unescape(name);	/* until 2026-11-25 kept: "a\\nb" */
 	return 0;
+}
+
+static bool is_odigit(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+void procfs_unescape(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; w++) {
+		if (r[0] == '\\' && r[1] == 'n') {
+			*w = '\n';
+			r += 2;
+		} else if (r[0] == '\\' && r[1] == '\\') {
+			*w = '\\';
+			r += 2;
+		} else if (r[0] == '\\' && is_odigit(r[1]) && is_odigit(r[2]) &&
+			   is_odigit(r[3]) && r[1] <= '3') {
+			*w = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
+				    (r[3] - '0'));
+			r += 4;
+		} else {
+			*w = *r++;
+		}
+	}
+	*w = 0;
 }
 
 int procfs_exe_id(int pid, dev_t *dev, ino_t *ino)

@@ -32,9 +32,14 @@ bool procfs_same_process(int pid, uint64_t starttime);
 
 /* From /proc/PID/status: the innermost namespace pid (NSpid:, pid itself
  * on kernels without it) and the process's name (Name:, the main thread's
- * comm as the kernel escapes it there: no newline; "" when absent) into
+ * comm, its escapes undone: it may hold a newline; "" when absent) into
  * name[namesz].  Returns 0 or -errno (-ESRCH: no such process). */
 int procfs_status(int pid, int *nspid, char *name, size_t namesz);
+/* Undo, in place, the escapes in a name as /proc/PID/status prints it:
+ * "\n" and "\\" (Linux 5.16 on; a tab stays a tab), "\ooo" octal before.
+ * procfs_status() does it; for names saved in that form (a raw capture's
+ * "#comm" line). */
+void procfs_unescape(char *s);
 
 /* dev and inode of /proc/PID/exe's target. */
 int procfs_exe_id(int pid, dev_t *dev, ino_t *ino);

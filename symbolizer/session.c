@@ -86,7 +86,10 @@ char *sym_default_cache_dir(void)
 	char buf[4096];
 	if (e && *e)
 		return strdup(e);
-	if (x && *x)
+	/* a relative XDG_CACHE_HOME is invalid and ignored (XDG Base
+	 * Directory spec); until 2026-11-25 it made a cache in the current
+	 * directory */
+	if (x && *x == '/')
 		snprintf(buf, sizeof(buf), "%s/stackfold", x);
 	else if (h && *h)
 		snprintf(buf, sizeof(buf), "%s/.cache/stackfold", h);

@@ -114,6 +114,21 @@ if cc -O0 -pthread -o "$T/namedthread" "$TOP/tests/fixtures/live/namedthread.c" 
 		"comm:[namedthread] thread_name:[namedthread]|comm:[namedthread] thread_name:[workerthr]" \
 		"$(grep -oE 'comm:\[[^]]*\] thread_name:\[[^]]*\]' "$T/nt.raw" | sort -u | paste -sd'|')"
 	check "names: the folded root stays the thread's comm (as perf and bcc)" grep -q '^workerthr;' "$T/nt.folded"
+	# a process name holding a newline and a backslash: the comm label
+	# (from /proc/PID/status, which escapes them) has the bytes, as
+	# thread_name (from bpftrace) has; in a replay of the raw capture too
+	# (until 2026-11-25 it kept the escapes, a backslash and an n)
+	"$T/namedthread" "$(printf 'm\nx\\y')" &
+	ntpid=$!
+	sleep 0.3
+	"$STACKFOLD" record -q -F 99 -D 2 -f pprof -o "$T/nt2" --save-raw "$T/nt2.raw" -- \
+		env BPFTRACE_NO_USER_SYMBOLS=1 bpftrace "$TOP/bt/profile.bt" 99 "$ntpid" 10 2>"$T/nt2.err"
+	kill "$ntpid" 2>/dev/null
+	"$STACKFOLD" -q -f pprof -o "$T/nt2-replay.pb.gz" "$T/nt2.raw" 2>/dev/null
+	for f in nt2 nt2-replay; do
+		check "names ($f): a comm with a newline and a backslash is those bytes, not /proc's escapes" \
+			python3 -c 'import gzip, sys; d = gzip.open(sys.argv[1]).read(); sys.exit(0 if b"m\nx\\y" in d and b"m\\nx" not in d else 1)' "$T/$f.pb.gz"
+	done
 else
 	fail "names: build namedthread.c" "$(tail -5 "$T/nt.err")"
 fi

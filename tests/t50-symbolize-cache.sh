@@ -54,9 +54,14 @@ corrupt() {
 	random) head -c "$size" /dev/urandom >"$entry" ;;
 	checksum) printf '\xa5' | dd of="$entry" bs=1 seek=$((size - 9)) conv=notrunc 2>/dev/null ;;
 	version) printf '\x63' | dd of="$entry" bs=1 seek=8 conv=notrunc 2>/dev/null ;;
+	# a header field: the low byte of addr_base (after magic, version,
+	# flags, length, crc, nsect, the 96-byte key and the 48-byte build-id),
+	# which every line address is relative to (until format 11 the crc
+	# did not cover the header: wrong names on every run, no warning)
+	header) printf '\x40' | dd of="$entry" bs=1 seek=176 conv=notrunc 2>/dev/null ;;
 	esac
 }
-for kind in empty truncated random checksum version; do
+for kind in empty truncated random checksum header version; do
 	corrupt "$kind"
 	out=$("$IDXT" open inl "$C")
 	check_eq "corrupt entry ($kind): rebuilt" "cache=miss" "$(echo "$out" | grep cache=)"
@@ -153,6 +158,10 @@ fi
 	check "default cache dir is ~/.cache/stackfold" test -n "$(find "$HOME/.cache/stackfold" -name '*.idx')"
 	XDG_CACHE_HOME=$T/xdg symb <inl.in >/dev/null
 	check "\$XDG_CACHE_HOME/stackfold is used when set" test -n "$(find "$T/xdg/stackfold" -name '*.idx')"
+	# a relative one is invalid (XDG spec): ignored, ~/.cache is used
+	(cd "$T" && XDG_CACHE_HOME=relxdg symb <inl.in >/dev/null)
+	check "a relative \$XDG_CACHE_HOME is ignored (no cache under the current directory)" \
+		test ! -e "$T/relxdg"
 )
 
 # --- a debug file installed after the index was cached: rebuilt with it

@@ -85,6 +85,17 @@ check_eq "debuglink with wrong CRC: debug file not used (all ??)" \
 	"$(wc -l <inl.addrs)" "$(paste - - <badcrc.out | grep -c '^??	??:0$')"
 check_eq "debuglink with wrong CRC: reported once" 1 "$(grep -c 'wrong crc' badcrc.err)"
 
+# --- a debuglink to another build's debug file, its CRC right (taken from
+# that file by --add-gnu-debuglink): both have build-ids, not the same, so
+# it is not used (until 2026-11-25 the old build's DWARF named this code)
+mkdir -p otherbuild && cc_fixture -O0 -o otherbuild/old "$FIX/inl.c"
+objcopy --only-keep-debug otherbuild/old otherbuild/inl.debug
+strip -o otherbuild/inl inl && (cd otherbuild && objcopy --add-gnu-debuglink=inl.debug inl)
+sed 's/^/otherbuild\/inl /' inl.addrs | symb --no-cache >otherbuild.out 2>otherbuild.err
+check_eq "debuglink to another build (right CRC): not used (all ??)" \
+	"$(wc -l <inl.addrs)" "$(paste - - <otherbuild.out | grep -c '^??	??:0$')"
+check_eq "debuglink to another build: reported once" 1 "$(grep -c "another build's" otherbuild.err)"
+
 # --- DWARF versions: each the same as addr2line
 for v in 2 3 4; do
 	cc_fixture -gdwarf-$v -o inl-d$v "$FIX/inl.c"

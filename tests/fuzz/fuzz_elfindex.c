@@ -129,7 +129,7 @@ static void blob_input(const uint8_t *data, size_t size)
 		h->nsect = IDX_NSECT;
 		h->key[sizeof(h->key) - 1] = 0;
 		h->build_id[sizeof(h->build_id) - 1] = 0;
-		h->crc = idx_body_crc(blob, size);
+		h->crc = idx_crc(blob, size);
 	}
 	memset(&idx, 0, sizeof(idx));
 	if (idx_attach(&idx, blob, size, NULL, &err)) {
