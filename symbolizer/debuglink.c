@@ -34,6 +34,8 @@
 #include <zlib.h>
 
 #define DEBUGINFOD_TIMEOUT_S 5
+#define SF_STR_(x) #x
+#define SF_STR(x) SF_STR_(x)
 #define DEBUGDATA_MAX (512u << 20)
 
 static Elf *elf_from_fd(int fd)
@@ -116,7 +118,7 @@ struct find {
 	const char *dir;	/* the file's directory */
 	uint32_t crc;
 	const struct stat *self;
-	const struct idx_builder *b;
+	struct idx_builder *b;
 	int fd;
 	Elf *(*try_path)(struct find *f, const char *path);
 	uint64_t since;		/* debuglink_appeared(): seconds */
@@ -272,8 +274,9 @@ static void dinfod_load(void)
 		*(void **)&dinfod.begin = dlsym(h, "debuginfod_begin");
 }
 
-/* Set when a server could not be reached or timed out: the rest of this
- * process does not wait on it again (a "not found" does not set it). */
+/* Set when the servers could not be reached or timed out, or
+ * libdebuginfod cannot be used: the rest of this process does not wait on
+ * them again (a "not found" does not set it). */
 static bool dinfod_down;
 
 struct dinfod_wait {
@@ -291,22 +294,27 @@ static int dinfod_progress(debuginfod_client *c, long a, long b)
 	return w->aborted;	/* non-zero aborts the transfer */
 }
 
-static Elf *by_debuginfod(struct find *f)
+/* Ask the servers no more in this process; the call that finds them down
+ * first says so, with why: once a run, not once a file. */
+static void dinfod_failed(const struct find *f, const char *urls,
+			  const char *why)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	unsigned char id[64];
-	size_t n = strlen(f->build_id) / 2;
+	if (!__atomic_exchange_n(&dinfod_down, true, __ATOMIC_RELAXED))
+		idxb_warn(f->b, "debuginfod (DEBUGINFOD_URLS=%s): %s; not asked again in this run",
+			  urls, why);
+}
 
-	if (!urls || !*urls || !n || n > sizeof(id))
-		return NULL;
-	pthread_once(&dinfod_once, dinfod_load);
-	if (!dinfod.begin || __atomic_load_n(&dinfod_down, __ATOMIC_RELAXED))
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		sscanf(f->build_id + 2 * i, "%2hhx", &id[i]);
+/* fd of the debug file the servers send for id[0..n), or -1.  Their
+ * "not found" marks f->b's entry IDX_DINFOD_MISS (the only answer the
+ * index cache keeps); any other failure is reported (dinfod_failed). */
+static int dinfod_fetch(struct find *f, const char *urls,
+			const unsigned char *id, size_t n)
+{
 	debuginfod_client *c = dinfod.begin();
-	if (!c)
-		return NULL;
+	if (!c) {
+		dinfod_failed(f, urls, "cannot start a libdebuginfod client");
+		return -1;
+	}
 	/* A deadline through the progress callback: libdebuginfod's own
 	 * timeout only covers a stalled connection.  A "not found" answer
 	 * is remembered by libdebuginfod's cache (cache_miss_s). */
@@ -316,8 +324,35 @@ static Elf *by_debuginfod(struct find *f)
 	int fd = dinfod.find(c, id, (int)n, NULL);
 	dinfod.end(c);
 	/* An abort is reported as -ENOENT: tell it from a real "not found" */
-	if (fd < 0 && (fd != -ENOENT || w.aborted))
-		__atomic_store_n(&dinfod_down, true, __ATOMIC_RELAXED);
+	if (fd >= 0)
+		return fd;
+	if (w.aborted)
+		dinfod_failed(f, urls, "no answer within the deadline ("
+			      SF_STR(DEBUGINFOD_TIMEOUT_S) " s)");
+	else if (fd == -ENOENT)
+		f->b->flags |= IDX_DINFOD_MISS;
+	else
+		dinfod_failed(f, urls, strerror(-fd));
+	return -1;
+}
+
+static Elf *by_debuginfod(struct find *f)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	unsigned char id[64];
+	size_t n = strlen(f->build_id) / 2;
+
+	if (!urls || !*urls || !n || n > sizeof(id) ||
+	    __atomic_load_n(&dinfod_down, __ATOMIC_RELAXED))
+		return NULL;
+	pthread_once(&dinfod_once, dinfod_load);
+	if (!dinfod.begin) {
+		dinfod_failed(f, urls, "libdebuginfod.so.1 cannot be loaded");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		sscanf(f->build_id + 2 * i, "%2hhx", &id[i]);
+	int fd = dinfod_fetch(f, urls, id, n);
 	if (fd < 0)
 		return NULL;
 	Elf *e = elf_from_fd(fd);
@@ -367,7 +402,7 @@ bool debuglink_appeared(Elf *elf, const char *path, uint64_t since)
 }
 
 Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
-		    const struct idx_builder *b, int *fdp)
+		    struct idx_builder *b, int *fdp)
 {
 	struct stat self;
 	char dir[PATH_MAX];

@@ -56,6 +56,14 @@ enum idx_flags {
 	IDX_SYMTAB = 1 << 10,		/* symbols from a .symtab (the file's,
 					 * its debug file's, MiniDebugInfo's):
 					 * a .dynsym-only entry is poorer */
+	IDX_DINFOD_MISS = 1 << 11,	/* no debug file found, and a
+					 * configured debuginfod answered "not
+					 * found" for it: only such an entry is
+					 * kept (a day) where DEBUGINFOD_URLS is
+					 * set.  A new bit, not a new version:
+					 * an older entry lacks it and is
+					 * rebuilt once there, an older
+					 * stackfold ignores it. */
 };
 
 struct idx_hdr {
@@ -353,9 +361,13 @@ int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
 
 /* debuglink.c: the separate debug file of elf (build-id dirs, then
  * .gnu_debuglink with CRC check, then debuginfod), or NULL.  On success
- * *fdp is its fd: the caller does elf_end() and close(). */
+ * *fdp is its fd: the caller does elf_end() and close().  Warnings go to
+ * b's sink; IDX_DINFOD_MISS is set in b->flags when debuginfod was asked
+ * and answered "not found".  A debuginfod server that cannot be reached
+ * or misses the deadline is reported once per process (to the b of the
+ * call that found it so) and not asked again by this process. */
 Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
-		    const struct idx_builder *b, int *fdp);
+		    struct idx_builder *b, int *fdp);
 /* debuglink.c: does a build-id debug file for build_id exist now in a
  * debug root?  (A cached index built before libc6-dbg & co. were
  * installed is then rebuilt.) */

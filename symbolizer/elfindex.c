@@ -558,11 +558,15 @@ static bool entry_poorer(const struct elf_index *idx, Elf *elf,
 	if (has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id) ||
 	    debuglink_appeared(elf, path, idx->hdr->built_at))
 		return true;
-	/* Built without debug info while debuginfod is configured: ask it
-	 * again once a day (it remembers its own "not found" answers). */
+	/* Built without debug info while debuginfod is configured now:
+	 * rebuilt unless a server answered "not found" for it (built with
+	 * no server set, or one down or too slow, it was never asked),
+	 * and then asked again once a day (libdebuginfod remembers its
+	 * own "not found" answers for 10 minutes). */
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	return urls && *urls && *idx->hdr->build_id &&
-	       (uint64_t)time(NULL) - idx->hdr->built_at > IDX_DEBUGINFOD_RETRY_S;
+	       (!(f & IDX_DINFOD_MISS) ||
+		(uint64_t)time(NULL) - idx->hdr->built_at > IDX_DEBUGINFOD_RETRY_S);
 }
 
 /*
