@@ -304,6 +304,72 @@ static void dinfod_failed(const struct find *f, const char *urls,
 			  urls, why);
 }
 
+/* libdebuginfod's cache directory into dir[size], found as elfutils 0.188
+ * finds it: $DEBUGINFOD_CACHE_PATH; else ~/.debuginfod_client_cache if it
+ * exists; else $XDG_CACHE_HOME (or ~/.cache) /debuginfod_client. */
+static bool dinfod_cache_dir(char *dir, size_t size)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *home = getenv("HOME");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	struct stat st;
+
+	if (!home)
+		home = "/";
+	if (env && *env)
+		return (size_t)snprintf(dir, size, "%s", env) < size;
+	if ((size_t)snprintf(dir, size, "%s/.debuginfod_client_cache", home) <
+		    size && !stat(dir, &st))
+		return true;
+	if (xdg && *xdg)
+		return (size_t)snprintf(dir, size, "%s/debuginfod_client", xdg) <
+		       size;
+	return (size_t)snprintf(dir, size, "%s/.cache/debuginfod_client",
+				home) < size;
+}
+
+/*
+ * Our deadline aborted a transfer: libdebuginfod (0.188) takes the abort
+ * for a "not found" and leaves its negative-cache mark, an empty
+ * BUILDID/debuginfo file that makes every client sharing its cache (gdb,
+ * eu-addr2line, debuginfod-find, the next stackfold) miss this build-id
+ * for cache_miss_s (10 minutes), even from a healthy server.  A slow
+ * server must cost this run only, so the mark is removed (a real file is
+ * never empty: libdebuginfod renames it into place whole).
+ *
+ * libdebuginfod's own DEBUGINFOD_MAXTIME deadline leaves no mark, but it
+ * is read from the environment only: using it would take a setenv() in
+ * library code, which races with getenv() on other threads and changes
+ * the environment of the caller and its children.
+ */
+static void dinfod_unmark(const char *build_id)
+{
+	char dir[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+
+	if (dinfod_cache_dir(dir, sizeof(dir)) &&
+	    snprintf(p, sizeof(p), "%s/%s/debuginfo", dir, build_id) <
+		    (int)sizeof(p) &&
+	    !lstat(p, &st) && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(p);
+}
+
+/* A fetch failed with fd (-errno), aborted by our deadline or not. */
+static void dinfod_missed(struct find *f, const char *urls, int fd,
+			  bool aborted)
+{
+	/* An abort is reported as -ENOENT: tell it from a real "not found" */
+	if (aborted) {
+		dinfod_unmark(f->build_id);
+		dinfod_failed(f, urls, "took longer than the deadline ("
+			      SF_STR(DEBUGINFOD_TIMEOUT_S) " s)");
+	} else if (fd == -ENOENT) {
+		f->b->flags |= IDX_DINFOD_MISS;
+	} else {
+		dinfod_failed(f, urls, strerror(-fd));
+	}
+}
+
 /* fd of the debug file the servers send for id[0..n), or -1.  Their
  * "not found" marks f->b's entry IDX_DINFOD_MISS (the only answer the
  * index cache keeps); any other failure is reported (dinfod_failed). */
@@ -323,17 +389,9 @@ static int dinfod_fetch(struct find *f, const char *urls,
 	dinfod.set_progressfn(c, dinfod_progress);
 	int fd = dinfod.find(c, id, (int)n, NULL);
 	dinfod.end(c);
-	/* An abort is reported as -ENOENT: tell it from a real "not found" */
-	if (fd >= 0)
-		return fd;
-	if (w.aborted)
-		dinfod_failed(f, urls, "no answer within the deadline ("
-			      SF_STR(DEBUGINFOD_TIMEOUT_S) " s)");
-	else if (fd == -ENOENT)
-		f->b->flags |= IDX_DINFOD_MISS;
-	else
-		dinfod_failed(f, urls, strerror(-fd));
-	return -1;
+	if (fd < 0)
+		dinfod_missed(f, urls, fd, w.aborted);
+	return fd < 0 ? -1 : fd;
 }
 
 static Elf *by_debuginfod(struct find *f)
