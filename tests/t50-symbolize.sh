@@ -329,9 +329,11 @@ if command -v python3 >/dev/null; then
 	wait "$srv" 2>/dev/null
 	start=$(date +%s)
 	sed 's/^/bid-stripped /' bid.addrs | DEBUGINFOD_URLS=http://127.0.0.1:1 \
-		DEBUGINFOD_CACHE_PATH=$T/dcache2 symb --no-cache >dnone.out
+		DEBUGINFOD_CACHE_PATH=$T/dcache2 symb --no-cache >dnone.out 2>dnone.err
 	check_eq "debuginfod unreachable: honest ??, quickly" "$(wc -l <bid.addrs)|1" \
 		"$(paste - - <dnone.out | grep -c '^??	??:0$')|$([ $(($(date +%s) - start)) -lt 10 ] && echo 1)"
+	check_eq "debuginfod unreachable: said once" 1 \
+		"$(grep -c 'debuginfod (DEBUGINFOD_URLS=http://127.0.0.1:1): Connection refused' dnone.err)"
 	# A server that accepts and never answers: one 5 s deadline, then the
 	# process stops asking it (two stripped files, two build-ids).
 	cc_fixture -O1 -Wl,--build-id=sha1 -o bid2 "$FIX/inl.c" && strip -o bid2-stripped bid2
