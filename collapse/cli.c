@@ -104,7 +104,7 @@ void cli_usage(FILE *out, bool record)
 	      "      --top N            rows in the top table (25; 0: every function);\n"
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
-	      "                         summary\n"
+	      "                         summary; pprof's one value (ns: nanoseconds)\n"
 	      "  -q, --quiet            no summary on stderr, unless samples were lost\n",
 	      out);
 	if (!record)

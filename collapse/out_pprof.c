@@ -10,7 +10,9 @@
  * What is written (pprof's CPU-profile convention, see peers.md section 8):
  *   sample_type = [samples/count, cpu/nanoseconds], period_type =
  *   cpu/nanoseconds, period = 1e9/hz (hz 99 when unknown), value[1] =
- *   count * period; time_nanos, duration_nanos from the capture metadata;
+ *   count * period; with --countname NAME (the counts are not samples:
+ *   bt/offcpu.bt's nanoseconds), sample_type = period_type = [NAME/UNIT],
+ *   period 1, value[0] = count (pp_unit()); time_nanos, duration_nanos from the capture metadata;
  *   one Mapping per mapping that samples use (the executable first), one
  *   Location per location used, one Function per function used; labels
  *   pid, tid (num) and comm (the process's name where its map was saved,
@@ -96,6 +98,7 @@ struct pp_fn {
 
 struct pp_ctx {
 	const struct profile *p;
+	const char *countname;	/* --countname: counts are not samples; NULL */
 	struct sf_arena ar;	/* the arrays below sized once, the message's
 				 * arrays, the packed bytes and zlib's state */
 	struct strtab st;	/* output string table, "" at 0 */
@@ -841,7 +844,7 @@ static int build_samples(struct pp_ctx *c, struct pp_msg *m, uint64_t period)
 		o->location_id = m->locids + os->off;
 		for (uint32_t i = 0; i < os->depth; i++)
 			m->locids[os->off + i] = c->ostack[os->off + i];
-		o->n_value = 2;
+		o->n_value = c->countname ? 1 : 2;
 		o->value = m->values + 2 * ns;
 		o->value[0] = sat_mul(os->count, 1);
 		o->value[1] = sat_mul(os->count, period);
@@ -1073,7 +1076,8 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 	/* "unknown" where the input could not tell: folded text records no
 	 * capture losses, a one-liner's text no sample total */
 	bool nol = k->losses_unknown, nod = nol || k->drops_unknown;
-	snprintf(buf, sizeof(buf), "samples=%llu", (unsigned long long)k->samples);
+	snprintf(buf, sizeof(buf), "%s=%llu", c->countname ? c->countname : "samples",
+		 (unsigned long long)k->samples);
 	loss_counter(buf, sizeof(buf), "lost_events", k->lost_events, nol);
 	loss_counter(buf, sizeof(buf), "map_dropped", k->map_dropped, nod);
 	loss_counter(buf, sizeof(buf), "stackid_errors", k->stackid_errors, nol);
@@ -1106,10 +1110,55 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 	return 0;
 }
 
+/* pprof's unit for a --countname: readers scale time and memory units
+ * ("1.80s"), and show any other as a count. */
+static const char *pp_unit(const char *name)
+{
+	static const char *const units[][2] = {
+		{ "ns", "nanoseconds" }, { "nanoseconds", "nanoseconds" },
+		{ "us", "microseconds" }, { "microseconds", "microseconds" },
+		{ "ms", "milliseconds" }, { "milliseconds", "milliseconds" },
+		{ "s", "seconds" }, { "seconds", "seconds" },
+		{ "bytes", "bytes" }, { "B", "bytes" },
+	};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(name, units[i][0]))
+			return units[i][1];
+	return "count";
+}
+
+/* Counts that are not samples (--countname): one value, in their unit.
+ * Until 2026-11-25 they were written as samples, value[1] = count *
+ * 1e9/hz: 1.8 s off-CPU read as 5057 hours, and past ~913 s the sum
+ * overflowed in the reader. */
+static int build_header_counts(struct pp_ctx *c, struct pp_msg *m)
+{
+	static const Perftools__Profiles__ValueType vinit =
+		PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	int64_t type = pp_cstr(c, c->countname);
+	int64_t unit = pp_cstr(c, pp_unit(c->countname));
+
+	if (type < 0 || unit < 0)
+		return -ENOMEM;
+	m->vt[0] = vinit;
+	m->vt[0].type = type;
+	m->vt[0].unit = unit;
+	m->vtp[0] = &m->vt[0];
+	m->prof.n_sample_type = 1;
+	m->prof.sample_type = m->vtp;
+	m->prof.period_type = &m->vt[0];
+	m->prof.period = 1;
+	m->prof.time_nanos = (int64_t)c->p->meta.time_nanos;
+	m->prof.duration_nanos = (int64_t)c->p->meta.duration_nanos;
+	return 0;
+}
+
 static int build_header(struct pp_ctx *c, struct pp_msg *m, uint64_t period)
 {
 	static const Perftools__Profiles__ValueType vinit =
 		PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	if (c->countname)
+		return build_header_counts(c, m);
 	int64_t samples = pp_cstr(c, "samples"), count = pp_cstr(c, "count");
 	int64_t cpu = pp_cstr(c, "cpu"), ns = pp_cstr(c, "nanoseconds");
 
@@ -1323,8 +1372,10 @@ static void ctx_release(struct pp_ctx *c)
 }
 
 static int write_profile(FILE *out, const struct profile *p, bool gzip,
-			 unsigned fold_flags, struct sf_err *err)
+			 const struct out_opts *opts, struct sf_err *err)
 {
+	unsigned fold_flags = opts ? opts->fold_flags : 0;
+	const char *countname = opts ? opts->countname : NULL;
 	struct pp_ctx c;
 	struct pp_msg m;
 	int rc;
@@ -1332,6 +1383,8 @@ static int write_profile(FILE *out, const struct profile *p, bool gzip,
 	memset(&m, 0, sizeof(m));
 	rc = ctx_init(&c, p);
 	c.fold_flags = fold_flags & (FOLD_USER_ONLY | FOLD_KERNEL_ONLY);
+	c.countname = countname && strcmp(countname, "samples") ? countname
+								: NULL;
 	if (!rc)
 		rc = collect(&c);
 	if (!rc) {
@@ -1352,13 +1405,12 @@ int out_pprof_write(FILE *out, const struct out_input *in,
 		    const struct out_opts *opts, struct sf_err *err)
 {
 	bool gzip = !(opts && opts->pprof_no_gzip);
-	unsigned flags = opts ? opts->fold_flags : 0;
 	struct profile tmp;
 	int rc;
 
 	memset(&tmp, 0, sizeof(tmp));
 	if (in->prof)
-		return write_profile(out, in->prof, gzip, flags, err);
+		return write_profile(out, in->prof, gzip, opts, err);
 	if (!in->fold)
 		return sf_err_set(err, EINVAL, "pprof: no profile to write");
 	rc = profile_from_fold(&tmp, in->fold);
@@ -1371,7 +1423,7 @@ int out_pprof_write(FILE *out, const struct out_input *in,
 	if (rc)
 		rc = sf_err_set(err, ENOMEM, "pprof: out of memory");
 	else
-		rc = write_profile(out, &tmp, gzip, flags, err);
+		rc = write_profile(out, &tmp, gzip, opts, err);
 	profile_release(&tmp);
 	return rc;
 }

@@ -483,3 +483,18 @@ check_eq "two captures: from the earliest start to the latest end" \
 check_eq "captures of two rates: refused, exit 2, one line naming the input" \
 	"2|stackfold: $T/m3.txt: sampled at 49 Hz, an earlier input at 99 Hz: samples of different rates cannot be added into one profile" \
 	"$?|$(cat "$T/m13.err")"
+
+# --countname: counts that are not samples (bt/offcpu.bt's nanoseconds)
+# are one value type in their unit, period 1: `go tool pprof` shows the
+# example of offcpu.bt's header, 1.8 s off-CPU, as 1.80s (until 2026-11-25
+# they were written as samples times 1e9/HZ: 5057 hours, and a sum past
+# ~913 s overflowed in the reader).
+sed -n '/^\/\/   @offcpu/,/^\/\/   \]:/p' "$TOP/bt/offcpu.bt" | sed 's#^//   ##' >"$T/offex.txt"
+"$STACKFOLD" -q --countname ns -f pprof -o "$T/offex.pb.gz" "$T/offex.txt"
+check_eq "--countname ns: one value type, nanoseconds, period 1" \
+	"n_sample_type=1|unit=nanoseconds|period=1" \
+	"n_sample_type=$(pb_decode "$T/offex.pb.gz" | grep -c '^sample_type {')|unit=$(gopprof -raw -symbolize=none "$T/offex.pb.gz" 2>/dev/null | sed -n 's/^PeriodType: ns //p')|period=$(pb_decode "$T/offex.pb.gz" | sed -n 's/^period: //p')"
+check "--countname ns: go tool pprof shows 1.80s" \
+	grep -q 'accounting for 1.80s, 100% of 1.80s total' <(gopprof -top "$T/offex.pb.gz" 2>/dev/null)
+check_eq "--countname ns: valid by every rule, total the nanoseconds" "ok samples=1 total=1802299353" \
+	"$("$PPROF_CHECK" --no-time "$T/offex.pb.gz" 2>&1 | grep -o '^ok samples=[0-9]* total=[0-9]*')"
