@@ -59,7 +59,7 @@ static int open_special(struct atomic_file *af, const char *path,
 	if (!af->fp) {
 		int e = af->path ? errno : ENOMEM;
 		af_release(af);
-		return sf_err_set(err, e, "cannot open '%s': %s", path, strerror(e));
+		return sf_err_set(err, e, "cannot write '%s': %s", path, strerror(e));
 	}
 	return 0;
 }

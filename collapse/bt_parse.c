@@ -773,10 +773,17 @@ static bool maps_block_ended(const char *s, size_t len)
 	return len && s[0] == '@';
 }
 
+/* A real process's executable mappings are kilobytes (a JVM's: about a
+ * megabyte).  A "#maps" line with no end (a one-liner's printf, a capture
+ * cut short) held every line after it until 2026-11-25: memory grew with
+ * the input. */
+#define BT_MAPS_MAX (32u << 20)
+
 static int maps_line(struct bt_parser *bp, const char *s, size_t len)
 {
 	size_t off;
-	if (maps_block_ended(s, len)) {
+	/* not a block after all: its lines are text, counted from "#maps" */
+	if (maps_block_ended(s, len) || bp->blen + len + 1 > BT_MAPS_MAX) {
 		bp->c.unparsable_lines += bp->maps_nlines + 1;
 		if (!bp->c.first_bad_line)
 			bp->c.first_bad_line = bp->maps_line;

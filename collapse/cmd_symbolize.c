@@ -62,9 +62,21 @@ struct modules {
 	size_t n, cap;
 };
 
+/* Each warning once: a cache dir that cannot be written is said for every
+ * module (four modules printed it four times until 2026-11-25), as
+ * bin/stackfold's session says it once.  The first 256 kinds are
+ * remembered; past that, repeats show. */
 static void warn_stderr(void *ctx, const char *msg)
 {
+	static uint64_t seen[256];
+	static size_t nseen;
+	uint64_t h = sf_hash_bytes(msg, strlen(msg), 0x77);
 	(void)ctx;
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i] == h)
+			return;
+	if (nseen < sizeof(seen) / sizeof(seen[0]))
+		seen[nseen++] = h;
 	fprintf(stderr, "stackfold symbolize: warning: %s\n", msg);
 }
 

@@ -99,6 +99,8 @@ struct report {
 	uint32_t last_sample;	/* sample of the last parsed record */
 	bool last_truncated;	/* ... and whether its stack hit the limit */
 	int last_own;		/* ... and its map (bt_own_map()) */
+	char *nulbuf;		/* a line with NUL bytes made '?' */
+	size_t nulcap;
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
 	struct u64map deferred_idx;	/* key hash -> index + 1 */

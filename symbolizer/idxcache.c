@@ -195,10 +195,29 @@ static int centry_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-static bool has_suffix(const char *s, const char *suf)
+/* Is name a cache key (elfindex.c: "b-BUILDID" or "f-DEV-INO-HASH", with
+ * "-s", "-n" suffixes) followed by end? */
+static bool key_then(const char *name, const char *end)
 {
-	size_t n = strlen(s), m = strlen(suf);
-	return n >= m && !strcmp(s + n - m, suf);
+	size_t n = strlen(name), m = strlen(end);
+	return n > 2 + m && (!strncmp(name, "b-", 2) || !strncmp(name, "f-", 2)) &&
+	       !strcmp(name + n - m, end) &&
+	       strspn(name + 2, "0123456789abcdefns-") == n - 2 - m;
+}
+
+/* One of ours: an entry KEY.idx, or a temporary .KEY.tmp.XXXXXX (*tmp).
+ * Anything else in the directory is left alone, never evicted (until
+ * 2026-11-25 any *.idx and .*.tmp.* file was). */
+static bool ours(const char *name, bool *tmp)
+{
+	const char *t = strstr(name, ".tmp.");
+	char key[NAME_MAX + 1];
+
+	*tmp = name[0] == '.' && t && strlen(t) == 11;
+	if (!*tmp)
+		return key_then(name, ".idx");
+	snprintf(key, sizeof(key), "%.*s", (int)(t - name - 1), name + 1);
+	return key_then(key, "");
 }
 
 /* Entries of dir (and stale temp files removed on the way). */
@@ -221,9 +240,8 @@ static int scan(int dfd, struct centry **out, size_t *nout, uint64_t *total)
 	*total = 0;
 	while ((de = readdir(d))) {
 		struct stat st;
-		bool tmp = !strncmp(de->d_name, ".", 1) &&
-			   strstr(de->d_name, ".tmp.");
-		if ((!tmp && !has_suffix(de->d_name, ".idx")) ||
+		bool tmp;
+		if (!ours(de->d_name, &tmp) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(st.st_mode))
 			continue;

@@ -498,3 +498,11 @@ check "--countname ns: go tool pprof shows 1.80s" \
 	grep -q 'accounting for 1.80s, 100% of 1.80s total' <(gopprof -top "$T/offex.pb.gz" 2>/dev/null)
 check_eq "--countname ns: valid by every rule, total the nanoseconds" "ok samples=1 total=1802299353" \
 	"$("$PPROF_CHECK" --no-time "$T/offex.pb.gz" 2>&1 | grep -o '^ok samples=[0-9]* total=[0-9]*')"
+
+# A NUL byte in a frame name is '?', in pprof as in folded text: until
+# 2026-11-25 the pprof name was cut at it ("b\0c" became "b") and merged
+# with another function b.
+printf 'a;b\000c;d 5\na;b 1\n' >"$T/nul.folded"
+"$STACKFOLD" -q -f pprof -o "$T/nul.pb.gz" "$T/nul.folded"
+check_eq "NUL in a name: its own function b?c, apart from b" "b|b?c" \
+	"$(gopprof -raw -symbolize=none "$T/nul.pb.gz" 2>/dev/null | awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0 } l && ($4 == "b" || $4 == "b?c") { print $4 }' | sort | paste -sd '|')"

@@ -109,6 +109,19 @@ check "LRU: newest entry kept" test -e "$L/b-$("$IDXT" buildid other | cut -d' '
 check "LRU: least recently used entry evicted" test ! -e "$L/b-$("$IDXT" buildid cxx | cut -d' ' -f2).idx"
 check "LRU: directory under the cap ($cap bytes, cxx alone is $sc)" \
 	test "$(cat "$L"/*.idx | wc -c)" -le "$cap"
+# files that are not stackfold's are left alone: an old foreign *.idx is
+# not evicted, a foreign .*.tmp.* not removed (until 2026-11-25 both were);
+# a stale temporary file of ours is removed
+truncate -s 1M "$L/notes.idx"
+: >"$L/.other.tmp.file"
+: >"$L/.b-0123abcd.tmp.AbC123"
+touch -d 2020-01-01 "$L/notes.idx" "$L/.other.tmp.file" "$L/.b-0123abcd.tmp.AbC123"
+"$IDXT" open cxx "$L" "$cap" >/dev/null
+check_eq "eviction: a foreign *.idx kept, a foreign .*.tmp.* kept, a stale one of ours removed" \
+	"notes.idx=yes .other.tmp.file=yes .b-0123abcd.tmp.AbC123=no" \
+	"$(for f in notes.idx .other.tmp.file .b-0123abcd.tmp.AbC123; do
+		if [ -e "$L/$f" ]; then printf '%s=yes ' "$f"; else printf '%s=no ' "$f"; fi
+	done | sed 's/ $//')"
 
 # --- stale entry: a file without build-id replaced at the same path
 gcc -O2 -g -Wl,--build-id=none -o nobid "$FIX/inl.c"

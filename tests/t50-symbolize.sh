@@ -560,3 +560,10 @@ check_eq "symbolize > /dev/full: exit 4, one line" "4|stackfold symbolize: write
 "$STACKFOLD" symbolize </tmp >/dev/null 2>"$T/dir.err"
 check_eq "symbolize < a directory: exit 2, one line" "2|stackfold symbolize: read '<stdin>': Is a directory" \
 	"$?|$(cat "$T/dir.err")"
+# A warning is said once: a cache dir that cannot be made was said for
+# every module until 2026-11-25 (bin/stackfold says it once).
+: >"$T/notadir"
+printf 'inl 0x1000\ncxx 0x1000\ninl-nopie 0x1000\n' |
+	"$STACKFOLD" symbolize --cache-dir "$T/notadir/c" >/dev/null 2>"$T/warnonce.err"
+check_eq "symbolize: a cache dir that cannot be made, said once for three modules" 1 \
+	"$(grep -c "cannot create cache dir '$T/notadir/c'" "$T/warnonce.err")"

@@ -264,6 +264,20 @@ check_eq "-q: nothing lost, nothing said" "" "$(cat "$T/quietok.err")"
 check_eq "80 MB line: the lines around it kept, exit 0" "0|a;b 3|a;c 2" "$?|$(paste -sd '|' "$T/long.out")"
 check "80 MB line: counted as unparsable, line 2" grep -q 'long.folded:2: ignored 1 unparsable line' "$T/long.err"
 check "80 MB line: max RSS $(cat "$T/long.rss") KiB, under 64 MiB" test "$(cat "$T/long.rss")" -lt 65536
+# A "#maps" line with no "#endmaps" (a one-liner's printf, a capture cut
+# short): its lines are held up to 32 MiB (a real block is kilobytes), then
+# counted as text; until 2026-11-25 every line after it was held, memory
+# growing with the input.  120 MB of them: the records around them kept.
+{ printf '@[\n    foo+1\n    do_syscall_64+2\n]: 5\n#maps 1\n'
+  yes '0xabababababababababababababababababababab some text the program printed' | head -n 1500000
+  printf '@[\n    bar+1\n    do_syscall_64+2\n]: 7\n'; } >"$T/mapsnoend.txt"
+/usr/bin/time -f '%M' -o "$T/mapsnoend.rss" "$STACKFOLD" "$T/mapsnoend.txt" >"$T/mapsnoend.out" 2>"$T/mapsnoend.err"
+check_eq "#maps with no end: both records kept, exit 0" "0|do_syscall_64_[k];bar_[k] 7|do_syscall_64_[k];foo_[k] 5" \
+	"$?|$(sort "$T/mapsnoend.out" | paste -sd '|')"
+check "#maps with no end: its lines counted unparsable, from the #maps line" \
+	grep -q 'mapsnoend.txt:5: ignored 1500001 unparsable lines' "$T/mapsnoend.err"
+check "#maps with no end: max RSS $(cat "$T/mapsnoend.rss") KiB, under 96 MiB for 120 MB" \
+	test "$(cat "$T/mapsnoend.rss")" -lt 98304
 { printf '@stackfold[1, 1, app,\n\t0x1000\n\t'; head -c 20000000 /dev/zero | tr '\0' x
   printf '\n, ]: 4\n@stackfold[2, 2, app,\n\t0x1000\n, ]: 3\n@stackfold_total: 7\n'; } >"$T/longrec.txt"
 sf longrec -p "$T/longrec.txt"

@@ -78,6 +78,9 @@ fi
 mkdir -p "$T/isdir/out.folded"
 "$STACKFOLD" -q -o "$T/isdir/out.folded" "$T/in.folded" 2>"$T/isdir.err"
 check_eq "output path is a directory: exit 4" 4 $?
+# (until 2026-11-25 "cannot open", as an input that cannot be read says)
+check_eq "output path is a directory: one line, 'cannot write'" \
+	"stackfold: cannot write '$T/isdir/out.folded': Is a directory" "$(cat "$T/isdir.err")"
 check_eq "output path is a directory: no temporary file left" "" "$(find "$T/isdir" -name '*.tmp*')"
 
 # --- unwritable directory, as an unprivileged user --------------------------
