@@ -49,6 +49,7 @@ struct report_input_stats {
 	uint64_t hz, start_ns, duration_ns;
 	uint64_t hz_differs;	/* its rate, where an earlier input's differs
 				 * (the profile keeps the first): 0 when not */
+	uint64_t meta_strs;	/* "#meta" text values taken (REPORT_META_MAX) */
 };
 
 /* An entry of a map without stacks, or with empty ones only, kept until

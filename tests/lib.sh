@@ -85,6 +85,19 @@ capture_head() {
 # sum of the counts of a folded file
 folded_total() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
 
+# hang_server FILE: in the background (its pid in $!), a TCP server on
+# 127.0.0.1 that accepts connections and never answers (a debuginfod
+# that hangs); its port is written to FILE once it listens.
+hang_server() {
+	python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+print(s.getsockname()[1], flush=True)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)' >"$1" &
+}
+
 # stop_signals HOW PID: send PID (stackfold record or continuous) a stop:
 #   TERM2    SIGTERM twice, 0.2 s apart      TERM     SIGTERM twice at once
 #   TERMINT  SIGTERM then SIGINT at once     INTINT   SIGINT twice from this

@@ -521,10 +521,16 @@ check_eq "exec: record exits 0" 0 $?
 wait "$ipid"
 check_eq "exec: the programs ran" 0 $?
 "$STACKFOLD" -f folded -o "$T/img-replay.folded" "$T/img.raw" 2>/dev/null
+# "A B WRONG": samples of exec_alpha in alpha_work, of exec_beta in
+# beta_work, and of either in the other's function
+img_counts() {
+	awk '/^exec_alpha;.*;alpha_work( |;|$)/ { a += $NF }
+	     /^exec_beta;.*;beta_work( |;|$)/ { b += $NF }
+	     /^exec_alpha;.*beta_work|^exec_beta;.*alpha_work/ { w += $NF }
+	     END { print a + 0, b + 0, w + 0 }' "$1"
+}
 for f in img img-replay; do
-	a=$(awk '/^exec_alpha;.*;alpha_work( |;|$)/ { n += $NF } END { print n + 0 }' "$T/$f.folded")
-	b=$(awk '/^exec_beta;.*;beta_work( |;|$)/ { n += $NF } END { print n + 0 }' "$T/$f.folded")
-	wrong=$(awk '/^exec_alpha;.*beta_work|^exec_beta;.*alpha_work/ { n += $NF } END { print n + 0 }' "$T/$f.folded")
+	read -r a b wrong < <(img_counts "$T/$f.folded")
 	check "exec ($f): the first program's samples named from it ($a in exec_alpha;...;alpha_work)" test "$a" -gt $((HZ / 2))
 	check "exec ($f): the second program's samples named from it ($b in exec_beta;...;beta_work)" test "$b" -gt $((HZ / 2))
 	check_eq "exec ($f): no sample named from the other program" 0 "$wrong"
@@ -677,9 +683,7 @@ check_eq "pid reused: the capture exits 0" 0 $?
 read -r _ rp1 rp2 < <(grep '^reusepid: ' "$T/reuse.err")
 check "pid reused: the second process had the first one's pid (${rp1:-?} ${rp2:-?})" \
 	test -n "${rp1:-}" -a "${rp1:-}" = "${rp2:-x}"
-a=$(awk '/^exec_alpha;.*;alpha_work( |;|$)/ { n += $NF } END { print n + 0 }' "$T/reuse.folded")
-b=$(awk '/^exec_beta;.*;beta_work( |;|$)/ { n += $NF } END { print n + 0 }' "$T/reuse.folded")
-wrong=$(awk '/^exec_alpha;.*beta_work|^exec_beta;.*alpha_work/ { n += $NF } END { print n + 0 }' "$T/reuse.folded")
+read -r a b wrong < <(img_counts "$T/reuse.folded")
 check "pid reused: the first process named from its program ($a in exec_alpha;...;alpha_work)" test "$a" -gt $((HZ / 2))
 check "pid reused: the second process named from its program ($b in exec_beta;...;beta_work)" test "$b" -gt $((HZ / 2))
 check_eq "pid reused: no sample named from the other program" 0 "$wrong"

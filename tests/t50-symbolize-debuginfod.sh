@@ -44,13 +44,7 @@ s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), h)
 print(s.server_address[1], flush=True)
 s.serve_forever()' >srv.port 2>srv.log &
 srv=$!
-python3 -c '
-import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
-print(s.getsockname()[1], flush=True)
-conns = []
-while True:
-    c, _ = s.accept(); conns.append(c)' >hang.port &
+hang_server hang.port
 hang=$!
 for _ in $(seq 100); do [ -s srv.port ] && [ -s hang.port ] && break; sleep 0.1; done
 if ! [ -s srv.port ] || ! [ -s hang.port ]; then

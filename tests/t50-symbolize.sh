@@ -337,13 +337,7 @@ if command -v python3 >/dev/null; then
 	# A server that accepts and never answers: one 5 s deadline, then the
 	# process stops asking it (two stripped files, two build-ids).
 	cc_fixture -O1 -Wl,--build-id=sha1 -o bid2 "$FIX/inl.c" && strip -o bid2-stripped bid2
-	python3 -c '
-import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
-print(s.getsockname()[1], flush=True)
-conns = []
-while True:
-    c, _ = s.accept(); conns.append(c)' >hang.port &
+	hang_server hang.port
 	hang=$!
 	for _ in $(seq 50); do [ -s hang.port ] && break; sleep 0.1; done
 	start=$(date +%s)

@@ -264,6 +264,16 @@ check_eq "-q: nothing lost, nothing said" "" "$(cat "$T/quietok.err")"
 check_eq "80 MB line: the lines around it kept, exit 0" "0|a;b 3|a;c 2" "$?|$(paste -sd '|' "$T/long.out")"
 check "80 MB line: counted as unparsable, line 2" grep -q 'long.folded:2: ignored 1 unparsable line' "$T/long.err"
 check "80 MB line: max RSS $(cat "$T/long.rss") KiB, under 64 MiB" test "$(cat "$T/long.rss")" -lt 65536
+# "#meta" text values are interned for good: an input repeating them keeps
+# the first 64 (a capture writes five); until 2026-11-25 500,000 of them
+# took 88 MB.
+{ printf '# stackfold-capture 1\n#meta hz 99\n@[\n    foo+1\n    do_syscall_64+2\n]: 5\n'
+  seq -f '#meta host h%0100.0f' 0 499999; } >"$T/meta500k.txt"
+/usr/bin/time -f '%M' -o "$T/meta500k.rss" "$STACKFOLD" -q -f pprof -o "$T/meta500k.pb.gz" "$T/meta500k.txt"
+check "500,000 #meta lines: max RSS $(cat "$T/meta500k.rss") KiB, under 24 MiB" \
+	test "$(cat "$T/meta500k.rss")" -lt 24576
+check "500,000 #meta lines: the 64th value kept" \
+	grep -aq 'host=h0*63[^0-9]' <(gzip -dc "$T/meta500k.pb.gz")
 # A "#maps" line with no "#endmaps" (a one-liner's printf, a capture cut
 # short): its lines are held up to 32 MiB (a real block is kilobytes), then
 # counted as text; until 2026-11-25 every line after it was held, memory
