@@ -37,6 +37,11 @@ static void release_held(struct rawcap *rc, struct sym_session *ss)
 	rc->nheld = 0;
 }
 
+/* A record of 127 + 127 frames is some 10 KiB; text the parser takes for
+ * a record that never ends is not held past this (memory would grow with
+ * the input): it goes out in order of arrival. */
+#define RAWCAP_HOLD_MAX (1u << 20)
+
 void rawcap_line(struct rawcap *rc, struct sym_session *ss, const char *s,
 		 size_t len, bool whole)
 {
@@ -51,7 +56,7 @@ void rawcap_line(struct rawcap *rc, struct sym_session *ss, const char *s,
 	memcpy(rc->held + rc->nheld, s, len);
 	rc->held[rc->nheld + len] = '\n';
 	rc->nheld += len + 1;
-	if (whole)
+	if (whole || rc->nheld > RAWCAP_HOLD_MAX)
 		release_held(rc, ss);
 }
 

@@ -7,7 +7,7 @@
  * A snapshot taken while a record was being read (a refresh for an address
  * mapped after the process's first snapshot: resolver_on_refresh()) is
  * written once that record is complete, before the record's lines: those
- * are held until then.  Nothing here prints; write errors show at
+ * are held until then (1 MiB at most: past that, in order of arrival).  Nothing here prints; write errors show at
  * rawcap_commit().  Every function is a no-op on a capture not open.
  */
 #ifndef SF_RAWCAP_H
