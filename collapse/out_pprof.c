@@ -12,7 +12,8 @@
  *   cpu/nanoseconds, period = 1e9/hz (hz 99 when unknown), value[1] =
  *   count * period; with --countname NAME (the counts are not samples:
  *   bt/offcpu.bt's nanoseconds), sample_type = period_type = [NAME/UNIT],
- *   period 1, value[0] = count (pp_unit()); time_nanos, duration_nanos from the capture metadata;
+ *   period 1, value[0] = count (pp_unit()); time_nanos, duration_nanos
+ *   from the capture metadata;
  *   one Mapping per mapping that samples use (the executable first), one
  *   Location per location used, one Function per function used; labels
  *   pid, tid (num) and comm (the process's name where its map was saved,

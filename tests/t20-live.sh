@@ -708,7 +708,9 @@ gopid=$!
 	--save-raw "$T/plug.raw" -- env BPFTRACE_NO_USER_SYMBOLS=1 \
 	bpftrace "$TOP/bt/profile.bt" "$HZ" "$ppid" 2 2>"$T/plug.err"
 check_eq "dlopen late: record exits 0" 0 $?
+# (the --start-pid process stays stopped if bpftrace never attached)
 kill "$ppid" 2>/dev/null
+kill -KILL "$gopid" 2>/dev/null
 wait "$ppid" "$gopid" 2>/dev/null
 live=$(awk '/;plug_inner( |;|$)/ { n += $NF } END { print n + 0 }' "$T/plug.folded")
 check "dlopen late: the live run names the library's function ($live in plug_inner)" test "$live" -gt "$HZ"
