@@ -27,14 +27,24 @@ void rawcap_maps(struct rawcap *rc, struct sym_session *ss, int pid,
 	fputs("#endmaps\n", rc->f.fp);
 }
 
-/* The snapshots due, then the lines held. */
-static void release_held(struct rawcap *rc, struct sym_session *ss)
+static void write_due(struct rawcap *rc, struct sym_session *ss)
 {
 	for (size_t i = 0; i < rc->ndue; i++)
 		rawcap_maps(rc, ss, rc->due[i].pid, rc->due[i].image);
 	rc->ndue = 0;
+}
+
+/* The snapshots due, then the lines held; after them when part of the
+ * record went out already (a block must not land inside a record). */
+static void release_held(struct rawcap *rc, struct sym_session *ss)
+{
+	if (!rc->split)
+		write_due(rc, ss);
 	fwrite(rc->held, 1, rc->nheld, rc->f.fp);
 	rc->nheld = 0;
+	if (rc->split)
+		write_due(rc, ss);
+	rc->split = false;
 }
 
 /* A record of 127 + 127 frames is some 10 KiB; text the parser takes for
@@ -47,16 +57,28 @@ void rawcap_line(struct rawcap *rc, struct sym_session *ss, const char *s,
 {
 	if (!rc->open)
 		return;
-	if (sf_grow((void **)&rc->held, &rc->heldcap, rc->nheld + len + 1, 1)) {
-		release_held(rc, ss);	/* no room to hold: in order of arrival */
-		fwrite(s, 1, len, rc->f.fp);
-		fputc('\n', rc->f.fp);
+	bool room = !sf_grow((void **)&rc->held, &rc->heldcap,
+			     rc->nheld + len + 1, 1);
+	if (room) {
+		memcpy(rc->held + rc->nheld, s, len);
+		rc->held[rc->nheld + len] = '\n';
+		rc->nheld += len + 1;
+	}
+	if (room && (whole || rc->nheld <= RAWCAP_HOLD_MAX)) {
+		if (whole)
+			release_held(rc, ss);
 		return;
 	}
-	memcpy(rc->held + rc->nheld, s, len);
-	rc->held[rc->nheld + len] = '\n';
-	rc->nheld += len + 1;
-	if (whole || rc->nheld > RAWCAP_HOLD_MAX)
+	/* too much (or no room) to hold: the record so far goes out, in
+	 * order of arrival, and its snapshots after it */
+	fwrite(rc->held, 1, rc->nheld, rc->f.fp);
+	rc->nheld = 0;
+	if (!room) {
+		fwrite(s, 1, len, rc->f.fp);
+		fputc('\n', rc->f.fp);
+	}
+	rc->split = true;
+	if (whole)
 		release_held(rc, ss);
 }
 
@@ -67,7 +89,8 @@ void rawcap_due(struct rawcap *rc, struct sym_session *ss, int pid,
 		return;
 	if (sf_grow((void **)&rc->due, &rc->duecap, rc->ndue + 1,
 		    sizeof(*rc->due))) {
-		rawcap_maps(rc, ss, pid, image);
+		if (!rc->split)	/* else it would land inside a record: lost */
+			rawcap_maps(rc, ss, pid, image);
 		return;
 	}
 	rc->due[rc->ndue++] = (struct rawcap_due){ .pid = pid, .image = image };

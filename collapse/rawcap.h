@@ -7,7 +7,8 @@
  * A snapshot taken while a record was being read (a refresh for an address
  * mapped after the process's first snapshot: resolver_on_refresh()) is
  * written once that record is complete, before the record's lines: those
- * are held until then (1 MiB at most: past that, in order of arrival).  Nothing here prints; write errors show at
+ * are held until then (1 MiB at most: past that, the record goes out in
+ * order of arrival and its snapshots after it).  Nothing here prints; write errors show at
  * rawcap_commit().  Every function is a no-op on a capture not open.
  */
 #ifndef SF_RAWCAP_H
@@ -32,6 +33,8 @@ struct rawcap {
 	size_t nheld, heldcap;
 	struct rawcap_due *due;	/* snapshots to write before them */
 	size_t ndue, duecap;
+	bool split;		/* part of the open record went out already
+				 * (past 1 MiB): its snapshots go after it */
 };
 
 /* Open path for writing (atomic_open()).  0 or -errno with err filled. */

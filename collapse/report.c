@@ -185,20 +185,23 @@ static int on_first_sample(void *ctx, uint32_t pid, uint32_t image,
 	return 0;
 }
 
-/* A capture has a handful of "#meta" text values; each one is interned
- * for good, so an input repeating them (2 million "#meta host" lines took
- * 280 MB until 2026-11-25) keeps the first 64 and ignores the rest. */
+/* A capture has a handful of "#meta" text values; each new one is
+ * interned for good, so an input of ever new values (2 million "#meta
+ * host" lines took 280 MB until 2026-11-25) stops taking them after 64
+ * new ones.  A value seen before costs nothing and is not counted: over
+ * concatenated captures the last one wins, as before. */
 #define REPORT_META_MAX 64
 
-/* *field = v, interned; unchanged past REPORT_META_MAX values. */
+/* *field = v, interned; unchanged once 64 new values were taken. */
 static void meta_str(struct report *r, uint32_t *field, const char *v,
 		     size_t len)
 {
+	size_t before = r->prof.strs.n;
 	if (r->in.meta_strs >= REPORT_META_MAX)
 		return;
-	r->in.meta_strs++;
 	int64_t id = strtab_intern(&r->prof.strs, v, len);
 	*field = id < 0 ? 0 : (uint32_t)id;
+	r->in.meta_strs += r->prof.strs.n != before;
 }
 
 static int on_meta(void *ctx, const char *k, size_t klen, const char *v,

@@ -299,6 +299,7 @@ static int dinfod_progress(debuginfod_client *c, long a, long b)
 static void dinfod_failed(const struct find *f, const char *urls,
 			  const char *why)
 {
+	f->b->flags |= IDX_DINFOD_DOWN;
 	if (!__atomic_exchange_n(&dinfod_down, true, __ATOMIC_RELAXED))
 		idxb_warn(f->b, "debuginfod (DEBUGINFOD_URLS=%s): %s; not asked again in this run",
 			  urls, why);
@@ -400,9 +401,12 @@ static Elf *by_debuginfod(struct find *f)
 	unsigned char id[64];
 	size_t n = strlen(f->build_id) / 2;
 
-	if (!urls || !*urls || !n || n > sizeof(id) ||
-	    __atomic_load_n(&dinfod_down, __ATOMIC_RELAXED))
+	if (!urls || !*urls || !n || n > sizeof(id))
 		return NULL;
+	if (__atomic_load_n(&dinfod_down, __ATOMIC_RELAXED)) {
+		f->b->flags |= IDX_DINFOD_DOWN;	/* not asked: down this run */
+		return NULL;
+	}
 	pthread_once(&dinfod_once, dinfod_load);
 	if (!dinfod.begin) {
 		dinfod_failed(f, urls, "libdebuginfod.so.1 cannot be loaded");

@@ -58,12 +58,14 @@ enum idx_flags {
 					 * a .dynsym-only entry is poorer */
 	IDX_DINFOD_MISS = 1 << 11,	/* no debug file found, and a
 					 * configured debuginfod answered "not
-					 * found" for it: only such an entry is
-					 * kept (a day) where DEBUGINFOD_URLS is
-					 * set.  A new bit, not a new version:
-					 * an older entry lacks it and is
-					 * rebuilt once there, an older
-					 * stackfold ignores it. */
+					 * found" for it: kept a day where
+					 * DEBUGINFOD_URLS is set */
+	IDX_DINFOD_DOWN = 1 << 12,	/* ... and the servers could not be
+					 * reached or missed the deadline (this
+					 * file's request or an earlier one of
+					 * the run): kept 10 minutes.  An entry
+					 * with neither (no server was set) is
+					 * rebuilt once one is. */
 };
 
 struct idx_hdr {

@@ -537,6 +537,7 @@ static void warn(const struct elfidx_opts *o, const char *fmt, ...)
 /* A cached index for key, or NULL (a corrupt entry is deleted and
  * reported once through o->warn, so the caller rebuilds it). */
 #define IDX_DEBUGINFOD_RETRY_S 86400
+#define IDX_DEBUGINFOD_DOWN_RETRY_S 600
 
 /*
  * Was a cached entry built from a poorer copy of this file?  Copies that
@@ -559,14 +560,21 @@ static bool entry_poorer(const struct elf_index *idx, Elf *elf,
 	    debuglink_appeared(elf, path, idx->hdr->built_at))
 		return true;
 	/* Built without debug info while debuginfod is configured now:
-	 * rebuilt unless a server answered "not found" for it (built with
-	 * no server set, or one down or too slow, it was never asked),
-	 * and then asked again once a day (libdebuginfod remembers its
-	 * own "not found" answers for 10 minutes). */
+	 * rebuilt when no server was set then; asked again after a day
+	 * when a server answered "not found" (libdebuginfod remembers its
+	 * own such answers for 10 minutes), after 10 minutes when the
+	 * servers were down (an offline machine with DEBUGINFOD_URLS set,
+	 * as Debian's profile.d sets it, must not wait out the deadline
+	 * and rebuild every entry on every run). */
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	return urls && *urls && *idx->hdr->build_id &&
-	       (!(f & IDX_DINFOD_MISS) ||
-		(uint64_t)time(NULL) - idx->hdr->built_at > IDX_DEBUGINFOD_RETRY_S);
+	uint64_t age = (uint64_t)time(NULL) - idx->hdr->built_at;
+	if (!urls || !*urls || !*idx->hdr->build_id)
+		return false;
+	if (f & IDX_DINFOD_MISS)
+		return age > IDX_DEBUGINFOD_RETRY_S;
+	if (f & IDX_DINFOD_DOWN)
+		return age > IDX_DEBUGINFOD_DOWN_RETRY_S;
+	return true;
 }
 
 /*

@@ -37,14 +37,29 @@ struct sym_process *sym_process_find(struct sym_session *s, int pid,
 	return entry_find(s, pid, image, false);
 }
 
-/* The newest image of pid with a snapshot (0 when none). */
-static uint32_t newest_image(const struct sym_session *s, int pid)
+/* Are images a and b of one process (bt/profile.bt: the image is the
+ * process's start time, 24 bits of 4.2 ms units, times 128, plus its execs
+ * since its fork)?  Only they are ordered: the start time wraps every
+ * 19.5 h, so across a wrap a later process of the pid has a smaller
+ * number, and was taken for an older one, refused for good (until
+ * 2026-11-25).  Images under 128 (older captures, whose image was the exec
+ * count; no BTF: image 1) are all one process, as they were. */
+static bool same_process(uint32_t a, uint32_t b)
+{
+	return a >> 7 == b >> 7;
+}
+
+/* The newest image of pid with a snapshot, of image's process (0 when
+ * none). */
+static uint32_t newest_image(const struct sym_session *s, int pid,
+			     uint32_t image)
 {
 	uint32_t n = 0;
 	if (!s->nprocs_slots)
 		return 0;
 	for (struct sym_process *p = s->procs[pid_slot(s, pid)]; p; p = p->next)
-		if (p->pid == pid && !p->refused && p->image > n)
+		if (p->pid == pid && !p->refused && p->image > n &&
+		    same_process(p->image, image))
 			n = p->image;
 	return n;
 }
@@ -161,12 +176,14 @@ size_t sym_process_forget_older(struct sym_session *s, int pid,
 				uint32_t image)
 {
 	size_t n = 0;
-	if (!s->nprocs_slots || newest_image(s, pid) < image)
+	if (!s->nprocs_slots || newest_image(s, pid, image) < image)
 		return 0;
 	struct sym_process **pp = &s->procs[pid_slot(s, pid)];
 	while (*pp) {
 		struct sym_process *p = *pp;
-		if (p->pid != pid || p->image >= image) {
+		/* a pid has one process at a time: another's are older */
+		if (p->pid != pid ||
+		    (same_process(p->image, image) && p->image >= image)) {
 			pp = &p->next;
 			continue;
 		}
@@ -480,7 +497,7 @@ static bool has_exe(int pid)
  * newer image's snapshot, or by /proc/PID/exe naming another file. */
 static bool exec_since(struct sym_session *s, const struct sym_process *old)
 {
-	if (newest_image(s, old->pid) > old->image)
+	if (newest_image(s, old->pid, old->image) > old->image)
 		return true;
 	dev_t dev;
 	ino_t ino;
@@ -560,7 +577,7 @@ const char *sym_process_name(struct sym_session *s, int pid, uint32_t image)
 
 bool sym_process_newer_known(struct sym_session *s, int pid, uint32_t image)
 {
-	return newest_image(s, pid) > image;
+	return newest_image(s, pid, image) > image;
 }
 
 bool sym_process_known(struct sym_session *s, int pid, uint32_t image)

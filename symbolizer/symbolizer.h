@@ -118,7 +118,8 @@ const char *sym_process_name(struct sym_session *s, int pid, uint32_t image);
 
 /* sym_process_known(): has pid's image a snapshot (taken or loaded)? */
 bool sym_process_known(struct sym_session *s, int pid, uint32_t image);
-/* sym_process_newer_known(): has a newer image of pid than image a
+/* sym_process_newer_known(): has a newer image of pid than image, of the
+ * same process (images carry the process's start time: bt/profile.bt), a
  * snapshot?  Then the process runs another program now than image's: a
  * snapshot taken now would not be image's map. */
 bool sym_process_newer_known(struct sym_session *s, int pid, uint32_t image);
@@ -168,7 +169,8 @@ int sym_process_maps_changed(struct sym_session *s, int pid, uint32_t image);
  */
 size_t sym_process_forget(struct sym_session *s, int pid);
 /* sym_process_forget_older(): free the live snapshots of pid's images
- * older than image (an exec since), once none of their pointers is held;
+ * older than image (an exec since) and those of the pid's other processes
+ * (image is the pid's process now), once none of their pointers is held;
  * their retired ones go with sym_session_drop_retired().  Returns the
  * number freed. */
 size_t sym_process_forget_older(struct sym_session *s, int pid,
