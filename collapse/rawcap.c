@@ -34,14 +34,19 @@ static void write_due(struct rawcap *rc, struct sym_session *ss)
 	rc->ndue = 0;
 }
 
+static void write_held(struct rawcap *rc)
+{
+	fwrite(rc->held, 1, rc->nheld, rc->f.fp);
+	rc->nheld = 0;
+}
+
 /* The snapshots due, then the lines held; after them when part of the
  * record went out already (a block must not land inside a record). */
 static void release_held(struct rawcap *rc, struct sym_session *ss)
 {
 	if (!rc->split)
 		write_due(rc, ss);
-	fwrite(rc->held, 1, rc->nheld, rc->f.fp);
-	rc->nheld = 0;
+	write_held(rc);
 	if (rc->split)
 		write_due(rc, ss);
 	rc->split = false;
@@ -71,8 +76,7 @@ void rawcap_line(struct rawcap *rc, struct sym_session *ss, const char *s,
 	}
 	/* too much (or no room) to hold: the record so far goes out, in
 	 * order of arrival, and its snapshots after it */
-	fwrite(rc->held, 1, rc->nheld, rc->f.fp);
-	rc->nheld = 0;
+	write_held(rc);
 	if (!room) {
 		fwrite(s, 1, len, rc->f.fp);
 		fputc('\n', rc->f.fp);

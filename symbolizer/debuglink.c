@@ -312,7 +312,6 @@ static bool dinfod_cache_dir(char *dir, size_t size)
 {
 	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
 	const char *home = getenv("HOME");
-	const char *xdg = getenv("XDG_CACHE_HOME");
 	struct stat st;
 
 	if (!home)
@@ -322,11 +321,8 @@ static bool dinfod_cache_dir(char *dir, size_t size)
 	if ((size_t)snprintf(dir, size, "%s/.debuginfod_client_cache", home) <
 		    size && !stat(dir, &st))
 		return true;
-	if (xdg && *xdg)
-		return (size_t)snprintf(dir, size, "%s/debuginfod_client", xdg) <
-		       size;
-	return (size_t)snprintf(dir, size, "%s/.cache/debuginfod_client",
-				home) < size;
+	/* libdebuginfod takes a relative $XDG_CACHE_HOME */
+	return sf_xdg_cache(dir, size, home, "debuginfod_client", true);
 }
 
 /*

@@ -81,7 +81,6 @@ const char *sym_strdup(struct sym_session *s, const char *str)
 char *sym_default_cache_dir(void)
 {
 	const char *e = getenv("STACKFOLD_CACHE_DIR");
-	const char *x = getenv("XDG_CACHE_HOME");
 	const char *h = getenv("HOME");
 	char buf[4096];
 	if (e && *e)
@@ -89,11 +88,8 @@ char *sym_default_cache_dir(void)
 	/* a relative XDG_CACHE_HOME is invalid and ignored (XDG Base
 	 * Directory spec); until 2026-11-25 it made a cache in the current
 	 * directory */
-	if (x && *x == '/')
-		snprintf(buf, sizeof(buf), "%s/stackfold", x);
-	else if (h && *h)
-		snprintf(buf, sizeof(buf), "%s/.cache/stackfold", h);
-	else
+	if (!sf_xdg_cache(buf, sizeof(buf), h && *h ? h : NULL,
+			  "stackfold", false))
 		return NULL;
 	return strdup(buf);
 }

@@ -445,3 +445,18 @@ void u64map_release(struct u64map *m)
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
 }
+
+bool sf_xdg_cache(char *buf, size_t size, const char *home, const char *sub,
+		  bool relative_ok)
+{
+	const char *x = getenv("XDG_CACHE_HOME");
+	int n;
+
+	if (x && *x && (relative_ok || *x == '/'))
+		n = snprintf(buf, size, "%s/%s", x, sub);
+	else if (home)
+		n = snprintf(buf, size, "%s/.cache/%s", home, sub);
+	else
+		return false;
+	return n >= 0 && (size_t)n < size;
+}

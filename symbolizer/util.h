@@ -70,6 +70,14 @@ void u64map_release(struct u64map *m);
 #define SF_ASAN 0
 #endif
 
+/* buf = the XDG cache home's subdirectory sub: $XDG_CACHE_HOME/sub when
+ * that is set and not empty (and absolute, unless relative_ok: the XDG spec
+ * says to ignore a relative one, elfutils takes it), else home/.cache/sub.
+ * false when home is NULL and no XDG path applies, or when the
+ * path does not fit in size bytes. */
+bool sf_xdg_cache(char *buf, size_t size, const char *home, const char *sub,
+		  bool relative_ok);
+
 /* n bytes, 2 MiB-aligned and rounded up to whole 2 MiB pages, advised for
  * transparent huge pages (faulting big buffers 4 KiB at a time is dear on
  * this kind of VM); freed with free().  NULL on ENOMEM. */
