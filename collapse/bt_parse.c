@@ -866,26 +866,42 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 /* bpftrace's messages about lost samples: counted wherever they come.  A
  * capture reads them from bpftrace's stderr, so they can land between two
  * lines of a record (and in a raw capture's file) without ending it. */
-static bool side_line(struct bt_parser *bp, const char *s, size_t len)
+enum bt_side bt_side_kind(const char *s, size_t len, uint64_t *lost)
 {
 	uint64_t n;
 	/* never a record's lines (a comm may be "map full") nor a directive */
 	if (!len || strchr("@#,] \t", s[0]))
-		return false;
+		return BT_SIDE_NONE;
 	if (starts(s, len, "Lost ") && contains(s, len, " events")) {
 		const char *p = s + 5, *q = memchr(p, ' ', len - 5);
 		if (q && sf_parse_u64(p, (size_t)(q - p), &n)) {
-			bp->c.lost_events += n;
-			return true;
+			if (lost)
+				*lost = n;
+			return BT_SIDE_LOST;
 		}
 	}
-	if (contains(s, len, "failed to look up stack id")) {
+	if (contains(s, len, "failed to look up stack id"))
+		return BT_SIDE_STACKID;
+	if (contains(s, len, "Map full") || contains(s, len, "map full"))
+		return BT_SIDE_MAP_FULL;
+	return BT_SIDE_NONE;
+}
+
+static bool side_line(struct bt_parser *bp, const char *s, size_t len)
+{
+	uint64_t n = 0;
+	switch (bt_side_kind(s, len, &n)) {
+	case BT_SIDE_LOST:
+		bp->c.lost_events += n;
+		return true;
+	case BT_SIDE_STACKID:
 		bp->c.stackid_errors++;
 		return true;
-	}
-	if (contains(s, len, "Map full") || contains(s, len, "map full")) {
+	case BT_SIDE_MAP_FULL:
 		bp->c.map_full_warnings++;
 		return true;
+	case BT_SIDE_NONE:
+		break;
 	}
 	return false;
 }

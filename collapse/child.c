@@ -1,5 +1,6 @@
 /* child.c - see child.h. */
 #include "child.h"
+#include "linereader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,18 +93,29 @@ int pipebuf_read(struct pipebuf *pb,
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			return 0;
 		pb->eof = true;
-		int ret = pb->len ? fn(ctx, pb->buf, pb->len) : 0;
+		int ret = pb->skipping ? fn(ctx, NULL, 0) :
+			  pb->len ? fn(ctx, pb->buf, pb->len) : 0;
 		pb->len = 0;
+		pb->skipping = false;
 		return ret;
 	}
 	pb->len += (size_t)n;
 	size_t start = 0;
 	char *nl;
 	while ((nl = memchr(pb->buf + start, '\n', pb->len - start))) {
-		int ret = fn(ctx, pb->buf + start, (size_t)(nl - pb->buf - start));
+		size_t end = (size_t)(nl - pb->buf);
+		int ret = pb->skipping ? fn(ctx, NULL, 0) :
+			  fn(ctx, pb->buf + start, end - start);
 		if (ret)
 			return ret;
-		start = (size_t)(nl - pb->buf) + 1;
+		pb->skipping = false;
+		start = end + 1;
+	}
+	/* a line past the limit is dropped as it comes (memory stays
+	 * bounded), and reported once it ends */
+	if (pb->skipping || pb->len - start > LR_MAX_LINE) {
+		pb->skipping = true;
+		start = pb->len;
 	}
 	memmove(pb->buf, pb->buf + start, pb->len - start);
 	pb->len -= start;

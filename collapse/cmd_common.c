@@ -97,49 +97,18 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 			fprintf(stderr, "stackfold: warning: %s\n", w);
 	}
 	const struct pf_counters *k = &r->prof.counters;
-	uint64_t dropped = report_dropped(r);
-	/* -q: the summary only when samples were lost, which is never kept
-	 * quiet (unparsable lines have their own line, per input) */
-	if (c->quiet && !(dropped || k->over_total || k->stackid_errors ||
-			  k->lost_events || k->map_full_warnings || k->maps_unsaved ||
-			  k->captures_cut))
+	char losses[1024];
+	bool lost = report_losses(r, losses, sizeof(losses));
+	/* -q: the summary only when samples were or may have been lost,
+	 * which is never kept quiet */
+	if (c->quiet && !lost && !k->maps_unsaved)
 		return;
 	/* --countname: the values are not always samples (off-CPU ns) */
 	/* a flame chart merges a stack with its neighbour only: one that
 	 * comes back is counted again, so its stacks are not "unique" */
-	fprintf(stderr, "stackfold: %s: %" PRIu64 " %s, %zu %sstacks",
+	fprintf(stderr, "stackfold: %s: %" PRIu64 " %s, %zu %sstacks%s",
 		what, report_samples(r), c->oo.countname ? c->oo.countname : "samples",
-		report_unique_stacks(r), c->oo.flamechart ? "" : "unique ");
-	if (dropped)
-		fprintf(stderr, "; %" PRIu64 " samples dropped by a full map "
-			"(%.2f%%)", dropped, 100.0 * (double)dropped /
-			(double)(k->samples + dropped));
-	if (k->over_total)
-		fprintf(stderr, "; %" PRIu64 " samples more than bpftrace counted "
-			"(a map printed twice? they are counted twice)",
-			k->over_total);
-	if (k->stackid_errors)
-		fprintf(stderr, "; %" PRIu64 " stack-id errors (stacks missing)",
-			k->stackid_errors);
-	if (k->lost_events)
-		fprintf(stderr, "; bpftrace lost %" PRIu64 " events", k->lost_events);
-	if (k->map_full_warnings)
-		fprintf(stderr, "; bpftrace warned %" PRIu64 " times that a map was "
-			"full (samples lost, count unknown)", k->map_full_warnings);
-	if (k->captures_cut)
-		fprintf(stderr, "; %" PRIu64 " capture%s cut short (bpftrace ended "
-			"early: samples since its last flush lost, count unknown)",
-			k->captures_cut, k->captures_cut == 1 ? "" : "s");
-	if (k->unparsable_lines || k->incomplete_records)
-		fprintf(stderr, "; %" PRIu64 " unparsable lines, %" PRIu64
-			" incomplete records", k->unparsable_lines,
-			k->incomplete_records);
-	if (k->unsymbolized_frames)
-		fprintf(stderr, "; %" PRIu64 " unsymbolized frame samples",
-			k->unsymbolized_frames);
-	if (k->truncated_stacks)
-		fprintf(stderr, "; %" PRIu64 " samples with a stack at the depth "
-			"limit (root marked [truncated])", k->truncated_stacks);
+		report_unique_stacks(r), c->oo.flamechart ? "" : "unique ", losses);
 	fputc('\n', stderr);
 	if (k->maps_unsaved)
 		fprintf(stderr, "stackfold: %" PRIu64 " process%s exited before %s "

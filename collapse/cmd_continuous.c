@@ -636,9 +636,11 @@ static void memo_stale(struct cont *x, int pid)
 
 static void feed(struct cont *x, const char *s, size_t len)
 {
-	if (report_line(&x->r, s, len) == -ENOMEM)
-		fprintf(stderr, "stackfold: out of memory (window %" PRIu64
-			" incomplete)\n", x->written + x->failed + 1);
+	int ret = report_line(&x->r, s, len);
+	if (ret == -ENOMEM || ret == -EOVERFLOW)	/* the entry not added */
+		fprintf(stderr, "stackfold: %s (window %" PRIu64 " incomplete)\n",
+			ret == -ENOMEM ? "out of memory" : REPORT_OVERFLOW_MSG,
+			x->written + x->failed + 1);
 }
 
 static void feed_meta(struct cont *x, const char *k, const char *v)
@@ -774,27 +776,14 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 			uint64_t removed, const char *warn)
 {
 	const struct pf_counters *k = &x->r.prof.counters;
-	uint64_t dropped = report_dropped(&x->r);
-	bool loss = dropped || k->over_total || k->lost_events || k->stackid_errors ||
-		    k->unparsable_lines || k->incomplete_records || x->snap_skipped ||
-		    k->maps_unsaved;
+	char losses[1024];
+	bool loss = report_losses(&x->r, losses, sizeof(losses)) ||
+		    x->snap_skipped || k->maps_unsaved;
 	if (x->o.quiet && !loss && !warn[0])
 		return;
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu stacks, %"
-		PRIu64 " KiB", stem, k->samples, x->r.prof.nsamples - 1,
-		(bytes + 1023) / 1024);
-	if (dropped)
-		fprintf(stderr, "; %" PRIu64 " dropped by a full map", dropped);
-	if (k->over_total)
-		fprintf(stderr, "; %" PRIu64 " more than bpftrace counted (a map "
-			"printed twice?)", k->over_total);
-	if (k->lost_events)
-		fprintf(stderr, "; bpftrace lost %" PRIu64 " events", k->lost_events);
-	if (k->stackid_errors)
-		fprintf(stderr, "; %" PRIu64 " stack-id errors", k->stackid_errors);
-	if (k->unparsable_lines || k->incomplete_records)
-		fprintf(stderr, "; %" PRIu64 " unparsable lines", k->unparsable_lines +
-			k->incomplete_records);
+		PRIu64 " KiB%s", stem, k->samples, x->r.prof.nsamples - 1,
+		(bytes + 1023) / 1024, losses);
 	if (x->snap_skipped)
 		fprintf(stderr, "; %" PRIu64 " new processes over the snapshot cap",
 			x->snap_skipped);
@@ -1044,8 +1033,7 @@ static int out_line(struct cont *x, const char *s, size_t len)
  * line of an unexpected exit, so a chatty bpftrace cannot flood the log. */
 static int err_line(struct cont *x, const char *s, size_t len)
 {
-	if ((len > 5 && memcmp(s, "Lost ", 5) == 0) ||
-	    memmem(s, len, "failed to look up stack id", 26)) {
+	if (bt_side_kind(s, len, NULL) != BT_SIDE_NONE) {
 		feed(x, s, len);
 		return 0;
 	}
@@ -1075,11 +1063,15 @@ static void stop_child(struct cont *x)
 /* pipebuf_read() callbacks */
 static int out_cb(void *ctx, const char *s, size_t len)
 {
+	if (!s)		/* a line past LR_MAX_LINE */
+		s = REPORT_OVERLONG, len = 1;
 	return out_line(ctx, s, len);
 }
 
 static int err_cb(void *ctx, const char *s, size_t len)
 {
+	if (!s)
+		s = "(a line past 16 MiB, left out)", len = strlen(s);
 	return err_line(ctx, s, len);
 }
 
@@ -1155,9 +1147,9 @@ static int pump(struct cont *x)
 
 static void child_reset(struct cont *x)
 {
-	if (x->out.fd > 0)
+	if (x->out.fd >= 0)
 		close(x->out.fd);
-	if (x->err.fd > 0)
+	if (x->err.fd >= 0)
 		close(x->err.fd);
 	x->out.fd = x->err.fd = -1;
 	x->out.len = x->err.len = 0;

@@ -170,8 +170,7 @@ static int out_line(struct rec *x, const char *s, size_t len)
 /* bpftrace's stderr: losses are counted, noise dropped, the rest shown. */
 static int err_line(struct rec *x, const char *s, size_t len)
 {
-	if ((len > 5 && memcmp(s, "Lost ", 5) == 0) ||
-	    memmem(s, len, "failed to look up stack id", 26)) {
+	if (bt_side_kind(s, len, NULL) != BT_SIDE_NONE) {
 		int ret = report_line(&x->r, s, len);
 		raw_line(x, s, len);
 		return ret;
@@ -244,11 +243,15 @@ static void stop_child(struct rec *x)
 /* pipebuf_read() callbacks */
 static int out_cb(void *ctx, const char *s, size_t len)
 {
+	if (!s)		/* a line past LR_MAX_LINE */
+		s = REPORT_OVERLONG, len = 1;
 	return out_line(ctx, s, len);
 }
 
 static int err_cb(void *ctx, const char *s, size_t len)
 {
+	if (!s)
+		s = "(a line past 16 MiB, left out)", len = strlen(s);
 	return err_line(ctx, s, len);
 }
 
@@ -387,9 +390,10 @@ static int loop(struct rec *x)
 		}
 		if (!ret && pf[1].revents)
 			ret = pipebuf_read(&x->err, err_cb, x);
-		if (ret) {
-			fprintf(stderr, "stackfold: out of memory\n");
-			st = EXIT_IO;
+		if (ret) {	/* -ENOMEM, or a count past 2^63 */
+			fprintf(stderr, "stackfold: %s\n", ret == -EOVERFLOW ?
+				REPORT_OVERFLOW_MSG : "out of memory");
+			st = ret == -EOVERFLOW ? EXIT_BADINPUT : EXIT_IO;
 			break;
 		}
 	}
@@ -599,10 +603,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	st = loop(&x);
-	if (st == EXIT_INTERRUPTED) {
+	if (st) {	/* bpftrace is stopped here: nobody reads its pipes */
 		kill(-x.child, SIGKILL);
-		waitpid(x.child, NULL, 0);
-		fprintf(stderr, "\nstackfold: aborted, no output written\n");
+		while (waitpid(x.child, NULL, 0) < 0 && errno == EINTR)
+			;
+		if (st == EXIT_INTERRUPTED)
+			fprintf(stderr, "\nstackfold: aborted, no output written\n");
 		goto out;
 	}
 	st = child_status(&x);

@@ -147,7 +147,10 @@ void report_begin_input(struct report *r, const char *name);
 /* One line of the current input.  0 or a negative errno (-ENOMEM). */
 int report_line(struct report *r, const char *line, size_t len);
 /* A line too long to read (linereader.h's LR_MAX_LINE): counted as an
- * unparsable line, and it ends a record it falls in.  As report_line(). */
+ * unparsable line, and it ends a record it falls in.  As report_line()
+ * given REPORT_OVERLONG (a line no format takes), which a capture writes
+ * in its place into a raw capture, so that a replay counts it too. */
+#define REPORT_OVERLONG "\x01"
 int report_overlong_line(struct report *r);
 /* Between two records of bpftrace text (or before any input): a block
  * written into the same stream now cannot split one. */
@@ -186,5 +189,13 @@ int report_fold(struct report *r, unsigned flags, struct fold *out);
  * errors lose a sample's stack, not the sample; "Lost N events" loses
  * bpftrace printf output (first-sample notices), not map counts. */
 uint64_t report_dropped(const struct report *r);
+/* r's losses and marks, as "; N samples dropped by a full map (P%); ..."
+ * into buf (cut to size, always terminated; "" when none): full maps,
+ * samples past bpftrace's count, stack-id errors, lost events, map-full
+ * warnings, captures cut short, unparsable lines and incomplete records,
+ * then unsymbolized frames and stacks at the depth limit.  True when a
+ * sample was or may have been lost (any of the first eight; the unsaved
+ * maps of maps_unsaved are left to the caller). */
+bool report_losses(const struct report *r, char *buf, size_t size);
 
 #endif

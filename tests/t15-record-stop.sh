@@ -128,3 +128,49 @@ tpid=$!
 "$STACKFOLD" record --watch-pid "$tpid" -f folded -o "$T/w0" -- "$T/fakebt" >/dev/null 2>"$T/w0.err"
 check "--watch-pid, no -D: says every target exited" grep -q 'every target exited after' "$T/w0.err"
 wait "$tpid"
+
+# Faults in bpftrace's output.  A "Map full" warning on its stderr is a
+# loss, counted as the filter counts it (until 2026-11-25 record and
+# continuous showed it and counted nothing).  A 100 MB line with no
+# newline is not held: it is one unparsable line (in the raw capture too)
+# and memory stays bounded (until then record held it whole).
+cat >"$T/faultbt" <<'SH'
+#!/bin/sh
+echo "#attached"
+printf '@[\n\tleaf\n\troot\n]: 3\n'
+echo "WARNING: Map full; can't update element. Try increasing MAP_KEYS_MAX." >&2
+head -c 100000000 /dev/zero | tr '\0' x
+printf '\n@[\n\tleaf2\n\troot\n]: 2\n'
+SH
+chmod +x "$T/faultbt"
+"$STACKFOLD" record -f folded,pprof -o "$T/fault" --save-raw "$T/fault.raw" -- "$T/faultbt" \
+	>/dev/null 2>"$T/fault.err"
+check_eq "bpftrace faults: exit 0, both records written" "0 5" "$? $(folded_total "$T/fault.folded")"
+check "map full on bpftrace's stderr: counted in the summary" \
+	grep -q 'warned 1 times that a map was full' "$T/fault.err"
+check "map full: in the pprof comment" bash -c "gzip -dc '$T/fault.pb.gz' | grep -aq 'map_full_warnings=1'"
+check "a 100 MB line: one unparsable line" grep -q '; 1 unparsable lines' "$T/fault.err"
+rss=$(sed -n 's/.*stackfold max rss \([0-9]*\) KiB.*/\1/p' "$T/fault.err")
+cap=$((60 * 1024)); [ "${SANITIZE:-}" = 1 ] && cap=$((90 * 1024))
+check "a 100 MB line: not held (max rss ${rss:-?} KiB under $cap)" test "${rss:-999999}" -lt "$cap"
+"$STACKFOLD" -f folded "$T/fault.raw" >"$T/fault2.folded" 2>"$T/fault2.err"
+check "the raw capture read again: the same losses" bash -c \
+	"grep -q 'warned 1 times that a map was full.*; 1 unparsable lines' '$T/fault2.err' && cmp -s '$T/fault.folded' '$T/fault2.folded'"
+
+# Counts past 2^63 (corrupt output) end the capture at once, exit 2, with
+# bpftrace stopped; until 2026-11-25 record said "out of memory", ignored
+# SIGTERM and Ctrl-C until bpftrace ended by itself, and exited 0.
+cat >"$T/hugebt" <<'SH'
+#!/bin/sh
+echo "#attached"
+printf '@[\n\tleaf\n\troot\n]: 9223372036854775807\n@[\n\tleaf2\n\troot\n]: 9223372036854775807\n'
+sleep 60 &
+wait
+SH
+chmod +x "$T/hugebt"
+start=$SECONDS
+timeout -k 5 30 "$STACKFOLD" record -f folded -o "$T/huge" -- "$T/hugebt" >/dev/null 2>"$T/huge.err"
+check_eq "counts past 2^63: exit 2 at once, nothing written" "2 fast no-file" \
+	"$? $( [ $((SECONDS - start)) -lt 10 ] && echo fast || echo slow) $( [ -e "$T/huge.folded" ] && echo file || echo no-file)"
+check "counts past 2^63: said" grep -q 'sample counts add up past 2^63' "$T/huge.err"
+check "counts past 2^63: bpftrace stopped" bash -c "! pgrep -f '$T/[h]ugebt' >/dev/null"

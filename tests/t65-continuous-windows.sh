@@ -91,7 +91,7 @@ if [ "${#pbs[@]}" -eq 2 ]; then
 	res=$("$PPROF_CHECK" "${pbs[1]}" 2>&1)
 	check_eq "window 2: valid pprof, 5 samples" "ok samples=1 total=5" "$res"
 fi
-check "window 2: the short total is logged as a loss" grep -q ': 5 samples, 1 stacks, .*; 1 dropped' "$T/log"
+check "window 2: the short total is logged as a loss" grep -q ': 5 samples, 1 stacks, .*; 1 samples dropped by a full map' "$T/log"
 check_eq "fake capture: log lines" 3 "$(grep -c . "$T/log")"
 
 # A window in which nothing ran: its pprof still has the window's time,
@@ -105,6 +105,31 @@ check_eq "empty window: a valid pprof with its time" "ok samples=0 total=0" \
 	"$("$PPROF_CHECK" "$T/w0/$empty.pb.gz" 2>&1)"
 check "empty window: its counters known" bash -c "gzip -dc '$T/w0/$empty.pb.gz' | grep -aq 'lost_events=0 map_dropped=0 '"
 check "empty window: its metadata (host, kernel)" bash -c "gzip -dc '$T/w0/$empty.pb.gz' | grep -aq 'kernel=.* host='"
+
+# A "Map full" warning on bpftrace's stderr is a loss of its window, in
+# the log and the pprof comment (until 2026-11-25 it was hidden and not
+# counted); the log names every kind of loss as record's summary does.
+cat >"$T/fake-mf" <<'SH'
+#!/bin/sh
+trap 'kill "$sleeper"; exit 0' INT
+head -n 2 "$1"
+echo "WARNING: Map full; can't update element. Try increasing MAP_KEYS_MAX." >&2
+sleep 0.3
+tail -n +3 "$1"
+sleep 60 &
+sleeper=$!
+wait
+SH
+chmod +x "$T/fake-mf"
+: >"$T/logmf"
+"$STACKFOLD" continuous -o "$T/wmf" --window 2 -- "$T/fake-mf" "$T/canned0" 2>"$T/logmf" &
+cpid=$!
+wait_for 1 ' samples, ' "$T/logmf"
+kill -TERM "$cpid"
+wait "$cpid"
+check "map full: in the window's log line" grep -q ': 2 samples, .*warned 1 times that a map was full' "$T/logmf"
+mf=$(sed -n 's/^stackfold: \([0-9TZ_]*\): 2 samples, .*/\1/p' "$T/logmf" | head -n 1)
+check "map full: in the window's pprof comment" bash -c "gzip -dc '$T/wmf/$mf.pb.gz' | grep -aq 'map_full_warnings=1'"
 
 # --- D32: twelve windows at once: names sort in the order taken ------------
 # Twelve totals printed together are twelve windows within a second or two:
