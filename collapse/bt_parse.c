@@ -580,10 +580,8 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 	int end = parse_end(s, len, &body, &count);
 	const char *t = trim_end(s, s + len);
 	bool open = !end && t - s >= 2 && t[-1] == ':' && t[-2] == ']';
-	if (open && !bp->nparts) {
-		record_reset(bp);	/* "@[k]:" then a histogram: no sample */
-		return 0;
-	}
+	/* "@[k]:", "@[]:" then a histogram: an entry as "@[k]: SUM" is (until
+	 * 2026-11-25 none, and its rows were skipped uncounted) */
 	if (open)
 		body = (size_t)(t - 2 - s);
 	/* not the key's end: scalars before a stack part end in ',' */

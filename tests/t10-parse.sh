@@ -282,6 +282,22 @@ done
 printf 'Attaching 1 probe...\n\n@[\n    vfs_read+5\n    ksys_read+9\n]:\n[0]                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n[1]                    0 |                                                    |\n[2, 4)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                  |\n\n@[\n    vfs_write+5\n    ksys_write+9\n]:\n(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n[0, 10)                4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n' >"$T/hist.txt"
 check_eq "stack-keyed histograms: each entry's rows summed" "ksys_read;vfs_read 5|ksys_write;vfs_write 5" \
 	"$("$STACKFOLD" -q "$T/hist.txt" 2>&1 | paste -sd '|')"
+# Histograms keyed by an empty stack ("@h[]:", kstack in user mode, or
+# "@h[PID, ]:") or by scalars alone ("@[comm] = hist(x)") count as the same
+# entries printed by count() do: "[no stack]", or samples of the comm, or,
+# next to stack maps, "not added" (until 2026-11-25 their rows were skipped
+# and counted nowhere: a live `@h[kstack] = hist(cpu)` lost 248 of 396)
+hrow='[0]                  151 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|'
+printf '@h[\n    xas_start+163\n]: \n%s\n\n@h[]: \n%s\n\n@h[456, ]: \n%s\n' "$hrow" "$hrow" "$hrow" >"$T/hempty.txt"
+check_eq "histograms keyed by an empty stack: [no stack], every row counted" "[no stack] 302|xas_start 151" \
+	"$("$STACKFOLD" -q "$T/hempty.txt" 2>&1 | paste -sd '|')"
+printf '@[bash]: \n%s\n\n@[sshd]: \n%s\n' "$hrow" "$hrow" >"$T/hscalar.txt"
+check_eq "histograms keyed by a comm alone: that comm's samples, as count()'s" "bash 151|sshd 151" \
+	"$("$STACKFOLD" -q "$T/hscalar.txt" 2>&1 | paste -sd '|')"
+printf '@s[\n    foo+1\n]: 3\n@c[bash]: \n%s\n' "$hrow" >"$T/hmixed.txt"
+"$STACKFOLD" "$T/hmixed.txt" >"$T/hmixed.out" 2>"$T/hmixed.err"
+check "a comm-keyed histogram next to a stack map: said not added" \
+	grep -q '151 counts in maps without stacks not added' "$T/hmixed.err"
 # A printed line that only looks like a histogram row ("[...]", a '|') is
 # text, counted as unparsable (until then it was skipped without a count).
 printf '[02:22:01] cpu=1 | busy\n(warn) queue | full\nhello\n@[\n    main+1\n]: 3\n[02:22:02] cpu=0 | idle\n' >"$T/nothist.txt"
