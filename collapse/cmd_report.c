@@ -134,6 +134,8 @@ static int report_diff(struct cli *c)
 		goto out;
 	}
 	st = cmd_write(&after, c, &fd);
+	/* both inputs' losses (the SVG's subtitle has the after's) */
+	cmd_summary(&before, c, "before");
 	cmd_summary(&after, c, "after");
 out:
 	fold_release(&fb);

@@ -202,6 +202,13 @@ check "differential folded read back: reported on stderr" \
 "$STACKFOLD" "$T/after.folded" >/dev/null 2>"$T/plain.err"
 check "plain folded: no such report" bash -c "! grep -q 'two counts' '$T/plain.err'"
 
+# --diff: the BEFORE input's losses are said too (until 2026-11-25 only
+# AFTER's summary was printed, and BEFORE's lost events went unsaid)
+printf 'Lost 40 events\nfailed to look up stack id -17 (pid 1): -17\n@[\n    foo+1\n]: 3\n' >"$T/dbefore.txt"
+printf '@[\n    foo+1\n]: 5\n' >"$T/dafter.txt"
+"$STACKFOLD" -q -f folded --diff "$T/dbefore.txt" "$T/dafter.txt" >/dev/null 2>"$T/dloss.err"
+check "--diff -q: BEFORE's losses said" grep -q '^stackfold: before: 3 samples, .*stack-id errors.*lost 40 events' "$T/dloss.err"
+
 # The top table: self/total shares per function, hottest stacks.
 "$STACKFOLD" -q -f top "$FX/ustack-perf.txt" >"$T/top.out"
 check "top: matrix_multiply is the hottest self function" \
