@@ -37,6 +37,8 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	bool ended = !ret;
 	if (ended)	/* entries kept until the end are added now */
 		ret = report_end_input(r, &st);
+	if (ret == -EAGAIN && r->svg)
+		return CMD_REREAD;
 	if (ret == -EOVERFLOW && ended) {	/* entries kept until the end */
 		fprintf(stderr, "stackfold: %s: " REPORT_OVERFLOW_MSG "\n", name);
 		return EXIT_BADINPUT;

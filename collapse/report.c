@@ -285,6 +285,7 @@ void report_release(struct report *r)
 	svg_tree_free(r->tree);
 	free(r->deferred);
 	free(r->nulbuf);
+	free(r->held);
 	u64map_release(&r->unsaved);
 	u64map_release(&r->deferred_idx);
 	u64map_release(&r->stack_maps);
@@ -325,6 +326,7 @@ void report_begin_input(struct report *r, const char *name)
 	u64map_release(&r->stack_maps);	/* which maps have stacks: per input */
 	r->capture = false;
 	r->samples_before = r->prof.counters.samples;
+	r->nheld = r->held_lines = r->first_held = 0;
 	bt_parser_free(r->bt);
 	r->bt = NULL;
 	/* the same text in another input may come from other binaries */
@@ -506,24 +508,68 @@ static void undecided_unparsable(struct report *r)
 		r->in.first_bad_line = r->in.first_undecided;
 }
 
+/*
+ * A folded-looking line without ';' ("sampling pid 1234", a bpftrace
+ * program's printf, or a one-frame stack, "[no stack] 5") does not tell
+ * the format: it is held, up to HELD_MAX bytes, for a line that does.
+ * Until 2026-11-25 it made the input folded text: a bpftrace capture after
+ * it lost every sample, and its number became samples.
+ */
+#define HELD_MAX (64u << 10)
+
+static int hold(struct report *r, const char *line, size_t len)
+{
+	if (sf_grow((void **)&r->held, &r->heldcap, r->nheld + len + 1, 1))
+		return -ENOMEM;
+	memcpy(r->held + r->nheld, line, len);
+	r->held[r->nheld + len] = '\n';
+	r->nheld += len + 1;
+	if (!r->held_lines++)
+		r->first_held = r->in.lines;
+	return 0;
+}
+
+/* Folded text: the held lines are its first. */
+static int to_folded(struct report *r)
+{
+	r->in.fmt = REPORT_FOLDED;
+	undecided_unparsable(r);
+	for (size_t at = 0; at < r->nheld;) {
+		const char *s = r->held + at, *nl = memchr(s, '\n', r->nheld - at);
+		int ret = folded_line(r, s, (size_t)(nl - s));
+		if (ret)
+			return ret;
+		at = (size_t)(nl - r->held) + 1;
+	}
+	r->nheld = r->held_lines = 0;
+	return 1;
+}
+
 /* Which format the input is: 1 decided, 0 not yet (the line is waited
- * on), -ENOMEM. */
+ * on), or an error of folded_line() (-ENOMEM...). */
 static int decide(struct report *r, const char *line, size_t len)
 {
 	if (blank(line, len))
 		return 0;
-	if (bt_line_is_bpftrace(line, len)) {
+	if (bt_line_is_bpftrace(line, len)) {	/* the held lines were text */
+		if (r->held_lines && (!r->in.first_undecided ||
+				      r->first_held < r->in.first_undecided))
+			r->in.first_undecided = r->first_held;
+		r->in.undecided += r->held_lines;
+		r->nheld = r->held_lines = 0;
 		if (start_bpftrace(r))
 			return -ENOMEM;
 		r->capture = len >= CAPTURE_HEADER_LEN &&
 			memcmp(line, CAPTURE_HEADER, CAPTURE_HEADER_LEN) == 0;
 		return 1;
 	}
-	if (folded_like(line, len) || r->in.undecided >= UNDECIDED_MAX) {
-		r->in.fmt = REPORT_FOLDED;
-		undecided_unparsable(r);
-		return 1;
-	}
+	bool fl = folded_like(line, len);
+	bool full = r->in.undecided + r->held_lines >= UNDECIDED_MAX;
+	if (fl && !full && !memchr(line, ';', len) &&
+	    r->nheld + len < HELD_MAX)
+		return hold(r, line, len);
+	if (fl || full)
+		return to_folded(r);
 	if (!r->in.undecided++)
 		r->in.first_undecided = r->in.lines;
 	return 0;
@@ -612,6 +658,11 @@ static void join_meta(struct report *r)
 int report_end_input(struct report *r, struct report_input_stats *st)
 {
 	struct pf_counters *c = &r->prof.counters;
+	if (r->in.fmt == REPORT_UNKNOWN && r->held_lines) {
+		int ret = to_folded(r);	/* folded text of one-frame stacks */
+		if (ret < 0)
+			return ret;
+	}
 	if (r->bt) {
 		int ret = 0;
 		if (reccache_open(&r->rc)) {	/* truncated entry */

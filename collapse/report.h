@@ -101,6 +101,12 @@ struct report {
 	bool last_truncated;	/* ... and whether its stack hit the limit */
 	int last_own;		/* ... and its map (bt_own_map()) */
 	char *nulbuf;		/* a line with NUL bytes made '?' */
+	/* folded-looking lines without ';' before the format is known
+	 * (decide() in report.c): "LINE\n" each */
+	char *held;
+	size_t nheld, heldcap;
+	uint64_t held_lines;
+	size_t first_held;	/* its line number */
 	size_t nulcap;
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
@@ -161,7 +167,9 @@ bool report_between_records(const struct report *r);
  * of that image (a process that exited after an earlier one was taken is
  * still named), nor for pid 0, not a process. */
 void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image);
-/* End of the current input; fills *st. */
+/* End of the current input; fills *st.  0, or a negative errno: -ENOMEM,
+ * -EOVERFLOW, or -EAGAIN as from report_line() (held one-frame folded
+ * lines, added now, that an SVG stream cannot take: read it again). */
 int report_end_input(struct report *r, struct report_input_stats *st);
 
 /* Outputs: formats[i] written to paths[i] ("-" = stdout, atomically

@@ -202,6 +202,21 @@ check "differential folded read back: reported on stderr" \
 "$STACKFOLD" "$T/after.folded" >/dev/null 2>"$T/plain.err"
 check "plain folded: no such report" bash -c "! grep -q 'two counts' '$T/plain.err'"
 
+# A printf line that ends in a number ("sampling pid 1234") before the
+# maps does not make bpftrace text folded: until 2026-11-25 every stack was
+# lost and 1234 samples invented.  One-frame folded lines are still folded.
+printf 'sampling pid 1234\n@[\n    foo+1\n    main+2\n]: 7\n' >"$T/printf1.txt"
+"$STACKFOLD" "$T/printf1.txt" >"$T/printf1.out" 2>"$T/printf1.err"
+check_eq "a printf line ending in a number first: bpftrace text" "main;foo 7" "$(cat "$T/printf1.out")"
+check "... that line one unparsable line (line 1)" grep -q 'printf1.txt:1: ignored 1 unparsable line' "$T/printf1.err"
+printf '[no stack] 5\nmain 2\nmain;f 3\n' | "$STACKFOLD" -q >"$T/oneframe.out" 2>&1
+check_eq "one-frame folded lines, then deeper ones: folded" "[no stack] 5|main 2|main;f 3" "$(paste -sd '|' "$T/oneframe.out")"
+printf 'b 1\na 2\n' | "$STACKFOLD" -q -f folded >"$T/oneonly.out" 2>&1
+check_eq "only one-frame folded lines: folded" "a 2|b 1" "$(paste -sd '|' "$T/oneonly.out")"
+printf 'b 1\na 2\nb 3\n' >"$T/oneuns.folded"
+check_eq "only one-frame lines, unsorted, as SVG: read again as a tree" "b 4 samples" \
+	"$("$STACKFOLD" -q -f svg "$T/oneuns.folded" | grep -o '<title>b ([0-9]* samples' | tr -d '<>(' | sed 's/title//')"
+
 # --diff: the BEFORE input's losses are said too (until 2026-11-25 only
 # AFTER's summary was printed, and BEFORE's lost events went unsaid)
 printf 'Lost 40 events\nfailed to look up stack id -17 (pid 1): -17\n@[\n    foo+1\n]: 3\n' >"$T/dbefore.txt"
