@@ -345,3 +345,20 @@ for sig in TERM2 TERM TERMINT INTINT TIMEOUT; do
 done
 check_eq "SIGINT from two senders: aborted, exit 130" 130 "$(cat "$T/rc4INT")"
 check "SIGINT from two senders: says the window in progress is lost" grep -q 'aborted, window in progress lost' "$T/log4INT"
+
+# scripts/flame adds up the windows' losses, kept in their .pb.gz comments
+# only, says them and puts them in the SVG's subtitle (until 2026-11-25 a
+# merge said nothing of them)
+FW=$T/flw
+mkdir -p "$FW"
+printf 'failed to look up stack id -17 (pid 1): -17\n@[\n    foo+1\n]: 3\n' >"$T/fw.txt"
+for ago in 60 30; do
+	st=$(date -u -d "-$ago sec" +%Y%m%dT%H%M%SZ)
+	"$STACKFOLD" -q -f pprof -o "$FW/$st.pb.gz" "$T/fw.txt" 2>/dev/null
+	"$STACKFOLD" -q -f folded -o "$FW/$st.folded" "$T/fw.txt" 2>/dev/null
+done
+"$TOP/scripts/flame" "$FW" --since 5m -o "$T/fw" 2>"$T/fw.err"
+check_eq "flame: two windows merged" 0 "$?"
+check "flame: the windows' losses said" \
+	grep -q 'losses in these windows (their .pb.gz comments): stackid_errors=2$' "$T/fw.err"
+check "flame: and in the SVG's subtitle" grep -q 'losses in these windows: stackid_errors=2' "$T/fw.svg"
