@@ -1,6 +1,7 @@
 /* bt_parse.c - bpftrace text parser; see bt_parse.h. */
 #include "bt_parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -885,9 +886,23 @@ enum bt_side bt_side_kind(const char *s, size_t len, uint64_t *lost)
 	return BT_SIDE_NONE;
 }
 
+/* "START-END ...": a /proc/PID/maps line (hex, '-') */
+static bool maps_like(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && isxdigit((unsigned char)s[i]))
+		i++;
+	return i && i < len && s[i] == '-';
+}
+
 static bool side_line(struct bt_parser *bp, const char *s, size_t len)
 {
 	uint64_t n = 0;
+	/* in a #maps block, a maps line whose path holds "map full" is
+	 * one; a loss line is counted there too (until 2026-11-25 it was
+	 * taken for a malformed maps line) */
+	if (bp->st == ST_MAPS && maps_like(s, len))
+		return false;
 	switch (bt_side_kind(s, len, &n)) {
 	case BT_SIDE_LOST:
 		bp->c.lost_events += n;
@@ -918,7 +933,7 @@ bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len)
 {
 	if (len && line[len - 1] == '\r')
 		len--;
-	if (bp->st == ST_MAPS || !side_line(bp, line, len))
+	if (!side_line(bp, line, len))
 		return false;
 	bp->lineno++;
 	return true;
@@ -929,7 +944,7 @@ int bt_parser_line(struct bt_parser *bp, const char *line, size_t len)
 	if (len && line[len - 1] == '\r')
 		len--;
 	bp->lineno++;
-	if (bp->st != ST_MAPS && side_line(bp, line, len))
+	if (side_line(bp, line, len))
 		return 0;
 	int ret;
 	switch (bp->st) {

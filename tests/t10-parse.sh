@@ -217,6 +217,14 @@ printf 'b 1\na 2\nb 3\n' >"$T/oneuns.folded"
 check_eq "only one-frame lines, unsorted, as SVG: read again as a tree" "b 4 samples" \
 	"$("$STACKFOLD" -q -f svg "$T/oneuns.folded" | grep -o '<title>b ([0-9]* samples' | tr -d '<>(' | sed 's/title//')"
 
+# Loss lines inside a #maps block (a hand-edited capture, or one whose
+# stderr was merged in) are counted, not taken for malformed maps lines; a
+# maps line whose path says "map full" stays a maps line
+printf '#maps 4242\nLost 7 events\nfailed to look up stack id -17 (pid 4242): -17\n555555554000-555555556000 r-xp 00000000 08:01 123 /tmp/map full\n#endmaps\n@[\n    foo+1\n]: 3\n' >"$T/mapslost.txt"
+"$STACKFOLD" "$T/mapslost.txt" >/dev/null 2>"$T/mapslost.err"
+check "loss lines in a #maps block: counted" grep -q '1 stack-id errors.*bpftrace lost 7 events' "$T/mapslost.err"
+check "... and the block stays whole" bash -c "! grep -q 'malformed\|map was full' '$T/mapslost.err'"
+
 # --diff: the BEFORE input's losses are said too (until 2026-11-25 only
 # AFTER's summary was printed, and BEFORE's lost events went unsaid)
 printf 'Lost 40 events\nfailed to look up stack id -17 (pid 1): -17\n@[\n    foo+1\n]: 3\n' >"$T/dbefore.txt"
