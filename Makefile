@@ -63,9 +63,6 @@ $(B)/%.o: %.c $(GEN_H)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-# The toolchain's demangler (libiberty, as binutils uses: C++ and Rust).
-$(B)/symbolizer/demangle.o: ALL_CFLAGS += -DSF_HAVE_LIBIBERTY
-
 -include $(DEPS)
 
 # Every header compiles on its own.

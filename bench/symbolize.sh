@@ -223,14 +223,4 @@ fi
 LLVMSO=$(ls /usr/lib/x86_64-linux-gnu/libLLVM-1[0-9].so.1 2>/dev/null | head -1)
 if [ -n "$LLVMSO" ] && [ "${BIG:-1}" = 1 ]; then
 	agree "$(basename "$LLVMSO") (.dynsym only)" "$LLVMSO" "$LLVMSO"
-	# The same with libiberty's demangler (what binutils uses), linked
-	# as the Makefile would with -DSF_HAVE_LIBIBERTY -liberty.
-	if [ -f /usr/lib/x86_64-linux-gnu/libiberty.a ] && [ -f "$TOP/.output/collapse/main.o" ] &&
-		cc -std=gnu11 -O2 -D_GNU_SOURCE -DSF_HAVE_LIBIBERTY -I"$TOP/symbolizer" \
-			-c -o "$W/demangle.o" "$TOP/symbolizer/demangle.c" &&
-		cc -o "$W/stackfold-iberty" "$TOP/.output/collapse/main.o" "$W/demangle.o" \
-			"$TOP/.output/libstackfold.a" -ldw -lelf -ldeflate -lz -lprotobuf-c -lzstd \
-			-llzma -lpthread -lm -liberty 2>"$W/ib.err"; then
-		STACKFOLD=$W/stackfold-iberty agree "  ... with -liberty demangling" "$LLVMSO" "$LLVMSO"
-	fi
 fi

@@ -228,7 +228,16 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	unsigned u;
 	switch (opt) {
 	case 'f': return parse_formats(c, arg);
-	case 'o': c->output = arg; break;
+	case 'o':
+		/* with a suffix and a temporary name's, within PATH_MAX */
+		if (strlen(arg) > CLI_OUTPUT_MAX) {
+			fprintf(stderr, "stackfold: -o is too long for a path "
+				"(%zu bytes; %d at most)\n", strlen(arg),
+				CLI_OUTPUT_MAX);
+			return EXIT_USAGE;
+		}
+		c->output = arg;
+		break;
 	case 'p': c->oo.fold_flags |= FOLD_PID; break;
 	case OPT_TID: c->oo.fold_flags |= FOLD_TID; break;
 	case OPT_NOCOMM: c->oo.fold_flags |= FOLD_NO_COMM; break;

@@ -14,6 +14,9 @@
 
 #define CLI_MAX_OUTPUTS 8
 #define CLI_MAX_WATCH 1024
+/* -o's longest (bytes): with a suffix and a temporary name's within
+ * PATH_MAX; a longer one is refused (it was cut short, silently). */
+#define CLI_OUTPUT_MAX 3900
 
 struct cli {
 	bool record;		/* parsing for `stackfold record` */

@@ -17,7 +17,8 @@
 int cmd_read_input(struct report *r, const char *path, volatile int *stop);
 /* Print queued symbolizer warnings and the closing summary (unless quiet). */
 void cmd_summary(struct report *r, const struct cli *c, const char *what);
-/* Write every requested output; prints the error.  0 or EXIT_IO/USAGE. */
+/* Write every requested output; prints the error.  0, EXIT_IO, or
+ * EXIT_BADINPUT (counts past 2^63). */
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold);
 
 #endif

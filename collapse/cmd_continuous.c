@@ -290,7 +290,15 @@ static int bad_arg(const char *what, const char *arg)
 static int parse_one(struct copts *o, int opt, const char *arg)
 {
 	switch (opt) {
-	case 'o': o->dir = arg; return -1;
+	case 'o':	/* with a window's name, within PATH_MAX */
+		if (strlen(arg) > CLI_OUTPUT_MAX) {
+			fprintf(stderr, "stackfold: continuous: --output is too "
+				"long for a path (%zu bytes; %d at most)\n",
+				strlen(arg), CLI_OUTPUT_MAX);
+			return EXIT_USAGE;
+		}
+		o->dir = arg;
+		return -1;
 	case 'w': return parse_uint(arg, 1, 86400, &o->window) ? -1
 			: bad_arg("--window", arg);
 	case 'F': return parse_uint(arg, 1, 100000, &o->hz) ? -1
@@ -495,23 +503,6 @@ static void log_removed(uint64_t n)
 	if (n)
 		fprintf(stderr, "stackfold: removed %" PRIu64 " window%s past "
 			"--max-age or --max-size\n", n, n == 1 ? "" : "s");
-}
-
-static int make_dir(const char *dir)
-{
-	char buf[4096];
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 static void remove_stored(struct cont *x, size_t i)
@@ -748,9 +739,11 @@ static int write_outputs(struct cont *x, const char *stem, struct sf_err *e)
 	path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
 	path_of(fo, sizeof(fo), x->o.dir, stem, ".folded");
 	struct fold f = { 0 };
-	if (fold_build(&f, &x->r.prof, FOLD_PID)) {
+	int fb = fold_build(&f, &x->r.prof, FOLD_PID);
+	if (fb) {
 		fold_release(&f);
-		return sf_err_set(e, ENOMEM, "out of memory");
+		return sf_err_set(e, -fb, "%s", fb == -EOVERFLOW ?
+				  REPORT_OVERFLOW_MSG : "out of memory");
 	}
 	int ret = 0;
 	if (x->o.folded)
@@ -767,7 +760,7 @@ static int write_outputs(struct cont *x, const char *stem, struct sf_err *e)
 static int write_window(struct cont *x, const char *stem, struct sf_err *e)
 {
 	int ret = write_outputs(x, stem, e);
-	if (ret == -ENOENT && make_dir(x->o.dir) == 0)
+	if (ret == -ENOENT && sf_mkdir_p(x->o.dir, 0755) == 0)
 		ret = write_outputs(x, stem, e);
 	return ret;
 }
@@ -1059,7 +1052,6 @@ static void stop_child(struct cont *x)
 	x->stop_at = clock_ns(CLOCK_MONOTONIC) / 1000000000ULL;
 }
 
-/* Read bpftrace until both pipes close.  0, or EXIT_INTERRUPTED / EXIT_IO. */
 /* pipebuf_read() callbacks */
 static int out_cb(void *ctx, const char *s, size_t len)
 {
@@ -1103,6 +1095,7 @@ static void watch_targets(struct cont *x)
 	stop_child(x);
 }
 
+/* Read bpftrace until both pipes close.  0, or EXIT_INTERRUPTED / EXIT_IO. */
 static int pump(struct cont *x)
 {
 	while (!x->out.eof || !x->err.eof) {
@@ -1270,7 +1263,7 @@ static void raise_nofile(void)
 static int setup(struct cont *x)
 {
 	struct sf_err e = { "" };
-	int rc = make_dir(x->o.dir);
+	int rc = sf_mkdir_p(x->o.dir, 0755);
 	if (rc) {
 		fprintf(stderr, "stackfold: cannot create '%s': %s\n", x->o.dir,
 			strerror(-rc));

@@ -115,15 +115,18 @@ struct fold {
 };
 
 /* Build from a profile: fold_init(), fold_add_profile(), fold_finish().
- * 0 or -ENOMEM. */
+ * 0, -ENOMEM, or -EOVERFLOW (a stack's count past INT64_MAX). */
 int fold_build(struct fold *f, const struct profile *p, unsigned flags);
 /* fold_add() every sample of p, to a fold not yet finished: fold_add()
  * after fold_finish() is not allowed (it compacts and sorts the lines that
- * fold_add() finds stacks in by string id).  0 or -ENOMEM. */
+ * fold_add() finds stacks in by string id).  As fold_build(). */
 int fold_add_profile(struct fold *f, const struct profile *p, unsigned flags);
 /* Init an empty fold that fold_add() fills, then fold_finish() sorts and
  * merges (used for folded-text inputs and the differential join). */
 int fold_init(struct fold *f);
+/* Add count (and count2, the differential's second) to stack.  0, -ENOMEM,
+ * or -EOVERFLOW when a stack's or the whole's count passes INT64_MAX
+ * (pprof's int64). */
 int fold_add(struct fold *f, const char *stack, size_t len, uint64_t count,
 	     uint64_t count2);
 int fold_finish(struct fold *f);
@@ -133,7 +136,7 @@ size_t fold_stacks(const struct fold *f);
 /* fold_add() of a folded-text stack, each frame made safe by the same rule
  * fold_build() applies (control bytes and NUL to '?', an empty frame to
  * "[empty]", an empty stack to "[no stack]"), so folded text read straight
- * into a fold prints the same as through a profile.  0 or -ENOMEM. */
+ * into a fold prints the same as through a profile.  As fold_add(). */
 int fold_add_frames(struct fold *f, const char *stack, size_t len,
 		    uint64_t count);
 /* That rule alone: *out is the stack itself when nothing needs rewriting,

@@ -1,28 +1,14 @@
 /*
  * demangle.c - C++ and Rust symbol demangling through the toolchain's own
- * demangler, so names match `addr2line -C` byte for byte.
- *
- * Preferred: libiberty's cplus_demangle() (libiberty-dev), the demangler
- * binutils itself uses; it knows C++ (_Z) and Rust (legacy _ZN..17h<hash>E
- * and v0 _R).  Built in when SF_HAVE_LIBIBERTY is defined and the binary is
- * linked with -liberty.
- *
- * Fallback (no Makefile support for -liberty): libstdc++'s __cxa_demangle,
- * the same cp-demangle code, looked up with dlopen("libstdc++.so.6") so that a
- * C program need not link the C++ runtime.  It only knows C++; Rust names
- * are then left mangled rather than demangled wrongly (a legacy Rust name
- * would otherwise keep its ::h<hash> suffix).  When neither is available,
- * names stay mangled.
+ * demangler, so names match `addr2line -C` byte for byte: libiberty's
+ * cplus_demangle() (libiberty-dev), the demangler binutils itself uses; it
+ * knows C++ (_Z) and Rust (legacy _ZN..17h<hash>E and v0 _R).
  */
 #include "elfidx_priv.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef SF_HAVE_LIBIBERTY
-#include <libiberty/demangle.h>
 
 static char *demangle_raw(const char *name)
 {
@@ -30,52 +16,6 @@ static char *demangle_raw(const char *name)
 		return NULL;
 	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
 }
-
-#else
-
-typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
-static cxa_demangle_fn cxa_demangle;
-static pthread_once_t cxa_once = PTHREAD_ONCE_INIT;
-
-static void cxa_load(void)
-{
-	/* Never dlclose()d: the library stays for the process lifetime. */
-	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	if (h)
-		*(void **)&cxa_demangle = dlsym(h, "__cxa_demangle");
-}
-
-/* _ZN...17h<16 hex>E: a legacy Rust symbol; cp-demangle would keep the hash. */
-static bool is_rust_legacy(const char *name)
-{
-	size_t n = strlen(name);
-	if (n < 23 || name[n - 1] != 'E' || strncmp(name, "_ZN", 3))
-		return false;
-	const char *h = name + n - 20;	/* "17h" 16 hex digits "E" */
-	if (strncmp(h, "17h", 3))
-		return false;
-	for (int i = 3; i < 19; i++)
-		if (!strchr("0123456789abcdef", h[i]))
-			return false;
-	return true;
-}
-
-static char *demangle_raw(const char *name)
-{
-	if (!name || strncmp(name, "_Z", 2) || is_rust_legacy(name))
-		return NULL;
-	pthread_once(&cxa_once, cxa_load);
-	if (!cxa_demangle)
-		return NULL;
-	int status = 0;
-	char *out = cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-#endif
 
 /* A PLT stub's synthesized name (elfplt.c) keeps its suffix, as perf
  * prints it: std::__throw_length_error(char const*)@plt. */

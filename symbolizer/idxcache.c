@@ -28,25 +28,6 @@ static int entry_path(char *buf, size_t size, const char *dir,
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int idxcache_mkdir(const char *dir)
-{
-	char p[PATH_MAX];
-
-	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(p, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int read_all(int fd, unsigned char *buf, size_t len)
 {
 	size_t off = 0;
@@ -290,7 +271,7 @@ int idxcache_store(const char *dir, const char *key,
 		   struct sf_err *err)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
-	int rc = idxcache_mkdir(dir);
+	int rc = sf_mkdir_p(dir, 0700);	/* the cache is private */
 
 	if (rc)
 		return sf_err_set(err, -rc, "cannot create cache dir '%s': %s",

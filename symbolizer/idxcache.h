@@ -42,7 +42,5 @@ int idxcache_store(const char *dir, const char *key,
 		   const unsigned char *blob, size_t len, uint64_t max_bytes,
 		   struct sf_err *err);
 
-/* Create dir and its missing parents (last one 0700).  0 or -errno. */
-int idxcache_mkdir(const char *dir);
 
 #endif

@@ -203,7 +203,8 @@ int sym_process_load_maps(struct sym_session *s, int pid, uint32_t image,
 			  const struct sym_origin *at, struct sf_err *err);
 
 /* Write the snapshot of pid's image in the format sym_process_load_maps()
- * reads.  Returns 0, -ENOENT if it has no snapshot, -EIO on write error. */
+ * reads, and fflush(out) (a write error shows then).  Returns 0, -ENOENT if
+ * it has no snapshot, -EIO on write error. */
 int sym_process_write_maps(struct sym_session *s, int pid, uint32_t image,
 			   FILE *out);
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <limits.h>
 #include <unistd.h>
 
 int sf_err_set(struct sf_err *err, int code, const char *fmt, ...)
@@ -459,4 +461,23 @@ bool sf_xdg_cache(char *buf, size_t size, const char *home, const char *sub,
 	else
 		return false;
 	return n >= 0 && (size_t)n < size;
+}
+
+int sf_mkdir_p(const char *dir, unsigned last_mode)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, (mode_t)last_mode) && errno != EEXIST)
+		return -errno;
+	return 0;
 }

@@ -78,6 +78,10 @@ void u64map_release(struct u64map *m);
 bool sf_xdg_cache(char *buf, size_t size, const char *home, const char *sub,
 		  bool relative_ok);
 
+/* mkdir -p dir: its parents 0755, dir itself last_mode.  0 or -errno
+ * (-ENAMETOOLONG past PATH_MAX). */
+int sf_mkdir_p(const char *dir, unsigned last_mode);
+
 /* n bytes, 2 MiB-aligned and rounded up to whole 2 MiB pages, advised for
  * transparent huge pages (faulting big buffers 4 KiB at a time is dear on
  * this kind of VM); freed with free().  NULL on ENOMEM. */

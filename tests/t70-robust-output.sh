@@ -235,5 +235,14 @@ echo "$?" >"$T/fint.rc"
 check_eq "a file argument, one SIGINT: ends by SIGINT (130)" "130 no" \
 	"$(cat "$T/fint.rc") $([ -e "$T/fint.folded" ] && echo yes || echo no)"
 
+# An -o past what a path can hold (with a suffix and a temporary name's) is
+# refused up front; until 2026-11-25 it was cut short, silently, and
+# continuous's window paths (and their clean-up's unlink) were too.
+long=$(printf 'a%.0s' $(seq 3950))
+echo "x 1" | "$STACKFOLD" -o "$T/$long" 2>"$T/longo.err"
+check_eq "-o too long for a path: exit 1, said" "1 1" "$? $(grep -c 'too long for a path' "$T/longo.err")"
+"$STACKFOLD" continuous -o "$T/$long" -- true 2>"$T/longc.err"
+check_eq "continuous -o too long: exit 1, said" "1 1" "$? $(grep -c 'too long for a path' "$T/longc.err")"
+
 check_eq "no ASan/UBSan/LSan report in any run" "" \
 	"$(grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T"/*.err "$T"/pub/*.err 2>/dev/null)"
