@@ -38,7 +38,6 @@
  * it was stopped by a signal to it alone); if it never attached, we exit
  * 3.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -64,6 +63,7 @@
 #include "stopsig.h"
 #include "report.h"
 #include "watch.h"
+#include "windir.h"
 
 /* A session is replaced once it holds this many snapshots (those of quiet
  * pids and replaced ones are freed between windows; pids snapshotted past
@@ -96,7 +96,6 @@
 #define STACKMAP_LOSS_PCT 5
 #define STACKMAP_MIN_SAMPLES 200
 #define STACKMAP_RESTART_MIN 30
-#define STEM_MAX 40
 
 struct copts {
 	const char *dir;
@@ -109,13 +108,6 @@ struct copts {
 	char **argv;		/* bpftrace command */
 	int watch_pids[CLI_MAX_WATCH];	/* --watch-pid: stop once every one */
 	unsigned nwatch;		/* of these has exited */
-};
-
-/* One stored window: DIR/stem.pb.gz and maybe DIR/stem.folded. */
-struct stored {
-	char stem[STEM_MAX];
-	uint64_t bytes;
-	time_t t;		/* window start */
 };
 
 /* What the last snapshot of a pid was taken of. */
@@ -156,17 +148,10 @@ struct cont {
 	uint64_t stop_at;	/* monotonic s when SIGINT was sent */
 	char last_err[256];	/* bpftrace's last stderr line */
 	uint64_t err_lines;
-	/* DIR */
-	struct stored *files;	/* sorted by stem (= by time) */
-	size_t nfiles, files_cap;
-	uint64_t total_bytes;
+	struct windir dir;	/* DIR's windows */
 	uint64_t written, failed;
 	uint64_t cut_short;	/* windows whose samples since bpftrace's last
 				 * print died with it (count unknown) */
-	/* the last name given, written or not: second and suffix (0: none) */
-	time_t last_t;
-	unsigned last_n;
-	bool named;
 	char host[256], kernel[256];
 	struct watch watch;	/* the --watch-pid targets */
 	uint64_t watch_at;	/* monotonic ns of the last look at them */
@@ -348,174 +333,25 @@ static int parse_args(struct copts *o, int argc, char **argv)
 	return -1;
 }
 
-/* ---- the directory: names, index, retention ---------------------------- */
-
-/* YYYYMMDDTHHMMSSZ, optionally _NNN (or -N, older versions' suffix); the
- * time it names in *t. */
-static bool stem_parse(const char *s, size_t len, time_t *t)
-{
-	static const char pat[] = "ddddddddTddddddZ";
-	if (len < 16)
-		return false;
-	for (size_t i = 0; i < 16; i++)
-		if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != pat[i])
-			return false;
-	if (len > 16) {
-		if ((s[16] != '_' && s[16] != '-') || len == 17)
-			return false;
-		for (size_t i = 17; i < len; i++)
-			if (s[i] < '0' || s[i] > '9')
-				return false;
-	}
-	struct tm tm = { 0 };
-	if (!strptime(s, "%Y%m%dT%H%M%SZ", &tm))
-		return false;
-	*t = timegm(&tm);
-	return true;
-}
-
-/* The suffix after a stem's second: 0 for none, N for _NNN or -N. */
-static unsigned long stem_suffix(const char *stem)
-{
-	return strlen(stem) > 17 ? strtoul(stem + 17, NULL, 10) : 0;
-}
-
-/* Our file kinds: 0 not ours, 1 .pb.gz, 2 .folded, 3 a temporary of either
- * (atomic.h names them FINAL.tmp.XXXXXX). */
-static int file_kind(const char *name, char *stem, time_t *t)
-{
-	const char *dot = strchr(name, '.');
-	if (!dot || dot - name >= STEM_MAX || !stem_parse(name, (size_t)(dot - name), t))
-		return 0;
-	memcpy(stem, name, (size_t)(dot - name));
-	stem[dot - name] = 0;
-	if (strstr(dot, ".tmp."))
-		return 3;
-	if (strcmp(dot, ".pb.gz") == 0)
-		return 1;
-	if (strcmp(dot, ".folded") == 0)
-		return 2;
-	return 0;
-}
-
-static void path_of(char *buf, size_t n, const char *dir, const char *stem,
-		    const char *suffix)
-{
-	snprintf(buf, n, "%s/%s%s", dir, stem, suffix);
-}
-
-static uint64_t file_size(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-}
-
-/* By time, then suffix: "T-1" (older versions) is later than "T", though
- * '-' < '.'. */
-static int stored_cmp(const void *a, const void *b)
-{
-	const struct stored *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	unsigned long nx = stem_suffix(x->stem), ny = stem_suffix(y->stem);
-	return nx < ny ? -1 : nx > ny;
-}
-
-static int index_add(struct cont *x, const char *stem, time_t t, uint64_t bytes)
-{
-	if (sf_grow((void **)&x->files, &x->files_cap, x->nfiles + 1,
-		    sizeof(*x->files)))
-		return -ENOMEM;
-	struct stored *s = &x->files[x->nfiles++];
-	snprintf(s->stem, sizeof(s->stem), "%s", stem);
-	s->t = t;
-	s->bytes = bytes;
-	x->total_bytes += bytes;
-	return 0;
-}
-
-/* First pass of the start-up scan: temporaries are removed (a crash
- * mid-write), and windows are indexed. */
-static int scan_entry(struct cont *x, const char *name, uint64_t *stale)
-{
-	char stem[STEM_MAX], path[4096];
-	time_t t;
-	int kind = file_kind(name, stem, &t);
-	snprintf(path, sizeof(path), "%s/%s", x->o.dir, name);
-	if (kind == 3) {
-		if (unlink(path) == 0)
-			(*stale)++;
-		return 0;
-	}
-	if (kind != 1)
-		return 0;
-	char folded[4096];
-	path_of(folded, sizeof(folded), x->o.dir, stem, ".folded");
-	return index_add(x, stem, t, file_size(path) + file_size(folded));
-}
-
-/* Second pass: a .folded whose .pb.gz is missing is half a window. */
-static void drop_orphan(struct cont *x, const char *name, uint64_t *stale)
-{
-	char stem[STEM_MAX], path[4096], pb[4096];
-	time_t t;
-	if (file_kind(name, stem, &t) != 2)
-		return;
-	path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
-	snprintf(path, sizeof(path), "%s/%s", x->o.dir, name);
-	if (access(pb, F_OK) != 0 && unlink(path) == 0)
-		(*stale)++;
-}
+/* ---- the directory (windir.h) ----------------------------------------- */
 
 static int scan_dir(struct cont *x)
 {
 	uint64_t stale = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		DIR *d = opendir(x->o.dir);
-		if (!d) {
-			fprintf(stderr, "stackfold: cannot open '%s': %s\n",
-				x->o.dir, strerror(errno));
-			return EXIT_IO;
-		}
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			if (pass == 1) {
-				drop_orphan(x, de->d_name, &stale);
-			} else if (scan_entry(x, de->d_name, &stale)) {
-				closedir(d);
-				fprintf(stderr, "stackfold: out of memory\n");
-				return EXIT_IO;
-			}
-		}
-		closedir(d);
+	int rc = windir_scan(&x->dir, &stale);
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	} else if (rc) {
+		fprintf(stderr, "stackfold: cannot open '%s': %s\n", x->o.dir,
+			strerror(-rc));
+		return EXIT_IO;
 	}
-	if (x->nfiles)	/* qsort(NULL, 0) is undefined */
-		qsort(x->files, x->nfiles, sizeof(*x->files), stored_cmp);
 	if (stale)
 		fprintf(stderr, "stackfold: removed %" PRIu64 " unfinished file%s "
 			"left in '%s' by an earlier run\n", stale,
 			stale == 1 ? "" : "s", x->o.dir);
 	return 0;
-}
-
-static void log_removed(uint64_t n)
-{
-	if (n)
-		fprintf(stderr, "stackfold: removed %" PRIu64 " window%s past "
-			"--max-age or --max-size\n", n, n == 1 ? "" : "s");
-}
-
-static void remove_stored(struct cont *x, size_t i)
-{
-	char path[4096];
-	path_of(path, sizeof(path), x->o.dir, x->files[i].stem, ".pb.gz");
-	unlink(path);
-	path_of(path, sizeof(path), x->o.dir, x->files[i].stem, ".folded");
-	unlink(path);
-	x->total_bytes -= x->files[i].bytes;
-	memmove(&x->files[i], &x->files[i + 1],
-		(x->nfiles - i - 1) * sizeof(*x->files));
-	x->nfiles--;
 }
 
 /* Oldest first.  keep_newest: after a window was written, it stays even
@@ -524,18 +360,14 @@ static void remove_stored(struct cont *x, size_t i)
  * of its last old window), every window over the limits goes. */
 static uint64_t retention(struct cont *x, bool keep_newest)
 {
-	uint64_t removed = 0;
-	time_t now = time(NULL);
-	while (x->nfiles > (keep_newest ? 1u : 0u) &&
-	       ((x->o.max_size && x->total_bytes > x->o.max_size) ||
-		(x->o.max_age && now > x->files[0].t &&	/* (a window dated in
-							 * the future, the clock
-							 * stepped back: kept) */
-		 (uint64_t)(now - x->files[0].t) > x->o.max_age))) {
-		remove_stored(x, 0);
-		removed++;
-	}
-	return removed;
+	return windir_retain(&x->dir, x->o.max_size, x->o.max_age, keep_newest);
+}
+
+static void log_removed(uint64_t n)
+{
+	if (n)
+		fprintf(stderr, "stackfold: removed %" PRIu64 " window%s past "
+			"--max-age or --max-size\n", n, n == 1 ? "" : "s");
 }
 
 /* ---- which processes to snapshot ----------------------------------- */
@@ -680,50 +512,6 @@ static void window_release(struct cont *x)
 	x->r_open = false;
 }
 
-/* The first suffix free for a window of second t: past every window of t
- * in the index (also one an earlier run wrote) and past the last name
- * given here (written or failed). */
-static unsigned long first_suffix(const struct cont *x, time_t t)
-{
-	unsigned long n = x->named && x->last_t == t ? x->last_n + 1 : 0;
-	for (size_t i = 0; i < x->nfiles; i++)
-		if (x->files[i].t == t && stem_suffix(x->files[i].stem) >= n)
-			n = stem_suffix(x->files[i].stem) + 1;
-	return n;
-}
-
-/* The window's name: its start time, suffixed when that second has a
- * window already (names sort in the order windows were taken, and the
- * log never names two alike).  false when every suffix is taken (stem
- * then says so: STAMP_1000, a name never given). */
-static bool window_stem(struct cont *x, char *stem, time_t *t)
-{
-	*t = (time_t)(x->win_start_ns / 1000000000ULL);
-	struct tm tm;
-	gmtime_r(t, &tm);
-	char base[24], path[4096];
-	strftime(base, sizeof(base), "%Y%m%dT%H%M%SZ", &tm);
-	/* three digits sort in time order; a thousand windows starting in
-	 * one second would need as many restarts of bpftrace */
-	for (unsigned long n = first_suffix(x, *t); n < 1000; n++) {
-		if (n)
-			snprintf(stem, STEM_MAX, "%s_%03lu", base, n);
-		else
-			snprintf(stem, STEM_MAX, "%s", base);
-		/* past the index's names (first_suffix); a file put there
-		 * since the start-up scan is not in it */
-		path_of(path, sizeof(path), x->o.dir, stem, ".pb.gz");
-		if (access(path, F_OK) != 0) {
-			x->named = true;
-			x->last_t = *t;
-			x->last_n = (unsigned)n;
-			return true;
-		}
-	}
-	snprintf(stem, STEM_MAX, "%s_1000", base);
-	return false;
-}
-
 static int write_file(struct cont *x, const struct out_format *fmt,
 		      const char *path, const struct fold *f, struct sf_err *e)
 {
@@ -736,8 +524,8 @@ static int write_file(struct cont *x, const struct out_format *fmt,
 static int write_outputs(struct cont *x, const char *stem, struct sf_err *e)
 {
 	char pb[4096], fo[4096];
-	path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
-	path_of(fo, sizeof(fo), x->o.dir, stem, ".folded");
+	windir_path(&x->dir, pb, sizeof(pb), stem, ".pb.gz");
+	windir_path(&x->dir, fo, sizeof(fo), stem, ".folded");
 	struct fold f = { 0 };
 	int fb = fold_build(&f, &x->r.prof, FOLD_PID);
 	if (fb) {
@@ -891,10 +679,10 @@ static int window_end(struct cont *x, bool at_eof)
 	char warn[SF_ERRLEN + 64];
 	take_warnings(x, warn, sizeof(warn));
 	if (!ret && !(at_eof && !x->win_records)) {
-		char stem[STEM_MAX];
-		time_t t;
+		char stem[WINDIR_STEM_MAX];
+		time_t t = (time_t)(x->win_start_ns / 1000000000ULL);
 		struct sf_err e = { "" };
-		bool named = window_stem(x, stem, &t);
+		bool named = windir_name(&x->dir, t, stem);
 		if (!named)
 			sf_err_set(&e, EEXIST, "every name of its second is taken");
 		if (!named || write_window(x, stem, &e)) {
@@ -904,12 +692,9 @@ static int window_end(struct cont *x, bool at_eof)
 				x->failed, x->failed == 1 ? "" : "s", warn);
 			log_removed(retention(x, false));
 		} else {
-			char pb[4096], fo[4096];
-			path_of(pb, sizeof(pb), x->o.dir, stem, ".pb.gz");
-			path_of(fo, sizeof(fo), x->o.dir, stem, ".folded");
-			uint64_t bytes = file_size(pb) + (x->o.folded ? file_size(fo) : 0);
+			uint64_t bytes;
 			x->written++;
-			ret = index_add(x, stem, t, bytes);
+			ret = windir_add(&x->dir, stem, t, &bytes);
 			log_written(x, stem, bytes, retention(x, true), warn);
 		}
 		stackmap_check(x);
@@ -1263,6 +1048,7 @@ static void raise_nofile(void)
 static int setup(struct cont *x)
 {
 	struct sf_err e = { "" };
+	x->dir.dir = x->o.dir;
 	int rc = sf_mkdir_p(x->o.dir, 0755);
 	if (rc) {
 		fprintf(stderr, "stackfold: cannot create '%s': %s\n", x->o.dir,
@@ -1324,7 +1110,7 @@ int cmd_continuous(int argc, char **argv)
 	free(x.out.buf);
 	free(x.err.buf);
 	free(x.seen);
-	free(x.files);
+	windir_release(&x.dir);
 	loading_release(&x.loading);
 	sym_session_free(x.ss);
 	watch_close(&x.watch);
