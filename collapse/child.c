@@ -13,13 +13,6 @@
 
 #include "util.h"
 
-uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 bool bpftrace_noise(const char *s, size_t len)
 {
 	return memmem(s, len, "RLIMIT_MEMLOCK", 14) != NULL;

@@ -40,7 +40,5 @@ int pipebuf_read(struct pipebuf *pb,
 /* bpftrace 0.17's harmless start-up complaint, not worth showing. */
 bool bpftrace_noise(const char *line, size_t len);
 
-/* clock_gettime(clk) in nanoseconds. */
-uint64_t clock_ns(clockid_t clk);
 
 #endif

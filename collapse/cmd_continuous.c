@@ -670,7 +670,7 @@ static int window_next(struct cont *x, uint64_t now, int ret)
  * next one at `now`.  Returns 0 or -ENOMEM. */
 static int window_end(struct cont *x, bool at_eof)
 {
-	uint64_t now = clock_ns(CLOCK_REALTIME);
+	uint64_t now = sf_clock_ns(CLOCK_REALTIME);
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, now - x->win_start_ns);
 	feed_meta(x, "duration_ns", buf);
@@ -730,7 +730,7 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
 	else
 		loading_add(&x->loading, x->ss, pid, pl.image, false, false,
-			    clock_ns(CLOCK_MONOTONIC));
+			    sf_clock_ns(CLOCK_MONOTONIC));
 }
 
 /* bt/continuous.bt double-buffers: windows alternate between @stackfold
@@ -777,7 +777,7 @@ static void attached(struct cont *x)
 	char buf[32];
 	if (x->win_records)
 		return;
-	x->win_start_ns = clock_ns(CLOCK_REALTIME);
+	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
 	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
 	feed_meta(x, "start_ns", buf);
 }
@@ -834,7 +834,7 @@ static void stop_child(struct cont *x)
 		return;
 	kill(x->child, SIGINT);
 	x->stop_sent = true;
-	x->stop_at = clock_ns(CLOCK_MONOTONIC) / 1000000000ULL;
+	x->stop_at = sf_clock_ns(CLOCK_MONOTONIC) / 1000000000ULL;
 }
 
 /* pipebuf_read() callbacks */
@@ -859,7 +859,7 @@ static int poll_ms(const struct cont *x)
 	uint64_t due = loading_next_due(&x->loading), now;
 	if (due == UINT64_MAX)
 		return 1000;
-	now = clock_ns(CLOCK_MONOTONIC);
+	now = sf_clock_ns(CLOCK_MONOTONIC);
 	return due <= now ? 0 : due - now >= 1000000000ULL ? 1000 :
 	       (int)((due - now + 999999) / 1000000);
 }
@@ -869,7 +869,7 @@ static int poll_ms(const struct cont *x)
  * Looked at once a second at most. */
 static void watch_targets(struct cont *x)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
 	if (!x->watch.n || x->stop_sent || now - x->watch_at < 1000000000ULL)
 		return;
 	x->watch_at = now;
@@ -892,12 +892,12 @@ static int pump(struct cont *x)
 		if (stopsig_count() || x->refresh)
 			stop_child(x);	/* once */
 		watch_targets(x);
-		if (x->stop_sent && clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
+		if (x->stop_sent && sf_clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
 				    x->stop_at + STOP_GRACE_S)
 			kill(-x->child, SIGKILL);	/* hung: pipes close */
 		if (x->loading.n)
 			loading_check(&x->loading, x->ss,
-				      clock_ns(CLOCK_MONOTONIC), NULL, NULL);
+				      sf_clock_ns(CLOCK_MONOTONIC), NULL, NULL);
 		if (n <= 0)
 			continue;
 		/* bpftrace writes a window as many small writes: once one has
@@ -990,7 +990,7 @@ static int run_once(struct cont *x, unsigned *delay)
 	 * it is part of a window, not written (said lost below) */
 	bool died = !x->stop_sent && !x->ended;
 	if (x->r_open && x->win_records && died &&
-	    window_next(x, clock_ns(CLOCK_REALTIME), 0)) {
+	    window_next(x, sf_clock_ns(CLOCK_REALTIME), 0)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
@@ -1000,7 +1000,7 @@ static int run_once(struct cont *x, unsigned *delay)
 	}
 	if (x->refresh && !stopsig_count() && !x->targets_gone) {
 		x->refresh = false;
-		x->win_start_ns = clock_ns(CLOCK_REALTIME);
+		x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
 		return -1;	/* at once: no backoff, nothing failed */
 	}
 	if (x->stop_sent)
@@ -1029,7 +1029,7 @@ static int run_once(struct cont *x, unsigned *delay)
 	if (backoff(*delay))
 		return EXIT_OK;
 	*delay = *delay * 2 > RESTART_MAX_S ? RESTART_MAX_S : *delay * 2;
-	x->win_start_ns = clock_ns(CLOCK_REALTIME);
+	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
 	return -1;
 }
 
@@ -1069,7 +1069,7 @@ static int setup(struct cont *x)
 		snprintf(x->host, sizeof(x->host), "%s", u.nodename);
 		snprintf(x->kernel, sizeof(x->kernel), "%s", u.release);
 	}
-	x->win_start_ns = clock_ns(CLOCK_REALTIME);
+	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
 	if (window_begin(x)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;

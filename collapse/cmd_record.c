@@ -98,7 +98,7 @@ static void loading_due(struct rec *x)
 {
 	struct sym_session *ss = report_session(&x->r, NULL);
 	if (ss && report_between_records(&x->r))
-		loading_check(&x->loading, ss, clock_ns(CLOCK_MONOTONIC),
+		loading_check(&x->loading, ss, sf_clock_ns(CLOCK_MONOTONIC),
 			      loading_saved, x);
 }
 
@@ -127,7 +127,7 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	}
 	rawcap_maps(&x->raw, ss, pid, pl.image);
 	loading_add(&x->loading, ss, pid, pl.image, true, pid == x->c->start_pid,
-		    clock_ns(CLOCK_MONOTONIC));
+		    sf_clock_ns(CLOCK_MONOTONIC));
 }
 
 static void meta_line(struct rec *x, const char *k, const char *v);
@@ -139,13 +139,13 @@ static void attached(struct rec *x)
 {
 	if (x->attached_ns)
 		return;
-	x->attached_ns = clock_ns(CLOCK_MONOTONIC);
+	x->attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 	if (x->c->start_pid)
 		kill(x->c->start_pid, SIGCONT);
 	/* the capture's start, for pprof's time_nanos: this line wins over
 	 * the one written at set-up */
 	char buf[32];
-	snprintf(buf, sizeof(buf), "%" PRIu64, clock_ns(CLOCK_REALTIME));
+	snprintf(buf, sizeof(buf), "%" PRIu64, sf_clock_ns(CLOCK_REALTIME));
 	meta_line(x, "start_ns", buf);
 }
 
@@ -213,7 +213,7 @@ static bool safe_to_stop(const struct rec *x)
 		return true;
 	const uint64_t s = 1000000000ULL;
 	uint64_t period = (uint64_t)x->c->flush * s;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC), el = now - x->attached_ns;
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC), el = now - x->attached_ns;
 	/* never wait forever: a "#flushed" line may be lost (perf buffer);
 	 * but a flush whose entries are still coming is waited for (a big
 	 * map on a loaded machine can take longer than two periods), up to a
@@ -231,12 +231,12 @@ static bool safe_to_stop(const struct rec *x)
 static void stop_child(struct rec *x)
 {
 	if (!x->stop_wanted)
-		x->wanted_ns = clock_ns(CLOCK_MONOTONIC);
+		x->wanted_ns = sf_clock_ns(CLOCK_MONOTONIC);
 	x->stop_wanted = true;
 	if (!x->stop_sent && safe_to_stop(x)) {
 		kill(x->child, SIGINT);
 		x->stop_sent = true;
-		x->stopped_ns = clock_ns(CLOCK_MONOTONIC);
+		x->stopped_ns = sf_clock_ns(CLOCK_MONOTONIC);
 	}
 }
 
@@ -271,7 +271,7 @@ static uint64_t stop_after_ns(const struct rec *x)
  * a second for nothing. */
 static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC), wait = UINT64_MAX;
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC), wait = UINT64_MAX;
 	const uint64_t s = 1000000000ULL;
 
 	if (x->stop_wanted && !x->stop_sent)
@@ -307,7 +307,7 @@ static void say_targets_gone(const struct rec *x)
 	if (x->attached_ns)
 		fprintf(stderr, "%sstackfold: every target exited after %.1f s; "
 			"stopping\n", x->c->countdown && isatty(2) ? "\n" : "",
-			(double)(clock_ns(CLOCK_MONOTONIC) - x->attached_ns) / 1e9);
+			(double)(sf_clock_ns(CLOCK_MONOTONIC) - x->attached_ns) / 1e9);
 	else
 		fprintf(stderr, "stackfold: every target exited before bpftrace "
 			"attached; stopping\n");
@@ -321,7 +321,7 @@ static void watch_targets(struct rec *x, bool woken)
 {
 	if (!x->watch.n || x->targets_gone)
 		return;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
 	/* polled targets: /proc read at most 5 times a second, not at every
 	 * chunk of bpftrace's output */
 	if (woken || (watch_polled(&x->watch) &&
@@ -371,10 +371,10 @@ static int loop(struct rec *x)
 			stop_child(x);
 		if (x->loading.n)
 			loading_due(x);
-		uint64_t el = x->attached_ns ? (clock_ns(CLOCK_MONOTONIC) -
+		uint64_t el = x->attached_ns ? (sf_clock_ns(CLOCK_MONOTONIC) -
 				x->attached_ns) / 1000000000ULL : 0;
 		if (stop_after_ns(x) && x->attached_ns &&
-		    clock_ns(CLOCK_MONOTONIC) - x->attached_ns >= stop_after_ns(x))
+		    sf_clock_ns(CLOCK_MONOTONIC) - x->attached_ns >= stop_after_ns(x))
 			stop_child(x);
 		watch_targets(x, pf[2].revents);
 		if (el != last) {
@@ -385,7 +385,7 @@ static int loop(struct rec *x)
 			continue;
 		int ret = 0;
 		if (pf[0].revents) {
-			x->out_ns = clock_ns(CLOCK_MONOTONIC);
+			x->out_ns = sf_clock_ns(CLOCK_MONOTONIC);
 			ret = pipebuf_read(&x->out, out_cb, x);
 		}
 		if (!ret && pf[1].revents)
@@ -414,7 +414,7 @@ static void meta_begin(struct rec *x, int argc, char **argv)
 {
 	char buf[4096];
 	struct utsname u;
-	x->start_ns = clock_ns(CLOCK_REALTIME);
+	x->start_ns = sf_clock_ns(CLOCK_REALTIME);
 	out_line(x, "# stackfold-capture 1", 21);
 	snprintf(buf, sizeof(buf), "%u", x->c->hz ? x->c->hz : 99);
 	meta_line(x, "hz", buf);
@@ -440,7 +440,7 @@ static void meta_begin(struct rec *x, int argc, char **argv)
  * deadline (-D), which ends sampling in the kernel. */
 static uint64_t capture_ns(const struct rec *x)
 {
-	uint64_t end = x->stopped_ns ? x->stopped_ns : clock_ns(CLOCK_MONOTONIC);
+	uint64_t end = x->stopped_ns ? x->stopped_ns : sf_clock_ns(CLOCK_MONOTONIC);
 	uint64_t d = x->attached_ns && end > x->attached_ns ? end - x->attached_ns : 0;
 	uint64_t cap = (uint64_t)x->c->seconds * 1000000000ULL;
 	return x->c->seconds && d > cap ? cap : d;

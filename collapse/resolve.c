@@ -247,7 +247,7 @@ static bool pid_seen(struct resolver *r, uint32_t pid)
  * REFRESH_MIN_GAP_NS apart. */
 static bool may_refresh(struct resolver *r, uint32_t pid, uint32_t image)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
 	bool found;
 	r->refreshed.valsz = sizeof(struct refreshed);
 	struct refreshed *f = u64map_slot(&r->refreshed,

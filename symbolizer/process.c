@@ -387,14 +387,6 @@ static int same_program(struct sym_process *p, uint64_t want,
 }
 
 /* Now, on the clock of /proc/PID/stat's start times (since boot). */
-static uint64_t boot_ns(void)
-{
-	struct timespec t;
-	if (clock_gettime(CLOCK_BOOTTIME, &t))
-		return 0;
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static int snapshot(struct sym_session *s, struct sym_process *p,
 		    uint64_t want_stack, struct sf_err *err)
 {
@@ -406,7 +398,7 @@ static int snapshot(struct sym_session *s, struct sym_process *p,
 		return sf_err_set(err, -rc, "process %d: %s", p->pid,
 				  strerror(-rc));
 	p->starttime = st.starttime;
-	p->taken_ns = boot_ns();
+	p->taken_ns = sf_clock_ns(CLOCK_BOOTTIME);
 	procfs_status(p->pid, &p->nspid, p->name, sizeof(p->name));
 	if ((rc = read_maps(p->pid, p->starttime, &p->ml, err)) ||
 	    (rc = same_program(p, want_stack, err)))

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <limits.h>
+#include <time.h>
 #include <unistd.h>
 
 int sf_err_set(struct sf_err *err, int code, const char *fmt, ...)
@@ -480,4 +481,12 @@ int sf_mkdir_p(const char *dir, unsigned last_mode)
 	if (mkdir(p, (mode_t)last_mode) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+uint64_t sf_clock_ns(int clk)
+{
+	struct timespec t;
+	if (clock_gettime((clockid_t)clk, &t))
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }

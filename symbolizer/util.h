@@ -78,6 +78,9 @@ void u64map_release(struct u64map *m);
 bool sf_xdg_cache(char *buf, size_t size, const char *home, const char *sub,
 		  bool relative_ok);
 
+/* clock_gettime(clk) in nanoseconds (0 when it fails). */
+uint64_t sf_clock_ns(int clk);
+
 /* mkdir -p dir: its parents 0755, dir itself last_mode.  0 or -errno
  * (-ENAMETOOLONG past PATH_MAX). */
 int sf_mkdir_p(const char *dir, unsigned last_mode);
