@@ -408,6 +408,28 @@ check_eq "two SIGINTs to profile -- COMMAND: no capture or command left running"
 timeout 7 "$PROFILE" -d 30 -f folded -o "$T/tmo" -- "$DEMO" 40 >/dev/null 2>"$T/tmo.err"
 check_eq "timeout 7 profile: ends (124), not aborted by the group's second SIGTERM" 124 $?
 check "timeout 7 profile: outputs written" grep -q 'matrix_multiply' "$T/tmo.folded"
+# timeout -s INT (the bpftrace idiom): SIGINT to the script, then to its
+# process group; one stop, outputs written (until 2026-11-25 the script
+# took the two for Ctrl-C twice and aborted the capture)
+timeout -s INT 7 "$PROFILE" -d 30 -f folded -o "$T/tmoi" -- "$DEMO" 40 >/dev/null 2>"$T/tmoi.err"
+check_eq "timeout -s INT 7 profile -- COMMAND: ends (124), outputs written" "124 yes" \
+	"$? $(grep -q 'matrix_multiply' "$T/tmoi.folded" 2>/dev/null && echo yes)"
+check "timeout -s INT 7 profile -- COMMAND: not aborted" bash -c "! grep -q aborted '$T/tmoi.err'"
+# ... the same, deterministic: two SIGINTs 50 ms apart, as timeout sends
+# them (to the script, then its group) when the script sees both
+env --default-signal=INT "$PROFILE" -d 30 -f folded -o "$T/int2" -- "$DEMO" 40 >/dev/null 2>"$T/int2.err" &
+ppid=$!
+for ((i = 0; i < 100; i++)); do
+	rpid=$(pgrep -f "stackfold record .*$T/int2") && break
+	sleep 0.1
+done
+attached "$rpid" 1
+kill -INT "$ppid"
+sleep 0.05
+kill -INT "$ppid"
+reap "$ppid" >"$T/int2.rc"
+check_eq "two SIGINTs 50 ms apart to profile -- COMMAND: one stop (exit 0), outputs written" "0 yes" \
+	"$(cat "$T/int2.rc") $(grep -q 'matrix_multiply' "$T/int2.folded" 2>/dev/null && echo yes)"
 sleep 0.5
 check_eq "timeout 7 profile: nothing left running" "" "$(pgrep -f "stackfold record.*$T/tmo|$DEMO 40" || true)"
 # SIGHUP (the terminal closed) stops as SIGTERM does: the outputs are
