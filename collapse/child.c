@@ -114,3 +114,18 @@ int pipebuf_read(struct pipebuf *pb,
 	pb->len -= start;
 	return 0;
 }
+
+bool stop_clock_safe(const struct stop_clock *c, uint64_t now)
+{
+	const uint64_t s = 1000000000ULL;
+	if (!c->period_ns || !c->attached_ns)
+		return true;
+	uint64_t period = c->period_ns, el = now - c->attached_ns;
+	if (now - c->wanted_ns > 2 * period + 2 * s &&
+	    (!c->in_print || now - c->out_ns > s || now - c->wanted_ns > 60 * s))
+		return true;
+	uint64_t due = el / period, phase = el % period;
+	if (c->flushes < due)
+		return false;	/* a flush is in progress */
+	return period <= s || phase + s / 2 < period;
+}

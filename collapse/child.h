@@ -37,6 +37,26 @@ struct pipebuf {
 int pipebuf_read(struct pipebuf *pb,
 		 int (*fn)(void *ctx, const char *line, size_t len), void *ctx);
 
+/*
+ * When a capture whose program prints and clears its maps every period_ns
+ * from attached_ns may be sent its stop (SIGINT).  bpftrace carries out
+ * print() and clear() in user space, in order, and at a SIGINT runs END
+ * and exits: what is queued then is lost (a window printed without its
+ * total line, whose samples then read as counted twice; or not printed
+ * at all), and a SIGINT between a print and its clear shows the entries
+ * again.  So not while a flush due has not ended (flushes, the flushes'
+ * closing lines seen, < those due), nor in the last 0.5 s before the next
+ * is due.  Never forever: 2 periods + 2 s after wanted_ns it may, unless
+ * a print's entries are still coming (in_print, the last output at
+ * out_ns under 1 s ago), up to a minute.  Times are CLOCK_MONOTONIC ns;
+ * period_ns or attached_ns 0: at once.
+ */
+struct stop_clock {
+	uint64_t period_ns, attached_ns, wanted_ns, out_ns, flushes;
+	bool in_print;
+};
+bool stop_clock_safe(const struct stop_clock *c, uint64_t now);
+
 /* bpftrace 0.17's harmless start-up complaint, not worth showing. */
 bool bpftrace_noise(const char *line, size_t len);
 

@@ -138,6 +138,11 @@ struct cont {
 	pid_t child;
 	struct pipebuf out, err;
 	bool attached, ever_attached, stop_sent;
+	bool stop_wanted;	/* sent once safe (stop_clock_safe()) */
+	uint64_t attached_ns;	/* monotonic time of "#attached" */
+	uint64_t flushes;	/* total lines: windows printed whole */
+	uint64_t wanted_ns, out_ns;	/* monotonic: stop first wanted, last
+					 * stdout read */
 	bool ended;		/* "#end": its END printed the last window */
 	bool err_nonblock;	/* err.fd does not block: drain_err() may read */
 	struct loading_list loading;	/* snapshots taken while ld.so was
@@ -790,6 +795,7 @@ static int out_line(struct cont *x, const char *s, size_t len)
 	}
 	if (starts(s, len, "#attached")) {
 		x->attached = x->ever_attached = true;
+		x->attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 		attached(x);
 		return 0;
 	}
@@ -797,8 +803,10 @@ static int out_line(struct cont *x, const char *s, size_t len)
 		x->ended = true;
 		return 0;
 	}
-	if (starts(s, len, "@stackfold_total"))
+	if (starts(s, len, "@stackfold_total")) {
+		x->flushes++;
 		return total_line(x, s, len);
+	}
 	if (starts(s, len, "@stackfold[") || starts(s, len, "@stackfold_b["))
 		x->win_records++;
 	feed(x, s, len);
@@ -828,13 +836,28 @@ static int err_line(struct cont *x, const char *s, size_t len)
 /* ---- the child -------------------------------------------------------- */
 
 
+/* Ask bpftrace to stop (it prints the window on SIGINT), once it is
+ * between windows: until 2026-11-25 a stop in the middle of a window's
+ * print lost its total line (its samples read as counted twice) or the
+ * whole print.  Called again until sent. */
 static void stop_child(struct cont *x)
 {
 	if (x->stop_sent)
 		return;
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
+	if (!x->stop_wanted)
+		x->wanted_ns = now;
+	x->stop_wanted = true;
+	struct stop_clock c = {
+		.period_ns = (uint64_t)x->o.window * 1000000000ULL,
+		.attached_ns = x->attached_ns, .wanted_ns = x->wanted_ns,
+		.out_ns = x->out_ns, .flushes = x->flushes,
+		.in_print = x->win_records > 0 };
+	if (!stop_clock_safe(&c, now))
+		return;
 	kill(x->child, SIGINT);
 	x->stop_sent = true;
-	x->stop_at = sf_clock_ns(CLOCK_MONOTONIC) / 1000000000ULL;
+	x->stop_at = now / 1000000000ULL;
 }
 
 /* pipebuf_read() callbacks */
@@ -857,6 +880,8 @@ static int err_cb(void *ctx, const char *s, size_t len)
 static int poll_ms(const struct cont *x)
 {
 	uint64_t due = loading_next_due(&x->loading), now;
+	if (x->stop_wanted && !x->stop_sent)
+		return 50;	/* until it is safe to stop */
 	if (due == UINT64_MAX)
 		return 1000;
 	now = sf_clock_ns(CLOCK_MONOTONIC);
@@ -889,8 +914,8 @@ static int pump(struct cont *x)
 		int n = poll(pf, 2, poll_ms(x));
 		if (stopsig_abort())
 			return EXIT_INTERRUPTED;
-		if (stopsig_count() || x->refresh)
-			stop_child(x);	/* once */
+		if (stopsig_count() || x->refresh || x->stop_wanted)
+			stop_child(x);	/* sent once */
 		watch_targets(x);
 		if (x->stop_sent && sf_clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
 				    x->stop_at + STOP_GRACE_S)
@@ -913,8 +938,10 @@ static int pump(struct cont *x)
 		int ret = 0;
 		if (pf[1].revents)
 			ret = pipebuf_read(&x->err, err_cb, x);
-		if (!ret && pf[0].revents)
+		if (!ret && pf[0].revents) {
+			x->out_ns = sf_clock_ns(CLOCK_MONOTONIC);
 			ret = pipebuf_read(&x->out, out_cb, x);
+		}
 		if (ret) {
 			fprintf(stderr, "stackfold: out of memory\n");
 			return EXIT_IO;
@@ -965,7 +992,8 @@ static bool backoff(unsigned secs)
 static int run_once(struct cont *x, unsigned *delay)
 {
 	child_reset(x);
-	x->stop_sent = x->ended = false;
+	x->stop_sent = x->ended = x->stop_wanted = false;
+	x->attached_ns = x->flushes = 0;
 	x->child = child_spawn(x->o.argv, &x->out.fd, &x->err.fd);
 	if (x->child < 0) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", x->o.argv[0],

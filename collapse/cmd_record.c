@@ -200,31 +200,15 @@ static void countdown(struct rec *x, uint64_t elapsed_s)
 			elapsed_s);
 }
 
-/*
- * bpftrace carries out print() and clear() in user space, in order; a
- * SIGINT that lands after a flush's print and before its clear makes the
- * exit print show the same entries again (counted twice).  So with a
- * flush period, stop only when every flush due has said "#flushed" and the
- * next is not about to start.
- */
+/* With a flush period, stop between flushes (child.h says why). */
 static bool safe_to_stop(const struct rec *x)
 {
-	if (!x->c->flush || !x->attached_ns)
-		return true;
-	const uint64_t s = 1000000000ULL;
-	uint64_t period = (uint64_t)x->c->flush * s;
-	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC), el = now - x->attached_ns;
-	/* never wait forever: a "#flushed" line may be lost (perf buffer);
-	 * but a flush whose entries are still coming is waited for (a big
-	 * map on a loaded machine can take longer than two periods), up to a
-	 * minute, as long as they come */
-	if (now - x->wanted_ns > 2 * period + 2 * s &&
-	    (!x->in_print || now - x->out_ns > s || now - x->wanted_ns > 60 * s))
-		return true;
-	uint64_t due = el / period, phase = el % period;
-	if (x->flushes < due)
-		return false;	/* a flush is in progress */
-	return period <= 1000000000ULL || phase + 500000000ULL < period;
+	struct stop_clock c = {
+		.period_ns = (uint64_t)x->c->flush * 1000000000ULL,
+		.attached_ns = x->attached_ns, .wanted_ns = x->wanted_ns,
+		.out_ns = x->out_ns, .flushes = x->flushes,
+		.in_print = x->in_print };
+	return stop_clock_safe(&c, sf_clock_ns(CLOCK_MONOTONIC));
 }
 
 /* Ask bpftrace to stop (it prints its maps on SIGINT), once it is safe. */

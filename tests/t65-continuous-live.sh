@@ -269,3 +269,18 @@ if cc -O2 -fno-omit-frame-pointer -o "$T/churn" "$TOP/tests/fixtures/live/churn.
 else
 	fail "short-lived programs: build churn.c" "$(tail -5 "$T/churn.err")"
 fi
+
+# -p of a target that exits early in a 2 s window: the stop waits for the
+# window being printed, so no sample is read as counted twice (until
+# 2026-11-25 the stop landed mid-print: its total line was lost, and every
+# sample of the window was reported "more than bpftrace counted")
+for i in 1 2 3; do
+	"$TOP/bin/demo" 3 >/dev/null &
+	dp=$!
+	timeout 30 "$TOP/scripts/continuous" -p "$dp" --window 2 --folded -o "$T/early$i" 2>"$T/early$i.log"
+	wait "$dp" 2>/dev/null
+done
+check_eq "-p, the target exiting in a 2 s window (3 runs): no sample counted twice" "" \
+	"$(grep -h 'more than bpftrace counted' "$T"/early[123].log)"
+check "-p, the target exiting early: windows written" \
+	bash -c "ls '$T'/early1/*.pb.gz '$T'/early2/*.pb.gz '$T'/early3/*.pb.gz >/dev/null"
