@@ -105,7 +105,8 @@ void cli_usage(FILE *out, bool record)
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
 	      "                         summary; pprof's one value (ns: nanoseconds)\n"
-	      "  -q, --quiet            no summary on stderr, unless samples were lost\n",
+	      "  -q, --quiet            no summary on stderr, unless samples were lost\n"
+	      "  -h, --help             this help\n",
 	      out);
 	if (!record)
 		fputs("  -F, --hz HZ            the rate of input that does not say it\n"
@@ -123,8 +124,10 @@ void cli_usage(FILE *out, bool record)
 	      "      --diff BEFORE AFTER  differential flame graph of two inputs\n"
 	      "pprof:\n"
 	      "      --no-gzip          raw protobuf instead of gzip (PREFIX.pb)\n\n"
-	      "Exit status: 0 ok; 1 usage; 2 bad input or no samples; 3 environment\n"
-	      "(bpftrace missing or not allowed to run, pid not found); 4 an output\n"
+	      "Exit status: 0 ok (unparsable lines are counted, not an error); 1 usage;\n"
+	      "2 unreadable input, no samples, counts past 2^63, mixed rates;\n"
+	      "3 environment (bpftrace missing or not allowed to run, pid not found),\n"
+	      "or bpftrace ended early (what it printed is written); 4 an output\n"
 	      "could not be written; 130 aborted by a second Ctrl-C.\n\n"
 	      "Examples:\n"
 	      "  bpftrace -e 'profile:hz:99 { @[kstack] = count(); }' > trace.txt\n"

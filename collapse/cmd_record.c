@@ -533,9 +533,36 @@ static int finish(struct rec *x)
 	return ret ? ret : raw_st ? raw_st : x->cut ? EXIT_ENV : 0;
 }
 
+/* A missing or read-only output directory is found now, not once the
+ * capture is over (until 2026-11-25 a long one was lost so). */
+static int check_outputs(const struct cli *c)
+{
+	struct report_output outs[CLI_MAX_OUTPUTS];
+	static char paths[CLI_MAX_OUTPUTS][4096];
+	char dir[4096];
+	cli_outputs(c, outs, paths);
+	for (unsigned i = 0; i < c->nformats; i++) {
+		if (!strcmp(paths[i], "-"))
+			continue;
+		snprintf(dir, sizeof(dir), "%s", paths[i]);
+		char *sl = strrchr(dir, '/');
+		if (sl)
+			sl[sl == dir] = 0;	/* "/p": "/" */
+		if (access(sl ? dir : ".", W_OK | X_OK)) {
+			fprintf(stderr, "stackfold: cannot write '%s': %s\n",
+				paths[i], strerror(errno));
+			return EXIT_IO;
+		}
+	}
+	return 0;
+}
+
 static int record_setup(struct rec *x, int argc, char **argv)
 {
 	struct sf_err e = { "" };
+	int st = check_outputs(x->c);
+	if (st)
+		return st;
 	if (report_init(&x->r, &x->c->so, true) || !report_session(&x->r, &e)) {
 		fprintf(stderr, "stackfold: %s\n", e.msg[0] ? e.msg : "out of memory");
 		return EXIT_IO;

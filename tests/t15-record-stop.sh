@@ -174,3 +174,11 @@ check_eq "counts past 2^63: exit 2 at once, nothing written" "2 fast no-file" \
 	"$? $( [ $((SECONDS - start)) -lt 10 ] && echo fast || echo slow) $( [ -e "$T/huge.folded" ] && echo file || echo no-file)"
 check "counts past 2^63: said" grep -q 'sample counts add up past 2^63' "$T/huge.err"
 check "counts past 2^63: bpftrace stopped" bash -c "! pgrep -f '$T/[h]ugebt' >/dev/null"
+
+# A missing output directory is found before bpftrace starts, not once the
+# capture is over (until 2026-11-25 a long capture was lost so)
+start=$SECONDS
+"$STACKFOLD" record -f folded,svg -o "$T/nonexist/p" -- sleep 20 >/dev/null 2>"$T/nodir.err"
+check_eq "record -o into a missing directory: exit 4 at once" "4 fast" \
+	"$? $( [ $((SECONDS - start)) -lt 10 ] && echo fast || echo slow)"
+check "record -o into a missing directory: says which output" grep -q "cannot write '$T/nonexist/p.folded'" "$T/nodir.err"
