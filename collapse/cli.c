@@ -120,16 +120,25 @@ void cli_usage(FILE *out, bool record)
 	      "SVG:\n"
 	      "      --title T --subtitle S --width PX --minwidth PCT|Npx\n"
 	      "                         (default 0.1%; 0 keeps every frame)\n"
-	      "      --inverted --colors hot|mem|io|lang|... --no-hash --flamechart\n"
-	      "      --diff BEFORE AFTER  differential flame graph of two inputs\n"
-	      "pprof:\n"
+	      "      --inverted --colors hot|mem|io|lang|... --no-hash --flamechart\n",
+	      out);
+	if (!record)
+		fputs("      --diff BEFORE AFTER  differential flame graph of two inputs\n",
+		      out);
+	fputs("pprof:\n"
 	      "      --no-gzip          raw protobuf instead of gzip (PREFIX.pb)\n\n"
 	      "Exit status: 0 ok (unparsable lines are counted, not an error); 1 usage;\n"
 	      "2 unreadable input, no samples, counts past 2^63, mixed rates;\n"
 	      "3 environment (bpftrace missing or not allowed to run, pid not found),\n"
 	      "or bpftrace ended early (what it printed is written); 4 an output\n"
-	      "could not be written; 130 aborted by a second Ctrl-C.\n\n"
-	      "Examples:\n"
+	      "could not be written; 130 aborted by a second Ctrl-C.\n\n", out);
+	if (record) {
+		fputs("Example (what scripts/profile runs, less its checks):\n"
+		      "  BPFTRACE_NO_USER_SYMBOLS=1 stackfold record -F 99 -D 5 --flush 10 \\\n"
+		      "    -f folded,svg -o profile -- bpftrace bt/profile.bt 99 0 10\n", out);
+		return;
+	}
+	fputs("Examples:\n"
 	      "  bpftrace -e 'profile:hz:99 { @[kstack] = count(); }' > trace.txt\n"
 	      "  stackfold trace.txt > trace.folded\n"
 	      "  stackfold -f svg trace.folded > flame.svg\n"
@@ -318,6 +327,53 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	return -1;
 }
 
+/* Options that cancel or make no sense with each other: refused, one line
+ * (until 2026-11-25 all but -U -K were taken, one of them silently
+ * dropped).  -1 when none, else the exit status. */
+static int check_combinations(const struct cli *c)
+{
+	unsigned f = c->oo.fold_flags;
+	const char *why = NULL;
+	if ((f & FOLD_USER_ONLY) && (f & FOLD_KERNEL_ONLY))
+		why = "-U and -K exclude each other";
+	else if ((f & FOLD_DELIMIT) && (f & (FOLD_USER_ONLY | FOLD_KERNEL_ONLY)))
+		why = "-d marks where user frames end and kernel frames begin: not with -U or -K";
+	else if ((f & FOLD_NO_COMM) && (f & (FOLD_PID | FOLD_TID)))
+		why = "--no-comm leaves out the process frame that -p and --tid add to";
+	else if ((f & FOLD_LINES) && c->so.no_dwarf)
+		why = "--lines needs DWARF, which --no-dwarf leaves out";
+	else if (c->diff_before && c->oo.flamechart)
+		why = "--diff joins two profiles by stack, not in time order: not with --flamechart";
+	else if (c->diff_before && c->record)
+		why = "record takes no --diff";
+	else if (c->output && (!*c->output ||
+			       c->output[strlen(c->output) - 1] == '/'))
+		why = "-o takes a file name or a prefix, not a directory or nothing";
+	if (!why)
+		return -1;
+	fprintf(stderr, "stackfold: %s\n", why);
+	return EXIT_USAGE;
+}
+
+int cli_getopt_error(int opt, char **argv, const char *cmd)
+{
+	const char *arg = argv[optind - 1];
+	if (opt == ':' && optopt > 0 && optopt < 128 && arg[0] == '-' &&
+	    arg[1] != '-')
+		fprintf(stderr, "stackfold: %s-%c needs an argument (see --help)\n",
+			cmd, optopt);
+	else if (opt == ':')
+		fprintf(stderr, "stackfold: %s%s needs an argument (see --help)\n",
+			cmd, arg);
+	else if (optopt > 0 && optopt < 128)
+		fprintf(stderr, "stackfold: %sunknown option '-%c' (see --help)\n",
+			cmd, optopt);
+	else
+		fprintf(stderr, "stackfold: %sunknown option '%s' (see --help)\n",
+			cmd, arg);
+	return EXIT_USAGE;
+}
+
 int cli_parse(struct cli *c, bool record, int argc, char **argv)
 {
 	memset(c, 0, sizeof(*c));
@@ -325,27 +381,25 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	c->formats[0] = out_format_find("folded");
 	c->nformats = 1;
 	optind = 1;
-	opterr = 1;
-	const char *shorts = record ? "+f:o:pUKdqhF:D:" : "f:o:pUKdqhF:";
+	opterr = 0;	/* cli_getopt_error() says it, getopt names argv[0] */
+	const char *shorts = record ? "+:f:o:pUKdqhF:D:" : ":f:o:pUKdqhF:";
 	int opt;
 	while ((opt = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			cli_usage(stdout, record);
 			return EXIT_OK;
 		}
-		if (opt == '?')
-			return EXIT_USAGE;
+		if (opt == '?' || opt == ':')
+			return cli_getopt_error(opt, argv, record ? "record: " : "");
 		int r = parse_one(c, opt, optarg);
 		if (r >= 0)
 			return r;
 	}
 	c->inputs = argv + optind;
 	c->ninputs = argc - optind;
-	if ((c->oo.fold_flags & FOLD_USER_ONLY) &&
-	    (c->oo.fold_flags & FOLD_KERNEL_ONLY)) {
-		fprintf(stderr, "stackfold: -U and -K exclude each other\n");
-		return EXIT_USAGE;
-	}
+	int st = check_combinations(c);
+	if (st >= 0)
+		return st;
 	if (c->nformats > 1 && (!c->output || !strcmp(c->output, "-"))) {
 		fprintf(stderr, "stackfold: several formats need -o PREFIX\n");
 		return EXIT_USAGE;

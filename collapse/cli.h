@@ -45,6 +45,11 @@ struct cli {
 int cli_parse_pids(const char *opt, const char *arg, int *ids, unsigned *n,
 		   unsigned max);
 
+/* getopt_long()'s '?' (unknown option) or ':' (missing argument, with
+ * opterr 0 and ':' leading the short options) said in one line, "stackfold:
+ * CMDunknown option '-x' (see --help)".  Returns EXIT_USAGE. */
+int cli_getopt_error(int opt, char **argv, const char *cmd);
+
 /* Parse argv (argv[0] is the command name).  Returns -1 to continue,
  * or an exit status to return at once (0 after --help, EXIT_USAGE after
  * an error, which has been printed). */

@@ -321,7 +321,10 @@ static int parse_args(struct copts *o, int argc, char **argv)
 			     .so.no_dwarf = true, .so.dwarf_whole = true };
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:w:F:qh", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:o:w:F:qh", long_opts, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			return cli_getopt_error(opt, argv, "continuous: ");
 		int st = parse_one(o, opt, optarg);
 		if (st >= 0)
 			return st;

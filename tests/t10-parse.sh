@@ -225,6 +225,21 @@ printf '#maps 4242\nLost 7 events\nfailed to look up stack id -17 (pid 4242): -1
 check "loss lines in a #maps block: counted" grep -q '1 stack-id errors.*bpftrace lost 7 events' "$T/mapslost.err"
 check "... and the block stays whole" bash -c "! grep -q 'malformed\|map was full' '$T/mapslost.err'"
 
+# Options that cancel each other are refused in one line (until
+# 2026-11-25 -p --no-comm dropped -p silently, -K -d printed a divider with
+# nothing before it, --lines --no-dwarf added no lines, -o '' wrote hidden
+# ".folded" files); getopt's errors say "stackfold:", not the binary's path
+for combo in "-K -d" "-U -d" "-p --no-comm" "--tid --no-comm" "--lines --no-dwarf" \
+	"-o ''" "-o $T/sub/ -f folded,svg" "--flamechart --diff a b"; do
+	eval "echo 'a;b 1' | \"\$STACKFOLD\" $combo" >/dev/null 2>"$T/combo.err"
+	check_eq "refused: $combo (exit 1, one line)" "1 1" "$? $(grep -c . "$T/combo.err")"
+done
+"$STACKFOLD" -x 2>"$T/getopt.err" </dev/null
+check_eq "unknown option: exit 1, one line in stackfold's words" \
+	"1 stackfold: unknown option '-x' (see --help)" "$? $(cat "$T/getopt.err")"
+"$STACKFOLD" --top 2>"$T/getopt2.err" </dev/null
+check_eq "missing argument: one line" "stackfold: --top needs an argument (see --help)" "$(cat "$T/getopt2.err")"
+
 # --diff: the BEFORE input's losses are said too (until 2026-11-25 only
 # AFTER's summary was printed, and BEFORE's lost events went unsaid)
 printf 'Lost 40 events\nfailed to look up stack id -17 (pid 1): -17\n@[\n    foo+1\n]: 3\n' >"$T/dbefore.txt"
