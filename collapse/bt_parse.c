@@ -865,11 +865,23 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 /* bpftrace's messages about lost samples: counted wherever they come.  A
  * capture reads them from bpftrace's stderr, so they can land between two
  * lines of a record (and in a raw capture's file) without ending it. */
+/* Never a record's lines (a comm may be "map full") nor a directive: the
+ * test every line read takes, so kept inline and cheap. */
+static inline bool may_be_side(const char *s, size_t len)
+{
+	if (!len)
+		return false;
+	switch (s[0]) {
+	case '@': case '#': case ',': case ']': case ' ': case '\t':
+		return false;
+	}
+	return true;
+}
+
 enum bt_side bt_side_kind(const char *s, size_t len, uint64_t *lost)
 {
 	uint64_t n;
-	/* never a record's lines (a comm may be "map full") nor a directive */
-	if (!len || strchr("@#,] \t", s[0]))
+	if (!may_be_side(s, len))
 		return BT_SIDE_NONE;
 	if (starts(s, len, "Lost ") && contains(s, len, " events")) {
 		const char *p = s + 5, *q = memchr(p, ' ', len - 5);
@@ -933,7 +945,7 @@ bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len)
 {
 	if (len && line[len - 1] == '\r')
 		len--;
-	if (!side_line(bp, line, len))
+	if (!may_be_side(line, len) || !side_line(bp, line, len))
 		return false;
 	bp->lineno++;
 	return true;
@@ -944,7 +956,7 @@ int bt_parser_line(struct bt_parser *bp, const char *line, size_t len)
 	if (len && line[len - 1] == '\r')
 		len--;
 	bp->lineno++;
-	if (side_line(bp, line, len))
+	if (may_be_side(line, len) && side_line(bp, line, len))
 		return 0;
 	int ret;
 	switch (bp->st) {

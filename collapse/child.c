@@ -92,6 +92,7 @@ int pipebuf_read(struct pipebuf *pb,
 		pb->skipping = false;
 		return ret;
 	}
+	sf_nul_to_q(pb->buf + pb->len, (size_t)n);	/* as linereader.h */
 	pb->len += (size_t)n;
 	size_t start = 0;
 	char *nl;

@@ -31,7 +31,7 @@ struct pipebuf {
 
 /* Read what the pipe has (once; call when poll says readable) and call
  * fn for every complete line, and for a last unterminated one at end of
- * file.  A line longer than LR_MAX_LINE (linereader.h) is not held: fn
+ * file (a NUL byte reads as '?', as in linereader.h).  A line longer than LR_MAX_LINE (linereader.h) is not held: fn
  * gets line NULL, len 0 for it once it ends.  Returns 0, fn's first
  * non-zero result, or -ENOMEM. */
 int pipebuf_read(struct pipebuf *pb,

@@ -1,5 +1,6 @@
 /* linereader.c - see linereader.h. */
 #include "linereader.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ static int lr_fill(struct linereader *lr, volatile int *stop)
 	for (;;) {
 		ssize_t n = read(lr->fd, lr->buf + lr->end, lr->cap - lr->end);
 		if (n > 0) {
+			sf_nul_to_q(lr->buf + lr->end, (size_t)n);
 			lr->end += (size_t)n;
 			return 0;
 		}

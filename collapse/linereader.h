@@ -3,7 +3,9 @@
  * blocks and splits on '\n' with memchr.  Memory is bounded by the longest
  * line, itself bounded by LR_MAX_LINE (a longer one is skipped, never
  * held: a binary file or /dev/zero as input costs no more), not by the
- * input size.  A final line without '\n' is returned too.
+ * input size.  A final line without '\n' is returned too.  A NUL byte
+ * reads as '?' (names are C strings further on): one memchr() a block
+ * read, not one a line.
  */
 #ifndef SF_LINEREADER_H
 #define SF_LINEREADER_H

@@ -284,7 +284,6 @@ void report_release(struct report *r)
 	svg_stream_free(r->svg);
 	svg_tree_free(r->tree);
 	free(r->deferred);
-	free(r->nulbuf);
 	free(r->held);
 	u64map_release(&r->unsaved);
 	u64map_release(&r->deferred_idx);
@@ -575,25 +574,8 @@ static int decide(struct report *r, const char *line, size_t len)
 	return 0;
 }
 
-/* The line with each NUL byte made '?', as the folded output writes
- * control bytes: names are C strings further on, and the pprof writer cut
- * "b\0c" to "b", merged with another function (until 2026-11-25).  NULL
- * when out of memory. */
-static const char *no_nul(struct report *r, const char *line, size_t len)
-{
-	if (!memchr(line, 0, len))
-		return line;
-	if (sf_grow((void **)&r->nulbuf, &r->nulcap, len, 1))
-		return NULL;
-	for (size_t i = 0; i < len; i++)
-		r->nulbuf[i] = line[i] ? line[i] : '?';
-	return r->nulbuf;
-}
-
 int report_line(struct report *r, const char *line, size_t len)
 {
-	if (!(line = no_nul(r, line, len)))
-		return -ENOMEM;
 	r->in.lines++;
 	if (r->in.fmt == REPORT_UNKNOWN) {
 		int d = decide(r, line, len);

@@ -100,14 +100,12 @@ struct report {
 	uint32_t last_sample;	/* sample of the last parsed record */
 	bool last_truncated;	/* ... and whether its stack hit the limit */
 	int last_own;		/* ... and its map (bt_own_map()) */
-	char *nulbuf;		/* a line with NUL bytes made '?' */
 	/* folded-looking lines without ';' before the format is known
 	 * (decide() in report.c): "LINE\n" each */
 	char *held;
 	size_t nheld, heldcap;
 	uint64_t held_lines;
 	size_t first_held;	/* its line number */
-	size_t nulcap;
 	struct report_deferred *deferred;
 	size_t ndeferred, deferred_cap;
 	struct u64map deferred_idx;	/* key hash -> index + 1 */
@@ -150,7 +148,11 @@ void report_on_refresh(struct report *r,
  * a stream such as bpftrace's output) is what warnings about its lines
  * name. */
 void report_begin_input(struct report *r, const char *name);
-/* One line of the current input.  0 or a negative errno (-ENOMEM). */
+/* One line of the current input, without NUL bytes (a NUL would cut a
+ * name: the readers, linereader.h and child.h's pipebuf, make them '?',
+ * as the folded output writes control bytes; until 2026-11-25 the pprof
+ * writer cut "b\0c" to "b", merged with another function).  0 or a
+ * negative errno (-ENOMEM). */
 int report_line(struct report *r, const char *line, size_t len);
 /* A line too long to read (linereader.h's LR_MAX_LINE): counted as an
  * unparsable line, and it ends a record it falls in.  As report_line()

@@ -490,3 +490,10 @@ uint64_t sf_clock_ns(int clk)
 		return 0;
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
+
+void sf_nul_to_q(char *p, size_t n)
+{
+	char *e = p + n;
+	while (p < e && (p = memchr(p, 0, (size_t)(e - p))))
+		*p++ = '?';
+}

@@ -78,6 +78,10 @@ void u64map_release(struct u64map *m);
 bool sf_xdg_cache(char *buf, size_t size, const char *home, const char *sub,
 		  bool relative_ok);
 
+/* Every NUL byte of p[n] made '?' (text read for parsing: names are C
+ * strings further on). */
+void sf_nul_to_q(char *p, size_t n);
+
 /* clock_gettime(clk) in nanoseconds (0 when it fails). */
 uint64_t sf_clock_ns(int clk);
 
