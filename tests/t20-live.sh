@@ -134,6 +134,16 @@ attached() {
 	done
 	sleep "${2:-1}"
 }
+# record_attached OUT: until the stackfold record writing OUT runs and its
+# bpftrace has attached (then 1 s more)
+record_attached() {
+	local i rpid=""
+	for ((i = 0; i < 100; i++)); do
+		rpid=$(pgrep -f "stackfold record .*$1") && break
+		sleep 0.1
+	done
+	attached "$rpid" 1
+}
 # stopped_by SIG SECONDS NAME CMD...: CMD, in the background, gets SIG
 # SECONDS after its bpftrace attached: it exits 0, $T/NAME.folded written.
 # $dpid is a demo.
@@ -389,11 +399,7 @@ echo old >"$T/cint/p.svg"
 env --default-signal=INT "$PROFILE" -d 30 -f folded,svg -o "$T/cint/p" -- "$DEMO" 40 \
 	>/dev/null 2>"$T/cint.err" &
 ppid=$!
-for ((i = 0; i < 100; i++)); do
-	rpid=$(pgrep -f "stackfold record .*$T/cint/p") && break
-	sleep 0.1
-done
-attached "$rpid" 1
+record_attached "$T/cint/p"
 env kill -INT "$ppid"
 sleep 1
 env kill -INT "$ppid"
@@ -419,11 +425,7 @@ check "timeout -s INT 7 profile -- COMMAND: not aborted" bash -c "! grep -q abor
 # them (to the script, then its group) when the script sees both
 env --default-signal=INT "$PROFILE" -d 30 -f folded -o "$T/int2" -- "$DEMO" 40 >/dev/null 2>"$T/int2.err" &
 ppid=$!
-for ((i = 0; i < 100; i++)); do
-	rpid=$(pgrep -f "stackfold record .*$T/int2") && break
-	sleep 0.1
-done
-attached "$rpid" 1
+record_attached "$T/int2"
 kill -INT "$ppid"
 sleep 0.05
 kill -INT "$ppid"
