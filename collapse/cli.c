@@ -342,8 +342,6 @@ static int check_combinations(const struct cli *c)
 		why = "--no-comm leaves out the process frame that -p and --tid add to";
 	else if ((f & FOLD_LINES) && c->so.no_dwarf)
 		why = "--lines needs DWARF, which --no-dwarf leaves out";
-	else if (c->diff_before && c->oo.flamechart)
-		why = "--diff joins two profiles by stack, not in time order: not with --flamechart";
 	else if (c->diff_before && c->record)
 		why = "record takes no --diff";
 	else if (c->output && (!*c->output ||

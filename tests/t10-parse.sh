@@ -230,7 +230,7 @@ check "... and the block stays whole" bash -c "! grep -q 'malformed\|map was ful
 # nothing before it, --lines --no-dwarf added no lines, -o '' wrote hidden
 # ".folded" files); getopt's errors say "stackfold:", not the binary's path
 for combo in "-K -d" "-U -d" "-p --no-comm" "--tid --no-comm" "--lines --no-dwarf" \
-	"-o ''" "-o $T/sub/ -f folded,svg" "--flamechart --diff a b"; do
+	"-o ''" "-o $T/sub/ -f folded,svg"; do
 	eval "echo 'a;b 1' | \"\$STACKFOLD\" $combo" >/dev/null 2>"$T/combo.err"
 	check_eq "refused: $combo (exit 1, one line)" "1 1" "$? $(grep -c . "$T/combo.err")"
 done
