@@ -687,6 +687,13 @@ static int record_line(struct bt_parser *bp, const char *s, size_t len)
 		int ret = record_emit(bp, bp->hist_sum);
 		return ret ? ret : -EAGAIN;
 	}
+	/* "@m[k]:" with no stack in its key and no histogram after it: a
+	 * map whose value is no count (a stack, a string), no sample; its
+	 * lines are unparsable ones, not a record cut short */
+	if (bp->no_count && !bp->nparts && !bp->empty_part) {
+		record_reset(bp);
+		return -EAGAIN;
+	}
 	/* Anything else breaks the record: count it, reparse the line. */
 	count_incomplete(bp, bp->rec_line);
 	record_reset(bp);
@@ -853,7 +860,7 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 	}
 	uint64_t n;
 	if (is_hist_row(s, len, &n))
-		return 0;	/* a row of a histogram without a stack */
+		return 0;	/* a row of a keyless map's histogram */
 	if (starts(s, len, "Attaching ") || starts(s, len, "WARNING") ||
 	    starts(s, len, "ERROR") || starts(s, len, "warning:") ||
 	    starts(s, len, "HINT") || starts(s, len, "Tracing "))
@@ -862,9 +869,6 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 	return 0;
 }
 
-/* bpftrace's messages about lost samples: counted wherever they come.  A
- * capture reads them from bpftrace's stderr, so they can land between two
- * lines of a record (and in a raw capture's file) without ending it. */
 /* Never a record's lines (a comm may be "map full") nor a directive: the
  * test every line read takes, so kept inline and cheap. */
 static inline bool may_be_side(const char *s, size_t len)
@@ -907,6 +911,9 @@ static bool maps_like(const char *s, size_t len)
 	return i && i < len && s[i] == '-';
 }
 
+/* bpftrace's messages about lost samples: counted wherever they come.  A
+ * capture reads them from bpftrace's stderr, so they can land between two
+ * lines of a record (and in a raw capture's file) without ending it. */
 static bool side_line(struct bt_parser *bp, const char *s, size_t len)
 {
 	uint64_t n = 0;

@@ -107,7 +107,7 @@ int pipebuf_read(struct pipebuf *pb,
 	}
 	/* a line past the limit is dropped as it comes (memory stays
 	 * bounded), and reported once it ends */
-	if (pb->skipping || pb->len - start > LR_MAX_LINE) {
+	if (pb->skipping || pb->len - start >= LR_MAX_LINE) {
 		pb->skipping = true;
 		start = pb->len;
 	}
@@ -125,6 +125,10 @@ bool stop_clock_safe(const struct stop_clock *c, uint64_t now)
 	if (now - c->wanted_ns > 2 * period + 2 * s &&
 	    (!c->in_print || now - c->out_ns > s || now - c->wanted_ns > 60 * s))
 		return true;
+	/* a print under way (its entries came, not its closing line), even
+	 * when "#attached" was read late and el lags */
+	if (c->in_print)
+		return false;
 	uint64_t due = el / period, phase = el % period;
 	if (c->flushes < due)
 		return false;	/* a flush is in progress */

@@ -31,9 +31,10 @@ struct pipebuf {
 
 /* Read what the pipe has (once; call when poll says readable) and call
  * fn for every complete line, and for a last unterminated one at end of
- * file (a NUL byte reads as '?', as in linereader.h).  A line longer than LR_MAX_LINE (linereader.h) is not held: fn
- * gets line NULL, len 0 for it once it ends.  Returns 0, fn's first
- * non-zero result, or -ENOMEM. */
+ * file; a NUL byte reads as '?', as in linereader.h.  A line of
+ * LR_MAX_LINE bytes or more (linereader.h) is not held: fn gets line NULL,
+ * len 0 for it once it ends.  Returns 0, fn's first non-zero result, or
+ * -ENOMEM. */
 int pipebuf_read(struct pipebuf *pb,
 		 int (*fn)(void *ctx, const char *line, size_t len), void *ctx);
 

@@ -105,7 +105,8 @@ void cli_usage(FILE *out, bool record)
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
 	      "                         summary; pprof's one value (ns: nanoseconds)\n"
-	      "  -q, --quiet            no summary on stderr, unless samples were lost\n"
+	      "  -q, --quiet            no summary on stderr, unless samples were or\n"
+	      "                         may have been lost (unparsable lines too)\n"
 	      "  -h, --help             this help\n",
 	      out);
 	if (!record)
@@ -356,19 +357,20 @@ static int check_combinations(const struct cli *c)
 int cli_getopt_error(int opt, char **argv, const char *cmd)
 {
 	const char *arg = argv[optind - 1];
-	if (opt == ':' && optopt > 0 && optopt < 128 && arg[0] == '-' &&
-	    arg[1] != '-')
-		fprintf(stderr, "stackfold: %s-%c needs an argument (see --help)\n",
-			cmd, optopt);
-	else if (opt == ':')
-		fprintf(stderr, "stackfold: %s%s needs an argument (see --help)\n",
+	if (arg[0] == '-' && arg[1] == '-') {	/* a long option, as typed */
+		const char *eq = strchr(arg, '=');
+		int n = eq ? (int)(eq - arg) : (int)strlen(arg);
+		fprintf(stderr, "stackfold: %s%.*s: %s (see --help)\n", cmd, n,
+			arg, opt == ':' ? "needs an argument" : eq ?
+			"unknown, ambiguous, or takes no argument" :
+			"unknown or ambiguous option");
+	} else if (optopt > ' ' && optopt < 127) {
+		fprintf(stderr, "stackfold: %s-%c: %s (see --help)\n", cmd, optopt,
+			opt == ':' ? "needs an argument" : "unknown option");
+	} else {
+		fprintf(stderr, "stackfold: %sunknown option in '%s' (see --help)\n",
 			cmd, arg);
-	else if (optopt > 0 && optopt < 128)
-		fprintf(stderr, "stackfold: %sunknown option '-%c' (see --help)\n",
-			cmd, optopt);
-	else
-		fprintf(stderr, "stackfold: %sunknown option '%s' (see --help)\n",
-			cmd, arg);
+	}
 	return EXIT_USAGE;
 }
 

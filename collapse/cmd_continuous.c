@@ -962,6 +962,7 @@ static void child_reset(struct cont *x)
 	x->out.fd = x->err.fd = -1;
 	x->out.len = x->err.len = 0;
 	x->out.eof = x->err.eof = false;
+	x->out.skipping = x->err.skipping = false;
 	x->attached = false;
 	x->last_err[0] = 0;
 	x->err_lines = 0;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -548,7 +549,10 @@ static int check_outputs(const struct cli *c)
 		char *sl = strrchr(dir, '/');
 		if (sl)
 			sl[sl == dir] = 0;	/* "/p": "/" */
-		if (access(sl ? dir : ".", W_OK | X_OK)) {
+		struct stat st;
+		const char *d = sl ? dir : ".";
+		if (stat(d, &st) || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
+		    faccessat(AT_FDCWD, d, W_OK | X_OK, AT_EACCESS)) {
 			fprintf(stderr, "stackfold: cannot write '%s': %s\n",
 				paths[i], strerror(errno));
 			return EXIT_IO;

@@ -236,9 +236,12 @@ for combo in "-K -d" "-U -d" "-p --no-comm" "--tid --no-comm" "--lines --no-dwar
 done
 "$STACKFOLD" -x 2>"$T/getopt.err" </dev/null
 check_eq "unknown option: exit 1, one line in stackfold's words" \
-	"1 stackfold: unknown option '-x' (see --help)" "$? $(cat "$T/getopt.err")"
+	"1 stackfold: -x: unknown option (see --help)" "$? $(cat "$T/getopt.err")"
 "$STACKFOLD" --top 2>"$T/getopt2.err" </dev/null
-check_eq "missing argument: one line" "stackfold: --top needs an argument (see --help)" "$(cat "$T/getopt2.err")"
+check_eq "missing argument: one line" "stackfold: --top: needs an argument (see --help)" "$(cat "$T/getopt2.err")"
+"$STACKFOLD" --quiet=1 2>"$T/getopt3.err" </dev/null
+check_eq "a long option given an argument it does not take: named as typed" \
+	"stackfold: --quiet: unknown, ambiguous, or takes no argument (see --help)" "$(cat "$T/getopt3.err")"
 
 # --diff: the BEFORE input's losses are said too (until 2026-11-25 only
 # AFTER's summary was printed, and BEFORE's lost events went unsaid)
@@ -343,6 +346,13 @@ printf '@s[\n    foo+1\n]: 3\n@c[bash]: \n%s\n' "$hrow" >"$T/hmixed.txt"
 "$STACKFOLD" "$T/hmixed.txt" >"$T/hmixed.out" 2>"$T/hmixed.err"
 check "a comm-keyed histogram next to a stack map: said not added" \
 	grep -q '151 counts in maps without stacks not added' "$T/hmixed.err"
+# A map whose value is a stack (@last[tid] = kstack) is no count: its
+# frames are unparsable lines, and no record is said cut short
+printf '@last[123]: \n        foo+1\n        bar+2\n\n@[\n    main+1\n]: 3\n' >"$T/stackval.txt"
+"$STACKFOLD" "$T/stackval.txt" >"$T/stackval.out" 2>"$T/stackval.err"
+check_eq "a stack-valued map: its samples none, its frames unparsable, no incomplete record" \
+	"main 3|2 unparsable lines, 0 incomplete" \
+	"$(cat "$T/stackval.out")|$(grep -o '[0-9]* unparsable lines, [0-9]* incomplete' "$T/stackval.err")"
 # A printed line that only looks like a histogram row ("[...]", a '|') is
 # text, counted as unparsable (until then it was skipped without a count).
 printf '[02:22:01] cpu=1 | busy\n(warn) queue | full\nhello\n@[\n    main+1\n]: 3\n[02:22:02] cpu=0 | idle\n' >"$T/nothist.txt"
