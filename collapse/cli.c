@@ -356,8 +356,14 @@ static int check_combinations(const struct cli *c)
 
 int cli_getopt_error(int opt, char **argv, const char *cmd)
 {
+	/* argv[optind - 1] is the option itself for ':' and for a long one;
+	 * for a short one in the middle of a cluster ("-xq") it is the
+	 * argument before: then optopt names it.  An unknown long option has
+	 * optopt 0; a long one given "=ARG" it does not take, its value. */
 	const char *arg = argv[optind - 1];
-	if (arg[0] == '-' && arg[1] == '-') {	/* a long option, as typed */
+	bool dashdash = arg[0] == '-' && arg[1] == '-';
+	if (dashdash && (opt == ':' || !optopt || strchr(arg, '=') ||
+			 optopt > 127)) {	/* a long option, as typed */
 		const char *eq = strchr(arg, '=');
 		int n = eq ? (int)(eq - arg) : (int)strlen(arg);
 		fprintf(stderr, "stackfold: %s%.*s: %s (see --help)\n", cmd, n,

@@ -22,5 +22,6 @@ int cmd_report(int argc, char **argv);	  /* default: post-process input */
 int cmd_record(int argc, char **argv);	  /* run bpftrace, then report */
 int cmd_symbolize(int argc, char **argv); /* MODULE ADDRESS lines */
 int cmd_continuous(int argc, char **argv); /* always-on: a profile per window */
+int cmd_comments(int argc, char **argv);  /* a pprof profile's comments */
 
 #endif

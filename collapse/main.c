@@ -20,6 +20,8 @@ int main(int argc, char **argv)
 		return cmd_symbolize(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "continuous") == 0)
 		return cmd_continuous(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "comments") == 0)
+		return cmd_comments(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
 	return cmd_report(argc, argv);

@@ -239,6 +239,9 @@ check_eq "unknown option: exit 1, one line in stackfold's words" \
 	"1 stackfold: -x: unknown option (see --help)" "$? $(cat "$T/getopt.err")"
 "$STACKFOLD" --top 2>"$T/getopt2.err" </dev/null
 check_eq "missing argument: one line" "stackfold: --top: needs an argument (see --help)" "$(cat "$T/getopt2.err")"
+"$STACKFOLD" --lines -xq 2>"$T/getopt4.err" </dev/null
+check_eq "an unknown short option in a cluster after a long one: named" \
+	"stackfold: -x: unknown option (see --help)" "$(cat "$T/getopt4.err")"
 "$STACKFOLD" --quiet=1 2>"$T/getopt3.err" </dev/null
 check_eq "a long option given an argument it does not take: named as typed" \
 	"stackfold: --quiet: unknown, ambiguous, or takes no argument (see --help)" "$(cat "$T/getopt3.err")"

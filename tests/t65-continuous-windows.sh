@@ -348,17 +348,25 @@ check "SIGINT from two senders: says the window in progress is lost" grep -q 'ab
 
 # scripts/flame adds up the windows' losses, kept in their .pb.gz comments
 # only, says them and puts them in the SVG's subtitle (until 2026-11-25 a
-# merge said nothing of them)
+# merge said nothing of them).  The comments are read by `stackfold
+# comments`: a grep of the gzip's bytes, the first try, read a last
+# counter with the next string's protobuf tag ('2') as one more digit
+# (maps_unsaved=2 read 22).
 FW=$T/flw
 mkdir -p "$FW"
 printf 'failed to look up stack id -17 (pid 1): -17\n@[\n    foo+1\n]: 3\n' >"$T/fw.txt"
-for ago in 60 30; do
+for ago in 90 60 30; do
 	st=$(date -u -d "-$ago sec" +%Y%m%dT%H%M%SZ)
-	"$STACKFOLD" -q -f pprof -o "$FW/$st.pb.gz" "$T/fw.txt" 2>/dev/null
-	"$STACKFOLD" -q -f folded -o "$FW/$st.folded" "$T/fw.txt" 2>/dev/null
+	src=$T/fw.txt
+	[ "$ago" = 30 ] && src=$TOP/tests/fixtures/bt/unsaved-maps.txt	# maps_unsaved=2, last
+	"$STACKFOLD" -q -f pprof -o "$FW/$st.pb.gz" "$src" 2>/dev/null
+	"$STACKFOLD" -q -f folded -o "$FW/$st.folded" "$src" 2>/dev/null
 done
 "$TOP/scripts/flame" "$FW" --since 5m -o "$T/fw" 2>"$T/fw.err"
-check_eq "flame: two windows merged" 0 "$?"
-check "flame: the windows' losses said (drops unknown: one-liner text has no total)" \
-	grep -q 'losses in these windows (their .pb.gz comments): map_dropped unknown in 2 windows.* stackid_errors=2' "$T/fw.err"
-check "flame: and in the SVG's subtitle" grep -q 'losses in these windows: map_dropped unknown in 2 windows.* stackid_errors=2' "$T/fw.svg"
+check_eq "flame: three windows merged" 0 "$?"
+want="map_dropped unknown in 2 windows over_total unknown in 2 windows stackid_errors=2 maps_unsaved=2"
+check_eq "flame: the windows' losses said, exactly (drops unknown in one-liner text)" \
+	"flame: losses in these windows (their .pb.gz comments): $want" "$(grep '^flame: losses' "$T/fw.err")"
+check "flame: and in the SVG's subtitle" grep -q "losses in these windows: $want" "$T/fw.svg"
+"$STACKFOLD" comments /etc/passwd >/dev/null 2>"$T/cm.err"
+check_eq "stackfold comments on a file that is no pprof: exit 2, one line" "2 1" "$? $(grep -c . "$T/cm.err")"
