@@ -139,7 +139,7 @@ attached() {
 record_attached() {
 	local i rpid=""
 	for ((i = 0; i < 100; i++)); do
-		rpid=$(pgrep -f "stackfold record .*$1") && break
+		rpid=$(pgrep -f "stackfold[-a-z]* record .*$1") && break
 		sleep 0.1
 	done
 	attached "$rpid" 1
@@ -374,7 +374,7 @@ check_eq "SIGTERM to profile -- COMMAND: exit 0" 0 $?
 check "SIGTERM to profile -- COMMAND: outputs written" grep -q 'matrix_multiply' "$T/term.folded"
 sleep 0.5
 check_eq "SIGTERM to profile -- COMMAND: no capture or command left running" "" \
-	"$(pgrep -f "stackfold record.*$T/term|$DEMO 40" || true)"
+	"$(pgrep -f "stackfold[-a-z]* record.*$T/term|$DEMO 40" || true)"
 # SIGHUP (the terminal closed) ends it as SIGTERM does (until 2026-11-25
 # it killed the script at once and left the capture running, orphaned).
 "$PROFILE" -d 30 -f folded -o "$T/chup" -- "$DEMO" 40 >/dev/null 2>"$T/chup.err" &
@@ -386,7 +386,7 @@ check_eq "SIGHUP to profile -- COMMAND: exit 0, outputs written" "0 yes" \
 	"$? $(grep -q 'matrix_multiply' "$T/chup.folded" && echo yes)"
 sleep 0.5
 check_eq "SIGHUP to profile -- COMMAND: no capture or command left running" "" \
-	"$(pgrep -f "stackfold record.*$T/chup|$DEMO 40" || true)"
+	"$(pgrep -f "stackfold[-a-z]* record.*$T/chup|$DEMO 40" || true)"
 # A second SIGINT from another process aborts, as in the other modes
 # (until 2026-11-25 each became a SIGTERM for record, which never aborts).
 # env --default-signal: SIGINT as at a terminal, not ignored as by a job
@@ -410,17 +410,17 @@ check_eq "two SIGINTs from other processes to profile -- COMMAND: aborted (130),
 	"130 old" "$(cat "$T/cint.rc") $(cat "$T/cint/p.svg")"
 sleep 0.5
 check_eq "two SIGINTs to profile -- COMMAND: no capture or command left running" "" \
-	"$(pgrep -f "stackfold record.*$T/cint|$DEMO 40" || true)"
-timeout 7 "$PROFILE" -d 30 -f folded -o "$T/tmo" -- "$DEMO" 40 >/dev/null 2>"$T/tmo.err"
-check_eq "timeout 7 profile: ends (124), not aborted by the group's second SIGTERM" 124 $?
-check "timeout 7 profile: outputs written" grep -q 'matrix_multiply' "$T/tmo.folded"
+	"$(pgrep -f "stackfold[-a-z]* record.*$T/cint|$DEMO 40" || true)"
+timeout 12 "$PROFILE" -d 30 -f folded -o "$T/tmo" -- "$DEMO" 40 >/dev/null 2>"$T/tmo.err"
+check_eq "timeout 12 profile: ends (124), not aborted by the group's second SIGTERM" 124 $?
+check "timeout 12 profile: outputs written" grep -q 'matrix_multiply' "$T/tmo.folded"
 # timeout -s INT (the bpftrace idiom): SIGINT to the script, then to its
 # process group; one stop, outputs written (until 2026-11-25 the script
 # took the two for Ctrl-C twice and aborted the capture)
-timeout -s INT 7 "$PROFILE" -d 30 -f folded -o "$T/tmoi" -- "$DEMO" 40 >/dev/null 2>"$T/tmoi.err"
-check_eq "timeout -s INT 7 profile -- COMMAND: ends (124), outputs written" "124 yes" \
+timeout -s INT 12 "$PROFILE" -d 30 -f folded -o "$T/tmoi" -- "$DEMO" 40 >/dev/null 2>"$T/tmoi.err"
+check_eq "timeout -s INT 12 profile -- COMMAND: ends (124), outputs written" "124 yes" \
 	"$? $(grep -q 'matrix_multiply' "$T/tmoi.folded" 2>/dev/null && echo yes)"
-check "timeout -s INT 7 profile -- COMMAND: not aborted" bash -c "! grep -q aborted '$T/tmoi.err'"
+check "timeout -s INT 12 profile -- COMMAND: not aborted" bash -c "! grep -q aborted '$T/tmoi.err'"
 # ... the same, deterministic: two SIGINTs 50 ms apart, as timeout sends
 # them (to the script, then its group) when the script sees both
 env --default-signal=INT "$PROFILE" -d 30 -f folded -o "$T/int2" -- "$DEMO" 40 >/dev/null 2>"$T/int2.err" &
@@ -433,7 +433,7 @@ reap "$ppid" >"$T/int2.rc"
 check_eq "two SIGINTs 50 ms apart to profile -- COMMAND: one stop (exit 0), outputs written" "0 yes" \
 	"$(cat "$T/int2.rc") $(grep -q 'matrix_multiply' "$T/int2.folded" 2>/dev/null && echo yes)"
 sleep 0.5
-check_eq "timeout 7 profile: nothing left running" "" "$(pgrep -f "stackfold record.*$T/tmo|$DEMO 40" || true)"
+check_eq "timeout 12 profile: nothing left running" "" "$(pgrep -f "stackfold[-a-z]* record.*$T/tmo|$DEMO 40" || true)"
 # SIGHUP (the terminal closed) stops as SIGTERM does: the outputs are
 # written (it killed stackfold with none, and left --save-raw's temporary)
 "$DEMO" 30 >/dev/null &
