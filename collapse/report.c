@@ -516,32 +516,43 @@ static void undecided_unparsable(struct report *r)
  */
 #define HELD_MAX (64u << 10)
 
+/* Each held line is its line number (a uint64_t), then "LINE\n". */
 static int hold(struct report *r, const char *line, size_t len)
 {
-	if (sf_grow((void **)&r->held, &r->heldcap, r->nheld + len + 1, 1))
+	uint64_t no = r->in.lines;
+	size_t n = sizeof(no) + len + 1;
+	if (sf_grow((void **)&r->held, &r->heldcap, r->nheld + n, 1))
 		return -ENOMEM;
-	memcpy(r->held + r->nheld, line, len);
-	r->held[r->nheld + len] = '\n';
-	r->nheld += len + 1;
+	memcpy(r->held + r->nheld, &no, sizeof(no));
+	memcpy(r->held + r->nheld + sizeof(no), line, len);
+	r->held[r->nheld + n - 1] = '\n';
+	r->nheld += n;
 	if (!r->held_lines++)
 		r->first_held = r->in.lines;
 	return 0;
 }
 
-/* Folded text: the held lines are its first. */
+/* Folded text: the held lines are its first, read at their own line
+ * numbers (an unparsable one, or an error, is said where it is). */
 static int to_folded(struct report *r)
 {
+	uint64_t now = r->in.lines, no;
+	int ret = 0;
 	r->in.fmt = REPORT_FOLDED;
-	undecided_unparsable(r);
-	for (size_t at = 0; at < r->nheld;) {
-		const char *s = r->held + at, *nl = memchr(s, '\n', r->nheld - at);
-		int ret = folded_line(r, s, (size_t)(nl - s));
-		if (ret)
-			return ret;
+	for (size_t at = 0; !ret && at < r->nheld;) {
+		memcpy(&no, r->held + at, sizeof(no));
+		const char *s = r->held + at + sizeof(no);
+		const char *nl = memchr(s, '\n', r->nheld - at - sizeof(no));
+		r->in.lines = no;
+		ret = folded_line(r, s, (size_t)(nl - s));
 		at = (size_t)(nl - r->held) + 1;
 	}
+	undecided_unparsable(r);	/* after: the first bad line is the
+					 * least of both */
+	if (!ret)	/* an error (a total past INT64_MAX) names its line */
+		r->in.lines = now;
 	r->nheld = r->held_lines = 0;
-	return 1;
+	return ret ? ret : 1;
 }
 
 /* Which format the input is: 1 decided, 0 not yet (the line is waited

@@ -101,7 +101,8 @@ struct report {
 	bool last_truncated;	/* ... and whether its stack hit the limit */
 	int last_own;		/* ... and its map (bt_own_map()) */
 	/* folded-looking lines without ';' before the format is known
-	 * (decide() in report.c): "LINE\n" each */
+	 * (decide() in report.c): each its line number, a uint64_t, then
+	 * "LINE\n" */
 	char *held;
 	size_t nheld, heldcap;
 	uint64_t held_lines;

@@ -216,6 +216,14 @@ check_eq "only one-frame folded lines: folded" "a 2|b 1" "$(paste -sd '|' "$T/on
 printf 'b 1\na 2\nb 3\n' >"$T/oneuns.folded"
 check_eq "only one-frame lines, unsorted, as SVG: read again as a tree" "b 4 samples" \
 	"$("$STACKFOLD" -q -f svg "$T/oneuns.folded" | grep -o '<title>b ([0-9]* samples' | tr -d '<>(' | sed 's/title//')"
+# A held one-frame line is read at its own line number: an unparsable one
+# (a count past 2^64) is said where it is, and before a later printf line
+# (until 2026-11-25: at the line that told the format)
+printf 'x 18446744073709551616\nb 5\nhello\nc;d 2\n' >"$T/heldbad.folded"
+"$STACKFOLD" "$T/heldbad.folded" >"$T/heldbad.out" 2>"$T/heldbad.err"
+check "a held line that does not parse: its own line number" \
+	grep -q 'heldbad.folded:1: ignored 2 unparsable lines (first at line 1)' "$T/heldbad.err"
+check_eq "... the rest read" "b 5|c;d 2" "$(paste -sd '|' "$T/heldbad.out")"
 
 # Loss lines inside a #maps block (a hand-edited capture, or one whose
 # stderr was merged in) are counted, not taken for malformed maps lines; a

@@ -15,7 +15,12 @@
  *     fold, from a frame tree fed the input as it comes, laid out while
  *     reading the written folded text (in the fold's order, so the stream
  *     must take every line), and from a frame tree fed that text in
- *     sort(1)'s order (FlameGraph's, which splits "f" around "f.cold").
+ *     sort(1)'s order (FlameGraph's, which splits "f" around "f.cold");
+ *   - format detection (report.c's decide(), hold(), to_folded()): read
+ *     with the format left to be found, an input found to be folded text
+ *     gives what it gives read as folded text from its first line (the
+ *     same samples, output bytes, unparsable lines and first bad line
+ *     number); one found to be bpftrace text took no sample before.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -30,28 +35,52 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void feed(struct report *r, const char *p, size_t size, bool direct)
+/* Feed p to r as folded text (find: as text of a format to be found).
+ * Returns 1 when a total past INT64_MAX was refused, 2 when the format
+ * found was bpftrace's (not read on: that needs a symbolizer), else 0;
+ * *st (may be NULL) gets the input's stats. */
+static int feed_as(struct report *r, const char *p, size_t size, bool direct,
+		   bool find, struct report_input_stats *st)
 {
 	const char *end = p + size;
-	struct report_input_stats st;
+	struct report_input_stats st0;
+	int over = 0;
 	r->fold_direct = direct;	/* the fold only, no profile */
 	uint64_t before = report_samples(r);
 	report_begin_input(r, NULL);
-	r->in.fmt = REPORT_FOLDED;	/* never bpftrace: no symbolizer */
+	if (!find)
+		r->in.fmt = REPORT_FOLDED;	/* never bpftrace: no symbolizer */
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
+		uint64_t pre = report_samples(r);
 		int ret = report_line(r, p, (size_t)(e - p));
-		if (ret == -EOVERFLOW)
-			break;	/* total past INT64_MAX: refused, not wrapped */
+		if (r->in.fmt == REPORT_BPFTRACE) {
+			if (pre != before)	/* held lines took samples */
+				abort();
+			return 2;
+		}
+		if (ret == -EOVERFLOW) {
+			over = 1;	/* past INT64_MAX: refused, not wrapped */
+			break;
+		}
 		if (ret)
 			abort();
 		p = nl ? nl + 1 : end;
 	}
-	if (report_end_input(r, &st))
+	int ret = report_end_input(r, st ? st : &st0);
+	if (ret == -EOVERFLOW && find)
+		return 1;	/* held lines added at the end */
+	if (ret)
 		abort();
-	if (st.samples != report_samples(r) - before)
+	if ((st ? st : &st0)->samples != report_samples(r) - before)
 		abort();
+	return over;
+}
+
+static void feed(struct report *r, const char *p, size_t size, bool direct)
+{
+	feed_as(r, p, size, direct, false, NULL);
 }
 
 /* Write fmt into a memory buffer; returns it (caller frees). */
@@ -208,6 +237,47 @@ static int has_bare_suffix(const char *s, size_t len)
 	return 0;
 }
 
+/* Read in as folded text, or with the format to be found: its folded
+ * output (malloc'd) and stats; NULL when a total overflowed or the format
+ * found was bpftrace's. */
+static char *detect_pass(const char *in, size_t size, bool find,
+			 struct report_input_stats *st, size_t *len)
+{
+	struct report r;
+	struct fold f;
+	char *out = NULL;
+	if (report_init(&r, NULL, false))
+		abort();
+	if (!feed_as(&r, in, size, true, find, st)) {
+		if (report_fold(&r, 0, &f))
+			abort();
+		struct out_input oi = { .prof = &r.prof, .fold = &f };
+		out = render("folded", &oi, len);
+		fold_release(&f);
+	}
+	report_release(&r);
+	return out;
+}
+
+static void detection(const char *in, size_t size)
+{
+	struct report_input_stats a, b;
+	size_t la, lb;
+	char *found = detect_pass(in, size, true, &a, &la);
+	if (!found)
+		return;
+	char *forced = detect_pass(in, size, false, &b, &lb);
+	if (!forced)
+		abort();	/* overflowed as folded only */
+	if (a.samples != b.samples || a.unparsable != b.unparsable ||
+	    a.first_bad_line != b.first_bad_line ||
+	    a.folded_lines != b.folded_lines || la != lb ||
+	    memcmp(found, forced, la))
+		abort();
+	free(found);
+	free(forced);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *o1, *o2;
@@ -228,5 +298,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	free(o1);
 	free(o2);
+	detection((const char *)data, size);
 	return 0;
 }
