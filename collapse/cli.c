@@ -76,9 +76,12 @@ void cli_usage(FILE *out, bool record)
 		      "      --save-raw FILE    also keep the raw capture (re-readable)\n\n",
 		      out);
 	else
-		fputs("usage: stackfold [OPTIONS] [FILE...]\n"
+		fputs("usage: stackfold [report] [OPTIONS] [FILE...]\n"
 		      "       stackfold record [OPTIONS] -- bpftrace ARGS...\n"
-		      "       stackfold symbolize [OPTIONS] < 'MODULE ADDRESS' lines\n\n"
+		      "       stackfold continuous -o DIR [OPTIONS] -- bpftrace ARGS...\n"
+		      "       stackfold symbolize [OPTIONS] < 'MODULE ADDRESS' lines\n"
+		      "       stackfold comments FILE.pb.gz...\n"
+		      "(each subcommand has its own --help)\n\n"
 		      "Read bpftrace output (any @[...stack...]: N map text, symbolized or raw\n"
 		      "addresses, or stackfold's raw capture) or folded stacks from FILEs or\n"
 		      "stdin, and write folded stacks, a top table, an SVG flame graph or pprof.\n\n",
@@ -236,19 +239,25 @@ static int parse_watch(struct cli *c, const char *arg)
 			      CLI_MAX_WATCH);
 }
 
+/* With a suffix and a temporary name's (or a window's name), an output
+ * must fit in PATH_MAX: a longer one was cut short, silently. */
+int cli_output_len(const char *cmd, const char *opt, const char *arg)
+{
+	if (strlen(arg) <= CLI_OUTPUT_MAX)
+		return -1;
+	fprintf(stderr, "stackfold: %s%s is too long for a path (%zu bytes; "
+		"%d at most)\n", cmd, opt, strlen(arg), CLI_OUTPUT_MAX);
+	return EXIT_USAGE;
+}
+
 static int parse_one(struct cli *c, int opt, const char *arg)
 {
 	unsigned u;
 	switch (opt) {
 	case 'f': return parse_formats(c, arg);
 	case 'o':
-		/* with a suffix and a temporary name's, within PATH_MAX */
-		if (strlen(arg) > CLI_OUTPUT_MAX) {
-			fprintf(stderr, "stackfold: -o is too long for a path "
-				"(%zu bytes; %d at most)\n", strlen(arg),
-				CLI_OUTPUT_MAX);
+		if (cli_output_len("", "-o", arg) != -1)
 			return EXIT_USAGE;
-		}
 		c->output = arg;
 		break;
 	case 'p': c->oo.fold_flags |= FOLD_PID; break;

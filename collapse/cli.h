@@ -45,6 +45,11 @@ struct cli {
 int cli_parse_pids(const char *opt, const char *arg, int *ids, unsigned *n,
 		   unsigned max);
 
+/* An output path (-o, --output) of at most CLI_OUTPUT_MAX bytes: -1 when
+ * it is; else one line "stackfold: CMDOPT is too long ..." is printed and
+ * EXIT_USAGE returned. */
+int cli_output_len(const char *cmd, const char *opt, const char *arg);
+
 /* getopt_long()'s '?' (unknown option) or ':' (missing argument, with
  * opterr 0 and ':' leading the short options) said in one line, "stackfold:
  * CMDunknown option '-x' (see --help)".  Returns EXIT_USAGE. */
