@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "util.h"
 
 bool bpftrace_noise(const char *s, size_t len)
@@ -41,7 +43,8 @@ static void child_exec(char **argv, int out, int err, pid_t parent,
 	_exit(127);
 }
 
-pid_t child_spawn(char **argv, int *out_fd, int *err_fd)
+/* bt_child_start()'s spawn: the pid, or -1 with errno */
+static pid_t child_spawn(char **argv, int *out_fd, int *err_fd)
 {
 	int po[2], pe[2];
 	if (pipe2(po, O_CLOEXEC))
@@ -75,8 +78,10 @@ pid_t child_spawn(char **argv, int *out_fd, int *err_fd)
 	return pid;
 }
 
-int pipebuf_read(struct pipebuf *pb,
-		 int (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+/* Lines of a pipe to fn, as bt_child_read() says; overlong: what fn gets
+ * for a line past LR_MAX_LINE. */
+static int pipebuf_read(struct pipebuf *pb, const char *overlong,
+			bt_line_fn fn, void *ctx)
 {
 	if (pb->len + 65536 > pb->cap &&
 	    sf_grow((void **)&pb->buf, &pb->cap, pb->len + 65536, 1))
@@ -86,7 +91,7 @@ int pipebuf_read(struct pipebuf *pb,
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			return 0;
 		pb->eof = true;
-		int ret = pb->skipping ? fn(ctx, NULL, 0) :
+		int ret = pb->skipping ? fn(ctx, overlong, strlen(overlong)) :
 			  pb->len ? fn(ctx, pb->buf, pb->len) : 0;
 		pb->len = 0;
 		pb->skipping = false;
@@ -98,7 +103,7 @@ int pipebuf_read(struct pipebuf *pb,
 	char *nl;
 	while ((nl = memchr(pb->buf + start, '\n', pb->len - start))) {
 		size_t end = (size_t)(nl - pb->buf);
-		int ret = pb->skipping ? fn(ctx, NULL, 0) :
+		int ret = pb->skipping ? fn(ctx, overlong, strlen(overlong)) :
 			  fn(ctx, pb->buf + start, end - start);
 		if (ret)
 			return ret;
@@ -133,4 +138,80 @@ bool stop_clock_safe(const struct stop_clock *c, uint64_t now)
 	if (c->flushes < due)
 		return false;	/* a flush is in progress */
 	return period <= s || phase + s / 2 < period;
+}
+
+int bt_child_start(struct bt_child *b, char **argv)
+{
+	bt_child_close(b);
+	b->clock = (struct stop_clock){ .period_ns = b->clock.period_ns };
+	b->stop_wanted = b->stop_sent = false;
+	b->stop_sent_ns = 0;
+	b->pid = child_spawn(argv, &b->out.fd, &b->err.fd);
+	return b->pid < 0 ? -1 : 0;
+}
+
+void bt_child_stop(struct bt_child *b)
+{
+	if (b->stop_sent)
+		return;
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
+	if (!b->stop_wanted)
+		b->clock.wanted_ns = now;
+	b->stop_wanted = true;
+	if (!stop_clock_safe(&b->clock, now))
+		return;
+	kill(b->pid, SIGINT);
+	b->stop_sent = true;
+	b->stop_sent_ns = now;
+}
+
+int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx)
+{
+	if (err)
+		return pipebuf_read(&b->err, "(a line past 16 MiB, left out)",
+				    fn, ctx);
+	b->clock.out_ns = sf_clock_ns(CLOCK_MONOTONIC);
+	return pipebuf_read(&b->out, REPORT_OVERLONG, fn, ctx);
+}
+
+bool bt_child_done(const struct bt_child *b)
+{
+	return b->out.eof && b->err.eof;
+}
+
+void bt_child_kill(struct bt_child *b)
+{
+	kill(-b->pid, SIGKILL);
+}
+
+int bt_child_wait(struct bt_child *b)
+{
+	int status = 0;
+	while (waitpid(b->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static void pipebuf_close(struct pipebuf *pb)
+{
+	if (pb->fd >= 0)
+		close(pb->fd);
+	pb->fd = -1;
+	pb->len = 0;
+	pb->eof = pb->skipping = false;
+}
+
+void bt_child_close(struct bt_child *b)
+{
+	pipebuf_close(&b->out);
+	pipebuf_close(&b->err);
+}
+
+void bt_child_release(struct bt_child *b)
+{
+	bt_child_close(b);
+	free(b->out.buf);
+	free(b->err.buf);
+	b->out.buf = b->err.buf = NULL;
+	b->out.cap = b->err.cap = 0;
 }

@@ -14,13 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-/* Start argv[0] (PATH searched) with stdout and stderr on two pipes, in
- * its own process group (a terminal's Ctrl-C reaches only the caller, who
- * forwards it once), killed if the caller dies (a SIGKILLed stackfold must
- * not leave bpftrace attached).  Returns the pid, or -1 with errno. */
-pid_t child_spawn(char **argv, int *out_fd, int *err_fd);
-
-/* Line splitter over a pipe fd.  buf is owned; free it when done. */
+/* Line splitter over a pipe fd; buf is freed by bt_child_release(). */
 struct pipebuf {
 	int fd;
 	char *buf;
@@ -28,15 +22,6 @@ struct pipebuf {
 	bool eof;
 	bool skipping;		/* in a line past LR_MAX_LINE */
 };
-
-/* Read what the pipe has (once; call when poll says readable) and call
- * fn for every complete line, and for a last unterminated one at end of
- * file; a NUL byte reads as '?', as in linereader.h.  A line of
- * LR_MAX_LINE bytes or more (linereader.h) is not held: fn gets line NULL,
- * len 0 for it once it ends.  Returns 0, fn's first non-zero result, or
- * -ENOMEM. */
-int pipebuf_read(struct pipebuf *pb,
-		 int (*fn)(void *ctx, const char *line, size_t len), void *ctx);
 
 /*
  * When a capture whose program prints and clears its maps every period_ns
@@ -57,6 +42,61 @@ struct stop_clock {
 	bool in_print;
 };
 bool stop_clock_safe(const struct stop_clock *c, uint64_t now);
+
+/*
+ * One run of bpftrace as a child: its pid, its two pipes, and the rule
+ * for stopping it, shared by record and continuous (which differ in how
+ * they wait and what they make of the lines).  Start from a zeroed struct
+ * with out.fd and err.fd -1.  The owner sets clock.period_ns, and
+ * clock.attached_ns, .flushes and .in_print as it reads them in the
+ * output; bt_child_read() keeps clock.out_ns.
+ */
+struct bt_child {
+	pid_t pid;
+	struct pipebuf out, err;
+	struct stop_clock clock;
+	bool stop_wanted;	/* a stop is due; sent once it is safe */
+	bool stop_sent;
+	uint64_t stop_sent_ns;	/* monotonic time the SIGINT was sent */
+};
+
+/* A line of the child's output; a non-zero result ends the read and is
+ * returned by bt_child_read(). */
+typedef int (*bt_line_fn)(void *ctx, const char *line, size_t len);
+
+/* Start argv[0] (PATH searched) with stdout and stderr on two pipes, in
+ * its own process group (a terminal's Ctrl-C reaches only the caller, who
+ * forwards it once), killed if the caller dies (a SIGKILLed stackfold must
+ * not leave bpftrace attached).  The run's stop state and clock start
+ * afresh (but period_ns); the pipes' buffers are kept for reuse.  0, or
+ * -1 with errno. */
+int bt_child_start(struct bt_child *b, char **argv);
+
+/* A stop is wanted (from the first call): SIGINT is sent to bpftrace once
+ * stop_clock_safe() allows.  Call again until stop_sent. */
+void bt_child_stop(struct bt_child *b);
+
+/* Read what stdout (err false) or stderr has, once (call when poll says
+ * readable), and call fn for every complete line, and for a last
+ * unterminated one at end of file; a NUL byte reads as '?', as in
+ * linereader.h.  A line of LR_MAX_LINE bytes or more is not held: once it
+ * ends, fn gets REPORT_OVERLONG for it on stdout (an unparsable line),
+ * and a note saying so on stderr.  Returns 0, fn's first non-zero result,
+ * or -ENOMEM. */
+int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx);
+
+/* Both pipes have reached end of file. */
+bool bt_child_done(const struct bt_child *b);
+
+/* SIGKILL bpftrace's process group (hung, or abandoned on an error). */
+void bt_child_kill(struct bt_child *b);
+
+/* Reap bpftrace: its wait status. */
+int bt_child_wait(struct bt_child *b);
+
+/* Close the pipes (for the next run); _release also frees the buffers. */
+void bt_child_close(struct bt_child *b);
+void bt_child_release(struct bt_child *b);
 
 /* bpftrace 0.17's harmless start-up complaint, not worth showing. */
 bool bpftrace_noise(const char *line, size_t len);

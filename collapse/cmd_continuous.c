@@ -134,15 +134,10 @@ struct cont {
 	uint32_t win_no;	/* windows ended so far */
 	uint64_t nsnap;		/* snapshots taken in this window */
 	uint64_t snap_skipped;
-	/* bpftrace */
-	pid_t child;
-	struct pipebuf out, err;
-	bool attached, ever_attached, stop_sent;
-	bool stop_wanted;	/* sent once safe (stop_clock_safe()) */
-	uint64_t attached_ns;	/* monotonic time of "#attached" */
-	uint64_t flushes;	/* total lines: windows printed whole */
-	uint64_t wanted_ns, out_ns;	/* monotonic: stop first wanted, last
-					 * stdout read */
+	/* bpftrace; its clock's attached_ns is the monotonic time of
+	 * "#attached", flushes the total lines (windows printed whole) */
+	struct bt_child bt;
+	bool attached, ever_attached;
 	bool ended;		/* "#end": its END printed the last window */
 	bool err_nonblock;	/* err.fd does not block: drain_err() may read */
 	struct loading_list loading;	/* snapshots taken while ld.so was
@@ -150,7 +145,6 @@ struct cont {
 	bool refresh;		/* restart bpftrace for fresh stack maps */
 	bool targets_gone;	/* every --watch-pid target has exited */
 	uint32_t refresh_after;	/* no such restart before this win_no */
-	uint64_t stop_at;	/* monotonic s when SIGINT was sent */
 	char last_err[256];	/* bpftrace's last stderr line */
 	uint64_t err_lines;
 	struct windir dir;	/* DIR's windows */
@@ -280,15 +274,9 @@ static int bad_arg(const char *what, const char *arg)
 static int parse_one(struct copts *o, int opt, const char *arg)
 {
 	switch (opt) {
-	case 'o':	/* with a window's name, within PATH_MAX */
-		if (strlen(arg) > CLI_OUTPUT_MAX) {
-			fprintf(stderr, "stackfold: continuous: --output is too "
-				"long for a path (%zu bytes; %d at most)\n",
-				strlen(arg), CLI_OUTPUT_MAX);
-			return EXIT_USAGE;
-		}
+	case 'o':
 		o->dir = arg;
-		return -1;
+		return cli_output_len("continuous: ", "--output", arg);
 	case 'w': return parse_uint(arg, 1, 86400, &o->window) ? -1
 			: bad_arg("--window", arg);
 	case 'F': return parse_uint(arg, 1, 100000, &o->hz) ? -1
@@ -651,7 +639,7 @@ static void stackmap_check(struct cont *x)
 {
 	const struct pf_counters *k = &x->r.prof.counters;
 	uint64_t n = k->samples + report_dropped(&x->r);
-	if (x->stop_sent || n < STACKMAP_MIN_SAMPLES ||
+	if (x->bt.stop_sent || n < STACKMAP_MIN_SAMPLES ||
 	    k->stackid_errors * 100 <= n * STACKMAP_LOSS_PCT ||
 	    x->win_no < x->refresh_after)
 		return;
@@ -750,19 +738,19 @@ static bool starts(const char *s, size_t len, const char *p)
 	return len >= n && memcmp(s, p, n) == 0;
 }
 
-static int err_cb(void *ctx, const char *s, size_t len);
+static int err_line(void *ctx, const char *s, size_t len);
 
 /* bpftrace reports a window's stack-id errors on stderr while it prints
  * the window, so they are in the stderr pipe before the total line comes
  * on stdout: read them now (the fd does not block), so that they count in
  * the window they belong to.  One read takes all the pipe holds: it asks
- * for 64 KiB or more (pipebuf_read), a pipe's default capacity, and the
- * pipe is ours (child_spawn), never enlarged; bpftrace blocks on a full
+ * for 64 KiB or more (bt_child_read), a pipe's default capacity, and the
+ * pipe is ours (bt_child_start), never enlarged; bpftrace blocks on a full
  * one, and the main loop reads that part before the total line. */
 static int drain_err(struct cont *x)
 {
-	return x->err.eof || !x->err_nonblock ? 0 :
-	       pipebuf_read(&x->err, err_cb, x);
+	return x->bt.err.eof || !x->err_nonblock ? 0 :
+	       bt_child_read(&x->bt, true, err_line, x);
 }
 
 static int total_line(struct cont *x, const char *s, size_t len)
@@ -773,7 +761,7 @@ static int total_line(struct cont *x, const char *s, size_t len)
 	/* At exit bpftrace prints every keyless map again (as 0): an empty
 	 * window after the stop, or after "#end" (bpftrace stopped by someone
 	 * else), is that echo, not a window. */
-	if ((x->stop_sent || x->ended) && !x->win_records)
+	if ((x->bt.stop_sent || x->ended) && !x->win_records)
 		return 0;
 	return window_end(x, false);
 }
@@ -790,15 +778,17 @@ static void attached(struct cont *x)
 	feed_meta(x, "start_ns", buf);
 }
 
-static int out_line(struct cont *x, const char *s, size_t len)
+/* bt_child_read()'s callback for bpftrace's stdout */
+static int out_line(void *ctx, const char *s, size_t len)
 {
+	struct cont *x = ctx;
 	if (starts(s, len, "#pid ")) {
 		first_sample(x, s, len);
 		return 0;
 	}
 	if (starts(s, len, "#attached")) {
 		x->attached = x->ever_attached = true;
-		x->attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
+		x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 		attached(x);
 		return 0;
 	}
@@ -807,7 +797,7 @@ static int out_line(struct cont *x, const char *s, size_t len)
 		return 0;
 	}
 	if (starts(s, len, "@stackfold_total")) {
-		x->flushes++;
+		x->bt.clock.flushes++;
 		return total_line(x, s, len);
 	}
 	if (starts(s, len, "@stackfold[") || starts(s, len, "@stackfold_b["))
@@ -820,8 +810,9 @@ static int out_line(struct cont *x, const char *s, size_t len)
 /* bpftrace's stderr: losses go to the window; other lines are shown
  * until it has attached (start-up errors), then only kept for the log
  * line of an unexpected exit, so a chatty bpftrace cannot flood the log. */
-static int err_line(struct cont *x, const char *s, size_t len)
+static int err_line(void *ctx, const char *s, size_t len)
 {
+	struct cont *x = ctx;
 	if (bt_side_kind(s, len, NULL) != BT_SIDE_NONE) {
 		feed(x, s, len);
 		return 0;
@@ -845,37 +836,8 @@ static int err_line(struct cont *x, const char *s, size_t len)
  * whole print.  Called again until sent. */
 static void stop_child(struct cont *x)
 {
-	if (x->stop_sent)
-		return;
-	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
-	if (!x->stop_wanted)
-		x->wanted_ns = now;
-	x->stop_wanted = true;
-	struct stop_clock c = {
-		.period_ns = (uint64_t)x->o.window * 1000000000ULL,
-		.attached_ns = x->attached_ns, .wanted_ns = x->wanted_ns,
-		.out_ns = x->out_ns, .flushes = x->flushes,
-		.in_print = x->win_records > 0 };
-	if (!stop_clock_safe(&c, now))
-		return;
-	kill(x->child, SIGINT);
-	x->stop_sent = true;
-	x->stop_at = now / 1000000000ULL;
-}
-
-/* pipebuf_read() callbacks */
-static int out_cb(void *ctx, const char *s, size_t len)
-{
-	if (!s)		/* a line past LR_MAX_LINE */
-		s = REPORT_OVERLONG, len = 1;
-	return out_line(ctx, s, len);
-}
-
-static int err_cb(void *ctx, const char *s, size_t len)
-{
-	if (!s)
-		s = "(a line past 16 MiB, left out)", len = strlen(s);
-	return err_line(ctx, s, len);
+	x->bt.clock.in_print = x->win_records > 0;
+	bt_child_stop(&x->bt);
 }
 
 /* How long pump() may wait for bpftrace: a second, or until a loading
@@ -883,7 +845,7 @@ static int err_cb(void *ctx, const char *s, size_t len)
 static int poll_ms(const struct cont *x)
 {
 	uint64_t due = loading_next_due(&x->loading), now;
-	if (x->stop_wanted && !x->stop_sent)
+	if (x->bt.stop_wanted && !x->bt.stop_sent)
 		return 50;	/* until it is safe to stop */
 	if (due == UINT64_MAX)
 		return 1000;
@@ -898,7 +860,7 @@ static int poll_ms(const struct cont *x)
 static void watch_targets(struct cont *x)
 {
 	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
-	if (!x->watch.n || x->stop_sent || now - x->watch_at < 1000000000ULL)
+	if (!x->watch.n || x->bt.stop_sent || now - x->watch_at < 1000000000ULL)
 		return;
 	x->watch_at = now;
 	if (watch_check(&x->watch))
@@ -911,18 +873,19 @@ static void watch_targets(struct cont *x)
 /* Read bpftrace until both pipes close.  0, or EXIT_INTERRUPTED / EXIT_IO. */
 static int pump(struct cont *x)
 {
-	while (!x->out.eof || !x->err.eof) {
-		struct pollfd pf[2] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
-					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 } };
+	struct bt_child *b = &x->bt;
+	while (!bt_child_done(b)) {
+		struct pollfd pf[2] = { { b->out.eof ? -1 : b->out.fd, POLLIN, 0 },
+					{ b->err.eof ? -1 : b->err.fd, POLLIN, 0 } };
 		int n = poll(pf, 2, poll_ms(x));
 		if (stopsig_abort())
 			return EXIT_INTERRUPTED;
-		if (stopsig_count() || x->refresh || x->stop_wanted)
+		if (stopsig_count() || x->refresh || b->stop_wanted)
 			stop_child(x);	/* sent once */
 		watch_targets(x);
-		if (x->stop_sent && sf_clock_ns(CLOCK_MONOTONIC) / 1000000000ULL >
-				    x->stop_at + STOP_GRACE_S)
-			kill(-x->child, SIGKILL);	/* hung: pipes close */
+		if (b->stop_sent && sf_clock_ns(CLOCK_MONOTONIC) - b->stop_sent_ns >
+				    STOP_GRACE_S * 1000000000ULL)
+			bt_child_kill(b);	/* hung: pipes close */
 		if (x->loading.n)
 			loading_check(&x->loading, x->ss,
 				      sf_clock_ns(CLOCK_MONOTONIC), NULL, NULL);
@@ -934,46 +897,21 @@ static int pump(struct cont *x)
 		 * windows there is no wait: a "#pid" line is a process to
 		 * snapshot before it exits (unless this window's snapshots
 		 * are used up: then a fork storm costs no wake-up a line). */
-		if (!x->stop_sent &&
+		if (!b->stop_sent &&
 		    (x->win_records || x->nsnap >= SNAPS_PER_WINDOW))
 			poll(NULL, 0, COALESCE_MS);
 		/* stderr first (and drain_err() at the total line) */
 		int ret = 0;
 		if (pf[1].revents)
-			ret = pipebuf_read(&x->err, err_cb, x);
-		if (!ret && pf[0].revents) {
-			x->out_ns = sf_clock_ns(CLOCK_MONOTONIC);
-			ret = pipebuf_read(&x->out, out_cb, x);
-		}
+			ret = bt_child_read(b, true, err_line, x);
+		if (!ret && pf[0].revents)
+			ret = bt_child_read(b, false, out_line, x);
 		if (ret) {
 			fprintf(stderr, "stackfold: out of memory\n");
 			return EXIT_IO;
 		}
 	}
 	return 0;
-}
-
-static void child_reset(struct cont *x)
-{
-	if (x->out.fd >= 0)
-		close(x->out.fd);
-	if (x->err.fd >= 0)
-		close(x->err.fd);
-	x->out.fd = x->err.fd = -1;
-	x->out.len = x->err.len = 0;
-	x->out.eof = x->err.eof = false;
-	x->out.skipping = x->err.skipping = false;
-	x->attached = false;
-	x->last_err[0] = 0;
-	x->err_lines = 0;
-}
-
-static int child_wait(struct cont *x)
-{
-	int status = 0;
-	while (waitpid(x->child, &status, 0) < 0 && errno == EINTR)
-		;
-	return status;
 }
 
 static void describe_exit(int status, char *buf, size_t n)
@@ -995,32 +933,31 @@ static bool backoff(unsigned secs)
 /* One run of bpftrace.  Returns -1 to restart it, else an exit status. */
 static int run_once(struct cont *x, unsigned *delay)
 {
-	child_reset(x);
-	x->stop_sent = x->ended = x->stop_wanted = false;
-	x->attached_ns = x->flushes = 0;
-	x->child = child_spawn(x->o.argv, &x->out.fd, &x->err.fd);
-	if (x->child < 0) {
+	x->ended = x->attached = false;
+	x->last_err[0] = 0;
+	x->err_lines = 0;
+	if (bt_child_start(&x->bt, x->o.argv)) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", x->o.argv[0],
 			strerror(errno));
 		return EXIT_ENV;
 	}
-	int fl = fcntl(x->err.fd, F_GETFL);
+	int fl = fcntl(x->bt.err.fd, F_GETFL);
 	x->err_nonblock = fl >= 0 &&
-			  fcntl(x->err.fd, F_SETFL, fl | O_NONBLOCK) == 0;
+			  fcntl(x->bt.err.fd, F_SETFL, fl | O_NONBLOCK) == 0;
 	uint64_t windows0 = x->written + x->failed;
 	int st = pump(x);
 	if (st) {
-		kill(-x->child, SIGKILL);
-		child_wait(x);
+		bt_child_kill(&x->bt);
+		bt_child_wait(&x->bt);
 		if (st == EXIT_INTERRUPTED)
 			fprintf(stderr, "stackfold: aborted, window in progress lost\n");
 		return st;
 	}
-	int status = child_wait(x);
+	int status = bt_child_wait(&x->bt);
 	/* bpftrace that died on its own (not stopped: its END did not print
 	 * the rest) may have died while it printed the window: what came of
 	 * it is part of a window, not written (said lost below) */
-	bool died = !x->stop_sent && !x->ended;
+	bool died = !x->bt.stop_sent && !x->ended;
 	if (x->r_open && x->win_records && died &&
 	    window_next(x, sf_clock_ns(CLOCK_REALTIME), 0)) {
 		fprintf(stderr, "stackfold: out of memory\n");
@@ -1035,7 +972,7 @@ static int run_once(struct cont *x, unsigned *delay)
 		x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
 		return -1;	/* at once: no backoff, nothing failed */
 	}
-	if (x->stop_sent)
+	if (x->bt.stop_sent)
 		return EXIT_OK;
 	char how[64];
 	describe_exit(status, how, sizeof(how));
@@ -1117,12 +1054,14 @@ static int setup(struct cont *x)
 
 int cmd_continuous(int argc, char **argv)
 {
-	struct cont x = { .out.fd = -1, .err.fd = -1, .watch = { .epfd = -1 } };
+	struct cont x = { .bt = { .out.fd = -1, .err.fd = -1 },
+			  .watch = { .epfd = -1 } };
 	int st = parse_args(&x.o, argc, argv);
 	if (st >= 0)
 		return st;
 	if (x.o.check)	/* scripts/continuous, before it touches DIR */
 		return EXIT_OK;
+	x.bt.clock.period_ns = (uint64_t)x.o.window * 1000000000ULL;
 	st = setup(&x);
 	for (unsigned delay = 1; !st;) {
 		int r = run_once(&x, &delay);
@@ -1138,9 +1077,7 @@ int cmd_continuous(int argc, char **argv)
 			x.written, x.written == 1 ? "" : "s", x.failed, x.cut_short);
 	if (x.r_open)
 		window_release(&x);
-	child_reset(&x);
-	free(x.out.buf);
-	free(x.err.buf);
+	bt_child_release(&x.bt);
 	free(x.seen);
 	windir_release(&x.dir);
 	loading_release(&x.loading);

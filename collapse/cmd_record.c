@@ -37,20 +37,13 @@
 struct rec {
 	struct cli *c;
 	struct report r;
-	pid_t child;
-	struct pipebuf out, err;
+	/* bpftrace; its clock's attached_ns is the monotonic time of
+	 * "#attached", flushes the "#flushed" lines seen, in_print true while
+	 * a flush's map entries are arriving (its clear is still to come) */
+	struct bt_child bt;
 	struct rawcap raw;	/* --save-raw */
 	uint64_t start_ns;
-	uint64_t attached_ns;	/* monotonic time of "#attached" */
-	uint64_t stopped_ns;	/* monotonic time sampling ended (stop sent) */
-	uint64_t flushes;	/* "#flushed" lines seen */
-	bool in_print;		/* a flush's map entries are arriving: its
-				 * clear is still to come */
-	uint64_t out_ns;	/* monotonic time of bpftrace's last output */
 	bool cut;		/* bpftrace ended early, with samples */
-	bool stop_wanted;	/* a stop is due; sent once it is safe */
-	uint64_t wanted_ns;	/* monotonic time the stop was first wanted */
-	bool stop_sent;
 	struct watch watch;	/* --watch-pid: stop once all have exited */
 	bool targets_gone;	/* ...which they have */
 	uint64_t watch_polled_ns;	/* monotonic: polled targets last read */
@@ -138,9 +131,9 @@ static void meta_line(struct rec *x, const char *k, const char *v);
  * from bpftrace's start-up. */
 static void attached(struct rec *x)
 {
-	if (x->attached_ns)
+	if (x->bt.clock.attached_ns)
 		return;
-	x->attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
+	x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 	if (x->c->start_pid)
 		kill(x->c->start_pid, SIGCONT);
 	/* the capture's start, for pprof's time_nanos: this line wins over
@@ -150,18 +143,21 @@ static void attached(struct rec *x)
 	meta_line(x, "start_ns", buf);
 }
 
-static int out_line(struct rec *x, const char *s, size_t len)
+/* bt_child_read()'s callback for bpftrace's stdout */
+static int out_line(void *ctx, const char *s, size_t len)
 {
+	struct rec *x = ctx;
 	if (len > 5 && memcmp(s, "#pid ", 5) == 0)
 		first_sample(x, s, len);
 	else if (len >= 9 && memcmp(s, "#attached", 9) == 0)
 		attached(x);
 	else if (len == 8 && memcmp(s, "#flushed", 8) == 0)
-		x->flushes++, x->in_print = false;
+		x->bt.clock.flushes++, x->bt.clock.in_print = false;
 	else if (len > 13 && memcmp(s, "@stackfold_", 11) == 0)
 		/* "@stackfold_a[": print(@stackfold_a) has begun; its total,
 		 * printed after clear(@stackfold_a), says the clear is done */
-		x->in_print = s[12] == '[' && (s[11] == 'a' || s[11] == 'b');
+		x->bt.clock.in_print = s[12] == '[' &&
+				       (s[11] == 'a' || s[11] == 'b');
 	int ret = report_line(&x->r, s, len);
 	raw_line(x, s, len);
 	return ret;
@@ -169,8 +165,9 @@ static int out_line(struct rec *x, const char *s, size_t len)
 
 
 /* bpftrace's stderr: losses are counted, noise dropped, the rest shown. */
-static int err_line(struct rec *x, const char *s, size_t len)
+static int err_line(void *ctx, const char *s, size_t len)
 {
+	struct rec *x = ctx;
 	if (bt_side_kind(s, len, NULL) != BT_SIDE_NONE) {
 		int ret = report_line(&x->r, s, len);
 		raw_line(x, s, len);
@@ -189,7 +186,7 @@ static void countdown(struct rec *x, uint64_t elapsed_s)
 	uint64_t left = x->c->seconds > elapsed_s ? x->c->seconds - elapsed_s : 0;
 	/* counts arrive with each flush (every --flush s): until the first,
 	 * none is shown rather than a 0 that is not one */
-	if (x->c->seconds && x->flushes)
+	if (x->c->seconds && x->bt.clock.flushes)
 		fprintf(stderr, "\rstackfold: recording, %3" PRIu64 " s left, %" PRIu64
 			" samples by the last flush (Ctrl-C to stop) ", left,
 			x->r.prof.counters.samples);
@@ -199,45 +196,6 @@ static void countdown(struct rec *x, uint64_t elapsed_s)
 	else
 		fprintf(stderr, "\rstackfold: recording, %" PRIu64 " s (Ctrl-C to stop) ",
 			elapsed_s);
-}
-
-/* With a flush period, stop between flushes (child.h says why). */
-static bool safe_to_stop(const struct rec *x)
-{
-	struct stop_clock c = {
-		.period_ns = (uint64_t)x->c->flush * 1000000000ULL,
-		.attached_ns = x->attached_ns, .wanted_ns = x->wanted_ns,
-		.out_ns = x->out_ns, .flushes = x->flushes,
-		.in_print = x->in_print };
-	return stop_clock_safe(&c, sf_clock_ns(CLOCK_MONOTONIC));
-}
-
-/* Ask bpftrace to stop (it prints its maps on SIGINT), once it is safe. */
-static void stop_child(struct rec *x)
-{
-	if (!x->stop_wanted)
-		x->wanted_ns = sf_clock_ns(CLOCK_MONOTONIC);
-	x->stop_wanted = true;
-	if (!x->stop_sent && safe_to_stop(x)) {
-		kill(x->child, SIGINT);
-		x->stop_sent = true;
-		x->stopped_ns = sf_clock_ns(CLOCK_MONOTONIC);
-	}
-}
-
-/* pipebuf_read() callbacks */
-static int out_cb(void *ctx, const char *s, size_t len)
-{
-	if (!s)		/* a line past LR_MAX_LINE */
-		s = REPORT_OVERLONG, len = 1;
-	return out_line(ctx, s, len);
-}
-
-static int err_cb(void *ctx, const char *s, size_t len)
-{
-	if (!s)
-		s = "(a line past 16 MiB, left out)", len = strlen(s);
-	return err_line(ctx, s, len);
 }
 
 /* Time after "#attached" to stop bpftrace with -D: the program's own
@@ -259,7 +217,7 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC), wait = UINT64_MAX;
 	const uint64_t s = 1000000000ULL;
 
-	if (x->stop_wanted && !x->stop_sent)
+	if (x->bt.stop_wanted && !x->bt.stop_sent)
 		wait = 100000000ULL;
 	if (x->loading.n) {
 		uint64_t due = loading_next_due(&x->loading);
@@ -271,12 +229,12 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 	}
 	if (watch_polled(&x->watch) && wait > WATCH_POLL_NS)
 		wait = WATCH_POLL_NS;
-	if (x->attached_ns) {
-		uint64_t el = now - x->attached_ns;
+	if (x->bt.clock.attached_ns) {
+		uint64_t el = now - x->bt.clock.attached_ns;
 		if (x->c->countdown && isatty(2) && wait > s - el % s)
 			wait = s - el % s;
 		uint64_t end = stop_after_ns(x);
-		if (end && !x->stop_wanted)
+		if (end && !x->bt.stop_wanted)
 			wait = end > el ? (end - el < wait ? end - el : wait) : 0;
 	}
 	if (wait == UINT64_MAX)
@@ -289,10 +247,11 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 /* The one line saying that the targets' exit ended the capture. */
 static void say_targets_gone(const struct rec *x)
 {
-	if (x->attached_ns)
+	uint64_t at = x->bt.clock.attached_ns;
+	if (at)
 		fprintf(stderr, "%sstackfold: every target exited after %.1f s; "
 			"stopping\n", x->c->countdown && isatty(2) ? "\n" : "",
-			(double)(sf_clock_ns(CLOCK_MONOTONIC) - x->attached_ns) / 1e9);
+			(double)(sf_clock_ns(CLOCK_MONOTONIC) - at) / 1e9);
 	else
 		fprintf(stderr, "stackfold: every target exited before bpftrace "
 			"attached; stopping\n");
@@ -319,9 +278,10 @@ static void watch_targets(struct rec *x, bool woken)
 	x->targets_gone = true;
 	/* said, unless it is the end expected: a command started to run
 	 * (--start-pid) until it exits, with no -D */
-	if (!x->stop_wanted && (x->c->seconds || !x->c->start_pid) && !x->c->quiet)
+	if (!x->bt.stop_wanted && (x->c->seconds || !x->c->start_pid) &&
+	    !x->c->quiet)
 		say_targets_gone(x);
-	stop_child(x);
+	bt_child_stop(&x->bt);
 }
 
 static int loop(struct rec *x)
@@ -335,9 +295,10 @@ static int loop(struct rec *x)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	int st = 0;
-	while (!x->out.eof || !x->err.eof) {
-		struct pollfd pf[3] = { { x->out.eof ? -1 : x->out.fd, POLLIN, 0 },
-					{ x->err.eof ? -1 : x->err.fd, POLLIN, 0 },
+	struct bt_child *b = &x->bt;
+	while (!bt_child_done(b)) {
+		struct pollfd pf[3] = { { b->out.eof ? -1 : b->out.fd, POLLIN, 0 },
+					{ b->err.eof ? -1 : b->err.fd, POLLIN, 0 },
 					{ watch_fd(&x->watch), POLLIN, 0 } };
 		struct timespec ts;
 		/* Blocked from the check to the wait only: a signal landing
@@ -352,15 +313,15 @@ static int loop(struct rec *x)
 			st = EXIT_INTERRUPTED;
 			break;
 		}
-		if (stopsig_count() || x->stop_wanted)
-			stop_child(x);
+		if (stopsig_count() || b->stop_wanted)
+			bt_child_stop(&x->bt);
 		if (x->loading.n)
 			loading_due(x);
-		uint64_t el = x->attached_ns ? (sf_clock_ns(CLOCK_MONOTONIC) -
-				x->attached_ns) / 1000000000ULL : 0;
-		if (stop_after_ns(x) && x->attached_ns &&
-		    sf_clock_ns(CLOCK_MONOTONIC) - x->attached_ns >= stop_after_ns(x))
-			stop_child(x);
+		uint64_t at = b->clock.attached_ns,
+			 now = sf_clock_ns(CLOCK_MONOTONIC);
+		uint64_t el = at ? (now - at) / 1000000000ULL : 0;
+		if (stop_after_ns(x) && at && now - at >= stop_after_ns(x))
+			bt_child_stop(&x->bt);
 		watch_targets(x, pf[2].revents);
 		if (el != last) {
 			countdown(x, el);
@@ -369,12 +330,10 @@ static int loop(struct rec *x)
 		if (n <= 0)
 			continue;
 		int ret = 0;
-		if (pf[0].revents) {
-			x->out_ns = sf_clock_ns(CLOCK_MONOTONIC);
-			ret = pipebuf_read(&x->out, out_cb, x);
-		}
+		if (pf[0].revents)
+			ret = bt_child_read(b, false, out_line, x);
 		if (!ret && pf[1].revents)
-			ret = pipebuf_read(&x->err, err_cb, x);
+			ret = bt_child_read(b, true, err_line, x);
 		if (ret) {	/* -ENOMEM, or a count past 2^63 */
 			fprintf(stderr, "stackfold: %s\n", ret == -EOVERFLOW ?
 				REPORT_OVERFLOW_MSG : "out of memory");
@@ -425,8 +384,9 @@ static void meta_begin(struct rec *x, int argc, char **argv)
  * deadline (-D), which ends sampling in the kernel. */
 static uint64_t capture_ns(const struct rec *x)
 {
-	uint64_t end = x->stopped_ns ? x->stopped_ns : sf_clock_ns(CLOCK_MONOTONIC);
-	uint64_t d = x->attached_ns && end > x->attached_ns ? end - x->attached_ns : 0;
+	uint64_t at = x->bt.clock.attached_ns, end = x->bt.stop_sent_ns ?
+		x->bt.stop_sent_ns : sf_clock_ns(CLOCK_MONOTONIC);
+	uint64_t d = at && end > at ? end - at : 0;
 	uint64_t cap = (uint64_t)x->c->seconds * 1000000000ULL;
 	return x->c->seconds && d > cap ? cap : d;
 }
@@ -444,9 +404,7 @@ static void abort_cleanup(void)
 
 static int child_status(struct rec *x)
 {
-	int status = 0;
-	while (waitpid(x->child, &status, 0) < 0 && errno == EINTR)
-		;
+	int status = bt_child_wait(&x->bt);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
@@ -586,6 +544,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct cli c;
 	struct rec x = { .c = &c, .watch = { .epfd = -1 },
+			 .bt = { .out.fd = -1, .err.fd = -1 },
 			 .cpu0_self = cpu_s(RUSAGE_SELF),
 			 .cpu0_kids = cpu_s(RUSAGE_CHILDREN) };
 	int st = cli_parse(&c, true, argc, argv);
@@ -610,8 +569,8 @@ int cmd_record(int argc, char **argv)
 	/* a closed stdout (the top table piped into a reader gone) is a write
 	 * error for that output, not death: the files are still written */
 	signal(SIGPIPE, SIG_IGN);
-	x.child = child_spawn(c.inputs, &x.out.fd, &x.err.fd);
-	if (x.child < 0) {
+	x.bt.clock.period_ns = (uint64_t)c.flush * 1000000000ULL;
+	if (bt_child_start(&x.bt, c.inputs)) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", c.inputs[0],
 			strerror(errno));
 		st = EXIT_ENV;
@@ -619,9 +578,8 @@ int cmd_record(int argc, char **argv)
 	}
 	st = loop(&x);
 	if (st) {	/* bpftrace is stopped here: nobody reads its pipes */
-		kill(-x.child, SIGKILL);
-		while (waitpid(x.child, NULL, 0) < 0 && errno == EINTR)
-			;
+		bt_child_kill(&x.bt);
+		bt_child_wait(&x.bt);
 		if (st == EXIT_INTERRUPTED)
 			fprintf(stderr, "\nstackfold: aborted, no output written\n");
 		goto out;
@@ -637,8 +595,7 @@ int cmd_record(int argc, char **argv)
 		st = finish(&x);
 out:
 	rawcap_abort(&x.raw);
-	free(x.out.buf);
-	free(x.err.buf);
+	bt_child_release(&x.bt);
 	loading_release(&x.loading);
 	watch_close(&x.watch);
 	report_release(&x.r);
