@@ -911,6 +911,17 @@ static bool maps_like(const char *s, size_t len)
 	return i && i < len && s[i] == '-';
 }
 
+/* In a #maps block, a loss line leaves an empty line in its place (the
+ * maps reader skips it), so that the block's lines keep their numbers: a
+ * malformed maps line after it is said where it is.  Out of memory, the
+ * numbers after it are one short. */
+static void maps_gap(struct bt_parser *bp)
+{
+	size_t off;
+	if (bp->st == ST_MAPS && !buf_append(bp, "", 0, &off))
+		bp->buf[bp->blen - 1] = '\n';
+}
+
 /* bpftrace's messages about lost samples: counted wherever they come.  A
  * capture reads them from bpftrace's stderr, so they can land between two
  * lines of a record (and in a raw capture's file) without ending it. */
@@ -925,17 +936,18 @@ static bool side_line(struct bt_parser *bp, const char *s, size_t len)
 	switch (bt_side_kind(s, len, &n)) {
 	case BT_SIDE_LOST:
 		bp->c.lost_events += n;
-		return true;
+		break;
 	case BT_SIDE_STACKID:
 		bp->c.stackid_errors++;
-		return true;
+		break;
 	case BT_SIDE_MAP_FULL:
 		bp->c.map_full_warnings++;
-		return true;
-	case BT_SIDE_NONE:
 		break;
+	case BT_SIDE_NONE:
+		return false;
 	}
-	return false;
+	maps_gap(bp);
+	return true;
 }
 
 bool bt_parser_idle(const struct bt_parser *bp)

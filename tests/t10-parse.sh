@@ -231,6 +231,12 @@ check_eq "... the rest read" "b 5|c;d 2" "$(paste -sd '|' "$T/heldbad.out")"
 printf '#maps 4242\nLost 7 events\nfailed to look up stack id -17 (pid 4242): -17\n555555554000-555555556000 r-xp 00000000 08:01 123 /tmp/map full\n#endmaps\n@[\n    foo+1\n]: 3\n' >"$T/mapslost.txt"
 "$STACKFOLD" "$T/mapslost.txt" >/dev/null 2>"$T/mapslost.err"
 check "loss lines in a #maps block: counted" grep -q '1 stack-id errors.*bpftrace lost 7 events' "$T/mapslost.err"
+# ... and keep the block's line numbers: a malformed maps line after one is
+# said where it is (until 2026-11-25, one line early)
+printf '#maps 4242\n555555554000-555555556000 r-xp 00000000 08:01 123 /bin/true\nLost 7 events\nzzz bad line\n#endmaps\n@[\n    foo+1\n]: 3\n' >"$T/mapsgap.txt"
+"$STACKFOLD" "$T/mapsgap.txt" >/dev/null 2>"$T/mapsgap.err"
+check "a malformed maps line after a loss line: its own line number" \
+	grep -q 'mapsgap.txt:4: ignored 1 malformed line(s) in saved maps of process 4242 (first at line 4)' "$T/mapsgap.err"
 check "... and the block stays whole" bash -c "! grep -q 'malformed\|map was full' '$T/mapslost.err'"
 
 # Options that cancel each other are refused in one line (until
