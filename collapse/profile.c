@@ -15,6 +15,7 @@ static uint64_t map_hash(const struct pf_mapping *m)
 {
 	uint64_t h = sf_hash_u64(m->start ^ sf_hash_u64(m->limit));
 	h ^= sf_hash_u64(m->offset + m->filename * 31ULL + m->build_id);
+	h ^= sf_hash_u64(m->inode ^ sf_hash_u64(m->dev));
 	return h ^ (uint64_t)m->is_kernel;
 }
 
@@ -22,7 +23,8 @@ static bool map_eq(const struct pf_mapping *a, const struct pf_mapping *b)
 {
 	return a->start == b->start && a->limit == b->limit &&
 	       a->offset == b->offset && a->filename == b->filename &&
-	       a->build_id == b->build_id && a->is_kernel == b->is_kernel;
+	       a->build_id == b->build_id && a->is_kernel == b->is_kernel &&
+	       a->dev == b->dev && a->inode == b->inode;
 }
 
 static uint64_t fn_hash(const struct pf_function *f)

@@ -167,6 +167,7 @@ static int64_t module_mapping(struct resolver *r, const struct sym_module *m)
 	struct pf_mapping pm = {
 		.start = m->start, .limit = m->limit, .offset = m->offset,
 		.filename = (uint32_t)fn, .build_id = (uint32_t)bid,
+		.dev = m->dev, .inode = m->inode,
 		.is_main = m->is_main,
 		.has_functions = m->has_functions,
 		.has_filenames = m->has_filenames,

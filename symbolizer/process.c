@@ -239,6 +239,8 @@ static void module_init(struct sym_module *mod, const struct maps_entry *e,
 	mod->path = path;
 	mod->build_id = "";
 	mod->deleted = e->deleted;
+	mod->dev = (uint64_t)maps_entry_dev(e);
+	mod->inode = e->inode;
 }
 
 static const char *anon_path(const struct maps_entry *e)

@@ -217,6 +217,10 @@ struct sym_module {
 	bool is_kernel;
 	bool is_main;		/* the process's executable */
 	bool deleted;		/* the mapped file was deleted (maps said so) */
+	uint64_t dev, inode;	/* the mapped file's identity (maps), 0 for
+				 * none: two files mapped at one path and
+				 * address (one replaced, or in another mount
+				 * namespace) are two modules */
 	bool has_functions, has_filenames, has_line_numbers,
 		has_inline_frames;	/* what symbolization really provided */
 };

@@ -754,3 +754,32 @@ check "dlopen late: the live run names the library's function ($live in plug_inn
 replay=$(awk '/;plug_inner( |;|$)/ { n += $NF } END { print n + 0 }' "$T/plug-replay.folded")
 check_eq "dlopen late: the replay, the process gone, names it as the live run did" "$live" "$replay"
 check "dlopen late: the raw capture holds the library's map" grep -q 'libplug\.so' "$T/plug.raw"
+
+# 24. Two programs mapped at one path and address, without a build-id: one
+#     replaced while its old version still runs (a deploy; Go binaries are
+#     static, non-PIE and have no GNU build-id by default).  Each process
+#     is named from its own file: until 2026-11-25 their mappings were one
+#     in the profile, and each process showed the other program's names.
+for v in alpha beta; do
+	printf 'static volatile unsigned long n;\n__attribute__((noinline)) void %s_spin(void) { for (;;) n++; }\nint main(void) { %s_spin(); return 0; }\n' "$v" "$v" >"$T/$v.c"
+	cc -O1 -fno-omit-frame-pointer -no-pie -fno-pie -Wl,--build-id=none -o "$T/$v" "$T/$v.c"
+done
+mkdir -p "$T/same"
+cp "$T/alpha" "$T/same/prog"
+"$T/same/prog" &
+pa=$!
+cp "$T/beta" "$T/same/prog.new" && mv "$T/same/prog.new" "$T/same/prog"
+"$T/same/prog" &
+pb=$!
+"$STACKFOLD" record -D 4 -p -f folded -o "$T/sameout" -- env BPFTRACE_NO_USER_SYMBOLS=1 \
+	bpftrace "$TOP/bt/profile.bt" "$HZ" 0 2 2>"$T/same.err"
+check_eq "one path, two programs: record exits 0" 0 $?
+kill "$pa" "$pb" 2>/dev/null
+wait "$pa" "$pb" 2>/dev/null
+same_n() { awk -v p="prog-$1;" -v f="$2" 'index($0, p) == 1 && index($0, f) { n += $NF } END { print n + 0 }' "$T/sameout.folded"; }
+check "one path, two programs: the old one's samples name alpha_spin ($(same_n "$pa" alpha_spin))" \
+	test "$(same_n "$pa" alpha_spin)" -gt "$HZ"
+check "one path, two programs: the new one's name beta_spin ($(same_n "$pb" beta_spin))" \
+	test "$(same_n "$pb" beta_spin)" -gt "$HZ"
+check_eq "one path, two programs: neither shows the other's function" "0 0" \
+	"$(same_n "$pa" beta_spin) $(same_n "$pb" alpha_spin)"
