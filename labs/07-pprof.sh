@@ -11,8 +11,8 @@ command -v go >/dev/null || lab_die "go is not installed (apt-get install golang
 "$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/after" -f folded,pprof \
 	-- "$BUILD/shares" 0 4
 
-# pprof's own view of one profile (go tool pprof -http=:8080 FILE opens the
-# same in a browser: flame graph, source, graph).
+# pprof's own view of one profile (go tool pprof -http=:8080 -no_browser FILE
+# serves the same on http://localhost:8080/ui/: flame graph, source, graph).
 go tool pprof -top -nodecount=12 "$OUT/before.pb.gz" 2>&1 | tee "$OUT/before.pprof-top.txt"
 
 # What changed: after minus before, per function.
