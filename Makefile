@@ -145,7 +145,7 @@ install: all
 	install -m 644 man/stackfold.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	for s in profile continuous flame; do \
 		install -m 644 man/$$s.1 $(DESTDIR)$(PREFIX)/share/man/man1/stackfold-$$s.1; done
-	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/stackfold/	# the service's Documentation=
+	install -m 644 README.md CHANGES.md $(DESTDIR)$(PREFIX)/share/doc/stackfold/	# the service's Documentation=
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 clean:
