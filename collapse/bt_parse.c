@@ -913,12 +913,14 @@ static bool maps_like(const char *s, size_t len)
 
 /* In a #maps block, a loss line leaves an empty line in its place (the
  * maps reader skips it), so that the block's lines keep their numbers: a
- * malformed maps line after it is said where it is.  Out of memory, the
- * numbers after it are one short. */
+ * malformed maps line after it is said where it is.  Out of memory, or
+ * past BT_MAPS_MAX (where the block is not one), the numbers after it are
+ * one short. */
 static void maps_gap(struct bt_parser *bp)
 {
 	size_t off;
-	if (bp->st == ST_MAPS && !buf_append(bp, "", 0, &off))
+	if (bp->st == ST_MAPS && bp->blen + 1 <= BT_MAPS_MAX &&
+	    !buf_append(bp, "", 0, &off))
 		bp->buf[bp->blen - 1] = '\n';
 }
 

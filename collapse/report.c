@@ -575,8 +575,9 @@ static int decide(struct report *r, const char *line, size_t len)
 	}
 	bool fl = folded_like(line, len);
 	bool full = r->in.undecided + r->held_lines >= UNDECIDED_MAX;
+	/* HELD_MAX counts the lines' text, not their numbers */
 	if (fl && !full && !memchr(line, ';', len) &&
-	    r->nheld + len < HELD_MAX)
+	    r->nheld - r->held_lines * sizeof(uint64_t) + len < HELD_MAX)
 		return hold(r, line, len);
 	if (fl || full)
 		return to_folded(r);

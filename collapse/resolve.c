@@ -167,7 +167,12 @@ static int64_t module_mapping(struct resolver *r, const struct sym_module *m)
 	struct pf_mapping pm = {
 		.start = m->start, .limit = m->limit, .offset = m->offset,
 		.filename = (uint32_t)fn, .build_id = (uint32_t)bid,
-		.dev = m->dev, .inode = m->inode,
+		/* without a build-id, the file's identity tells two files at
+		 * one path apart; with one, one file seen under two devices
+		 * (overlayfs: the mount's device, the lower layer's inode)
+		 * stays one mapping */
+		.dev = *m->build_id ? 0 : m->dev,
+		.inode = *m->build_id ? 0 : m->inode,
 		.is_main = m->is_main,
 		.has_functions = m->has_functions,
 		.has_filenames = m->has_filenames,

@@ -225,6 +225,15 @@ check "a held line that does not parse: its own line number" \
 	grep -q 'heldbad.folded:1: ignored 2 unparsable lines (first at line 1)' "$T/heldbad.err"
 check_eq "... the rest read" "b 5|c;d 2" "$(paste -sd '|' "$T/heldbad.out")"
 
+# ... and the 64 KiB they may fill is of text, their line numbers aside: 900
+# lines of 70 bytes (63 KB) still wait for the bpftrace record after them
+# (with the numbers counted, 70 KB, the input became folded text and the
+# record was lost)
+awk 'BEGIN { for (i = 0; i < 900; i++) printf "sampling pid %-55d 5\n", i;
+	printf "@[\n    main+4\n    _start+10\n]: 7\n" }' >"$T/held64.txt"
+check_eq "900 held lines of 70 bytes, then a bpftrace record: the record" "_start;main 7" \
+	"$("$STACKFOLD" -q "$T/held64.txt" 2>/dev/null)"
+
 # Loss lines inside a #maps block (a hand-edited capture, or one whose
 # stderr was merged in) are counted, not taken for malformed maps lines; a
 # maps line whose path says "map full" stays a maps line

@@ -506,3 +506,26 @@ printf 'a;b\000c;d 5\na;b 1\n' >"$T/nul.folded"
 "$STACKFOLD" -q -f pprof -o "$T/nul.pb.gz" "$T/nul.folded"
 check_eq "NUL in a name: its own function b?c, apart from b" "b|b?c" \
 	"$(gopprof -raw -symbolize=none "$T/nul.pb.gz" 2>/dev/null | awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0 } l && ($4 == "b" || $4 == "b?c") { print $4 }' | sort | paste -sd '|')"
+
+# One file in two processes whose maps lines differ in device (overlayfs
+# shows the mount's device with the lower layer's inode) is one mapping
+# when it has a build-id, its identity; without one, device and inode are
+# all that tells two files at one path apart: two mappings.
+devcap() {	# DIR BUILDID-FLAG
+	local d=$1 a=4194101 b=4194102
+	printf 'int spin(void) { for (;;) ; }\nint main(void) { return spin(); }\n' >"$d/dv.c"
+	cc -O0 -Wl,--build-id="$2" -o "$d/dv" "$d/dv.c" || return 1
+	local at
+	at=$(printf '0x%x' $((0x555555554000 + 0x$(nm "$d/dv" | awk '$3 == "spin" { print $1 }') + 4)))
+	{
+		capture_head "$d/dv" $a dv | sed 's/ 00:00 0 / fe:00 77 /'
+		printf '@stackfold[%d, %d, dv, \n    %s\n, ]: 3\n' $a $a "$at"
+		capture_head "$d/dv" $b dv | sed '1,3d; s/ 00:00 0 / fe:01 77 /'
+		printf '@stackfold[%d, %d, dv, \n    %s\n, ]: 2\n' $b $b "$at"
+	} >"$d/dv.raw"
+	"$STACKFOLD" -q -f pprof -o "$d/dv.pb.gz" "$d/dv.raw" 2>/dev/null &&
+		"$PPROF_CHECK" --sizes "$d/dv.pb.gz" | awk '$1 == "size" && $2 == "mapping" { sub(/n=/, "", $3); print $3 }'
+}
+mkdir -p "$T/dev1" "$T/dev2"
+check_eq "one file under two devices, with a build-id: one mapping" 1 "$(devcap "$T/dev1" sha1)"
+check_eq "... without one: two mappings (two files at one path)" 2 "$(devcap "$T/dev2" none)"
