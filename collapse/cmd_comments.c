@@ -44,9 +44,6 @@ static int read_gz(const char *path, unsigned char **buf, size_t *len)
 		if (n > 0)
 			*len += (size_t)n;
 	} while (n > 0);
-	int err = 0;
-	if (n < 0)
-		gzerror(f, &err);
 	gzclose(f);
 	return n < 0 ? -EIO : 0;
 }

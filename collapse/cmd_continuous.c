@@ -137,7 +137,7 @@ struct cont {
 	/* bpftrace; its clock's attached_ns is the monotonic time of
 	 * "#attached", flushes the total lines (windows printed whole) */
 	struct bt_child bt;
-	bool attached, ever_attached;
+	bool ever_attached;
 	bool ended;		/* "#end": its END printed the last window */
 	bool err_nonblock;	/* err.fd does not block: drain_err() may read */
 	struct loading_list loading;	/* snapshots taken while ld.so was
@@ -787,7 +787,7 @@ static int out_line(void *ctx, const char *s, size_t len)
 		return 0;
 	}
 	if (starts(s, len, "#attached")) {
-		x->attached = x->ever_attached = true;
+		x->ever_attached = true;
 		x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 		attached(x);
 		return 0;
@@ -933,7 +933,7 @@ static bool backoff(unsigned secs)
 /* One run of bpftrace.  Returns -1 to restart it, else an exit status. */
 static int run_once(struct cont *x, unsigned *delay)
 {
-	x->ended = x->attached = false;
+	x->ended = false;
 	x->last_err[0] = 0;
 	x->err_lines = 0;
 	if (bt_child_start(&x->bt, x->o.argv)) {
@@ -982,7 +982,7 @@ static int run_once(struct cont *x, unsigned *delay)
 		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s)\n", how);
 		return EXIT_ENV;
 	}
-	if (!x->attached) {	/* a restart that died young: try again */
+	if (!x->bt.clock.attached_ns) {	/* a restart that died young */
 		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s); "
 			"restarting in %u s\n", how, *delay);
 	} else if (x->ended) {	/* stopped by someone else: its END printed all */
