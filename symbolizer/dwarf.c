@@ -42,6 +42,15 @@ struct origin_val {
 	uint32_t plain;		/* 1: DW_AT_name only, no linkage name */
 };
 
+/* How a unit's language names its symbols, which decides where a
+ * function's name comes from (add_node). */
+enum unit_lang {
+	LANG_OTHER,		/* DWARF's names */
+	LANG_MANGLED,		/* C++, D, Rust: mangled symbols */
+	LANG_C,			/* C, assembly: symbols are the source's
+				 * names or aliases of them */
+};
+
 struct dwalk {
 	struct idx_builder *b;
 	struct drange *r;
@@ -53,7 +62,7 @@ struct dwalk {
 	size_t nseqs, seqcap;
 	int in_func;		/* > 0 while below a subprogram */
 	size_t dwo_missing;	/* skeleton units read without their .dwo */
-	bool mangled;		/* the CU's language mangles its symbols */
+	enum unit_lang lang;	/* how the CU's language names symbols */
 	/* CU file index -> interned path + 1 (0: not yet), for call_file */
 	uint32_t *fids;
 	size_t nfids;
@@ -473,8 +482,14 @@ static int add_node(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
 	 * symbols are mangled, by its symbol: a member of a local class
 	 * (a lambda's std::function manager) has no linkage name, and its
 	 * DW_AT_name alone ("_M_manager") says little. */
-	if (parent == IDX_NONE && plain && w->mangled)
+	if (parent == IDX_NONE && plain && w->lang == LANG_MANGLED)
 		nd.call_line = IDX_NODE_SYMNAME;
+	/* A C function is named by its symbol, as perf names it, so that its
+	 * name does not depend on whether the debug file is installed: glibc's
+	 * write() is __libc_write in DWARF, __GI___libc_write by its asm
+	 * label, and write in both symbol tables. */
+	if (parent == IDX_NONE && w->lang == LANG_C)
+		nd.call_line = IDX_NODE_SYMNAME_C;
 	if (parent != IDX_NONE && !b->no_lines) {
 		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &u) == 0)
 			nd.call_line = (uint32_t)u;
@@ -675,8 +690,9 @@ void dwarfidx_close(struct dwsrc *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Languages whose symbols carry mangled names (binutils' mangle_style). */
-static bool lang_mangles(int lang)
+/* Languages whose symbols carry mangled names (binutils' mangle_style),
+ * and C and assembly, whose symbols are their names. */
+static enum unit_lang unit_lang_of(int lang)
 {
 	switch (lang) {
 	case DW_LANG_C_plus_plus:
@@ -686,9 +702,15 @@ static bool lang_mangles(int lang)
 	case DW_LANG_ObjC_plus_plus:
 	case DW_LANG_D:
 	case DW_LANG_Rust:
-		return true;
+		return LANG_MANGLED;
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:	/* GNU as: one DIE per alias */
+		return LANG_C;
 	default:
-		return false;
+		return LANG_OTHER;
 	}
 }
 
@@ -763,7 +785,7 @@ static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 		memset(w->fids, 0, w->nfids * sizeof(*w->fids));
 	Dwarf_Attribute cd;
 	w->comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cd));
-	w->mangled = lang_mangles(dwarf_srclang(scopes));
+	w->lang = unit_lang_of(dwarf_srclang(scopes));
 	w->rc = w->b->no_lines ? 0 : cu_lines(w, cudie);
 	if (!w->rc)
 		walk_children(w, scopes, IDX_NONE, 0);

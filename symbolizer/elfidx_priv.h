@@ -23,7 +23,7 @@
 #include "util.h"
 
 #define IDX_MAGIC "SFELFIDX"
-#define IDX_VERSION 11u
+#define IDX_VERSION 12u
 #define IDX_NONE UINT32_MAX
 #define IDX_KEY_LEN 96		/* a cache key and its NUL */
 
@@ -139,10 +139,14 @@ struct bseg {
 
 /* A subprogram (parent == IDX_NONE) or an inlined instance inside parent,
  * called from call_file:call_line of the parent.  A subprogram has no call
- * site: its call_line is 0, or IDX_NODE_SYMNAME when its name is a plain
+ * site: its call_line is 0; IDX_NODE_SYMNAME when its name is a plain
  * DW_AT_name in a language that mangles symbols, so that the symbol-table
- * name of the symbol starting in it is preferred (as addr2line does). */
+ * name of the symbol starting in it is preferred (as addr2line does);
+ * IDX_NODE_SYMNAME_C for a C function, whose symbol's name is preferred
+ * too.  Either way a compiler-made part with a plain name (foo.cold,
+ * foo.constprop.0) keeps the source's name. */
 #define IDX_NODE_SYMNAME UINT32_MAX
+#define IDX_NODE_SYMNAME_C (UINT32_MAX - 1)
 struct idx_node {
 	uint32_t name, sysname;
 	uint32_t call_file, call_line;

@@ -215,6 +215,21 @@ static uint32_t root_of(const struct elf_index *d, uint32_t n)
 	return n;
 }
 
+/* Does root node nd take sym's name rather than its own?  Not when the
+ * symbol is a compiler-made part of it with a plain name (foo.cold,
+ * main.cold): that keeps the source's name.  A mangled one demangles to
+ * "foo() [clone .cold]". */
+static bool symname_wanted(const struct elf_index *x, const struct idx_node *nd,
+			   const struct idx_sym *sym)
+{
+	const char *raw = x->strs + sym->sysname;
+
+	if (nd->call_line != IDX_NODE_SYMNAME &&
+	    nd->call_line != IDX_NODE_SYMNAME_C)
+		return false;
+	return !strchr(raw, '.') || strncmp(raw, "_Z", 2) == 0;
+}
+
 /* Frames from the DWARF scope chain starting at node n of d (x or one of
  * its overlays); sym is x's.  A chain longer than SYM_MAX_INLINE keeps
  * its innermost frames and its root, the function the code is in, with
@@ -248,11 +263,11 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 	}
 	/* DWARF names are the source's (a clone like foo.constprop.0 is
 	 * foo, as in addr2line); a nameless DWARF function, or one marked
-	 * IDX_NODE_SYMNAME whose symbol starts in it, takes the symbol
+	 * IDX_NODE_SYMNAME(_C) whose symbol starts in it, takes the symbol
 	 * table's name. */
 	if (sym && k && (!*res->frames[k - 1].system_name ||
 			 (n == IDX_NONE &&	/* frames[k - 1] is root */
-			  d->nodes[last].call_line == IDX_NODE_SYMNAME &&
+			  symname_wanted(x, &d->nodes[last], sym) &&
 			  root_of(d, find_node(d, sym->lo)) == last)))
 		set_sym_name(x, &res->frames[k - 1], sym);
 	res->nframes = k;

@@ -272,6 +272,68 @@ done | symb --no-cache --no-dwarf | paste - - | cut -f1 | tr '\n' ' ' >aliases.o
 check_eq "aliases: global over weak over local, shortest, lexicographic" \
 	"zeta_public ga " "$(cat aliases.out)"
 
+# --- a C function is named by its symbol, so that its name does not hang on
+# the debug information: the same names with DWARF, with the symbol table
+# only, with .dynsym only.  addr2line names the first two by DWARF
+# (impl_sum, __GI___sf_write); a .cold part keeps its function's name.
+cnames_at() {	# FILE NAME...: each NAME's address + 4, symbolized in FILE
+	local f=$1 n
+	shift
+	for n in "$@"; do
+		printf '%s 0x%x\n' "$f" $((0x$(nm cnames.so | awk -v n="$n" '$3 == n {print $1}') + 4))
+	done | symb --no-cache | paste - - | cut -f1 | tr '\n' ' '
+}
+if gcc -O2 -g -shared -fPIC -o cnames.so "$FIX/cnames.c" 2>>"$T/cc.err"; then
+	strip --strip-debug -o cnames-symtab.so cnames.so
+	strip -o cnames-dynsym.so cnames.so
+	check "cnames.so: gcc made a .cold part" sh -c "nm cnames.so | grep -q ' checked\.cold$'"
+	for v in cnames cnames-symtab cnames-dynsym; do
+		check_eq "C names from the symbol table, not DWARF ($v.so)" \
+			"api_sum sf_write checked " "$(cnames_at $v.so impl_sum __GI___sf_write checked)"
+	done
+	check_eq "C names: addr2line names them by DWARF (control)" "impl_sum __GI___sf_write" \
+		"$(for n in impl_sum __GI___sf_write; do
+			addr2line -f -e cnames.so "0x$(nm cnames.so | awk -v n="$n" '$3 == n {print $1}')" | head -1
+		done | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "a .cold part keeps its function's name, not checked.cold" "checked " \
+		"$(cnames_at cnames.so checked.cold)"
+else
+	fail "build cnames.c" "$(tail -3 "$T/cc.err")"
+fi
+if g++ -O2 -g -o cxxcold "$FIX/cxxcold.cc" 2>>"$T/cc.err"; then
+	a=$(nm cxxcold | awk '$3 == "main.cold" {print $1}')
+	check "cxxcold: g++ made main.cold" test -n "$a"
+	check_eq "C++: main.cold (a plain name) is main" "main" \
+		"$(printf 'cxxcold 0x%x\n' $((0x${a:-0} + 2)) | symb --no-cache | head -1)"
+else
+	fail "build cxxcold.cc" "$(tail -3 "$T/cc.err")"
+fi
+# libc's exported functions: the same names with and without libc6-dbg
+# (before, 1,541 of 2,131 differed: __GI___libc_write against write).
+name="libc: every exported function named the same with and without libc6-dbg"
+libc=$(ldd /bin/true | awk '/libc\.so\.6/ {print $3}')
+bid=$(readelf -n "$libc" | awk '/Build ID/ {print $3}')
+if [ ! -r "/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" ]; then
+	skip "$name" "libc6-dbg not installed"
+elif [ "$(id -u)" != 0 ]; then
+	skip "$name" "hiding the debug files takes a mount namespace (root)"
+else
+	readelf -W --dyn-syms "$libc" | awk '$4 == "FUNC" && $3 > 4 && $7 != "UND" {print $2}' |
+		sort -u | while read -r a; do printf '%s 0x%x\n' "$libc" $((0x$a + 2)); done >libc.addrs
+	symb -a --no-cache <libc.addrs | names_only >libc-dbg.names
+	unshare -m sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$0" symbolize -a --no-cache' \
+		"$STACKFOLD" <libc.addrs | names_only >libc-nodbg.names
+	check "libc: more than 1,000 exported functions probed" test "$(wc -l <libc.addrs)" -gt 1000
+	check "libc: libc6-dbg gives inline frames (it was read)" \
+		test "$(wc -l <libc-dbg.names)" -gt "$(wc -l <libc-nodbg.names)"
+	# the function each address is in: the last name of its block
+	awk '/^0x/ { if (a != "") print a, n; a = $0; next } { n = $0 } END { print a, n }' \
+		libc-dbg.names >libc-dbg.fn
+	awk '/^0x/ { if (a != "") print a, n; a = $0; next } { n = $0 } END { print a, n }' \
+		libc-nodbg.names >libc-nodbg.fn
+	check_diff "$name" libc-nodbg.fn libc-dbg.fn
+fi
+
 # --- malformed ELF files: one error naming the file, no crash, exit 2
 : >empty.elf
 head -c 64 inl >header-only.elf

@@ -63,7 +63,7 @@ __attribute__((noinline)) void read_data(uint64_t n)
 
 /* read(2) without libc: libc's read() has no frame pointer, so a
  * frame-pointer walk from inside it skips its caller, and load_zeros
- * would never show (run;__GI___libc_read).  The system call made here,
+ * would never show (run;read).  The system call made here,
  * in a function with a frame pointer, keeps every frame. */
 __attribute__((noinline)) long raw_read(void *buf, size_t n)
 {
