@@ -326,11 +326,10 @@ else
 	check "libc: more than 1,000 exported functions probed" test "$(wc -l <libc.addrs)" -gt 1000
 	check "libc: libc6-dbg gives inline frames (it was read)" \
 		test "$(wc -l <libc-dbg.names)" -gt "$(wc -l <libc-nodbg.names)"
-	# the function each address is in: the last name of its block
-	awk '/^0x/ { if (a != "") print a, n; a = $0; next } { n = $0 } END { print a, n }' \
-		libc-dbg.names >libc-dbg.fn
-	awk '/^0x/ { if (a != "") print a, n; a = $0; next } { n = $0 } END { print a, n }' \
-		libc-nodbg.names >libc-nodbg.fn
+	for v in dbg nodbg; do	# the function each address is in: its block's last name
+		awk '/^0x/ { if (a != "") print a, n; a = $0; next } { n = $0 } END { print a, n }' \
+			libc-$v.names >libc-$v.fn
+	done
 	check_diff "$name" libc-nodbg.fn libc-dbg.fn
 fi
 
