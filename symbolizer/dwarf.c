@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Depth cap for the DIE walk (libdw's own fuzz fixes cap recursion too). */
@@ -664,6 +665,10 @@ int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines)
 	memset(s, 0, sizeof(*s));
 	s->elf = elf;
 	s->fd = fd;
+	if (fstat(fd, &s->st)) {
+		dwarfidx_close(s);
+		return -ENOENT;
+	}
 	elfcomp_hide_unused(elf, no_lines);
 	if (elfcomp_inflate(elf, &s->zb)) {
 		dwarfidx_close(s);
@@ -675,6 +680,20 @@ int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines)
 		return -ENOENT;
 	}
 	return 0;
+}
+
+bool file_changed(int fd, const struct stat *then)
+{
+	struct stat now;
+
+	return fstat(fd, &now) || now.st_size != then->st_size ||
+	       now.st_mtim.tv_sec != then->st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != then->st_mtim.tv_nsec;
+}
+
+bool dwarfidx_changed(const struct dwsrc *s)
+{
+	return s->elf && file_changed(s->fd, &s->st);
 }
 
 void dwarfidx_close(struct dwsrc *s)

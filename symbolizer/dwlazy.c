@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct overlay {
@@ -28,6 +29,7 @@ struct overlay {
 
 struct dwlazy {
 	int fd;				/* dup of the ELF file's fd */
+	struct stat st;			/* fd's at attach (src_changed) */
 	char *path;
 	struct elfidx_opts o;
 	struct dwsrc src;
@@ -69,7 +71,7 @@ int dwlazy_attach(struct elf_index *x, int fd, const char *path,
 		z->path = strdup(path);
 		z->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	}
-	if (!z || !z->path || z->fd < 0) {
+	if (!z || !z->path || z->fd < 0 || fstat(z->fd, &z->st)) {
 		if (z && z->fd >= 0)
 			close(z->fd);
 		if (z)
@@ -160,12 +162,29 @@ static void stale(struct dwlazy *z)
 	z->src_open = false;
 }
 
+/* Was the file, or its debug file, rewritten in place since (cp over
+ * it)?  Then nothing more is read from it (dwarfidx_changed: a shorter
+ * file kills the reader with SIGBUS) and nothing stored; lookups in units
+ * not read yet give its symbol-table names.  Said once. */
+static bool src_changed(const struct elf_index *x, struct dwlazy *z)
+{
+	if (!file_changed(z->fd, &z->st) &&
+	    !(z->src_open && dwarfidx_changed(&z->src)))
+		return false;
+	struct idx_builder warnb = { 0 };
+	idxb_start(&warnb, &z->o, x->hdr->build_id);
+	idxb_warn(&warnb, "'%s' or its debug file was rewritten while in use: no more of its DWARF is read (names from its symbol table)",
+		  z->path);
+	stale(z);
+	return true;
+}
+
 static bool open_src(const struct elf_index *x, struct dwlazy *z)
 {
+	if (z->src_failed || src_changed(x, z))
+		return false;
 	if (z->src_open)
 		return true;
-	if (z->src_failed)
-		return false;
 	if (elfidx_open_dwarf(z->fd, z->path, x->hdr->build_id, &z->o,
 			      &z->src)) {
 		z->src_failed = true;
@@ -489,7 +508,7 @@ void dwlazy_flush(struct elf_index *x)
 
 	if (!z)
 		return;
-	if (z->dirty && z->src_open && z->o.cache_dir)
+	if (z->dirty && z->src_open && z->o.cache_dir && !src_changed(x, z))
 		store_union(x, z);
 	z->dirty = false;
 	if (z->src_open)

@@ -18,6 +18,7 @@
 #include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "elfindex.h"
 #include "util.h"
@@ -317,12 +318,20 @@ struct elfcomp_bufs {
 struct dwsrc {
 	Elf *elf;
 	int fd;
+	struct stat st;		/* fd's when opened (dwarfidx_changed) */
 	struct elfcomp_bufs zb;
 	Dwarf *dw;
 };
 /* no_lines: .debug_line is hidden from libdw, not decoded. */
 int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines);
 void dwarfidx_close(struct dwsrc *s);	/* zeroed: closing twice is fine */
+/* Has the file under s been rewritten since it was opened (its size or
+ * mtime differ, or it cannot be stat'ed)?  libdw reads it through a
+ * mapping: pages past a new, shorter end would kill the process with
+ * SIGBUS, and the same size read new bytes for the old unit table. */
+bool dwarfidx_changed(const struct dwsrc *s);
+/* The same test for any fd against a stat taken earlier. */
+bool file_changed(int fd, const struct stat *then);
 /* dwarf.c: the unit table (b->cus, all done = 0; b->eager: units with
  * rows or scopes but no address range) and what the DWARF can give
  * (IDX_HAS_FILES, IDX_HAS_LINES, IDX_HAS_INLINE in b->flags).

@@ -108,6 +108,29 @@ if sym_build; then
 	full=$(stat -c %s "$(find "$C3" -name '*.idx')")
 	check_eq "dwarf_whole: one lookup stores every unit ($one bytes for one group)" \
 		"$full" "$whole"
+
+	# The file rewritten in place (cp over it, truncate) after its first
+	# lookup: libdw reads the DWARF through a mapping, and a unit past the
+	# new end of file killed the run with SIGBUS, no output written; the
+	# same size rewritten gave the old unit table new bytes.  Now no more
+	# DWARF is read from it, said once, and its symbols still name.
+	a0=0x$(nm multi | awk '$3 == "f0" {print $1}')
+	a47=0x$(nm multi | awk '$3 == "f47" {print $1}')
+	info=$(readelf -SW multi | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1 == ".debug_info" { print $4 }')
+	check "fixture: .debug_info found (offset 0x$info)" test -n "$info"
+	for cmd in "truncate -s 4096 rw" "cp multi.stripped rw" \
+		"dd if=/dev/zero of=rw bs=1 seek=$((0x${info:-0})) count=65536 conv=notrunc status=none"; do
+		cp multi rw
+		(cd "$T" && SF_TEST_CACHE=1 STACKFOLD_CACHE_DIR=$T/c7 "$T/st" elf "$T/rw" "$a0" \
+			sh "$cmd" elf "$T/rw" "$a47" warnings) >rw.out 2>rw.err
+		rc=$?
+		check_eq "rewritten in place (${cmd%% *}): no crash" 0 "$rc"
+		check_eq "rewritten in place (${cmd%% *}): both named" "f0 f47" \
+			"$(awk '/^elf/ { for (i = 1; i <= NF; i++) if ($i ~ /^name=/) printf "%s%s", sep, substr($i, 6); sep = " " }' rw.out)"
+		check_eq "rewritten in place (${cmd%% *}): said once" 1 \
+			"$(grep -c 'rewritten while in use' rw.out)"
+		rm -rf "$T/c7"
+	done
 else
 	fail "build the session test helper"
 fi
