@@ -834,9 +834,9 @@ static int scalar_line(struct bt_parser *bp, const char *s, size_t len,
 		uint64_t got = bp->since_total[own];
 		bp->since_total[own] = 0;
 		if (n > got)
-			bp->c.total_dropped += n - got;
+			sf_sat_addto(&bp->c.total_dropped, n - got);
 		else
-			bp->c.total_over += got - n;
+			sf_sat_addto(&bp->c.total_over, got - n);
 		bp->c.total_reported += n;
 		bp->c.has_total = true;
 	}
@@ -937,7 +937,7 @@ static bool side_line(struct bt_parser *bp, const char *s, size_t len)
 		return false;
 	switch (bt_side_kind(s, len, &n)) {
 	case BT_SIDE_LOST:
-		bp->c.lost_events += n;
+		sf_sat_addto(&bp->c.lost_events, n);
 		break;
 	case BT_SIDE_STACKID:
 		bp->c.stackid_errors++;
@@ -1012,7 +1012,7 @@ int bt_parser_finish(struct bt_parser *bp)
 	 * the maps again, without totals, on SIGTERM then SIGINT): past
 	 * bpftrace's count, where it counted */
 	for (int k = 0; k < 3 && bp->c.has_total; k++) {
-		bp->c.total_over += bp->since_total[k];
+		sf_sat_addto(&bp->c.total_over, bp->since_total[k]);
 		bp->since_total[k] = 0;
 	}
 	return 0;

@@ -421,11 +421,6 @@ static int use_nostack(struct pp_ctx *c)
 	return 0;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
 static bool same_labels(const struct pf_sample *a, const struct pf_sample *b)
 {
 	return a->pid == b->pid && a->tid == b->tid &&
@@ -449,7 +444,7 @@ static void merge_sample(struct pp_ctx *c, uint32_t sid, size_t off)
 		if (o->depth == depth &&
 		    same_labels(&c->p->samples[o->sid], s) &&
 		    !memcmp(c->ostack + o->off, st, depth * sizeof(*st))) {
-			o->count = sat_add(o->count, s->count);
+			o->count = sf_sat_add(o->count, s->count);
 			c->ostack_len = off;
 			return;
 		}

@@ -233,9 +233,9 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 	else if (KEY("cmdline"))
 		meta_str(r, &m->cmdline, v, vlen);
 	else if (KEY("lost") && num)
-		r->prof.counters.lost_events += n;
+		sf_sat_addto(&r->prof.counters.lost_events, n);
 	else if (KEY("stackid_errors") && num)
-		r->prof.counters.stackid_errors += n;
+		sf_sat_addto(&r->prof.counters.stackid_errors, n);
 	else if (KEY("ended"))	/* "signal 9": stackfold record's */
 		r->prof.counters.captures_cut++;
 #undef KEY
@@ -671,9 +671,9 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		if (ret)
 			return ret;
 		const struct bt_counters *bc = bt_parser_counters(r->bt);
-		c->lost_events += bc->lost_events;
-		c->map_full_warnings += bc->map_full_warnings;
-		c->stackid_errors += bc->stackid_errors;
+		sf_sat_addto(&c->lost_events, bc->lost_events);
+		sf_sat_addto(&c->map_full_warnings, bc->map_full_warnings);
+		sf_sat_addto(&c->stackid_errors, bc->stackid_errors);
 		r->in.unparsable = bc->unparsable_lines;
 		r->in.first_bad_line = bc->first_bad_line;
 		undecided_unparsable(r);
@@ -681,8 +681,8 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		r->in.first_incomplete_line = bc->first_incomplete_line;
 		r->bt_inputs++;
 		c->drops_unknown |= !bc->has_total;
-		c->map_dropped += bc->total_dropped;
-		c->over_total += bc->total_over;
+		sf_sat_addto(&c->map_dropped, bc->total_dropped);
+		sf_sat_addto(&c->over_total, bc->total_over);
 	} else if (r->in.fmt == REPORT_UNKNOWN) {	/* never told */
 		undecided_unparsable(r);
 	}

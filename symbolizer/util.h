@@ -26,6 +26,17 @@ int sf_err_set(struct sf_err *err, int code, const char *fmt, ...)
 /* 64-bit FNV-1a over bytes (stable: SVG colours derive from it), and a
  * mixer for integers. */
 uint64_t sf_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* a + b, held at UINT64_MAX rather than wrapping (loss counters: a
+ * counter that wrapped would say fewer were lost). */
+static inline uint64_t sf_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+static inline void sf_sat_addto(uint64_t *to, uint64_t n)
+{
+	*to = sf_sat_add(*to, n);
+}
+
 /* Faster hash for in-memory tables only (8 bytes per step; its values may
  * change between versions, so never persist or display them). */
 uint64_t sf_hash_fast(const void *p, size_t n, uint64_t seed);

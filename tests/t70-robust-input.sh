@@ -108,6 +108,12 @@ if [ "$PPROF_OK" = 1 ]; then
 	check "'Map full' in the pprof comments" \
 		bash -c "gzip -dc '$T/mapfull.pb.gz' | grep -a -q 'map_full_warnings=1'"
 fi
+# Loss counters never wrap: past 2^64 - 1 they stay there (a counter that
+# wrapped said "lost 1 events" after these two lines)
+printf '@[\n    a+1\n]: 2\nLost 18446744073709551615 events\nLost 2 events\n' >"$T/lostwrap.txt"
+sf lostwrap "$T/lostwrap.txt"
+check "loss counter held at 2^64 - 1, not wrapped" \
+	grep -q 'bpftrace lost 18446744073709551615 events' "$T/lostwrap.err"
 sed 's/$/\r/' "$FX/ustack-kstack.txt" >"$T/crlf.txt"
 sf crlf -q "$T/crlf.txt"
 check_diff "CRLF input gives the same folded output as LF" "$FX/ustack-kstack.expected" "$T/crlf.out"
