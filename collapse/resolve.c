@@ -555,14 +555,15 @@ int resolver_folded(struct resolver *r, const char *stack, size_t len,
 		const char *f = p, *e = fold_next_frame(p, end, &flen);
 		enum pf_loc_kind kind = PF_LOC_USER;
 		bool inl = false;
-		if (has_suffix(p, flen, "_[k]")) {
+		/* a bare mark ("_[k]", "_[j]", "_[i]") is a name, as the
+		 * direct folded path prints it */
+		if (flen > 4 && has_suffix(p, flen, "_[k]")) {
 			kind = PF_LOC_KERNEL;
 			flen -= 4;
-		} else if (has_suffix(p, flen, "_[j]")) {
+		} else if (flen > 4 && has_suffix(p, flen, "_[j]")) {
 			kind = PF_LOC_JIT;
 			flen -= 4;
-		} else if (has_suffix(p, flen, "_[i]") && flen > 4 && run.n) {
-			/* (a bare "_[i]" is a name, as a bare "_[k]" is) */
+		} else if (flen > 4 && has_suffix(p, flen, "_[i]") && run.n) {
 			inl = true;
 		} else if (!n) {
 			/* the root is the process, by FlameGraph's convention:

@@ -447,6 +447,17 @@ else
 	fail "has_*: build a library" "$(tail -3 "$T/err")"
 fi
 
+# A bare "_[k]" or "_[j]" is a name too: through a profile (pprof also
+# written) it was an empty frame, marked ("[empty]_[j]"), while folded
+# alone kept "_[j]" (found by an audit against failure-cases.md, F12)
+printf 'a;_[k];b 3\na;_[j];b 2\na;x_[j];y_[k] 1\n' >"$T/bare.folded"
+"$STACKFOLD" -q "$T/bare.folded" >"$T/bare1.out"
+"$STACKFOLD" -q -f folded,pprof -o "$T/bare2" "$T/bare.folded"
+check_eq "bare _[k], _[j]: folded the same with and without pprof" "$(cat "$T/bare1.out")" \
+	"$(cat "$T/bare2.folded")"
+check_eq "bare _[k], _[j]: names, the same as the input" "$(sort "$T/bare.folded")" \
+	"$(sort "$T/bare2.folded")"
+
 # An empty stack and empty frames of folded input: named in pprof as the
 # folded text names them, through a fold or through a profile alike
 printf ' 7\n;; 2\nmain;x 3\n' >"$T/empty.folded"
