@@ -133,8 +133,9 @@ static int report_diff(struct cli *c)
 		fprintf(stderr, "stackfold: out of memory\n");
 		goto out;
 	}
+	after.diff_before = &before;
 	st = cmd_write(&after, c, &fd);
-	/* both inputs' losses (the SVG's subtitle has the after's) */
+	/* both inputs' losses (the SVG's subtitle has them too) */
 	cmd_summary(&before, c, "before");
 	cmd_summary(&after, c, "after");
 out:

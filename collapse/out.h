@@ -79,6 +79,9 @@ struct out_input {
 	/* what was lost reading the input, also when prof is NULL (folded
 	 * text: unparsable lines); NULL when unknown */
 	const struct pf_counters *counters;
+	/* --diff: the before input's losses (counters are the after's);
+	 * NULL otherwise */
+	const struct pf_counters *counters_before;
 };
 
 typedef int (*out_fn)(FILE *out, const struct out_input *in,

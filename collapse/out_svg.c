@@ -723,7 +723,8 @@ static void sub_add(char *buf, size_t cap, const char *sep, const char *what,
 
 static void sub_meta(char *buf, size_t cap, const struct profile *p,
 		     uint64_t samples);
-static void sub_losses(char *buf, size_t cap, const struct pf_counters *c);
+static void sub_losses(char *buf, size_t cap, const struct pf_counters *c,
+		       const char *who);
 
 /* Does byte c start a character (not a UTF-8 continuation byte)? */
 static bool u8_start(char c)
@@ -780,6 +781,10 @@ static void default_subtitle(char *buf, size_t cap,
 			 "), colour by change against before (%" PRIu64
 			 "): red grew, blue shrank",
 			 in->fold->total, in->fold->total2);
+		if (in->counters)
+			sub_losses(buf, cap, in->counters, "after ");
+		if (in->counters_before)
+			sub_losses(buf, cap, in->counters_before, "before ");
 		return;
 	}
 	/* the sample count is the fold's: what the graph really shows, also
@@ -792,7 +797,7 @@ static void default_subtitle(char *buf, size_t cap,
 		sub_add(rest, sizeof(rest), "", total == 1 ? "sample" : "samples", total);
 	const struct pf_counters *k = p ? &p->counters : in->counters;
 	if (k)
-		sub_losses(rest, sizeof(rest), k);
+		sub_losses(rest, sizeof(rest), k, "");
 	size_t chars = (size_t)((width - 2.0 * XPAD) / (FONT_SIZE * FONT_WIDTH));
 	if (p && p->meta.cmdline)
 		sub_cmdline(buf, cap, profile_str(p, p->meta.cmdline), rest, chars);
@@ -816,10 +821,15 @@ static void sub_meta(char *buf, size_t cap, const struct profile *p,
 	sub_add(buf, cap, ", ", samples == 1 ? "sample" : "samples", samples);
 }
 
-/* "; lost: 12 events, 3 map-full drops; 2 truncated stacks" */
-static void sub_losses(char *buf, size_t cap, const struct pf_counters *c)
+/* "; lost: 12 events, 3 map-full drops; 2 truncated stacks", each part
+ * after "; " led by who ("after ": "; after lost: 12 events") */
+static void sub_losses(char *buf, size_t cap, const struct pf_counters *c,
+		       const char *who)
 {
-	const char *sep = "; lost: ";
+	char first[32], semi[32];
+	snprintf(first, sizeof(first), "; %slost: ", who);
+	snprintf(semi, sizeof(semi), "; %s", who);
+	const char *sep = first;
 	struct { uint64_t v; const char *one, *many; } lost[] = {
 		{ c->lost_events, "event", "events" },
 		{ c->map_dropped, "map-full drop", "map-full drops" },
@@ -840,21 +850,21 @@ static void sub_losses(char *buf, size_t cap, const struct pf_counters *c)
 	}
 	/* drawn, but counted twice (a map printed twice) */
 	if (c->over_total)
-		sub_add(buf, cap, "; ", "samples past bpftrace's count",
+		sub_add(buf, cap, semi, "samples past bpftrace's count",
 			c->over_total);
 	/* drawn, but cut short: not a loss */
 	if (c->truncated_stacks)
-		sub_add(buf, cap, "; ", c->truncated_stacks == 1 ?
+		sub_add(buf, cap, semi, c->truncated_stacks == 1 ?
 			"truncated stack" : "truncated stacks", c->truncated_stacks);
 	/* read, left out: the same samples as the stacks' maps */
 	if (c->nonstack_ignored)
-		sub_add(buf, cap, "; ", c->nonstack_ignored == 1 ?
+		sub_add(buf, cap, semi, c->nonstack_ignored == 1 ?
 			"count of a map without stacks not added" :
 			"counts of maps without stacks not added",
 			c->nonstack_ignored);
 	/* drawn, but its frames [unknown] */
 	if (c->maps_unsaved)
-		sub_add(buf, cap, "; ", c->maps_unsaved == 1 ?
+		sub_add(buf, cap, semi, c->maps_unsaved == 1 ?
 			"process exited before its memory map could be saved" :
 			"processes exited before their memory map could be saved",
 			c->maps_unsaved);

@@ -885,6 +885,8 @@ int report_write(struct report *r, const struct report_output *outs,
 	struct out_input in = { .counters = &r->prof.counters,
 				.prof = prof ? &r->prof : NULL,
 				.fold = fold };
+	if (r->diff_before)
+		in.counters_before = &r->diff_before->prof.counters;
 	ret = write_all(outs, nouts, &in, oo, err);
 	fold_release(&own);
 	return ret;

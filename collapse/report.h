@@ -78,6 +78,9 @@ struct report {
 	void *on_refresh_ctx;
 	bool fold_direct;	/* folded text goes straight to `direct` (set
 				 * when no output needs a profile: not pprof) */
+	/* --diff: the before input's report, whose losses the outputs also
+	 * carry (set by the caller; not owned) */
+	const struct report *diff_before;
 	struct resolver *res;
 	struct bt_parser *bt;
 	struct report_input_stats in;

@@ -52,6 +52,16 @@ else
 	fail "stackfold -f svg --diff" "$(tail -3 "$T/err")"
 fi
 
+# Each input's losses in the subtitle, named by side (until 2026-11-25 a
+# differential subtitle had none: they were on stderr only)
+printf 'not a line\n' | cat "$T/before.folded" - >"$T/before-bad.folded"
+{ cat "$T/after.folded"; printf 'x\ny\n'; } >"$T/after-bad.folded"
+"$STACKFOLD" -q -f svg --diff "$T/before-bad.folded" "$T/after-bad.folded" >"$T/lossy.svg" 2>/dev/null
+check "stackfold --diff: each side's losses in the subtitle" grep -q \
+	'<text id="subtitle"[^>]*>Differential[^<]*; after lost: 2 unparsable lines; before lost: 1 unparsable line<' \
+	"$T/lossy.svg"
+check "stackfold --diff: no losses, none said" bash -c "! grep -q 'lost:' '$T/c.svg'"
+
 # a plain graph of the same after profile has no delta in its tooltips
 "$SVG_DRIVER" "$T/after.folded" >"$T/plain.svg"
 check_eq "non-differential tooltip has no delta" "b (20 samples, 48.78%)" "$(title "$T/plain.svg" b)"
