@@ -96,6 +96,16 @@ check_eq "debuglink to another build (right CRC): not used (all ??)" \
 	"$(wc -l <inl.addrs)" "$(paste - - <otherbuild.out | grep -c '^??	??:0$')"
 check_eq "debuglink to another build: reported once" 1 "$(grep -c "another build's" otherbuild.err)"
 
+# --- a debuglink to a file that is not there: the stripped file's own
+# names (its symbol table), no error, no exit 2
+mkdir -p nolink && strip --strip-debug -o nolink/inl inl &&
+	(cd nolink && cp ../dl/inl.debug gone.debug && objcopy --add-gnu-debuglink=gone.debug inl && rm gone.debug)
+sed 's/^/nolink\/inl /' inl.addrs | symb --no-cache >nolink.out 2>nolink.err
+rc=$?
+check_eq "debuglink to a missing file: exit 0, the symbol table's names" \
+	"0 $(sed 's/^/inl /' inl.addrs | symb --no-cache --no-dwarf | awk 'NR % 2')" \
+	"$rc $(awk 'NR % 2' nolink.out)"
+
 # --- DWARF versions: each the same as addr2line
 for v in 2 3 4; do
 	cc_fixture -gdwarf-$v -o inl-d$v "$FIX/inl.c"
@@ -241,6 +251,15 @@ for z in zlib zstd; do
 		skip "compressed debug sections ($z)" "objcopy here cannot compress with $z"
 	fi
 done
+# the older GNU form: .zdebug_* sections (objcopy's zlib-gnu)
+if objcopy --compress-debug-sections=zlib-gnu inl inl-zgnu 2>/dev/null &&
+	readelf -SW inl-zgnu | grep -q '\.zdebug_info'; then
+	probe_addrs inl-zgnu "$CFUNCS" >inl-zgnu.addrs
+	compare_a2l "compressed debug sections (.zdebug_*, zlib-gnu): same as addr2line" \
+		inl-zgnu inl inl-zgnu.addrs
+else
+	skip "compressed debug sections (.zdebug_*)" "objcopy here cannot make them"
+fi
 # zstd sections of several frames (a parallel compressor's, one frame per
 # block) were left compressed, every DWARF name and line lost, until
 # 2026-11-24: the first frame's size was taken for the whole section's
