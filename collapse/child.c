@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,9 @@ static pid_t child_spawn(char **argv, int *out_fd, int *err_fd)
 		errno = e;
 		return -1;
 	}
+	/* here too, as the child does: a kill of the group right after the
+	 * fork must not find no group (ESRCH) and leave the child running */
+	setpgid(pid, pid);
 	close(po[1]);
 	close(pe[1]);
 	fcntl(po[0], F_SETPIPE_SZ, 1 << 20);	/* best effort: fewer wakeups */
@@ -144,7 +148,7 @@ int bt_child_start(struct bt_child *b, char **argv)
 {
 	bt_child_close(b);
 	b->clock = (struct stop_clock){ .period_ns = b->clock.period_ns };
-	b->stop_wanted = b->stop_sent = false;
+	b->stop_wanted = b->stop_sent = b->killed = false;
 	b->stop_sent_ns = 0;
 	b->pid = child_spawn(argv, &b->out.fd, &b->err.fd);
 	return b->pid < 0 ? -1 : 0;
@@ -179,17 +183,35 @@ bool bt_child_done(const struct bt_child *b)
 	return b->out.eof && b->err.eof;
 }
 
+bool bt_child_hung(const struct bt_child *b, uint64_t now)
+{
+	if (!b->stop_sent)
+		return false;
+	uint64_t last = b->clock.out_ns > b->stop_sent_ns ? b->clock.out_ns :
+							      b->stop_sent_ns;
+	return now - last > BT_STOP_GRACE_S * 1000000000ULL;
+}
+
 void bt_child_kill(struct bt_child *b)
 {
 	kill(-b->pid, SIGKILL);
+	b->killed = true;
 }
 
 int bt_child_wait(struct bt_child *b)
 {
-	int status = 0;
-	while (waitpid(b->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return status;
+	const uint64_t grace = BT_STOP_GRACE_S * 1000000000ULL;
+	uint64_t t0 = sf_clock_ns(CLOCK_MONOTONIC);
+	int status = 0, ms = 1;
+	for (;;) {
+		pid_t r = waitpid(b->pid, &status, WNOHANG);
+		if (r == b->pid || (r < 0 && errno != EINTR))
+			return status;
+		if (!b->killed && sf_clock_ns(CLOCK_MONOTONIC) - t0 > grace)
+			bt_child_kill(b);
+		poll(NULL, 0, ms);	/* it normally exits in a few ms */
+		ms = ms < 64 ? ms * 2 : 64;
+	}
 }
 
 static void pipebuf_close(struct pipebuf *pb)

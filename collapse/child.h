@@ -58,7 +58,12 @@ struct bt_child {
 	bool stop_wanted;	/* a stop is due; sent once it is safe */
 	bool stop_sent;
 	uint64_t stop_sent_ns;	/* monotonic time the SIGINT was sent */
+	bool killed;		/* bt_child_kill()ed in this run */
 };
+
+/* How long bpftrace may stay silent after its stop, or alive after its
+ * pipes closed, before it is taken for hung and killed. */
+#define BT_STOP_GRACE_S 10
 
 /* A line of the child's output; a non-zero result ends the read and is
  * returned by bt_child_read(). */
@@ -88,10 +93,17 @@ int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx);
 /* Both pipes have reached end of file. */
 bool bt_child_done(const struct bt_child *b);
 
+/* Stopped, and no output since for BT_STOP_GRACE_S (one still printing
+ * its last maps is not hung): the caller kills it, and says so. */
+bool bt_child_hung(const struct bt_child *b, uint64_t now);
+
 /* SIGKILL bpftrace's process group (hung, or abandoned on an error). */
 void bt_child_kill(struct bt_child *b);
 
-/* Reap bpftrace: its wait status. */
+/* Reap bpftrace (its pipes at end of file, or it killed): its wait
+ * status.  One still alive BT_STOP_GRACE_S later (it closed its pipes
+ * itself, or a process it started holds them) is killed first, and
+ * killed is set.  SIGCHLD must not be ignored (main() resets it). */
 int bt_child_wait(struct bt_child *b);
 
 /* Close the pipes (for the next run); _release also frees the buffers. */

@@ -85,7 +85,6 @@
  * refresh; a pid not seen for this long is forgotten. */
 #define REFRESH_WINDOWS 6
 #define COALESCE_MS 20
-#define STOP_GRACE_S 10		/* bpftrace's time to print and exit */
 #define RESTART_MAX_S 60
 /* bpftrace never clears its stack maps: once their buckets are taken, new
  * stacks fail ("failed to look up stack id") and a churning machine loses
@@ -860,7 +859,8 @@ static int poll_ms(const struct cont *x)
 static void watch_targets(struct cont *x)
 {
 	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
-	if (!x->watch.n || x->bt.stop_sent || now - x->watch_at < 1000000000ULL)
+	if (!x->watch.n || x->bt.stop_sent || x->targets_gone ||
+	    now - x->watch_at < 1000000000ULL)
 		return;
 	x->watch_at = now;
 	if (watch_check(&x->watch))
@@ -883,9 +883,11 @@ static int pump(struct cont *x)
 		if (stopsig_count() || x->refresh || b->stop_wanted)
 			stop_child(x);	/* sent once */
 		watch_targets(x);
-		if (b->stop_sent && sf_clock_ns(CLOCK_MONOTONIC) - b->stop_sent_ns >
-				    STOP_GRACE_S * 1000000000ULL)
-			bt_child_kill(b);	/* hung: pipes close */
+		if (!b->killed && bt_child_hung(b, sf_clock_ns(CLOCK_MONOTONIC))) {
+			fprintf(stderr, "stackfold: bpftrace gave no output in %d s "
+				"after its stop: killed\n", BT_STOP_GRACE_S);
+			bt_child_kill(b);	/* its pipes close */
+		}
 		if (x->loading.n)
 			loading_check(&x->loading, x->ss,
 				      sf_clock_ns(CLOCK_MONOTONIC), NULL, NULL);
@@ -955,9 +957,11 @@ static int run_once(struct cont *x, unsigned *delay)
 	}
 	int status = bt_child_wait(&x->bt);
 	/* bpftrace that died on its own (not stopped: its END did not print
-	 * the rest) may have died while it printed the window: what came of
-	 * it is part of a window, not written (said lost below) */
-	bool died = !x->bt.stop_sent && !x->ended;
+	 * the rest), or that was killed hung after its stop, may have died
+	 * while it printed the window: what came of it is part of a window,
+	 * not written (said lost below) */
+	bool killed = x->bt.killed && !x->ended;
+	bool died = (!x->bt.stop_sent && !x->ended) || killed;
 	if (x->r_open && x->win_records && died &&
 	    window_next(x, sf_clock_ns(CLOCK_REALTIME), 0)) {
 		fprintf(stderr, "stackfold: out of memory\n");
@@ -966,6 +970,11 @@ static int run_once(struct cont *x, unsigned *delay)
 	if (x->r_open && x->win_records && !died && window_end(x, true)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
+	}
+	if (killed && x->bt.stop_sent) {
+		x->cut_short++;
+		fprintf(stderr, "stackfold: the samples of the window in progress "
+			"are lost\n");
 	}
 	if (x->refresh && !stopsig_count() && !x->targets_gone) {
 		x->refresh = false;
@@ -995,8 +1004,10 @@ static int run_once(struct cont *x, unsigned *delay)
 			"of the window in progress are lost; restarting in %u s\n",
 			how, x->last_err[0] ? ": " : "", x->last_err, *delay);
 	}
-	if (backoff(*delay))
+	if (x->targets_gone)	/* it died as the stop waited: no restart */
 		return EXIT_OK;
+	if (backoff(*delay))
+		return stopsig_abort() ? EXIT_INTERRUPTED : EXIT_OK;
 	*delay = *delay * 2 > RESTART_MAX_S ? RESTART_MAX_S : *delay * 2;
 	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
 	return -1;

@@ -322,6 +322,13 @@ static int loop(struct rec *x)
 		uint64_t el = at ? (now - at) / 1000000000ULL : 0;
 		if (stop_after_ns(x) && at && now - at >= stop_after_ns(x))
 			bt_child_stop(&x->bt);
+		if (!b->killed && bt_child_hung(b, now)) {
+			fprintf(stderr, "%sstackfold: bpftrace gave no output in "
+				"%d s after its stop: killed\n",
+				x->c->countdown && isatty(2) ? "\n" : "",
+				BT_STOP_GRACE_S);
+			bt_child_kill(b);	/* its pipes close */
+		}
 		watch_targets(x, pf[2].revents);
 		if (el != last) {
 			countdown(x, el);

@@ -3,6 +3,7 @@
  * With no subcommand name, the arguments are the report command's.
  * Sets up the process's heap (sf_heap_hugepages) for all but continuous.
  */
+#include <signal.h>
 #include <string.h>
 
 #include "cmds.h"
@@ -14,6 +15,10 @@ int main(int argc, char **argv)
 	 * command runs once, and faster on huge pages */
 	if (argc < 2 || strcmp(argv[1], "continuous") != 0)
 		sf_heap_hugepages();
+	/* SIGCHLD inherited as ignored (perl's $SIG{CHLD} = 'IGNORE', some
+	 * daemons' children): the kernel reaps bpftrace itself, waitpid()
+	 * fails, and a bpftrace killed by -9 read as one that exited 0 */
+	signal(SIGCHLD, SIG_DFL);
 	if (argc > 1 && strcmp(argv[1], "record") == 0)
 		return cmd_record(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "symbolize") == 0)

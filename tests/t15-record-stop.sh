@@ -182,3 +182,57 @@ start=$SECONDS
 check_eq "record -o into a missing directory: exit 4 at once" "4 fast" \
 	"$? $( [ $((SECONDS - start)) -lt 10 ] && echo fast || echo slow)"
 check "record -o into a missing directory: says which output" grep -q "cannot write '$T/nonexist/p.folded'" "$T/nodir.err"
+
+# A bpftrace that does not end: it ignores the stop (SIGINT), or closes
+# its pipes and lives on.  Until 2026-11-25 record waited for it for good
+# (no signal but SIGKILL ended it: the wait after its pipes closed was a
+# blocking waitpid).  Now one silent BT_STOP_GRACE_S (10 s) after its
+# stop, or alive that long after its pipes closed, is killed, and what it
+# printed is written with the loss said: exit 3, as for one killed -9.
+# Both run at once (each takes the 10 s).
+cat >"$T/deafbt" <<'SH'
+#!/bin/sh
+trap '' INT
+echo "#attached"
+printf '@[\n\tleaf\n\troot\n]: 3\n'
+sleep 60
+SH
+cat >"$T/closebt" <<'SH'
+#!/bin/sh
+echo "#attached"
+printf '@[\n\tleaf\n\troot\n]: 3\n'
+exec >/dev/null 2>&1
+sleep 60
+SH
+chmod +x "$T/deafbt" "$T/closebt"
+start=$SECONDS
+for b in deaf close; do
+	timeout -k 5 40 "$STACKFOLD" record -D 1 -f folded -o "$T/$b" -- "$T/${b}bt" \
+		>/dev/null 2>"$T/$b.err" &
+	eval "${b}_pid=\$!"
+done
+# shellcheck disable=SC2154 # deaf_pid, close_pid: set by the eval above
+{ reap "$deaf_pid" >"$T/deaf.rc"; reap "$close_pid" >"$T/close.rc"; }
+took=$((SECONDS - start))
+for b in deaf close; do
+	what="bpftrace deaf to the stop"
+	[ $b = close ] && what="bpftrace alive with its pipes closed"
+	check_eq "$what: killed, what it printed written, exit 3" "3 root;leaf 3" \
+		"$(cat "$T/$b.rc") $(cat "$T/$b.folded" 2>&1)"
+	check "$what: the loss said" grep -q 'bpftrace ended early (signal 9)' "$T/$b.err"
+	check "$what: no stand-in left" bash -c "! pgrep -f '$T/[${b:0:1}]${b:1}bt' >/dev/null"
+done
+check "bpftrace deaf to the stop: the kill said" grep -q 'gave no output in 10 s after its stop: killed' "$T/deaf.err"
+check "both ended within the grace, not the stand-ins' 60 s (${took} s)" test "$took" -lt 30
+
+# SIGCHLD inherited as ignored (perl's $SIG{CHLD} = 'IGNORE'): the kernel
+# reaped bpftrace, waitpid failed, and one killed -9 read as exit 0, its
+# loss unsaid (until 2026-11-25).  main() resets SIGCHLD.
+if command -v perl >/dev/null; then
+	perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV or die' "$STACKFOLD" record -f folded \
+		-o "$T/chld" -- "$T/diebt" >/dev/null 2>"$T/chld.err"
+	check_eq "SIGCHLD ignored by the parent: bpftrace's kill -9 still seen (exit 3)" 3 "$?"
+	check "SIGCHLD ignored by the parent: the loss said" grep -q 'ended early (signal 9)' "$T/chld.err"
+else
+	skip "SIGCHLD ignored by the parent" "no perl"
+fi

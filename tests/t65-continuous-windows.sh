@@ -303,6 +303,48 @@ wait "$cpid"
 check_eq "--watch-pid: the target gone, stops by itself, exit 0" "0|stackfold: every --watch-pid target has exited; stopping" \
 	"$?|$(grep 'watch-pid' "$T/log6")"
 wait "$sp"
+# ... said once, and nothing restarted, when the stop has to wait for a
+# safe moment (a bpftrace that never flushes: up to 2 windows + 2 s);
+# until 2026-11-25 the line came again every second of that wait
+cat >"$T/quiet" <<'EOF2'
+#!/bin/sh
+echo "#attached"
+exec sleep 60
+EOF2
+chmod +x "$T/quiet"
+sleep 3 &	# gone once a flush is due (at 2 s) that never comes
+sp=$!
+timeout -k 5 40 "$STACKFOLD" continuous -o "$T/w6q" --window 2 --watch-pid "$sp" -- "$T/quiet" 2>"$T/log6q"
+check_eq "--watch-pid, the stop waiting: said once, exit 0" "0 1" "$? $(grep -c 'watch-pid target has exited' "$T/log6q")"
+wait "$sp"
+
+# A bpftrace deaf to the stop (SIGINT ignored) is killed once silent for
+# 10 s after it, and the window in progress is counted lost (until
+# 2026-11-25 the kill went unsaid, and the closing line said nothing was
+# lost); one that printed part of a window and then hung does not have
+# that part written as a window.
+cat >"$T/deaf" <<'EOF2'
+#!/bin/sh
+trap '' INT
+cat "$1"
+exec sleep 60
+EOF2
+chmod +x "$T/deaf"
+printf '%s\n' '#attached' '@stackfold[4242, 4242, fake, ' '        work+12' ', ]: 2' '' \
+	'@stackfold_total: 2' '@stackfold_b[4242, 4242, fake, ' '        idle+12' ', ]: 9' >"$T/canned7"
+"$STACKFOLD" continuous -o "$T/w7" --window 2 --folded -- "$T/deaf" "$T/canned7" 2>"$T/log7" &
+cpid=$!
+wait_for 1 'samples' "$T/log7"
+kill -TERM "$cpid"
+for ((i = 0; i < 400; i++)); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$cpid" 2>/dev/null	# (still running after 40 s: the check below fails)
+wait "$cpid"
+echo "$?" >"$T/w7.rc"
+check_eq "bpftrace deaf to the stop: killed, exit 0, only the whole window written" \
+	"0|1|fake-4242;work 2" "$(cat "$T/w7.rc")|$(find "$T/w7" -name '*.pb.gz' | wc -l)|$(cat "$T"/w7/*.folded)"
+check "bpftrace deaf to the stop: the kill said" grep -q 'gave no output in 10 s after its stop: killed' "$T/log7"
+check "bpftrace deaf to the stop: the window in progress counted lost" \
+	grep -q '^stackfold: stopped: 1 window written, 0 lost, 1 cut short' "$T/log7"
 
 # --- one stop request delivered twice -----------------------------------
 # timeout(1) sends SIGTERM to its command and then to its process group,
