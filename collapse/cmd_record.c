@@ -572,6 +572,16 @@ int cmd_record(int argc, char **argv)
 		st = EXIT_IO;
 		goto out;
 	}
+	/* a target gone already is one not found, as scripts/profile says
+	 * (until 2026-11-25: bpftrace started, then "no samples", exit 2) */
+	for (size_t i = 0; i < x.watch.n; i++)
+		if (x.watch.t[i].gone) {
+			fprintf(stderr, "stackfold: --watch-pid %d: no such process or thread\n",
+				x.watch.t[i].id);
+			st = EXIT_ENV;
+		}
+	if (st)
+		goto out;
 	stopsig_install();
 	/* a closed stdout (the top table piped into a reader gone) is a write
 	 * error for that output, not death: the files are still written */

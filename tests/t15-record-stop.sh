@@ -236,3 +236,13 @@ if command -v perl >/dev/null; then
 else
 	skip "SIGCHLD ignored by the parent" "no perl"
 fi
+
+# --watch-pid of a process that is not there: exit 3 at once, as
+# scripts/profile -p says for one (until 2026-11-25 bpftrace was started,
+# then "no samples", exit 2)
+sleep 0.1 &
+gone=$!
+wait "$gone"
+"$STACKFOLD" record --watch-pid "$gone" -f folded -o "$T/nopid" -- "$T/fakebt" >/dev/null 2>"$T/nopid.err"
+check_eq "--watch-pid of no process: exit 3, said, nothing written" "3 1 none" \
+	"$? $(grep -c "watch-pid $gone: no such process" "$T/nopid.err") $( [ -e "$T/nopid.folded" ] && echo file || echo none)"
