@@ -181,8 +181,8 @@ static void usage(FILE *out)
 	      "      --check            check the options and exit (0, or 1 with\n"
 	      "                         the usage error): nothing is run or written\n\n"
 	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
-	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable;\n"
-	      "130 a second SIGINT (the current window is lost).\n",
+	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable, or\n"
+	      "out of memory; 130 a second SIGINT (the current window is lost).\n",
 	      out);
 }
 
