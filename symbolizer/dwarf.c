@@ -485,10 +485,11 @@ static int add_node(struct dwalk *w, Dwarf_Die *die, uint32_t parent,
 	 * DW_AT_name alone ("_M_manager") says little. */
 	if (parent == IDX_NONE && plain && w->lang == LANG_MANGLED)
 		nd.call_line = IDX_NODE_SYMNAME;
-	/* A C function is named by its symbol, as perf names it, so that its
-	 * name does not depend on whether the debug file is installed: glibc's
-	 * write() is __libc_write in DWARF, __GI___libc_write by its asm
-	 * label, and write in both symbol tables. */
+	/* A C function is named by its symbol, so that its name does not
+	 * depend on whether the debug file is installed: glibc's write() is
+	 * __libc_write in DWARF, __GI___libc_write by its asm label (which
+	 * addr2line and perf print with libc6-dbg), and write in both symbol
+	 * tables (elfsyms.c's choice among aliases). */
 	if (parent == IDX_NONE && w->lang == LANG_C)
 		nd.call_line = IDX_NODE_SYMNAME_C;
 	if (parent != IDX_NONE && !b->no_lines) {
@@ -682,18 +683,9 @@ int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines)
 	return 0;
 }
 
-bool file_changed(int fd, const struct stat *then)
-{
-	struct stat now;
-
-	return fstat(fd, &now) || now.st_size != then->st_size ||
-	       now.st_mtim.tv_sec != then->st_mtim.tv_sec ||
-	       now.st_mtim.tv_nsec != then->st_mtim.tv_nsec;
-}
-
 bool dwarfidx_changed(const struct dwsrc *s)
 {
-	return s->elf && file_changed(s->fd, &s->st);
+	return s->elf && sf_file_changed(s->fd, &s->st);
 }
 
 void dwarfidx_close(struct dwsrc *s)

@@ -168,7 +168,7 @@ static void stale(struct dwlazy *z)
  * not read yet give its symbol-table names.  Said once. */
 static bool src_changed(const struct elf_index *x, struct dwlazy *z)
 {
-	if (!file_changed(z->fd, &z->st) &&
+	if (!sf_file_changed(z->fd, &z->st) &&
 	    !(z->src_open && dwarfidx_changed(&z->src)))
 		return false;
 	struct idx_builder warnb = { 0 };

@@ -330,8 +330,6 @@ void dwarfidx_close(struct dwsrc *s);	/* zeroed: closing twice is fine */
  * mapping: pages past a new, shorter end would kill the process with
  * SIGBUS, and the same size read new bytes for the old unit table. */
 bool dwarfidx_changed(const struct dwsrc *s);
-/* The same test for any fd against a stat taken earlier. */
-bool file_changed(int fd, const struct stat *then);
 /* dwarf.c: the unit table (b->cus, all done = 0; b->eager: units with
  * rows or scopes but no address range) and what the DWARF can give
  * (IDX_HAS_FILES, IDX_HAS_LINES, IDX_HAS_INLINE in b->flags).

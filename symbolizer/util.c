@@ -491,6 +491,15 @@ uint64_t sf_clock_ns(int clk)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
+bool sf_file_changed(int fd, const struct stat *then)
+{
+	struct stat now;
+
+	return fstat(fd, &now) || now.st_size != then->st_size ||
+	       now.st_mtim.tv_sec != then->st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != then->st_mtim.tv_nsec;
+}
+
 void sf_nul_to_q(char *p, size_t n)
 {
 	char *e = p + n;

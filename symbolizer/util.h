@@ -96,6 +96,11 @@ void sf_nul_to_q(char *p, size_t n);
 /* clock_gettime(clk) in nanoseconds (0 when it fails). */
 uint64_t sf_clock_ns(int clk);
 
+struct stat;
+/* Has the file open as fd been rewritten since then was taken (its size
+ * or mtime differ), or can it not be stat'ed? */
+bool sf_file_changed(int fd, const struct stat *then);
+
 /* mkdir -p dir: its parents 0755, dir itself last_mode.  0 or -errno
  * (-ENAMETOOLONG past PATH_MAX). */
 int sf_mkdir_p(const char *dir, unsigned last_mode);
