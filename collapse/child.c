@@ -189,7 +189,8 @@ bool bt_child_hung(const struct bt_child *b, uint64_t now)
 		return false;
 	uint64_t last = b->clock.out_ns > b->stop_sent_ns ? b->clock.out_ns :
 							      b->stop_sent_ns;
-	return now - last > BT_STOP_GRACE_S * 1000000000ULL;
+	/* (now may have been read before the stop was sent) */
+	return now > last && now - last > BT_STOP_GRACE_S * 1000000000ULL;
 }
 
 void bt_child_kill(struct bt_child *b)

@@ -219,6 +219,8 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 
 	if (x->bt.stop_wanted && !x->bt.stop_sent)
 		wait = 100000000ULL;
+	if (x->bt.stop_sent && !x->bt.killed)
+		wait = s;	/* to see it hung (bt_child_hung) */
 	if (x->loading.n) {
 		uint64_t due = loading_next_due(&x->loading);
 		/* due inside a record: look again soon, without spinning */
