@@ -183,20 +183,23 @@ bool bt_child_done(const struct bt_child *b)
 	return b->out.eof && b->err.eof;
 }
 
-bool bt_child_hung(const struct bt_child *b, uint64_t now)
-{
-	if (!b->stop_sent)
-		return false;
-	uint64_t last = b->clock.out_ns > b->stop_sent_ns ? b->clock.out_ns :
-							      b->stop_sent_ns;
-	/* (now may have been read before the stop was sent) */
-	return now > last && now - last > BT_STOP_GRACE_S * 1000000000ULL;
-}
-
 void bt_child_kill(struct bt_child *b)
 {
 	kill(-b->pid, SIGKILL);
 	b->killed = true;
+}
+
+bool bt_child_kill_hung(struct bt_child *b, uint64_t now)
+{
+	if (!b->stop_sent || b->killed)
+		return false;
+	uint64_t last = b->clock.out_ns > b->stop_sent_ns ? b->clock.out_ns :
+							      b->stop_sent_ns;
+	/* (now may have been read before the stop was sent) */
+	if (now <= last || now - last <= BT_STOP_GRACE_S * 1000000000ULL)
+		return false;
+	bt_child_kill(b);	/* its pipes close */
+	return true;
 }
 
 int bt_child_wait(struct bt_child *b)

@@ -93,9 +93,10 @@ int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx);
 /* Both pipes have reached end of file. */
 bool bt_child_done(const struct bt_child *b);
 
-/* Stopped, and no output since for BT_STOP_GRACE_S (one still printing
- * its last maps is not hung): the caller kills it, and says so. */
-bool bt_child_hung(const struct bt_child *b, uint64_t now);
+/* Stopped, not killed yet, and no output since for BT_STOP_GRACE_S (one
+ * still printing its last maps is not hung): killed now (bt_child_kill).
+ * True when it was: the caller says so. */
+bool bt_child_kill_hung(struct bt_child *b, uint64_t now);
 
 /* SIGKILL bpftrace's process group (hung, or abandoned on an error). */
 void bt_child_kill(struct bt_child *b);

@@ -883,11 +883,9 @@ static int pump(struct cont *x)
 		if (stopsig_count() || x->refresh || b->stop_wanted)
 			stop_child(x);	/* sent once */
 		watch_targets(x);
-		if (!b->killed && bt_child_hung(b, sf_clock_ns(CLOCK_MONOTONIC))) {
+		if (bt_child_kill_hung(b, sf_clock_ns(CLOCK_MONOTONIC)))
 			fprintf(stderr, "stackfold: bpftrace gave no output in %d s "
 				"after its stop: killed\n", BT_STOP_GRACE_S);
-			bt_child_kill(b);	/* its pipes close */
-		}
 		if (x->loading.n)
 			loading_check(&x->loading, x->ss,
 				      sf_clock_ns(CLOCK_MONOTONIC), NULL, NULL);

@@ -220,7 +220,7 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 	if (x->bt.stop_wanted && !x->bt.stop_sent)
 		wait = 100000000ULL;
 	if (x->bt.stop_sent && !x->bt.killed)
-		wait = s;	/* to see it hung (bt_child_hung) */
+		wait = s;	/* to see it hung (bt_child_kill_hung) */
 	if (x->loading.n) {
 		uint64_t due = loading_next_due(&x->loading);
 		/* due inside a record: look again soon, without spinning */
@@ -324,13 +324,11 @@ static int loop(struct rec *x)
 		uint64_t el = at ? (now - at) / 1000000000ULL : 0;
 		if (stop_after_ns(x) && at && now - at >= stop_after_ns(x))
 			bt_child_stop(&x->bt);
-		if (!b->killed && bt_child_hung(b, now)) {
+		if (bt_child_kill_hung(b, now))
 			fprintf(stderr, "%sstackfold: bpftrace gave no output in "
 				"%d s after its stop: killed\n",
 				x->c->countdown && isatty(2) ? "\n" : "",
 				BT_STOP_GRACE_S);
-			bt_child_kill(b);	/* its pipes close */
-		}
 		watch_targets(x, pf[2].revents);
 		if (el != last) {
 			countdown(x, el);
