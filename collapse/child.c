@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,59 @@
 
 #include "report.h"
 #include "util.h"
+
+static bool named(const char *path, const char *name)
+{
+	const char *b = strrchr(path, '/');
+	return strcmp(b ? b + 1 : path, name) == 0;
+}
+
+/* Read fd to end of file or n - 1 bytes into buf, NUL-terminated. */
+static size_t read_some(int fd, char *buf, size_t n)
+{
+	size_t len = 0;
+	while (len < n - 1) {
+		ssize_t k = read(fd, buf + len, n - 1 - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+	}
+	buf[len] = 0;
+	return len;
+}
+
+int bt_child_version(char *const *argv, char *buf, size_t n)
+{
+	size_t i = 0;
+	if (!argv[0] || n < 2)
+		return -1;
+	if (named(argv[0], "env"))
+		for (i = 1; argv[i] && (strchr(argv[i], '=') || argv[i][0] == '-'); i++)
+			;
+	if (!argv[i] || !named(argv[i], "bpftrace"))
+		return -1;
+	int fd[2];
+	if (pipe2(fd, O_CLOEXEC))
+		return -1;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	char *av[] = { argv[i], (char *)"--version", NULL };
+	pid_t pid;
+	int r = posix_spawnp(&pid, argv[i], &fa, NULL, av, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	size_t len = r == 0 ? read_some(fd[0], buf, n) : 0;
+	close(fd[0]);
+	if (r == 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	buf[strcspn(buf, "\n")] = 0;
+	return len && strncmp(buf, "bpftrace", 8) == 0 ? 0 : -1;
+}
 
 bool bpftrace_noise(const char *s, size_t len)
 {

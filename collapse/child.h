@@ -111,6 +111,15 @@ int bt_child_wait(struct bt_child *b);
 void bt_child_close(struct bt_child *b);
 void bt_child_release(struct bt_child *b);
 
+/* The version of the bpftrace that argv runs (argv[0], or the command
+ * after `env` and its NAME=VALUE words and options), from `bpftrace
+ * --version` (its first line, "bpftrace v0.17.0", into buf, cut to n - 1
+ * bytes): for the profile's metadata when STACKFOLD_BPFTRACE_VERSION does
+ * not say it (stackfold record run by hand).  Costs what that run costs
+ * (some 20 ms of CPU).  0, or -1 when argv runs no bpftrace or no such
+ * line came. */
+int bt_child_version(char *const *argv, char *buf, size_t n);
+
 /* bpftrace 0.17's harmless start-up complaint, not worth showing. */
 bool bpftrace_noise(const char *line, size_t len);
 

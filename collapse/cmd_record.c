@@ -378,6 +378,8 @@ static void meta_begin(struct rec *x, int argc, char **argv)
 	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
 	if (v)
 		meta_line(x, "bpftrace", v);
+	else if (bt_child_version(argv, buf, sizeof(buf)) == 0)
+		meta_line(x, "bpftrace", buf);
 	const char *cmd = getenv("STACKFOLD_CMDLINE");
 	size_t off = 0;
 	buf[0] = 0;

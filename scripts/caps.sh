@@ -2,8 +2,32 @@
 # caps.sh - sourced by scripts/profile and scripts/continuous: may this
 # process run bpftrace, and which bpftrace is it?
 #
-# version_ge A B succeeds when version A is B or later (sort -V).
-version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
+# The checks below use no external command: a capture's whole CPU,
+# wrapper included, is budgeted (README, "Performance"), and each fork of
+# sort, head or awk cost a few ms.
+#
+# version_ge A B succeeds when version A is B or later, compared as dotted
+# numbers (what `sort -V` does for versions like 0.17.0 and 0.18).
+version_ge() {
+	local IFS=. i x y
+	local -a a b
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	for (( i = 0; i < ${#a[@]} || i < ${#b[@]}; i++ )); do
+		x=${a[i]:-0} y=${b[i]:-0}
+		(( 10#$x > 10#$y )) && return 0
+		(( 10#$x < 10#$y )) && return 1
+	done
+	return 0
+}
+
+# cap_eff prints the effective capability set (hex), from /proc/self/status.
+cap_eff() {
+	local k v
+	while read -r k v; do
+		[ "$k" = CapEff: ] && { echo "$v"; return; }
+	done </proc/self/status 2>/dev/null
+}
 
 # bpf_caps_ok succeeds when the effective capability set has CAP_BPF (39)
 # and CAP_PERFMON (38), or CAP_SYS_ADMIN (21), which stands for both on
@@ -13,7 +37,7 @@ version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
 # words.
 bpf_caps_ok() {
 	local eff
-	eff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2>/dev/null)
+	eff=$(cap_eff)
 	[ -n "$eff" ] || return 1
 	(( (0x$eff >> 38 & 3) == 3 || (0x$eff >> 21 & 1) == 1 ))
 }
@@ -28,7 +52,7 @@ bpftrace_btf_ok() {
 	local eff
 	[ -r /sys/kernel/btf/vmlinux ] || return 1
 	version_ge "$1" 0.18 && return 0
-	eff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status 2>/dev/null)
+	eff=$(cap_eff)
 	[ -n "$eff" ] && (( (0x$eff >> 21 & 1) == 1 ))
 }
 
@@ -37,7 +61,7 @@ bpftrace_btf_ok() {
 # bpftrace/bpftrace#4773 (merged 2025-10-26) replaced its own "only
 # supports running as the root user" check with a capability check.
 bpftrace_uid_ok() {
-	[ "$(id -u)" = 0 ] || version_ge "$1" 0.25
+	[ "$EUID" = 0 ] || version_ge "$1" 0.25
 }
 
 # bpftrace_ready MIN PROG succeeds when this process may run a bpftrace of
@@ -52,7 +76,12 @@ bpftrace_ready() {
 	elif ! command -v bpftrace >/dev/null 2>&1; then
 		CAPS_ERR="bpftrace not found (need >= $min; Debian: apt-get install bpftrace)"
 	else
-		bt_version=$(bpftrace --version 2>/dev/null | sed -n 's/^bpftrace v\{0,1\}\([0-9][0-9.]*\).*/\1/p')
+		bt_version=$(bpftrace --version 2>/dev/null)
+		if [[ $bt_version =~ ^bpftrace\ v?([0-9][0-9.]*) ]]; then
+			bt_version=${BASH_REMATCH[1]}
+		else
+			bt_version=""
+		fi
 		if [ -z "$bt_version" ]; then
 			CAPS_ERR="cannot tell bpftrace's version from 'bpftrace --version'"
 		elif ! version_ge "$bt_version" "$min"; then

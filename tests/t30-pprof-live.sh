@@ -62,6 +62,10 @@ if "$STACKFOLD" record -q -F 99 -D 2 -f folded,pprof -o "$T/rec" \
 		check "record: pid/tid/comm labels" grep -qE 'comm:\[bash\]' "$T/rec.raw"
 		check "record: capture time" grep -q '^Time: ' "$T/rec.raw"
 		check "record: counters comment matches the folded total" grep -q "^Comment: samples=$want " "$T/rec.raw"
+		# run by hand (no STACKFOLD_BPFTRACE_VERSION from scripts/profile):
+		# record asks bpftrace its version itself
+		check "record: the bpftrace version in the metadata comment" \
+			grep -qE "^Comment: bpftrace=bpftrace v?$(bpftrace --version | sed -n 's/^bpftrace v\{0,1\}\([0-9.]*\).*/\1/p') kernel=$(uname -r) " "$T/rec.raw"
 		# The rule: one location per address, with its mapping.
 		read -r n user outside < <(raw_addr_check "$T/rec.raw")
 		if [ "${user:-0}" -gt 0 ] && [ "$outside" = 0 ]; then
