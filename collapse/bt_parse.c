@@ -337,16 +337,35 @@ static void record_reset(struct bt_parser *bp)
 	bp->st = ST_IDLE;
 }
 
-/* Kernel entry points that root every kernel stack: used to tell kernel
- * from user stacks when frames are names without addresses. */
-static bool kernel_name(const char *s, size_t len)
+/* Telling kernel from user stacks when frames are names without
+ * addresses (one-liner text, symbolized by bpftrace).  Names only the
+ * kernel has make a stack kernel wherever they are in it: its entry
+ * points, syscall and interrupt paths. */
+static bool kernel_only_name(const char *s, size_t len)
 {
 	static const char *const pfx[] = {
-		"entry_SYSCALL", "do_syscall_64", "ret_from_fork", "asm_",
-		"secondary_startup", "start_kernel", "cpu_startup_entry",
-		"do_idle", "__x64_sys_", "x64_sys_call", "sysvec_",
-		"__sysvec_", "irq_exit", "common_startup_64", "rest_init",
+		"entry_SYSCALL", "do_syscall_64", "ret_from_fork",
+		"asm_sysvec_", "asm_exc_", "asm_common_interrupt",
+		"secondary_startup", "common_startup_64", "__x64_sys_",
+		"x64_sys_call", "sysvec_", "__sysvec_", "irq_exit",
+		"__irq_exit_rcu", "handle_softirqs", "__do_softirq",
+	};
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+		if (starts(s, len, pfx[i]))
+			return true;
+	return false;
+}
+
+/* Kernel roots whose names a program may have too (a thread pool's
+ * worker_thread, a kthread() of its own): kernel only as the stack's
+ * outermost frame.  Until 2026-11-28 they counted anywhere, and a user
+ * stack through a function named worker_thread was all kernel. */
+static bool kernel_root_name(const char *s, size_t len)
+{
+	static const char *const pfx[] = {
 		"kthread", "worker_thread", "smpboot_thread_fn",
+		"start_kernel", "x86_64_start_", "rest_init",
+		"cpu_startup_entry", "do_idle", "cpu_idle",
 	};
 	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
 		if (starts(s, len, pfx[i]))
@@ -371,8 +390,12 @@ static int part_side(const struct bt_parser *bp, const struct bt_part *pt)
 				f->addr >= VSYSCALL_END);
 		if (f->has_module)
 			return 0;
-		if (f->has_name &&
-		    kernel_name(bp->buf + f->name_off, f->name_len))
+		if (!f->has_name)
+			continue;
+		const char *name = bp->buf + f->name_off;
+		if (kernel_only_name(name, f->name_len) ||
+		    (i + 1 == pt->first + pt->n &&	/* the root (leaf first) */
+		     kernel_root_name(name, f->name_len)))
 			side = 1;
 	}
 	return side;

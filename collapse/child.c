@@ -23,11 +23,18 @@ static bool named(const char *path, const char *name)
 	return strcmp(b ? b + 1 : path, name) == 0;
 }
 
-/* Read fd to end of file or n - 1 bytes into buf, NUL-terminated. */
-static size_t read_some(int fd, char *buf, size_t n)
+/* Read fd to end of file or n - 1 bytes into buf, NUL-terminated, giving
+ * up after a silence of timeout_ms. */
+static size_t read_some(int fd, char *buf, size_t n, int timeout_ms)
 {
 	size_t len = 0;
 	while (len < n - 1) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		int r = poll(&pf, 1, timeout_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
 		ssize_t k = read(fd, buf + len, n - 1 - len);
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -61,11 +68,13 @@ int bt_child_version(char *const *argv, char *buf, size_t n)
 	int r = posix_spawnp(&pid, argv[i], &fa, NULL, av, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fd[1]);
-	size_t len = r == 0 ? read_some(fd[0], buf, n) : 0;
+	size_t len = r == 0 ? read_some(fd[0], buf, n, 5000) : 0;
 	close(fd[0]);
-	if (r == 0)
+	if (r == 0) {
+		kill(pid, SIGKILL);	/* done or silent: it has nothing more */
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+	}
 	buf[strcspn(buf, "\n")] = 0;
 	return len && strncmp(buf, "bpftrace", 8) == 0 ? 0 : -1;
 }

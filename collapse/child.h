@@ -116,8 +116,8 @@ void bt_child_release(struct bt_child *b);
  * --version` (its first line, "bpftrace v0.17.0", into buf, cut to n - 1
  * bytes): for the profile's metadata when STACKFOLD_BPFTRACE_VERSION does
  * not say it (stackfold record run by hand).  Costs what that run costs
- * (some 20 ms of CPU).  0, or -1 when argv runs no bpftrace or no such
- * line came. */
+ * (some 20 ms of CPU); one silent for 5 s is killed.  0, or -1 when argv
+ * runs no bpftrace or no such line came. */
 int bt_child_version(char *const *argv, char *buf, size_t n);
 
 /* bpftrace 0.17's harmless start-up complaint, not worth showing. */

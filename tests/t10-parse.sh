@@ -117,6 +117,20 @@ check "junk: unparsable lines counted with the first line number" \
 check "junk: lost events reported" grep -q 'bpftrace lost 7 events' "$T/junk.err"
 check "junk: stack-id errors reported" grep -q '1 stack-id errors' "$T/junk.err"
 
+# Names-only stacks (one-liner text): a kernel root such as worker_thread
+# makes a stack kernel only as its outermost frame; a program's own
+# worker_thread in the middle of a user stack leaves it user (until
+# 2026-11-28 every frame of it was marked _[k]).
+printf '@[\n    compute+1\n    worker_thread+2\n    start_thread+3\n    clone3+4\n]: 5\n' >"$T/uworker.txt"
+check_eq "user stack through a worker_thread of its own: no _[k]" \
+	"clone3;start_thread;worker_thread;compute 5" "$("$STACKFOLD" -q "$T/uworker.txt")"
+printf '@[\n    process_one_work+1\n    worker_thread+2\n    kthread+3\n]: 2\n' >"$T/kworker.txt"
+check_eq "kernel stack rooted at kthread: _[k]" \
+	"kthread_[k];worker_thread_[k];process_one_work_[k] 2" "$("$STACKFOLD" -q "$T/kworker.txt")"
+printf '@[\n    _raw_spin_lock+1\n    __x64_sys_futex+2\n    do_syscall_64+3\n]: 1\n' >"$T/ktrunc.txt"
+check_eq "kernel stack cut short (no root): kernel by its syscall frames" \
+	"do_syscall_64_[k];__x64_sys_futex_[k];_raw_spin_lock_[k] 1" "$("$STACKFOLD" -q "$T/ktrunc.txt")"
+
 # CRLF line ends and a truncated final record.
 "$STACKFOLD" "$FX/crlf-truncated.txt" >"$T/crlf.out" 2>"$T/crlf.err"
 check_eq "CRLF input parses" "do_idle_[k];schedule_[k] 4" "$(cat "$T/crlf.out")"

@@ -35,6 +35,34 @@ rd=$(share "$T/demo.folded" read_data)
 if near "$mm" 70 12 && near "$rd" 15 35; then pass "shares match the design (matrix_multiply $mm%, read_data $rd%)"
 else fail "shares match the design" "matrix_multiply $mm% (70), read_data $rd% (15)"; fi
 check "no frame left unnamed in the demo's own code" bash -c "! grep -q 'demo+0x' '$T/demo.folded'"
+# A pprof reader finds the same hottest function as the top table.
+gtop=$(HOME=$T/home GOCACHE=$T/gocache go tool pprof -top -nodecount=3 "$T/demo.pb.gz" 2>"$T/gotop.err" |
+	awk '/flat%/ { getline; print $NF; exit }')
+ttop=$(awk 'NR > 2 && NF == 5 { print $5; exit }' "$T/demo.top")
+check_eq "go tool pprof -top and the top table agree on the hottest function ($ttop)" "$ttop" "${gtop:-$(head -n 2 "$T/gotop.err")}"
+
+# -U and -K: the user or the kernel frames alone, end to end.
+"$PROFILE" -U -d 2 -f folded -o "$T/uonly" -- "$DEMO" 3 >/dev/null 2>"$T/uonly.err"
+check "profile -U: user frames, no kernel frame" \
+	bash -c "grep -q ';matrix_multiply ' '$T/uonly.folded' && ! grep -q '_\[k\]' '$T/uonly.folded'"
+"$PROFILE" -K -d 2 -f folded -o "$T/konly" -- "$DEMO" 3 >/dev/null 2>"$T/konly.err"
+check "profile -K: kernel frames, no user frame" \
+	bash -c "grep -q 'read_zero_\[k\]' '$T/konly.folded' && ! grep -qE 'matrix_multiply|raw_read|load_zeros' '$T/konly.folded'"
+
+# The defaults: -d 10 and -o profile (PREFIX.folded, .svg, .pb.gz in the
+# current directory).
+"$DEMO" 30 >/dev/null &
+dflt=$!
+mkdir -p "$T/defaults"
+t0=$SECONDS
+(cd "$T/defaults" && "$PROFILE" -p "$dflt" >/dev/null 2>"$T/defaults.err")
+took=$((SECONDS - t0))
+kill "$dflt" 2>/dev/null
+wait "$dflt" 2>/dev/null
+check "profile with no -o writes profile.folded, profile.svg, profile.pb.gz" \
+	test -s "$T/defaults/profile.folded" -a -s "$T/defaults/profile.svg" -a -s "$T/defaults/profile.pb.gz"
+check "profile with no -d samples for 10 s (took ${took} s)" test "$took" -ge 10 -a "$took" -lt 30
+check "scripts/profile --help gives examples" bash -c "'$PROFILE' --help | grep -A3 '^Examples:' | grep -q 'scripts/profile -p 1234'"
 # The wrapper's env(1) runs before the command is stopped: its start-up
 # (1-2 ms, unnamed) is not sampled as the command's.  Until 2026-11-24 it
 # was, at 2999 Hz in every run.  (sh's last instructions between the

@@ -36,6 +36,16 @@ bad "wrong value count" '2 values for 1 sample types' \
 	'\x32\x00\x5a\x00\x0a\x00\x48\x01\x12\x04\x12\x02\x01\x01'
 bad "cpu time not count x period" 'is not value[0] 2 times the period 10' \
 	'\x32\x00\x32\x0bnanoseconds\x0a\x00\x0a\x02\x10\x01\x48\x01\x5a\x00\x60\x0a\x12\x04\x12\x02\x02\x05'
+bad "duplicate location id" 'location id 1 is not unique' '\x32\x00\x5a\x00\x22\x02\x08\x01\x22\x02\x08\x01'
+bad "duplicate function id" 'function id 1 is not unique' '\x32\x00\x5a\x00\x2a\x02\x08\x01\x2a\x02\x08\x01'
+bad "duplicate mapping id" 'mapping id 1 is not unique' '\x32\x00\x5a\x00\x1a\x02\x08\x01\x1a\x02\x08\x01'
+bad "dangling function_id" 'function_id 5 does not exist' '\x32\x00\x5a\x00\x22\x06\x08\x01\x22\x02\x08\x05'
+bad "line without function_id" 'line 0 has function_id 0' '\x32\x00\x5a\x00\x22\x04\x08\x01\x22\x00'
+bad "samples without time_nanos" 'time_nanos missing' '\x32\x00\x0a\x00\x5a\x00\x12\x03\x12\x01\x01'
+# and takes the same profile with its time_nanos (the cases above fail for
+# what they name, not for something else)
+printf '%b' '\x32\x00\x0a\x00\x5a\x00\x12\x03\x12\x01\x01\x48\x01' >"$T/good.pb"
+check_eq "validator takes a minimal valid profile" "ok samples=1 total=1" "$("$PPROF_CHECK" --raw "$T/good.pb" 2>&1)"
 printf 'not a profile' >"$T/plain"
 if "$PPROF_CHECK" "$T/plain" >/dev/null; then fail "validator rejects ungzipped"; else pass "validator rejects ungzipped"; fi
 
