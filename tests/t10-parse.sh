@@ -145,6 +145,14 @@ if [ "$(awk '$3 == "vfs_read" { print $1; exit }' /proc/kallsyms)" != 0000000000
 else
 	skip "raw kernel address symbolized" "kallsyms hidden"
 fi
+# The same as a golden: raw mode's `@[ustack(raw), kstack(raw)]` with an
+# empty user part, named through a kallsyms of our own (the return
+# address 821ecc51 at address - 1, inside do_syscall_64).
+printf '%s\n' 'ffffffff816b8200 T vfs_read' 'ffffffff816b8400 T rw_verify_area' \
+	'ffffffff821ecc00 T do_syscall_64' 'ffffffff821ecc51 T entry_SYSCALL_64' >"$T/fake.kallsyms"
+check_eq "raw mode: kernel addresses named through kallsyms, empty user part" \
+	"do_syscall_64_[k];vfs_read_[k] 3" \
+	"$(STACKFOLD_KALLSYMS=$T/fake.kallsyms STACKFOLD_MODULES=/dev/null "$STACKFOLD" -q "$FX/raw-mode.txt")"
 
 # Folded input: round trip, merge, _[k] kept, comments/garbage counted.
 printf 'a;b;c 3\na;b 2\na;b;c 4\nx;y_[k] 1\nbad line\n' >"$T/in.folded"

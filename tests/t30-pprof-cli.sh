@@ -291,6 +291,33 @@ else
 		"$("$PPROF_CHECK" --addresses "$T/addr/end.pb.gz" | paste -sd'|')"
 fi
 
+# Inlined frames from real DWARF, end to end: a leaf inside inner(),
+# inlined into mid(), inlined into outer(), gives one location whose Line
+# entries are innermost first, each function with its start line, and a
+# mapping that says it has inline frames.
+mkdir -p "$T/inl3"
+printf '%s\n' 'static inline __attribute__((always_inline)) int inner(int n) { return n * 3 + 1; }' \
+	'static inline __attribute__((always_inline)) int mid(int n) { return inner(n) ^ 5; }' \
+	'__attribute__((noinline)) int outer(int n) { return mid(n) + 7; }' \
+	'int main(int c, char **v) { (void)v; return outer(c); }' >"$T/inl3/inl.c"
+if cc -O2 -g -o "$T/inl3/app" "$T/inl3/inl.c" && command -v nm >/dev/null &&
+	chain=$(addr2line -f -i -e "$T/inl3/app" "$(nm "$T/inl3/app" | awk '$3 == "outer" { print $1 }')" | sed -n 'p;n' | paste -sd' ') &&
+	[ "$chain" = "inner mid outer" ]; then
+	{ capture_head "$T/inl3/app" 4194002 app
+	  printf '@stackfold[4194002, 4194002, app, \n    0x%x\n, ]: 3\n' \
+		$((CAP_BASE + 0x$(nm "$T/inl3/app" | awk '$3 == "outer" { print $1 }'))); } >"$T/inl3/cap.raw"
+	"$STACKFOLD" -q -f folded,pprof -o "$T/inl3/o" "$T/inl3/cap.raw" 2>"$T/err"
+	check_eq "inlined frames: folded" "app;outer;mid_[i];inner_[i] 3" "$(cat "$T/inl3/o.folded")"
+	gopprof -raw -symbolize=none "$T/inl3/o.pb.gz" >"$T/inl3/raw" 2>"$T/goerr"
+	check_eq "inlined frames: one location, Lines innermost first, with start lines" \
+		"M=1 inner $T/inl3/inl.c:1 s=1|mid $T/inl3/inl.c:2 s=2|outer $T/inl3/inl.c:3 s=3" \
+		"$(sed -n '/^Locations/,/^Mappings/p' "$T/inl3/raw" | sed -n '2,4p' | sed 's/^ *1: 0x[0-9a-f]* //; s/^ *//' | paste -sd'|')"
+	check "inlined frames: the mapping has functions, files, lines and inline frames" \
+		grep -qE '^1: .*/app [0-9a-f]+ \[FN\]\[FL\]\[LN\]\[IN\]' "$T/inl3/raw"
+else
+	skip "inlined frames from DWARF" "cc, nm or addr2line missing, or no inline chain at outer's start"
+fi
+
 # A user stack whose leaf is in the vsyscall page (0xffffffffff600000,
 # above the kernel half, but user text): its frames stay user frames, on
 # no kernel mapping.
