@@ -16,6 +16,8 @@ struct bt_rawframe {
 	bool has_name;		/* name_off/name_len are set */
 	bool has_module;	/* module_off/module_len are set (len > 0) */
 	bool at_start;		/* named "SYM+0" */
+	bool has_offset;	/* named "SYM+OFF" */
+	uint64_t offset;
 	uint64_t addr;
 	size_t name_off, name_len;
 	size_t module_off, module_len;
@@ -197,11 +199,12 @@ static bool all_hex(const char *s, size_t len)
 	return true;
 }
 
-/* Strip a trailing "+123" or "+0x1f" symbol offset; *zero: it was 0. */
-static size_t strip_offset(const char *s, size_t len, bool *zero)
+/* Strip a trailing "+123" or "+0x1f" symbol offset into f->offset
+ * (f->has_offset; f->at_start: it was 0).  Returns the name's length. */
+static size_t strip_offset(const char *s, size_t len, struct bt_rawframe *f)
 {
 	size_t i = len;
-	*zero = false;
+	f->at_start = f->has_offset = false;
 	while (i > 0 && s[i - 1] != '+')
 		i--;
 	if (i < 2)
@@ -211,7 +214,9 @@ static size_t strip_offset(const char *s, size_t len, bool *zero)
 	uint64_t v;
 	if (sf_parse_u64(o, olen, &v) ||
 	    (olen > 2 && o[0] == '0' && o[1] == 'x' && sf_parse_hex(o, olen, &v))) {
-		*zero = v == 0;
+		f->at_start = v == 0;
+		f->has_offset = true;
+		f->offset = v;
 		return i - 1;
 	}
 	return len;
@@ -302,11 +307,11 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 			if (!unknown) {
 				f.kind = BT_FRAME_NAME;
 				s = r;
-				len = strip_offset(r, nlen, &f.at_start);
+				len = strip_offset(r, nlen, &f);
 			}
 		}
 	} else {
-		len = strip_offset(s, len, &f.at_start);
+		len = strip_offset(s, len, &f);
 	}
 	if (f.kind == BT_FRAME_NAME) {
 		if (buf_append(bp, s, len, &f.name_off))
@@ -410,6 +415,7 @@ static int out_push(struct bt_parser *bp, const struct bt_rawframe *f,
 		.kind = f->kind, .kernel = kernel,
 		.has_addr = f->has_addr, .addr = f->addr,
 		.at_start = f->at_start,
+		.has_offset = f->has_offset, .offset = f->offset,
 		.name = f->has_name ? bp->buf + f->name_off : NULL,
 		.name_len = f->has_name ? f->name_len : 0,
 		.module = f->has_module ? bp->buf + f->module_off : NULL,

@@ -49,6 +49,8 @@ struct bt_frame {
 				 * caller's (a noreturn call ending a
 				 * function), bpftrace not looking up
 				 * address - 1 */
+	bool has_offset;	/* named SYM+OFF: offset is OFF */
+	uint64_t offset;
 	uint64_t addr;
 	const char *name;	/* not NUL-terminated */
 	size_t name_len;

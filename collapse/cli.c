@@ -14,7 +14,7 @@ enum {
 	OPT_COLORS, OPT_NOHASH, OPT_COUNTNAME, OPT_FLAMECHART, OPT_DIFF,
 	OPT_TOP, OPT_TID, OPT_NOCOMM, OPT_LINES, OPT_NODEMANGLE, OPT_NOCACHE,
 	OPT_CACHEDIR, OPT_NODWARF, OPT_SAVERAW, OPT_COUNTDOWN, OPT_WATCH,
-	OPT_NOGZIP, OPT_START, OPT_FLUSH,
+	OPT_NOGZIP, OPT_START, OPT_FLUSH, OPT_OFFSETS,
 };
 
 static const struct option long_opts[] = {
@@ -27,6 +27,7 @@ static const struct option long_opts[] = {
 	{ "kernel-only", no_argument, NULL, 'K' },
 	{ "delimit", no_argument, NULL, 'd' },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "offsets", no_argument, NULL, OPT_OFFSETS },
 	{ "no-demangle", no_argument, NULL, OPT_NODEMANGLE },
 	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
 	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
@@ -104,6 +105,8 @@ void cli_usage(FILE *out, bool record)
 	      "  -K, --kernel-only      kernel frames only\n"
 	      "  -d, --delimit          '-' frame between user and kernel frames\n"
 	      "      --lines            add :file:line to frames (needs DWARF)\n"
+	      "      --offsets          keep symbol offsets: func+0x1f, the address's\n"
+	      "                         offset in its function (perf's +symoff)\n"
 	      "      --top N            rows in the top table (25; 0: every function);\n"
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
@@ -267,6 +270,7 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	case 'K': c->oo.fold_flags |= FOLD_KERNEL_ONLY; break;
 	case 'd': c->oo.fold_flags |= FOLD_DELIMIT; break;
 	case OPT_LINES: c->oo.fold_flags |= FOLD_LINES; break;
+	case OPT_OFFSETS: c->oo.fold_flags |= FOLD_OFFSETS; break;
 	case OPT_NODEMANGLE: c->so.no_demangle = true; break;
 	case OPT_NOCACHE: c->so.no_cache = true; break;
 	case OPT_CACHEDIR: c->so.cache_dir = arg; break;

@@ -543,6 +543,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		return EXIT_IO;
 	}
 	report_on_refresh(&x->r, refreshed, x);
+	report_set_offsets(&x->r, x->c->oo.fold_flags & FOLD_OFFSETS);
 	x->r.live_snapshots = true;	/* first_sample() counts */
 	report_begin_input(&x->r, NULL);
 	meta_begin(x, argc, argv);

@@ -403,6 +403,14 @@ static const char *kind_suffix(uint8_t kind)
 	}
 }
 
+/* "+0x1f", as perf script -F +symoff writes an offset. */
+static int sb_offset(struct sbuf *b, uint32_t off)
+{
+	char num[16];
+	int n = snprintf(num, sizeof(num), "+0x%x", off);
+	return sb_put(b, num, (size_t)n);
+}
+
 /* One location, outermost frame first: the function, then what was inlined
  * into it, each with _[i] (stackcollapse-perf.pl --inline's marks). */
 static int sb_location(struct sbuf *b, const struct profile *p,
@@ -422,6 +430,9 @@ static int sb_location(struct sbuf *b, const struct profile *p,
 		const char *name = pstr(p, fn->name, &nlen);
 		const char *sfx = i + 1 < l->nlines ? "_[i]" : ksfx;
 		if (sb_frame(b, name, nlen, NULL))
+			return -ENOMEM;
+		if ((flags & FOLD_OFFSETS) && l->has_offset &&
+		    i + 1 == l->nlines && sb_offset(b, l->offset))
 			return -ENOMEM;
 		if ((flags & FOLD_LINES) && ln->line && fn->filename) {
 			char tail[64];

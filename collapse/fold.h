@@ -28,7 +28,8 @@ enum fold_flags {
 	FOLD_NO_COMM = 1 << 1,	/* no process frame at all */
 	FOLD_TID = 1 << 2,	/* add a "comm-TID" thread frame */
 	FOLD_LINES = 1 << 3,	/* append ":file:line" to frames with lines */
-	FOLD_KEEP_OFFSETS = 1 << 4,	/* (kept for input that has +0x offsets) */
+	FOLD_OFFSETS = 1 << 4,	/* "+0x1f" after a function's name: the
+				 * location's offset in it (pf_location) */
 	FOLD_USER_ONLY = 1 << 5,	/* drop kernel frames */
 	FOLD_KERNEL_ONLY = 1 << 6,	/* drop user frames */
 	FOLD_DELIMIT = 1 << 7,	/* "-" frame between user and kernel */

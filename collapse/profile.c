@@ -45,7 +45,8 @@ static uint64_t loc_hash(const struct profile *p, const struct pf_location *l,
 {
 	uint64_t h = sf_hash_u64(l->mapping * 0x9e3779b97f4a7c15ULL ^
 				 l->address) ^ l->kind ^ (uint64_t)l->is_return << 8 ^
-		     sf_hash_u64(l->unknown_name);
+		     sf_hash_u64(l->unknown_name) ^
+		     sf_hash_u64((uint64_t)l->has_offset << 32 | l->offset);
 	if (!l->address && !l->mapping)
 		h ^= sf_hash_bytes(lines, l->nlines * sizeof(*lines), l->nlines);
 	(void)p;
@@ -57,7 +58,8 @@ static bool loc_eq(const struct profile *p, const struct pf_location *a,
 {
 	if (a->mapping != b->mapping || a->address != b->address ||
 	    a->kind != b->kind || a->is_return != b->is_return ||
-	    a->unknown_name != b->unknown_name)
+	    a->unknown_name != b->unknown_name ||
+	    a->has_offset != b->has_offset || a->offset != b->offset)
 		return false;
 	if (a->address || a->mapping)
 		return true;
@@ -242,8 +244,8 @@ int64_t profile_location(struct profile *p, const struct pf_location *key,
 	return id;
 }
 
-int64_t profile_named_location(struct profile *p, const char *name,
-			       size_t len, enum pf_loc_kind kind)
+int64_t profile_named_location_at(struct profile *p, const char *name,
+				  size_t len, const struct pf_location *key)
 {
 	int64_t s = strtab_intern(&p->strs, name, len);
 	if (s < 0)
@@ -253,8 +255,14 @@ int64_t profile_named_location(struct profile *p, const char *name,
 	if (fid < 0)
 		return fid;
 	struct pf_line line = { .function = (uint32_t)fid };
+	return profile_location(p, key, &line, 1);
+}
+
+int64_t profile_named_location(struct profile *p, const char *name,
+			       size_t len, enum pf_loc_kind kind)
+{
 	struct pf_location loc = { .kind = (uint8_t)kind };
-	return profile_location(p, &loc, &line, 1);
+	return profile_named_location_at(p, name, len, &loc);
 }
 
 int64_t profile_add_sample_id(struct profile *p, const struct pf_sample *key,

@@ -64,6 +64,10 @@ enum pf_loc_kind {
 
 struct pf_location {
 	uint32_t mapping;	/* 0: none (folded input, synthetic) */
+	uint32_t offset;	/* when has_offset: the address's offset in
+				 * the symbol holding it (sym_result's), or
+				 * the SYM+OFF text gave it; shown by
+				 * --offsets, not written to pprof */
 	uint64_t address;	/* as the process saw it, 0 if unknown */
 	uint32_t line_start;	/* index into p->lines */
 	uint32_t nlines;	/* innermost first; 0 = unsymbolized */
@@ -74,6 +78,7 @@ struct pf_location {
 				 * address - 1 (the call); apart from a
 				 * leaf at the same address, which is
 				 * the next instruction */
+	uint8_t has_offset;
 };
 
 struct pf_sample {
@@ -161,14 +166,19 @@ void profile_release(struct profile *p);
  * one (> 0), or a negative errno. */
 int64_t profile_mapping(struct profile *p, const struct pf_mapping *m);
 int64_t profile_function(struct profile *p, const struct pf_function *f);
-/* A location is identified by (mapping, address, kind, unknown_name) when
- * it has an address, else by (kind, its lines).  lines[] is copied. */
+/* A location is identified by (mapping, address, kind, is_return,
+ * unknown_name, offset) when it has an address, else by (kind, offset,
+ * its lines).  lines[] is copied. */
 int64_t profile_location(struct profile *p, const struct pf_location *key,
 			 const struct pf_line *lines, uint32_t nlines);
 /* Shortcut: a location that is just one function name (folded input,
  * pre-symbolized bpftrace text).  Interns name and function. */
 int64_t profile_named_location(struct profile *p, const char *name,
 			       size_t len, enum pf_loc_kind kind);
+/* The same, with the rest of the location from key (its mapping, address,
+ * kind, offset; its lines ignored). */
+int64_t profile_named_location_at(struct profile *p, const char *name,
+				  size_t len, const struct pf_location *key);
 
 /* Add count samples of one stack (locs leaf first).  Merges with an equal
  * (pid, tid, comm, thread_name, process, stack).  0 or negative errno.

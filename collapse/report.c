@@ -303,10 +303,17 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 	if (nr) {
 		resolver_set_refresh(nr, r->refresh_maps);
 		resolver_on_refresh(nr, r->on_refresh, r->on_refresh_ctx);
+		resolver_set_offsets(nr, r->offsets);
 		resolver_free(r->res);
 		r->res = nr;
 	}
 	return r->sym;
+}
+
+void report_set_offsets(struct report *r, bool on)
+{
+	r->offsets = on;
+	resolver_set_offsets(r->res, on);
 }
 
 void report_on_refresh(struct report *r,

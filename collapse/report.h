@@ -76,6 +76,7 @@ struct report {
 	/* resolver_on_refresh()'s, kept for the resolvers made later */
 	void (*on_refresh)(void *ctx, int pid, uint32_t image);
 	void *on_refresh_ctx;
+	bool offsets;		/* resolver_set_offsets(): report_set_offsets() */
 	bool fold_direct;	/* folded text goes straight to `direct` (set
 				 * when no output needs a profile: not pprof) */
 	/* --diff: the before input's report, whose losses the outputs also
@@ -144,6 +145,9 @@ void report_release(struct report *r);
 struct sym_session *report_session(struct report *r, struct sf_err *err);
 /* fn(ctx, pid, image) after each refresh of a snapshot while records are
  * named (resolver_on_refresh()); NULL: none. */
+/* --offsets: bpftrace's SYM+OFF frames stay apart per offset (resolver.h).
+ * Call before the first input. */
+void report_set_offsets(struct report *r, bool on);
 void report_on_refresh(struct report *r,
 		       void (*fn)(void *ctx, int pid, uint32_t image),
 		       void *ctx);

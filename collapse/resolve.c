@@ -29,6 +29,10 @@ struct resolver {
 	/* named frames: per kind, string id of the name -> location id */
 	uint32_t *name_loc[4];
 	size_t name_cap[4];
+	/* --offsets: named frames with a SYM+OFF offset, per kind, (name's
+	 * string id + 1) << 32 | offset -> location id */
+	bool offsets;
+	struct u64map name_off[4];
 	uint32_t *stack;	/* location ids, leaf first */
 	size_t stack_cap;
 	uint32_t kernel_mapping;
@@ -75,6 +79,11 @@ void resolver_set_refresh(struct resolver *r, bool on)
 	r->refresh = on;
 }
 
+void resolver_set_offsets(struct resolver *r, bool on)
+{
+	r->offsets = on;
+}
+
 void resolver_on_refresh(struct resolver *r,
 			 void (*fn)(void *ctx, int pid, uint32_t image),
 			 void *ctx)
@@ -89,8 +98,10 @@ void resolver_free(struct resolver *r)
 		return;
 	free(r->slots);
 	u64map_release(&r->refreshed);
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 4; k++) {
 		free(r->name_loc[k]);
+		u64map_release(&r->name_off[k]);
+	}
 	free(r->stack);
 	u64map_release(&r->seen);
 	free(r);
@@ -206,6 +217,10 @@ static int64_t location_from_result(struct resolver *r, uint64_t addr,
 	}
 	if (res->jit)
 		loc.kind = PF_LOC_JIT;
+	if (res->nframes && res->has_offset && res->offset <= UINT32_MAX) {
+		loc.has_offset = 1;
+		loc.offset = (uint32_t)res->offset;
+	}
 	for (unsigned i = 0; i < res->nframes; i++) {
 		const struct sym_frame *f = &res->frames[i];
 		int64_t n = intern(r, f->name), sn = intern(r, f->system_name),
@@ -351,28 +366,57 @@ static int64_t resolve_name(struct resolver *r, const char *name, size_t len,
 	return loc;
 }
 
+/* A named frame with its SYM+OFF offset (--offsets): a location per
+ * (kind, name, offset), apart from the name's own. */
+static int64_t resolve_name_off(struct resolver *r, const struct bt_frame *f,
+				enum pf_loc_kind kind)
+{
+	if (!r->offsets || !f->has_offset || f->offset > UINT32_MAX)
+		return resolve_name(r, f->name, f->name_len, kind);
+	int64_t id = strtab_intern(&r->p->strs, f->name, f->name_len);
+	if (id < 0)
+		return id;
+	struct u64map *m = &r->name_off[kind & 3];
+	bool found;
+	m->valsz = sizeof(uint32_t);
+	uint32_t *slot = u64map_slot(m, ((uint64_t)id + 1) << 32 | f->offset,
+				     &found);
+	if (!slot)
+		return -ENOMEM;
+	if (found)
+		return *slot;
+	struct pf_location pl = { .kind = (uint8_t)kind, .has_offset = 1,
+				  .offset = (uint32_t)f->offset };
+	int64_t loc = profile_named_location_at(r->p, f->name, f->name_len, &pl);
+	if (loc < 0)
+		return loc;
+	/* nothing has touched m since u64map_slot(): slot is valid */
+	*slot = (uint32_t)loc;
+	return loc;
+}
+
 /* A kernel frame bpftrace named, with its address: a location of its own
  * on the kernel mapping, per (address, is_return), as resolve_addr()
  * makes them (a return address is written as the call's last byte). */
-static int64_t resolve_kernel_named(struct resolver *r, const char *name,
-				    size_t len, uint64_t addr, bool is_return)
+static int64_t resolve_kernel_named(struct resolver *r,
+				    const struct bt_frame *f, bool is_return)
 {
+	uint64_t addr = f->addr;
 	uint32_t flags = 4u | (is_return ? 1u : 0u);
 	struct addr_slot *s = slot_find(r, 0, 0, addr, flags);
 	if (s->loc)
 		return s->loc;
-	int64_t m = kernel_mapping(r), sn = strtab_intern(&r->p->strs, name, len);
-	if (m < 0 || sn < 0)
-		return -ENOMEM;
-	struct pf_function fn = { .name = (uint32_t)sn, .system_name = (uint32_t)sn };
-	int64_t fid = profile_function(r->p, &fn);
-	if (fid < 0)
-		return fid;
-	struct pf_line line = { .function = (uint32_t)fid };
+	int64_t m = kernel_mapping(r);
+	if (m < 0)
+		return m;
 	struct pf_location pl = { .mapping = (uint32_t)m, .address = addr,
 				  .kind = PF_LOC_KERNEL,
-				  .is_return = is_return && addr };
-	int64_t kloc = profile_location(r->p, &pl, &line, 1);
+				  .is_return = is_return && addr,
+				  .has_offset = f->has_offset &&
+						f->offset <= UINT32_MAX,
+				  .offset = (uint32_t)f->offset };
+	int64_t kloc = profile_named_location_at(r->p, f->name, f->name_len,
+						 &pl);
 	if (kloc < 0)
 		return kloc;
 	s = slot_find(r, 0, 0, addr, flags);
@@ -458,10 +502,9 @@ int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 		else if (!leaf && f->at_start && f->has_addr)
 			loc = resolve_at_start(r, pid, rec->image, f);
 		if (loc == 0 && f->has_addr && kind == PF_LOC_KERNEL)
-			loc = resolve_kernel_named(r, f->name, f->name_len,
-						   f->addr, !leaf);
+			loc = resolve_kernel_named(r, f, !leaf);
 		else if (loc == 0)
-			loc = resolve_name(r, f->name, f->name_len, kind);
+			loc = resolve_name_off(r, f, kind);
 		int ret = stack_push(r, i, loc);
 		if (ret)
 			return ret;

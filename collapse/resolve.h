@@ -32,6 +32,10 @@ void resolver_free(struct resolver *r);	/* NULL is fine */
  * most 8 times a pid, a second apart: for libraries mapped after the
  * first sample.  Off by default; for live captures. */
 void resolver_set_refresh(struct resolver *r, bool on);
+/* on: a frame bpftrace named with an offset (SYM+31) is a location of
+ * its own per offset, which --offsets shows; off (the default), one per
+ * name.  Locations from addresses carry their offset either way. */
+void resolver_set_offsets(struct resolver *r, bool on);
 /* fn(ctx, pid, image) after each refresh that took a new snapshot (for
  * stackfold record to save it); NULL: none. */
 void resolver_on_refresh(struct resolver *r,

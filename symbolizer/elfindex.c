@@ -284,6 +284,8 @@ void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
 		   struct sym_result *res)
 {
 	res->nframes = 0;
+	res->has_offset = false;
+	res->offset = 0;
 	memset(res->frames, 0, sizeof(res->frames));
 	/* PLT stubs' names alone (a stripped file) are not a symbol table */
 	bool named = x && ((x->hdr->flags & IDX_HAS_SYMBOLS) || x->nsegs ||
@@ -300,6 +302,10 @@ void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
 		return;
 	}
 	res->reason = SYM_OK;
+	if (sym) {
+		res->has_offset = true;
+		res->offset = vaddr - sym->lo;
+	}
 	if (node != IDX_NONE) {
 		fill_inline(d, node, x, sym, res);
 	} else {

@@ -186,6 +186,8 @@ static void res_clear(struct sym_result *res, enum sym_reason r)
 	res->module = NULL;
 	res->module_addr = 0;
 	res->jit = false;
+	res->has_offset = false;
+	res->offset = 0;
 }
 
 static int finish(struct sym_session *s, struct sym_result *res)
@@ -231,12 +233,15 @@ static void lookup_file(struct sym_session *s, struct sym_mapping *m,
 	if (m->e->kind != MAPS_VDSO)
 		res->module_addr = vaddr + is_return;
 	elfidx_lookup(idx, vaddr, res);
+	res->offset += res->has_offset && is_return;
 }
 
 static void jit_named(struct sym_result *res, const char *name)
 {
 	res->reason = SYM_OK;
 	res->jit = true;
+	res->has_offset = false;
+	res->offset = 0;
 	res->nframes = 1;
 	res->frames[0] = (struct sym_frame){ .name = name,
 					     .system_name = name };
@@ -369,6 +374,8 @@ int sym_lookup_kernel(struct sym_session *s, uint64_t addr, bool is_return,
 	const char *name = strtab_get(&s->ks.names, k->name);
 	res->reason = SYM_OK;
 	res->module = &s->ks.mods[k->mod];
+	res->has_offset = true;
+	res->offset = addr - k->addr;
 	res->nframes = 1;
 	res->frames[0] = (struct sym_frame){ .name = name,
 					     .system_name = name };

@@ -256,6 +256,13 @@ struct sym_result {
 	uint64_t module_addr;	/* address in the file's ELF space, for
 				 * module+0xOFFSET (file offset for [vdso]) */
 	bool jit;		/* named by the process's JIT perf map */
+	/* The address's offset from the start of the symbol-table symbol
+	 * (or kallsyms entry) that holds it, as perf script -F +symoff and
+	 * bpftrace's SYM+OFF print it: the offset of the address itself, a
+	 * return address's too (not address - 1).  has_offset false when no
+	 * symbol holds it (a name from DWARF alone, a JIT's perf map). */
+	bool has_offset;
+	uint64_t offset;
 };
 
 /*

@@ -154,6 +154,35 @@ check_eq "raw mode: kernel addresses named through kallsyms, empty user part" \
 	"do_syscall_64_[k];vfs_read_[k] 3" \
 	"$(STACKFOLD_KALLSYMS=$T/fake.kallsyms STACKFOLD_MODULES=/dev/null "$STACKFOLD" -q "$FX/raw-mode.txt")"
 
+# --offsets keeps each frame's offset in its function, as perf script
+# -F +symoff writes it (hex): from kallsyms for raw kernel addresses (of
+# the return address itself, though it is named at address - 1), from
+# bpftrace's SYM+OFF text (decimal there) otherwise; frames at two offsets
+# stay apart, and merge without it.
+check_eq "--offsets: raw kernel addresses, offsets from kallsyms" \
+	"do_syscall_64+0x51_[k];vfs_read+0xeb_[k] 3" \
+	"$(STACKFOLD_KALLSYMS=$T/fake.kallsyms STACKFOLD_MODULES=/dev/null "$STACKFOLD" -q --offsets "$FX/raw-mode.txt")"
+printf '@[\n    do_syscall_64+56\n    entry_SYSCALL_64_after_hwframe+118\n]: 3\n@[\n    do_syscall_64+60\n    entry_SYSCALL_64_after_hwframe+118\n]: 2\n' >"$T/koff.txt"
+check_eq "--offsets: SYM+OFF text, two offsets two frames, in hex" \
+	"entry_SYSCALL_64_after_hwframe+0x76_[k];do_syscall_64+0x38_[k] 3
+entry_SYSCALL_64_after_hwframe+0x76_[k];do_syscall_64+0x3c_[k] 2" \
+	"$("$STACKFOLD" -q --offsets "$T/koff.txt")"
+check_eq "without --offsets: offsets dropped, the two frames one" \
+	"entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k] 5" \
+	"$("$STACKFOLD" -q "$T/koff.txt")"
+check_eq "--offsets -f top: a row per offset" \
+	"60.0% 3 60.0% 3 do_syscall_64+0x38_[k]|40.0% 2 40.0% 2 do_syscall_64+0x3c_[k]" \
+	"$("$STACKFOLD" -q --offsets -f top --top 2 "$T/koff.txt" | awk '/^ .*% .*do_syscall_64/ && !/;/ { $1 = $1; printf "%s%s", sep, $0; sep = "|" }')"
+printf '@[1234, app,\n    leaf+0\n    main+0x1a\n    __libc_start_call_main+122\n]: 4\n@[1234, app,\n    leaf+7\n    main+26\n    __libc_start_call_main+122\n]: 1\n' >"$T/uoff.txt"
+check_eq "--offsets: user SYM+OFF frames, +0 kept as +0x0, hex and decimal alike" \
+	"app;__libc_start_call_main+0x7a;main+0x1a;leaf+0x0 4
+app;__libc_start_call_main+0x7a;main+0x1a;leaf+0x7 1" \
+	"$("$STACKFOLD" -q --no-cache --offsets "$T/uoff.txt")"
+printf '@[\n        ffffffff821ecc38 do_syscall_64+56 ([kernel.kallsyms])\n        ffffffff82400076 entry_SYSCALL_64_after_hwframe+118 ([kernel.kallsyms])\n]: 2\n' >"$T/kperf.txt"
+check_eq "--offsets: kstack(perf) frames keep bpftrace's offsets" \
+	"entry_SYSCALL_64_after_hwframe+0x76_[k];do_syscall_64+0x38_[k] 2" \
+	"$(STACKFOLD_KALLSYMS=/dev/null "$STACKFOLD" -q --offsets "$T/kperf.txt")"
+
 # Folded input: round trip, merge, _[k] kept, comments/garbage counted.
 printf 'a;b;c 3\na;b 2\na;b;c 4\nx;y_[k] 1\nbad line\n' >"$T/in.folded"
 "$STACKFOLD" "$T/in.folded" >"$T/f.out" 2>"$T/f.err"

@@ -103,6 +103,23 @@ for in in "$FX"/capture.txt "$FX"/kernel.folded "$FX"/kstack.bt.txt "$FX"/simple
 done
 check "-U and -K: kernel frames in the input" grep -q '_\[k\]' "$T/capture.txt.folded"
 
+# --offsets is for the text outputs: pprof keeps addresses, and its
+# functions keep their plain names (frames bpftrace named at two offsets
+# are two locations of one function).
+for in in "$FX"/capture.txt "$FX"/kstack.bt.txt; do
+	name=$(basename "$in")
+	"$STACKFOLD" -q --offsets -f pprof -o "$T/off.pb.gz" "$in" 2>/dev/null
+	check_eq "$name --offsets: pprof valid, same total" \
+		"ok total=$(input_total "$in")" \
+		"$("$PPROF_CHECK" --no-time "$T/off.pb.gz" 2>&1 | sed 's/samples=[0-9]* //')"
+	gopprof -top -sample_index=samples -nodecount=1000000 -nodefraction=0 \
+		-edgefraction=0 -symbolize=none "$T/off.pb.gz" 2>/dev/null | go_top /dev/stdin >"$T/off.gorows"
+	check_eq "$name --offsets: pprof's top rows as without it" \
+		"$(cat "$T/$name.gorows")" "$(cat "$T/off.gorows")"
+	check "$name --offsets: the folded text has offsets" \
+		grep -q '+0x[0-9a-f]*\(_\[k\]\)\?[; ]' <("$STACKFOLD" -q --offsets "$in")
+done
+
 # Capture metadata and loss counters reach the profile.
 raw=$T/capture.txt.raw
 check "capture: time_nanos from #meta start_ns" grep -q '^Time: 2025-11-21 04:40:00 +0000 UTC' "$raw"

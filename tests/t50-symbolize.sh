@@ -226,6 +226,35 @@ else
 	fail "build tests/fixtures/sym/spin32.c with gcc -m32 -nostdlib" "$(tail -3 "$T/cc.err")"
 fi
 
+# --- --offsets on a capture of a PIE program: each frame's offset in its
+# function is the one eu-addr2line -S gives (symbol+offset, from the
+# symbol table): a leaf's at its address, a caller's at its return
+# address, though that is named at address - 1.  A record per address,
+# the comm telling them apart; the first frame is the outermost function
+# (inlined frames, _[i], carry no offset).
+read -r off va memsz <<<"$(readelf -lW inl | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3, $6; exit }')"
+base=0x555555554000
+{
+	printf '# stackfold-capture 1\n#meta hz 99\n#maps 4194004\n'
+	printf '%x-%x r-xp %08x 00:00 0 %s\n' $((base + va)) $(((base + va + memsz + 4095) / 4096 * 4096)) $((off)) "$T/inl"
+	printf '#bid %x %s\n#main %x\n#endmaps\n#pid 4194004 app\n' $((base + va)) \
+		"$(readelf -n inl | awk '/Build ID/ { print $3 }')" $((base + va))
+	i=0
+	while read -r a; do
+		i=$((i + 1))
+		printf '@stackfold[4194004, 4194004, a%d, \n    0x%x\n, ]: 1\n' "$i" $((base + a))
+		# a caller: a return address in the middle of the function
+		# (the middle address is the second of each three)
+		[ $((i % 3)) = 2 ] && printf '@stackfold[4194004, 4194004, r%d, \n    0x%x\n    0x%x\n, ]: 1\n' \
+			"$i" $((base + a)) $((base + a))
+	done <inl.addrs
+} >off.raw
+xargs eu-addr2line -S -e inl <inl.addrs | awk 'NR % 2 == 1 { if ($0 !~ /\+0x/) $0 = $0 "+0x0"; i++; print "a" i, $0; if (i % 3 == 2) print "r" i, $0 }' |
+	LC_ALL=C sort >off.ref
+"$STACKFOLD" -q --no-cache --offsets off.raw | sed 's/ [0-9]*$//' | awk -F';' '{ print $1, $2 }' | LC_ALL=C sort >off.ours
+check "--offsets: $(wc -l <off.ref) frames of a PIE program, offsets from eu-addr2line -S" test "$(wc -l <off.ref)" -ge 12
+check_diff "--offsets: the same offsets as eu-addr2line -S, leaves and return addresses" off.ref off.ours
+
 # --- build-id debug dir ($STACKFOLD_DEBUG_DIRS), no debuglink
 cc_fixture -Wl,--build-id=sha1 -o bid "$FIX/inl.c"
 bidhex=$(readelf -n bid | awk '/Build ID/ {print $3}')
