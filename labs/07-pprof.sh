@@ -4,7 +4,7 @@
 lab_init 07 "$@"
 command -v go >/dev/null || lab_die "go is not installed (apt-get install golang-go)"
 
-# Before: shares as in lab 2 (matrix_multiply 14 ms of each 20 ms round).
+# Before: shares as in lab 2 (matrix_multiply 14 ms of each round, 20 ms on average).
 # After: an "optimized" matrix_multiply, 4 ms a round (second argument).
 "$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/before" -f folded,pprof \
 	-- "$BUILD/shares" 0

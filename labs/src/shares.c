@@ -8,9 +8,14 @@
  *               -> prepare                       1 ms
  *               -> compress                      2 ms
  *
- * With the default MATRIX_MS of 14 a round is 20 ms of CPU time:
- * matrix_multiply 70%, read_data 15% (parse_record 10%, checksum 5%),
- * prepare 5%, compress 10%.  Time is measured on the thread's CPU clock
+ * With the default MATRIX_MS of 14 a round is 20 ms of CPU time on
+ * average: matrix_multiply 70%, read_data 15% (parse_record 10%, checksum
+ * 5%), prepare 5%, compress 10%.  Each round is scaled, every part alike,
+ * by k/8 with k from 4 to 12 (a fixed sequence): rounds of 10 to 30 ms.
+ * A round of one fixed length could run in step with the sampling clock
+ * (20 ms and a little overshoot is two periods of 99 Hz, 20.2 ms): every
+ * sample would land at the same point of the round, and the shares read
+ * far off (the demo's fixed 20 ms round once read matrix_multiply 87%).  Time is measured on the thread's CPU clock
  * (CLOCK_THREAD_CPUTIME_ID), not the wall clock, so the shares hold even
  * when other programs compete for the CPU.
  *
@@ -90,12 +95,23 @@ __attribute__((noinline)) void compress(unsigned us)
 	SPIN_FOR(us, sink = (sink << 1) ^ (uint64_t)i_);
 }
 
-__attribute__((noinline)) void run(unsigned matrix_us)
+__attribute__((noinline)) void run(unsigned matrix_us, unsigned k)
 {
-	matrix_multiply(matrix_us);
-	read_data(3000);
-	prepare(1000);
-	compress(2000);
+	matrix_multiply(matrix_us * k / 8);
+	read_data(3000 * k / 8);
+	prepare(1000 * k / 8);
+	compress(2000 * k / 8);
+}
+
+/* xorshift64: the rounds' scales, k/8 with k in 4..12, the same sequence
+ * every run */
+static unsigned next_k(void)
+{
+	static uint64_t x = 88172645463325252ULL;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return 4 + (unsigned)(x % 9);
 }
 
 int main(int argc, char **argv)
@@ -109,6 +125,6 @@ int main(int argc, char **argv)
 	}
 	uint64_t end = wall_us() + (uint64_t)(secs * 1e6);
 	while (secs == 0 || wall_us() < end)
-		run((unsigned)matrix_ms * 1000);
+		run((unsigned)matrix_ms * 1000, next_k());
 	return 0;
 }
