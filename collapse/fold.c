@@ -427,12 +427,14 @@ static int sb_location(struct sbuf *b, const struct profile *p,
 		const struct pf_line *ln = &p->lines[l->line_start + i];
 		const struct pf_function *fn = &p->functions[ln->function];
 		size_t nlen;
-		const char *name = pstr(p, fn->name, &nlen);
+		bool off = (flags & FOLD_OFFSETS) && l->has_offset &&
+			   i + 1 == l->nlines;
+		const char *name = pstr(p, off && l->offset_name ? l->offset_name
+								 : fn->name, &nlen);
 		const char *sfx = i + 1 < l->nlines ? "_[i]" : ksfx;
 		if (sb_frame(b, name, nlen, NULL))
 			return -ENOMEM;
-		if ((flags & FOLD_OFFSETS) && l->has_offset &&
-		    i + 1 == l->nlines && sb_offset(b, l->offset))
+		if (off && sb_offset(b, l->offset))
 			return -ENOMEM;
 		if ((flags & FOLD_LINES) && ln->line && fn->filename) {
 			char tail[64];

@@ -46,7 +46,8 @@ static uint64_t loc_hash(const struct profile *p, const struct pf_location *l,
 	uint64_t h = sf_hash_u64(l->mapping * 0x9e3779b97f4a7c15ULL ^
 				 l->address) ^ l->kind ^ (uint64_t)l->is_return << 8 ^
 		     sf_hash_u64(l->unknown_name) ^
-		     sf_hash_u64((uint64_t)l->has_offset << 32 | l->offset);
+		     sf_hash_u64((uint64_t)l->has_offset << 32 | l->offset) ^
+		     sf_hash_u64(l->offset_name);
 	if (!l->address && !l->mapping)
 		h ^= sf_hash_bytes(lines, l->nlines * sizeof(*lines), l->nlines);
 	(void)p;
@@ -59,7 +60,8 @@ static bool loc_eq(const struct profile *p, const struct pf_location *a,
 	if (a->mapping != b->mapping || a->address != b->address ||
 	    a->kind != b->kind || a->is_return != b->is_return ||
 	    a->unknown_name != b->unknown_name ||
-	    a->has_offset != b->has_offset || a->offset != b->offset)
+	    a->has_offset != b->has_offset || a->offset != b->offset ||
+	    a->offset_name != b->offset_name)
 		return false;
 	if (a->address || a->mapping)
 		return true;

@@ -68,6 +68,10 @@ struct pf_location {
 				 * the symbol holding it (sym_result's), or
 				 * the SYM+OFF text gave it; shown by
 				 * --offsets, not written to pprof */
+	uint32_t offset_name;	/* string id of that symbol's name where it
+				 * is not the outermost line's function's
+				 * (work.cold for code DWARF names work),
+				 * 0 otherwise */
 	uint64_t address;	/* as the process saw it, 0 if unknown */
 	uint32_t line_start;	/* index into p->lines */
 	uint32_t nlines;	/* innermost first; 0 = unsymbolized */

@@ -143,11 +143,11 @@ int report_init_session(struct report *r, struct sym_session *s,
 void report_release(struct report *r);
 /* The session, created on first use (NULL on failure, err filled). */
 struct sym_session *report_session(struct report *r, struct sf_err *err);
-/* fn(ctx, pid, image) after each refresh of a snapshot while records are
- * named (resolver_on_refresh()); NULL: none. */
 /* --offsets: bpftrace's SYM+OFF frames stay apart per offset (resolver.h).
  * Call before the first input. */
 void report_set_offsets(struct report *r, bool on);
+/* fn(ctx, pid, image) after each refresh of a snapshot while records are
+ * named (resolver_on_refresh()); NULL: none. */
 void report_on_refresh(struct report *r,
 		       void (*fn)(void *ctx, int pid, uint32_t image),
 		       void *ctx);

@@ -220,6 +220,12 @@ static int64_t location_from_result(struct resolver *r, uint64_t addr,
 	if (res->nframes && res->has_offset && res->offset <= UINT32_MAX) {
 		loc.has_offset = 1;
 		loc.offset = (uint32_t)res->offset;
+		const char *fn = res->frames[res->nframes - 1].name;
+		int64_t on = res->offset_name && strcmp(res->offset_name, fn)
+				     ? intern(r, res->offset_name) : 0;
+		if (on < 0)
+			return on;
+		loc.offset_name = (uint32_t)on;
 	}
 	for (unsigned i = 0; i < res->nframes; i++) {
 		const struct sym_frame *f = &res->frames[i];

@@ -273,6 +273,25 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 	res->nframes = k;
 }
 
+/* res's offset: vaddr's in sym, named as the symbol table names sym (the
+ * root frame's name when it is the symbol's: demangled once, not twice). */
+static void set_offset(const struct elf_index *x, const struct idx_sym *sym,
+		       uint64_t vaddr, struct sym_result *res)
+{
+	if (!res->nframes)
+		return;
+	const struct sym_frame *root = &res->frames[res->nframes - 1];
+	res->has_offset = true;
+	res->offset = vaddr - sym->lo;
+	if (!strcmp(root->system_name, x->strs + sym->sysname)) {
+		res->offset_name = root->name;
+	} else {
+		struct sym_frame named;
+		set_sym_name(x, &named, sym);
+		res->offset_name = named.name;
+	}
+}
+
 /* The index holding vaddr's DWARF rows and scopes. */
 static const struct elf_index *dwarf_of(const struct elf_index *x,
 					uint64_t vaddr)
@@ -286,6 +305,7 @@ void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
 	res->nframes = 0;
 	res->has_offset = false;
 	res->offset = 0;
+	res->offset_name = NULL;
 	memset(res->frames, 0, sizeof(res->frames));
 	/* PLT stubs' names alone (a stripped file) are not a symbol table */
 	bool named = x && ((x->hdr->flags & IDX_HAS_SYMBOLS) || x->nsegs ||
@@ -302,16 +322,14 @@ void elfidx_lookup(const struct elf_index *x, uint64_t vaddr,
 		return;
 	}
 	res->reason = SYM_OK;
-	if (sym) {
-		res->has_offset = true;
-		res->offset = vaddr - sym->lo;
-	}
 	if (node != IDX_NONE) {
 		fill_inline(d, node, x, sym, res);
 	} else {
 		set_sym_name(x, &res->frames[0], sym);
 		res->nframes = 1;
 	}
+	if (sym)
+		set_offset(x, sym, vaddr, res);
 	const struct idx_line *l = find_line(d, vaddr);
 	res->frames[0].file = l ? str_or_null(d, l->file) : NULL;
 	res->frames[0].line = l ? l->line : 0;

@@ -188,6 +188,7 @@ static void res_clear(struct sym_result *res, enum sym_reason r)
 	res->jit = false;
 	res->has_offset = false;
 	res->offset = 0;
+	res->offset_name = NULL;
 }
 
 static int finish(struct sym_session *s, struct sym_result *res)
@@ -242,6 +243,7 @@ static void jit_named(struct sym_result *res, const char *name)
 	res->jit = true;
 	res->has_offset = false;
 	res->offset = 0;
+	res->offset_name = NULL;
 	res->nframes = 1;
 	res->frames[0] = (struct sym_frame){ .name = name,
 					     .system_name = name };
@@ -376,6 +378,7 @@ int sym_lookup_kernel(struct sym_session *s, uint64_t addr, bool is_return,
 	res->module = &s->ks.mods[k->mod];
 	res->has_offset = true;
 	res->offset = addr - k->addr;
+	res->offset_name = name;
 	res->nframes = 1;
 	res->frames[0] = (struct sym_frame){ .name = name,
 					     .system_name = name };

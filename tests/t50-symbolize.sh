@@ -226,20 +226,21 @@ else
 	fail "build tests/fixtures/sym/spin32.c with gcc -m32 -nostdlib" "$(tail -3 "$T/cc.err")"
 fi
 
-# --- --offsets on a capture of a PIE program: each frame's offset in its
+# --- --offsets on captures of PIE programs: each frame's offset in its
 # function is the one eu-addr2line -S gives (symbol+offset, from the
 # symbol table): a leaf's at its address, a caller's at its return
 # address, though that is named at address - 1.  A record per address,
 # the comm telling them apart; the first frame is the outermost function
-# (inlined frames, _[i], carry no offset).
-read -r off va memsz <<<"$(readelf -lW inl | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3, $6; exit }')"
-base=0x555555554000
-{
+# (inlined frames, _[i], carry no offset).  In cold.c, DWARF names the
+# code of work.cold work; its offset is work.cold's, and so is its name.
+# offsets_capture BIN: a capture of BIN's addresses in BIN.addrs.
+offsets_capture() {
+	local off va memsz base=0x555555554000 i=0 a
+	read -r off va memsz <<<"$(readelf -lW "$1" | awk '$1 == "LOAD" && $(NF-1) ~ /E/ { print $2, $3, $6; exit }')"
 	printf '# stackfold-capture 1\n#meta hz 99\n#maps 4194004\n'
-	printf '%x-%x r-xp %08x 00:00 0 %s\n' $((base + va)) $(((base + va + memsz + 4095) / 4096 * 4096)) $((off)) "$T/inl"
+	printf '%x-%x r-xp %08x 00:00 0 %s\n' $((base + va)) $(((base + va + memsz + 4095) / 4096 * 4096)) $((off)) "$T/$1"
 	printf '#bid %x %s\n#main %x\n#endmaps\n#pid 4194004 app\n' $((base + va)) \
-		"$(readelf -n inl | awk '/Build ID/ { print $3 }')" $((base + va))
-	i=0
+		"$(readelf -n "$1" | awk '/Build ID/ { print $3 }')" $((base + va))
 	while read -r a; do
 		i=$((i + 1))
 		printf '@stackfold[4194004, 4194004, a%d, \n    0x%x\n, ]: 1\n' "$i" $((base + a))
@@ -247,13 +248,26 @@ base=0x555555554000
 		# (the middle address is the second of each three)
 		[ $((i % 3)) = 2 ] && printf '@stackfold[4194004, 4194004, r%d, \n    0x%x\n    0x%x\n, ]: 1\n' \
 			"$i" $((base + a)) $((base + a))
-	done <inl.addrs
-} >off.raw
-xargs eu-addr2line -S -e inl <inl.addrs | awk 'NR % 2 == 1 { if ($0 !~ /\+0x/) $0 = $0 "+0x0"; i++; print "a" i, $0; if (i % 3 == 2) print "r" i, $0 }' |
-	LC_ALL=C sort >off.ref
-"$STACKFOLD" -q --no-cache --offsets off.raw | sed 's/ [0-9]*$//' | awk -F';' '{ print $1, $2 }' | LC_ALL=C sort >off.ours
-check "--offsets: $(wc -l <off.ref) frames of a PIE program, offsets from eu-addr2line -S" test "$(wc -l <off.ref)" -ge 12
-check_diff "--offsets: the same offsets as eu-addr2line -S, leaves and return addresses" off.ref off.ours
+	done <"$1.addrs"
+}
+cc_fixture -o cold "$FIX/cold.c"
+check "cold.c: gcc made work.cold" test -n "$(nm cold | awk '$3 == "work.cold"')"
+probe_addrs cold '^(main|work|work\.cold|slowlog)$' >cold.addrs
+for bin in inl cold; do
+	offsets_capture "$bin" >"off-$bin.raw"
+	xargs eu-addr2line -S -e "$bin" <"$bin.addrs" |
+		awk 'NR % 2 == 1 { if ($0 !~ /\+0x/) $0 = $0 "+0x0"; i++; print "a" i, $0; if (i % 3 == 2) print "r" i, $0 }' |
+		LC_ALL=C sort >"off-$bin.ref"
+	"$STACKFOLD" -q --no-cache --offsets "off-$bin.raw" | sed 's/ [0-9]*$//' |
+		awk -F';' '{ print $1, $2 }' | LC_ALL=C sort >"off-$bin.ours"
+	check "--offsets ($bin): $(wc -l <"off-$bin.ref") frames, offsets from eu-addr2line -S" \
+		test "$(wc -l <"off-$bin.ref")" -ge 12
+	check_diff "--offsets ($bin): the same symbols and offsets as eu-addr2line -S, leaves and return addresses" \
+		"off-$bin.ref" "off-$bin.ours"
+done
+check "--offsets (cold): code in work.cold is work.cold+0xOFF" grep -q ' work\.cold+0x' off-cold.ours
+check "without --offsets, the same code is work" grep -q '^a[0-9]*;work [0-9]' \
+	<("$STACKFOLD" -q --no-cache off-cold.raw)
 
 # --- build-id debug dir ($STACKFOLD_DEBUG_DIRS), no debuglink
 cc_fixture -Wl,--build-id=sha1 -o bid "$FIX/inl.c"
