@@ -199,6 +199,15 @@ static const char *base_name(const char *path)
 	return b && b[1] ? b + 1 : path;
 }
 
+/* l's offset, when there is one and it fits (a location keeps 32 bits:
+ * no function is 4 GiB long).  Returns whether it was set. */
+static bool set_offset(struct pf_location *l, bool has, uint64_t offset)
+{
+	l->has_offset = has && offset <= UINT32_MAX;
+	l->offset = l->has_offset ? (uint32_t)offset : 0;
+	return l->has_offset;
+}
+
 /* Build a profile location from a symbolizer result. */
 static int64_t location_from_result(struct resolver *r, uint64_t addr,
 				    bool kernel, bool is_return,
@@ -217,12 +226,9 @@ static int64_t location_from_result(struct resolver *r, uint64_t addr,
 	}
 	if (res->jit)
 		loc.kind = PF_LOC_JIT;
-	if (res->nframes && res->has_offset && res->offset <= UINT32_MAX) {
-		loc.has_offset = 1;
-		loc.offset = (uint32_t)res->offset;
-		const char *fn = res->frames[res->nframes - 1].name;
-		int64_t on = res->offset_name && strcmp(res->offset_name, fn)
-				     ? intern(r, res->offset_name) : 0;
+	if (res->nframes && set_offset(&loc, res->has_offset, res->offset) &&
+	    res->offset_name) {
+		int64_t on = intern(r, res->offset_name);
 		if (on < 0)
 			return on;
 		loc.offset_name = (uint32_t)on;
@@ -377,7 +383,8 @@ static int64_t resolve_name(struct resolver *r, const char *name, size_t len,
 static int64_t resolve_name_off(struct resolver *r, const struct bt_frame *f,
 				enum pf_loc_kind kind)
 {
-	if (!r->offsets || !f->has_offset || f->offset > UINT32_MAX)
+	struct pf_location pl = { .kind = (uint8_t)kind };
+	if (!r->offsets || !set_offset(&pl, f->has_offset, f->offset))
 		return resolve_name(r, f->name, f->name_len, kind);
 	int64_t id = strtab_intern(&r->p->strs, f->name, f->name_len);
 	if (id < 0)
@@ -385,14 +392,12 @@ static int64_t resolve_name_off(struct resolver *r, const struct bt_frame *f,
 	struct u64map *m = &r->name_off[kind & 3];
 	bool found;
 	m->valsz = sizeof(uint32_t);
-	uint32_t *slot = u64map_slot(m, ((uint64_t)id + 1) << 32 | f->offset,
+	uint32_t *slot = u64map_slot(m, ((uint64_t)id + 1) << 32 | pl.offset,
 				     &found);
 	if (!slot)
 		return -ENOMEM;
 	if (found)
 		return *slot;
-	struct pf_location pl = { .kind = (uint8_t)kind, .has_offset = 1,
-				  .offset = (uint32_t)f->offset };
 	int64_t loc = profile_named_location_at(r->p, f->name, f->name_len, &pl);
 	if (loc < 0)
 		return loc;
@@ -417,10 +422,8 @@ static int64_t resolve_kernel_named(struct resolver *r,
 		return m;
 	struct pf_location pl = { .mapping = (uint32_t)m, .address = addr,
 				  .kind = PF_LOC_KERNEL,
-				  .is_return = is_return && addr,
-				  .has_offset = f->has_offset &&
-						f->offset <= UINT32_MAX,
-				  .offset = (uint32_t)f->offset };
+				  .is_return = is_return && addr };
+	set_offset(&pl, f->has_offset, f->offset);
 	int64_t kloc = profile_named_location_at(r->p, f->name, f->name_len,
 						 &pl);
 	if (kloc < 0)

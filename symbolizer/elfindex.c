@@ -273,8 +273,8 @@ static void fill_inline(const struct elf_index *d, uint32_t n,
 	res->nframes = k;
 }
 
-/* res's offset: vaddr's in sym, named as the symbol table names sym (the
- * root frame's name when it is the symbol's: demangled once, not twice). */
+/* res's offset: vaddr's in sym, and sym's name where the root frame is
+ * not named by it (then only is it demangled). */
 static void set_offset(const struct elf_index *x, const struct idx_sym *sym,
 		       uint64_t vaddr, struct sym_result *res)
 {
@@ -283,9 +283,7 @@ static void set_offset(const struct elf_index *x, const struct idx_sym *sym,
 	const struct sym_frame *root = &res->frames[res->nframes - 1];
 	res->has_offset = true;
 	res->offset = vaddr - sym->lo;
-	if (!strcmp(root->system_name, x->strs + sym->sysname)) {
-		res->offset_name = root->name;
-	} else {
+	if (strcmp(root->system_name, x->strs + sym->sysname)) {
 		struct sym_frame named;
 		set_sym_name(x, &named, sym);
 		res->offset_name = named.name;

@@ -97,8 +97,7 @@ void elfidx_caps(const struct elf_index *idx, struct elfidx_caps *caps);
  * Fills res->frames/nframes/reason (SYM_OK, SYM_NOT_FOUND, SYM_NO_SYMBOLS)
  * and res->has_offset/offset/offset_name (vaddr's offset in the symbol
  * holding it, and its name: the caller adds back a return address's 1);
- * leaves res->module and
- * res->module_addr alone.  Symbols without a size
+ * leaves res->module and res->module_addr alone.  Symbols without a size
  * match only their exact address: never a far-away name.
  */
 void elfidx_lookup(const struct elf_index *idx, uint64_t vaddr,

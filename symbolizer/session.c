@@ -378,7 +378,6 @@ int sym_lookup_kernel(struct sym_session *s, uint64_t addr, bool is_return,
 	res->module = &s->ks.mods[k->mod];
 	res->has_offset = true;
 	res->offset = addr - k->addr;
-	res->offset_name = name;
 	res->nframes = 1;
 	res->frames[0] = (struct sym_frame){ .name = name,
 					     .system_name = name };

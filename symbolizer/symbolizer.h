@@ -261,10 +261,11 @@ struct sym_result {
 	 * bpftrace's SYM+OFF print it: the offset of the address itself, a
 	 * return address's too (not address - 1).  has_offset false when no
 	 * symbol holds it (a name from DWARF alone, a JIT's perf map).
-	 * offset_name: that symbol's name (demangled unless no_demangle),
-	 * which is not always frames[nframes-1].name: DWARF names code in a
-	 * compiler-made part or clone (work.cold, f.part.0, f.isra.0) by its
-	 * source function, but the offset is from the part's own start. */
+	 * offset_name: that symbol's name (demangled unless no_demangle)
+	 * where it is not frames[nframes-1]'s, else NULL: DWARF names code
+	 * in a compiler-made part or clone (work.cold, f.part.0, f.isra.0)
+	 * by its source function, but the offset is from the part's own
+	 * start. */
 	bool has_offset;
 	uint64_t offset;
 	const char *offset_name;

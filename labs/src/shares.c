@@ -15,9 +15,10 @@
  * A round of one fixed length could run in step with the sampling clock
  * (20 ms and a little overshoot is two periods of 99 Hz, 20.2 ms): every
  * sample would land at the same point of the round, and the shares read
- * far off (the demo's fixed 20 ms round once read matrix_multiply 87%).  Time is measured on the thread's CPU clock
- * (CLOCK_THREAD_CPUTIME_ID), not the wall clock, so the shares hold even
- * when other programs compete for the CPU.
+ * far off (the demo's fixed 20 ms round once read matrix_multiply 87%).
+ * Time is measured on the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID),
+ * not the wall clock, so the shares hold even when other programs compete
+ * for the CPU.
  *
  * Usage: shares [SECONDS [MATRIX_MS]]   (SECONDS of wall time, default 10;
  *        0 runs until killed)
