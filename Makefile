@@ -30,10 +30,11 @@ Q := @
 endif
 
 BIN      := bin/stackfold$(if $(filter 1,$(SANITIZE)),-san,)
-PROTO    := $(wildcard collapse/*.proto)
+PROTO    := $(wildcard collapse/*.proto collapse/*/*.proto)
 GEN_C    := $(patsubst collapse/%.proto,$(B)/gen/%.pb-c.c,$(PROTO))
 GEN_H    := $(GEN_C:.c=.h)
-LIB_SRC  := $(filter-out collapse/main.c,$(wildcard collapse/*.c symbolizer/*.c))
+# every .c below collapse/ and symbolizer/, one folder level deep, but main.c
+LIB_SRC  := $(filter-out collapse/main.c,$(wildcard collapse/*.c collapse/*/*.c symbolizer/*.c symbolizer/*/*.c))
 LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
 MAIN_OBJ := $(B)/collapse/main.o
 DEPS     := $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
@@ -67,8 +68,8 @@ $(B)/%.o: %.c $(GEN_H)
 
 # Every header compiles on its own.
 check-headers:
-	@for h in collapse/*.h symbolizer/*.h; do \
-	  echo "#include \"$$(basename $$h)\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; \
+	@for h in $(wildcard collapse/*.h collapse/*/*.h symbolizer/*.h symbolizer/*/*.h); do \
+	  echo "#include \"$$h\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; \
 	done; echo "headers ok"
 
 # The libraries bin/stackfold links, for tests and benches that link their
