@@ -4,7 +4,7 @@
 # in churn_work(), back to back), for MS in 8 and 30.  Each process must be snapshotted
 # (its /proc/PID/maps read) before it exits, or its user frames cannot be
 # named; a snapshot taken while ld.so is still loading is taken again
-# 20 ms later (collapse/loading.h).  Prints, per MS:
+# 20 ms later (collapse/cmd/loading.h).  Prints, per MS:
 #   named    share of the program's samples whose stack names main
 #   unsaved  processes (any) that exited before their map was read
 #   cpu_s    stackfold's own CPU seconds over the run (bpftrace not counted)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "util.h"
+#include "base/util.h"
 
 int main(int argc, char **argv)
 {

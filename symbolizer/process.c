@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "procfs.h"
+#include "base/procfs.h"
 
 /* ---- the pid table ---- */
 

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "procfs.h"
+#include "base/procfs.h"
 #include "symbolizer_priv.h"
 
 static bool has_anon_exec(const struct sym_process *p)

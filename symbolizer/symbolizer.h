@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct sym_session;
 

@@ -13,13 +13,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "elfindex.h"
-#include "filetab.h"
-#include "kallsyms.h"
-#include "maps.h"
-#include "perfmap.h"
+#include "elf/elfindex.h"
+#include "elf/filetab.h"
+#include "proc/kallsyms.h"
+#include "proc/maps.h"
+#include "proc/perfmap.h"
 #include "symbolizer.h"
-#include "util.h"
+#include "base/util.h"
 
 /* One kept (executable) mapping of a process. */
 struct sym_mapping {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t13-watch: collapse/watch.c, what `stackfold record --watch-pid` stops on
+# t13-watch: collapse/capture/watch.c, what `stackfold record --watch-pid` stops on
 # (tests/unit/watch_test.c): processes and threads that exit, seen through
 # pidfds and through the /proc polling fallback.
 # shellcheck source=tests/lib.sh

@@ -273,7 +273,7 @@ if cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libhot.so" "$T/hotlib.
 	check "dlopen after the first sample: named before the dlopen too" \
 		grep -q ';spin_before_dlopen' "$T/dl.folded"
 	# the same, exiting before the end: its map was read again while it
-	# ran young (collapse/loading.h), not only at the end.  The command
+	# ran young (collapse/cmd/loading.h), not only at the end.  The command
 	# (forked, stopped, before bpftrace started: old by its start time
 	# when bpftrace is slow) and a child it forks 2 s on.  The dlopen
 	# comes 1-2 s in, when looks are 1.6 s apart: 16 calls (2.5 s or more)

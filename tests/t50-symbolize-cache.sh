@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t50-symbolize-cache: the on-disk ELF index cache (symbolizer/idxcache.c):
+# t50-symbolize-cache: the on-disk ELF index cache (symbolizer/elf/idxcache.c):
 # hits, corrupt entries rebuilt with one warning, concurrent writers, LRU
 # eviction under the byte cap, stale entries, an unusable cache dir, a
 # cache dir on a full disk.

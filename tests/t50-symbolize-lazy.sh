@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t50-symbolize-lazy: DWARF read one group of compile units at a time
-# (symbolizer/dwlazy.c).  A program of 48 units with inlined functions, its
+# (symbolizer/elf/dwlazy.c).  A program of 48 units with inlined functions, its
 # DWARF in a separate, zlib-compressed debug file found by build-id: every
 # way of reaching an answer (no cache, a cold cache, a cache holding some
 # units, a warm cache, every unit read at once) gives the same bytes as

@@ -498,7 +498,7 @@ if build_idxtest; then
 	check_eq "caps: stripped" "caps=0000" "$("$IDXT" open inl-stripped | grep caps=)"
 	# libc's debug file (libc6-dbg: 2.3 MB of zlib DWARF, decompressed on
 	# two threads): the worker thread must not malloc, or glibc makes it
-	# an arena, a fresh heap (symbolizer/elfcompress.c).  ASan's allocator
+	# an arena, a fresh heap (symbolizer/elf/elfcompress.c).  ASan's allocator
 	# has no arenas to count.
 	name="cold index of libc's compressed DWARF: no malloc arena made"
 	libc_bid=$("$IDXT" buildid /lib/x86_64-linux-gnu/libc.so.6 | awk '{ print $2 }')

@@ -44,7 +44,7 @@ if mount -t tmpfs -o size=64k tmpfs "$T/full"; then
 			pass "disk full ($fmt): 'write $out: No space left on device'"
 		else
 			fail "disk full ($fmt): 'write $out: No space left on device'" "stderr: $(cat "$T/full-$fmt.err")" \
-				"(proposed fix in collapse/report.c write_one: see tests/fuzz/FINDINGS.md)"
+				"(proposed fix in collapse/ingest/report.c write_one: see tests/fuzz/FINDINGS.md)"
 		fi
 		check_eq "disk full ($fmt): previous output intact" "old $fmt" "$(cat "$out")"
 		check_eq "disk full ($fmt): no temporary file left" "" "$(find "$T/full" -name '*.tmp*')"

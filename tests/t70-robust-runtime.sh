@@ -222,7 +222,7 @@ prep_old "$T/o-int2"
 prof=$!
 wait_capture "$prof"
 # two senders (kill(1), not this shell's builtin twice), as Ctrl-C twice:
-# one process sending SIGINT again is one request (collapse/stopsig.h)
+# one process sending SIGINT again is one request (collapse/capture/stopsig.h)
 env kill -INT "$prof"
 sleep 0.05
 env kill -INT "$prof"

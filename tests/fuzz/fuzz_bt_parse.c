@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bt_parse.h"
-#include "fold.h"
-#include "profile.h"
-#include "resolve.h"
+#include "ingest/bt_parse.h"
+#include "model/fold.h"
+#include "model/profile.h"
+#include "ingest/resolve.h"
 
 struct ctx {
 	struct profile prof;

@@ -1,6 +1,6 @@
 /*
  * fuzz_elfindex.c - libFuzzer target for the per-file symbol index
- * (symbolizer/elfindex.c, elfsyms.c, dwarf.c, debuglink.c, elfblob.c),
+ * (symbolizer/elf/elfindex.c, elfsyms.c, dwarf.c, debuglink.c, elfblob.c),
  * modelled on oss-fuzz's elfutils fuzz-libdwfl.c: "build the ELF index,
  * then look up N addresses".
  *
@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elfidx_priv.h"
+#include "elf/elfidx_priv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fold.h"
-#include "out.h"
-#include "report.h"
+#include "model/fold.h"
+#include "output/out.h"
+#include "ingest/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

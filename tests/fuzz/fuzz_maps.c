@@ -1,7 +1,7 @@
 /*
- * fuzz_maps.c - libFuzzer target: /proc/PID/maps text (symbolizer/maps.c),
+ * fuzz_maps.c - libFuzzer target: /proc/PID/maps text (symbolizer/proc/maps.c),
  * fed in fuzzer-chosen chunks, the same text as a JIT perf map
- * (symbolizer/perfmap.c) and, for one input in four, as a saved snapshot
+ * (symbolizer/proc/perfmap.c) and, for one input in four, as a saved snapshot
  * through sym_process_load_maps()/sym_process_write_maps().
  *
  * Checked: kept entries are sorted, non-empty ranges; maps_list_find()
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maps.h"
-#include "perfmap.h"
+#include "proc/maps.h"
+#include "proc/perfmap.h"
 #include "symbolizer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

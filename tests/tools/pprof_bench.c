@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "fold.h"
-#include "out.h"
-#include "report.h"
+#include "model/fold.h"
+#include "output/out.h"
+#include "ingest/report.h"
 
 static double cpu_ms(void)
 {

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out.h"
-#include "profile.h"
+#include "output/out.h"
+#include "model/profile.h"
 
 #define CHECK(x)                                                         \
 	do {                                                             \

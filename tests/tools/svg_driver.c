@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fold.h"
-#include "out.h"
+#include "model/fold.h"
+#include "output/out.h"
 
 static int parse_count(const char *s, size_t len, uint64_t *v)
 {

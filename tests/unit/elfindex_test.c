@@ -1,5 +1,5 @@
 /*
- * elfindex_test.c - exposes symbolizer/elfindex.h to the shell tests
+ * elfindex_test.c - exposes symbolizer/elf/elfindex.h to the shell tests
  * (tests/t50-symbolize*.sh), like git's t/helper/test-tool.
  *
  *   elfindex_test open FILE [CACHEDIR [MAXBYTES]]
@@ -26,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfidx_priv.h"
-#include "elfindex.h"
+#include "elf/elfidx_priv.h"
+#include "elf/elfindex.h"
 
 static void print_warning(void *ctx, const char *msg)
 {

@@ -46,8 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "maps.h"
-#include "perfmap.h"
+#include "proc/maps.h"
+#include "proc/perfmap.h"
 #include "symbolizer.h"
 
 static const char *kind_str(enum maps_kind k)

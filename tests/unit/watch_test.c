@@ -1,5 +1,5 @@
 /*
- * watch_test.c - checks of collapse/watch.c (what `stackfold record
+ * watch_test.c - checks of collapse/capture/watch.c (what `stackfold record
  * --watch-pid` stops on), run by tests/t13-watch.sh.  Prints one
  * "ok NAME" or "FAIL NAME: why" per check and exits 1 if any failed.
  *
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "watch.h"
+#include "capture/watch.h"
 
 static int failed;
 static bool no_pidfd;

@@ -1,0 +1,96 @@
+/* linereader.c - see linereader.h. */
+#include "capture/linereader.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LR_BLOCK (1 << 20)
+
+int lr_init(struct linereader *lr, int fd)
+{
+	memset(lr, 0, sizeof(*lr));
+	lr->fd = fd;
+	lr->cap = LR_BLOCK;
+	lr->buf = malloc(lr->cap);
+	return lr->buf ? 0 : -ENOMEM;
+}
+
+void lr_release(struct linereader *lr)
+{
+	free(lr->buf);
+	lr->buf = NULL;
+}
+
+/* Make room for another block: move the partial line to the front, grow
+ * the buffer when the line fills it. */
+static int lr_fill(struct linereader *lr, volatile int *stop)
+{
+	if (lr->start > 0) {
+		memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+		lr->end -= lr->start;
+		lr->start = 0;
+	}
+	if (lr->end == lr->cap) {
+		char *nb = realloc(lr->buf, lr->cap * 2);
+		if (!nb)
+			return -ENOMEM;
+		lr->buf = nb;
+		lr->cap *= 2;
+	}
+	for (;;) {
+		ssize_t n = read(lr->fd, lr->buf + lr->end, lr->cap - lr->end);
+		if (n > 0) {
+			sf_nul_to_q(lr->buf + lr->end, (size_t)n);
+			lr->end += (size_t)n;
+			return 0;
+		}
+		if (n == 0) {
+			lr->eof = true;
+			return 0;
+		}
+		if (errno != EINTR || (stop && *stop))
+			return -errno;
+	}
+}
+
+int lr_next(struct linereader *lr, const char **line, size_t *len,
+	    volatile int *stop)
+{
+	for (;;) {
+		char *s = lr->buf + lr->start;
+		char *nl = memchr(s, '\n', lr->end - lr->start);
+		if (nl && lr->skipping) {	/* the long line ends here */
+			lr->start += (size_t)(nl - s) + 1;
+			lr->skipping = false;
+			return 2;
+		}
+		if (nl) {
+			*line = s;
+			*len = (size_t)(nl - s);
+			lr->start += *len + 1;
+			return 1;
+		}
+		if (lr->eof) {
+			if (lr->start == lr->end && !lr->skipping)
+				return 0;
+			*line = s;
+			*len = lr->end - lr->start;
+			lr->start = lr->end;
+			if (lr->skipping) {
+				lr->skipping = false;
+				return 2;
+			}
+			return 1;
+		}
+		if (lr->end - lr->start >= LR_MAX_LINE || lr->skipping) {
+			lr->skipping = true;	/* drop what it has so far */
+			lr->start = lr->end;
+		}
+		int ret = lr_fill(lr, stop);
+		if (ret)
+			return ret;
+	}
+}

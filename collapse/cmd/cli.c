@@ -1,0 +1,474 @@
+/* cli.c - option parsing shared by report and record; see cli.h. */
+#include "cmd/cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "output/svg_color.h"
+
+enum {
+	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH, OPT_INVERTED,
+	OPT_COLORS, OPT_NOHASH, OPT_COUNTNAME, OPT_FLAMECHART, OPT_DIFF,
+	OPT_TOP, OPT_TID, OPT_NOCOMM, OPT_LINES, OPT_NODEMANGLE, OPT_NOCACHE,
+	OPT_CACHEDIR, OPT_NODWARF, OPT_SAVERAW, OPT_COUNTDOWN, OPT_WATCH,
+	OPT_NOGZIP, OPT_START, OPT_FLUSH, OPT_OFFSETS,
+};
+
+static const struct option long_opts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", no_argument, NULL, 'p' },
+	{ "tid", no_argument, NULL, OPT_TID },
+	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
+	{ "user-only", no_argument, NULL, 'U' },
+	{ "kernel-only", no_argument, NULL, 'K' },
+	{ "delimit", no_argument, NULL, 'd' },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "offsets", no_argument, NULL, OPT_OFFSETS },
+	{ "no-demangle", no_argument, NULL, OPT_NODEMANGLE },
+	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
+	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
+	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "colors", required_argument, NULL, OPT_COLORS },
+	{ "no-hash", no_argument, NULL, OPT_NOHASH },
+	{ "countname", required_argument, NULL, OPT_COUNTNAME },
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "no-gzip", no_argument, NULL, OPT_NOGZIP },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	/* record */
+	{ "hz", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "save-raw", required_argument, NULL, OPT_SAVERAW },
+	{ "countdown", no_argument, NULL, OPT_COUNTDOWN },
+	{ "watch-pid", required_argument, NULL, OPT_WATCH },
+	{ "start-pid", required_argument, NULL, OPT_START },
+	{ "flush", required_argument, NULL, OPT_FLUSH },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage(FILE *out, bool record)
+{
+	if (record)
+		fputs("usage: stackfold record [OPTIONS] -- bpftrace ARGS...\n"
+		      "Run a bpftrace capture (bt/profile.bt), snapshot the memory maps of\n"
+		      "each sampled process at its first sample, then write the outputs.\n"
+		      "Normally started by scripts/profile.\n\n"
+		      "Record options:\n"
+		      "  -F, --hz HZ            sampling rate the capture uses (metadata)\n"
+		      "  -D, --duration SEC     stop bpftrace after SEC seconds (SIGINT)\n"
+		      "      --countdown        show a countdown on stderr\n"
+		      "      --watch-pid PID[,PID...]\n"
+		      "                         stop once every PID (a process, or a thread\n"
+		      "                         id) has exited; may be given more than once\n"
+		      "      --start-pid PID    send SIGCONT to PID once bpftrace attached\n"
+		      "      --flush SEC        the program prints and clears its map every\n"
+		      "                         SEC s and says \"#flushed\": stop between flushes\n"
+		      "      --save-raw FILE    also keep the raw capture (re-readable)\n\n",
+		      out);
+	else
+		fputs("usage: stackfold [report] [OPTIONS] [FILE...]\n"
+		      "       stackfold record [OPTIONS] -- bpftrace ARGS...\n"
+		      "       stackfold continuous -o DIR [OPTIONS] -- bpftrace ARGS...\n"
+		      "       stackfold symbolize [OPTIONS] < 'MODULE ADDRESS' lines\n"
+		      "       stackfold comments FILE.pb.gz...\n"
+		      "(each subcommand has its own --help)\n\n"
+		      "Read bpftrace output (any @[...stack...]: N map text, symbolized or raw\n"
+		      "addresses, or stackfold's raw capture) or folded stacks from FILEs or\n"
+		      "stdin, and write folded stacks, a top table, an SVG flame graph or pprof.\n\n",
+		      out);
+	fputs("Output:\n"
+	      "  -f, --format LIST      folded (default), top, svg, pprof; comma list\n", out);
+	if (record)	/* always a prefix: scripts/profile's -o */
+		fputs("  -o, --output PREFIX    PREFIX.folded .svg .pb.gz (the top table is\n"
+		      "                         shown on stdout); default stdout, one format\n",
+		      out);
+	else
+		fputs("  -o, --output PATH      one format: the file; several: PREFIX for\n"
+		      "                         PREFIX.folded .top .svg .pb.gz (default stdout)\n",
+		      out);
+	fputs(
+	      "  -p, --pid              process frame is comm-PID\n"
+	      "      --tid              add /TID to the process frame\n"
+	      "      --no-comm          no process frame\n"
+	      "  -U, --user-only        user frames only\n"
+	      "  -K, --kernel-only      kernel frames only\n"
+	      "  -d, --delimit          '-' frame between user and kernel frames\n"
+	      "      --lines            add :file:line to frames (needs DWARF)\n"
+	      "      --offsets          keep symbol offsets: func+0x1f, the address's\n"
+	      "                         offset in its function (perf's +symoff)\n"
+	      "      --top N            rows in the top table (25; 0: every function);\n"
+	      "                         the hottest stacks: N, at most 10\n"
+	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
+	      "                         summary; pprof's one value (ns: nanoseconds)\n"
+	      "  -q, --quiet            no summary on stderr, unless samples were or\n"
+	      "                         may have been lost (unparsable lines too)\n"
+	      "  -h, --help             this help\n",
+	      out);
+	if (!record)
+		fputs("  -F, --hz HZ            the rate of input that does not say it\n"
+		      "                         (profile:hz:HZ of a one-liner; 99): pprof's\n"
+		      "                         period, the SVG's subtitle\n", out);
+	fputs("Symbols:\n"
+	      "      --no-demangle      keep mangled C++/Rust names\n"
+	      "      --no-cache         do not read or write the symbol index cache\n"
+	      "      --cache-dir DIR    cache directory ($XDG_CACHE_HOME/stackfold)\n"
+	      "      --no-dwarf         symbol tables only (no inline frames, lines)\n"
+	      "SVG:\n"
+	      "      --title T --subtitle S --width PX --minwidth PCT|Npx\n"
+	      "                         (default 0.1%; 0 keeps every frame)\n"
+	      "      --inverted --colors hot|mem|io|lang|... --no-hash --flamechart\n",
+	      out);
+	if (!record)
+		fputs("      --diff BEFORE AFTER  differential flame graph of two inputs\n",
+		      out);
+	fputs("pprof:\n"
+	      "      --no-gzip          raw protobuf instead of gzip (PREFIX.pb)\n\n"
+	      "Exit status: 0 ok (unparsable lines are counted, not an error); 1 usage;\n"
+	      "2 unreadable input, no samples, counts past 2^63, mixed rates;\n"
+	      "3 environment (bpftrace missing or not allowed to run, pid not found),\n"
+	      "or bpftrace ended early (what it printed is written); 4 an output\n"
+	      "could not be written; 130 aborted by a second Ctrl-C.\n\n", out);
+	if (record) {
+		fputs("Example (what scripts/profile runs, less its checks):\n"
+		      "  BPFTRACE_NO_USER_SYMBOLS=1 stackfold record -F 99 -D 5 --flush 10 \\\n"
+		      "    -f folded,svg -o profile -- bpftrace bt/profile.bt 99 0 10\n", out);
+		return;
+	}
+	fputs("Examples:\n"
+	      "  bpftrace -e 'profile:hz:99 { @[kstack] = count(); }' > trace.txt\n"
+	      "  stackfold trace.txt > trace.folded\n"
+	      "  stackfold -f svg trace.folded > flame.svg\n"
+	      "  stackfold -f folded,svg,pprof,top -o out trace.txt\n"
+	      "  stackfold -f svg --diff before.folded after.folded > diff.svg\n",
+	      out);
+}
+
+static int bad(const char *msg, const char *arg)
+{
+	fprintf(stderr, "stackfold: %s '%s' (see --help)\n", msg, arg);
+	return EXIT_USAGE;
+}
+
+static int parse_formats(struct cli *c, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	if (!copy)
+		return EXIT_USAGE;
+	c->nformats = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct out_format *f = out_format_find(t);
+		if (!f || c->nformats == CLI_MAX_OUTPUTS) {
+			int r = bad("unknown format", t);
+			free(copy);
+			return r;
+		}
+		for (unsigned i = 0; i < c->nformats; i++)
+			if (c->formats[i] == f) {
+				int r = bad("format given twice", t);
+				free(copy);
+				return r;
+			}
+		c->formats[c->nformats++] = f;
+	}
+	free(copy);
+	return c->nformats ? -1 : bad("no format in", list);
+}
+
+static bool parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || v > 1000000000UL)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static int parse_minwidth(struct cli *c, const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || !(v >= 0 && v <= 1e9))	/* also nan, inf */
+		return bad("bad --minwidth", arg);
+	if (strcmp(end, "px") == 0)
+		c->oo.minwidth_px = true;
+	else if (*end && strcmp(end, "%") != 0)
+		return bad("bad --minwidth", arg);
+	if (v == 0)	/* 0, 0% or 0px: every frame (opts' 0 is the default) */
+		c->oo.minwidth_px = true;
+	c->oo.minwidth = v;
+	return -1;
+}
+
+int cli_parse_pids(const char *opt, const char *arg, int *ids, unsigned *n,
+		   unsigned max)
+{
+	char bad_list[64], too_many[80];
+	snprintf(bad_list, sizeof(bad_list), "bad %s (PID[,PID...])", opt);
+	snprintf(too_many, sizeof(too_many), "too many %s pids (%u at most)",
+		 opt, max);
+	const char *p = arg;
+	do {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+		if (end == p || *p < '0' || *p > '9' || (*end && *end != ',') ||
+		    !v || v > 0x7fffffffUL)
+			return bad(bad_list, arg);
+		if (*n == max)
+			return bad(too_many, arg);
+		ids[(*n)++] = (int)v;
+		p = *end ? end + 1 : end;
+	} while (*p);
+	return p[-1] == ',' ? bad(bad_list, arg) : -1;
+}
+
+/* --watch-pid PID[,PID...]: appended to the list (repeatable) */
+static int parse_watch(struct cli *c, const char *arg)
+{
+	if (!c->record)
+		return bad("bad --watch-pid", arg);
+	return cli_parse_pids("--watch-pid", arg, c->watch_pids, &c->nwatch,
+			      CLI_MAX_WATCH);
+}
+
+/* With a suffix and a temporary name's (or a window's name), an output
+ * must fit in PATH_MAX: a longer one was cut short, silently. */
+int cli_output_len(const char *cmd, const char *opt, const char *arg)
+{
+	if (strlen(arg) <= CLI_OUTPUT_MAX)
+		return -1;
+	fprintf(stderr, "stackfold: %s%s is too long for a path (%zu bytes; "
+		"%d at most)\n", cmd, opt, strlen(arg), CLI_OUTPUT_MAX);
+	return EXIT_USAGE;
+}
+
+static int parse_one(struct cli *c, int opt, const char *arg)
+{
+	unsigned u;
+	switch (opt) {
+	case 'f': return parse_formats(c, arg);
+	case 'o':
+		if (cli_output_len("", "-o", arg) != -1)
+			return EXIT_USAGE;
+		c->output = arg;
+		break;
+	case 'p': c->oo.fold_flags |= FOLD_PID; break;
+	case OPT_TID: c->oo.fold_flags |= FOLD_TID; break;
+	case OPT_NOCOMM: c->oo.fold_flags |= FOLD_NO_COMM; break;
+	case 'U': c->oo.fold_flags |= FOLD_USER_ONLY; break;
+	case 'K': c->oo.fold_flags |= FOLD_KERNEL_ONLY; break;
+	case 'd': c->oo.fold_flags |= FOLD_DELIMIT; break;
+	case OPT_LINES: c->oo.fold_flags |= FOLD_LINES; break;
+	case OPT_OFFSETS: c->oo.fold_flags |= FOLD_OFFSETS; break;
+	case OPT_NODEMANGLE: c->so.no_demangle = true; break;
+	case OPT_NOCACHE: c->so.no_cache = true; break;
+	case OPT_CACHEDIR: c->so.cache_dir = arg; break;
+	case OPT_NODWARF: c->so.no_dwarf = true; break;
+	case OPT_TOP:
+		if (!parse_uint(arg, &c->oo.top_n))
+			return bad("bad --top", arg);
+		if (!c->oo.top_n)	/* 0: every function */
+			c->oo.top_n = OUT_TOP_ALL;
+		break;
+	case OPT_TITLE: c->oo.title = arg; break;
+	case OPT_SUBTITLE: c->oo.subtitle = arg; break;
+	case OPT_WIDTH:
+		if (!parse_uint(arg, &c->oo.width) || c->oo.width < 200 ||
+		    c->oo.width > 1000000)	/* out_svg.c's range */
+			return bad("bad --width (200 to 1000000)", arg);
+		break;
+	case OPT_MINWIDTH: return parse_minwidth(c, arg);
+	case OPT_INVERTED: c->oo.inverted = true; break;
+	case OPT_COLORS:
+		if (svg_palette_find(arg) < 0)
+			return bad("unknown --colors (hot, mem, io, red, green, "
+				   "blue, yellow, purple, aqua, orange, lang)", arg);
+		c->oo.colors = arg;
+		break;
+	case OPT_NOHASH: c->oo.no_hash = true; break;
+	case OPT_COUNTNAME:	/* in the SVG's titles and script alike */
+		for (const char *p = arg; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return bad("bad --countname (a control character)", arg);
+		c->oo.countname = arg;
+		break;
+	case OPT_FLAMECHART: c->oo.flamechart = true; break;
+	case OPT_DIFF: c->diff_before = ""; break;
+	case OPT_NOGZIP: c->oo.pprof_no_gzip = true; break;
+	case 'q': c->quiet = true; break;
+	case 'F':
+		if (!parse_uint(arg, &c->hz) || !c->hz || c->hz > 1000000000)
+			return bad("bad --hz", arg);
+		break;
+	case 'D':
+		if (!c->record || !parse_uint(arg, &c->seconds))
+			return bad("bad --duration", arg);
+		break;
+	case OPT_SAVERAW:	/* record's alone, as -D, --flush... */
+		if (!c->record)
+			return bad("only stackfold record takes", "--save-raw");
+		c->save_raw = arg;
+		break;
+	case OPT_COUNTDOWN:
+		if (!c->record)
+			return bad("only stackfold record takes", "--countdown");
+		c->countdown = true;
+		break;
+	case OPT_WATCH: return parse_watch(c, arg);
+	case OPT_FLUSH:
+		if (!c->record || !parse_uint(arg, &c->flush))
+			return bad("bad --flush", arg);
+		break;
+	case OPT_START:
+		if (!c->record || !parse_uint(arg, &u) || !u)
+			return bad("bad --start-pid", arg);
+		c->start_pid = (int)u;
+		break;
+	default:
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Options that cancel or make no sense with each other: refused, one line
+ * (until 2026-11-25 all but -U -K were taken, one of them silently
+ * dropped).  -1 when none, else the exit status. */
+static int check_combinations(const struct cli *c)
+{
+	unsigned f = c->oo.fold_flags;
+	const char *why = NULL;
+	if ((f & FOLD_USER_ONLY) && (f & FOLD_KERNEL_ONLY))
+		why = "-U and -K exclude each other";
+	else if ((f & FOLD_DELIMIT) && (f & (FOLD_USER_ONLY | FOLD_KERNEL_ONLY)))
+		why = "-d marks where user frames end and kernel frames begin: not with -U or -K";
+	else if ((f & FOLD_NO_COMM) && (f & (FOLD_PID | FOLD_TID)))
+		why = "--no-comm leaves out the process frame that -p and --tid add to";
+	else if ((f & FOLD_LINES) && c->so.no_dwarf)
+		why = "--lines needs DWARF, which --no-dwarf leaves out";
+	else if (c->diff_before && c->record)
+		why = "record takes no --diff";
+	else if (c->output && (!*c->output ||
+			       c->output[strlen(c->output) - 1] == '/'))
+		why = "-o takes a file name or a prefix, not a directory or nothing";
+	if (!why)
+		return -1;
+	fprintf(stderr, "stackfold: %s\n", why);
+	return EXIT_USAGE;
+}
+
+int cli_getopt_error(int opt, char **argv, const char *cmd)
+{
+	/* argv[optind - 1] is the option itself for ':' and for a long one;
+	 * for a short one in the middle of a cluster ("-xq") it is the
+	 * argument before: then optopt names it.  An unknown long option has
+	 * optopt 0; a long one given "=ARG" it does not take, its value. */
+	const char *arg = argv[optind - 1];
+	bool dashdash = arg[0] == '-' && arg[1] == '-';
+	if (dashdash && (opt == ':' || !optopt || strchr(arg, '=') ||
+			 optopt > 127)) {	/* a long option, as typed */
+		const char *eq = strchr(arg, '=');
+		int n = eq ? (int)(eq - arg) : (int)strlen(arg);
+		fprintf(stderr, "stackfold: %s%.*s: %s (see --help)\n", cmd, n,
+			arg, opt == ':' ? "needs an argument" : eq ?
+			"unknown, ambiguous, or takes no argument" :
+			"unknown or ambiguous option");
+	} else if (optopt > ' ' && optopt < 127) {
+		fprintf(stderr, "stackfold: %s-%c: %s (see --help)\n", cmd, optopt,
+			opt == ':' ? "needs an argument" : "unknown option");
+	} else {
+		fprintf(stderr, "stackfold: %sunknown option in '%s' (see --help)\n",
+			cmd, arg);
+	}
+	return EXIT_USAGE;
+}
+
+int cli_parse(struct cli *c, bool record, int argc, char **argv)
+{
+	memset(c, 0, sizeof(*c));
+	c->record = record;
+	c->formats[0] = out_format_find("folded");
+	c->nformats = 1;
+	optind = 1;
+	opterr = 0;	/* cli_getopt_error() says it, getopt names argv[0] */
+	const char *shorts = record ? "+:f:o:pUKdqhF:D:" : ":f:o:pUKdqhF:";
+	int opt;
+	while ((opt = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
+		if (opt == 'h') {
+			cli_usage(stdout, record);
+			return EXIT_OK;
+		}
+		if (opt == '?' || opt == ':')
+			return cli_getopt_error(opt, argv, record ? "record: " : "");
+		int r = parse_one(c, opt, optarg);
+		if (r >= 0)
+			return r;
+	}
+	c->inputs = argv + optind;
+	c->ninputs = argc - optind;
+	int st = check_combinations(c);
+	if (st >= 0)
+		return st;
+	if (c->nformats > 1 && (!c->output || !strcmp(c->output, "-"))) {
+		fprintf(stderr, "stackfold: several formats need -o PREFIX\n");
+		return EXIT_USAGE;
+	}
+	if (c->diff_before) {
+		if (c->ninputs != 2) {
+			fprintf(stderr, "stackfold: --diff takes two inputs: BEFORE AFTER\n");
+			return EXIT_USAGE;
+		}
+		c->diff_before = c->inputs[0];
+		c->diff_after = c->inputs[1];
+		/* the top table and pprof have no form for two profiles: they
+		 * would show AFTER alone */
+		for (unsigned i = 0; i < c->nformats; i++) {
+			const char *n = c->formats[i]->name;
+			if (strcmp(n, "svg") && strcmp(n, "folded")) {
+				fprintf(stderr, "stackfold: --diff writes svg and "
+					"folded only, not %s%s\n", n,
+					strcmp(n, "pprof") ? "" :
+					" (compare two profiles with go tool "
+					"pprof -diff_base=BEFORE AFTER)");
+				return EXIT_USAGE;
+			}
+		}
+	}
+	/* Names only (folded, top, SVG): no line tables to decode. */
+	bool lines = c->oo.fold_flags & FOLD_LINES;
+	for (unsigned i = 0; i < c->nformats; i++)
+		lines = lines || c->formats[i]->lines;
+	c->so.no_lines = !lines;
+	return -1;
+}
+
+void cli_outputs(const struct cli *c, struct report_output *outs,
+		 char paths[][4096])
+{
+	for (unsigned i = 0; i < c->nformats; i++) {
+		outs[i].fmt = c->formats[i];
+		if (!c->output || strcmp(c->output, "-") == 0) {
+			snprintf(paths[i], 4096, "-");	/* one format: cli_parse() */
+		} else if (c->record && strcmp(c->formats[i]->name, "top") == 0) {
+			snprintf(paths[i], 4096, "-");	/* the table is shown */
+		} else if (c->nformats == 1 && !c->record) {
+			snprintf(paths[i], 4096, "%s", c->output);
+		} else {
+			const char *sfx = c->formats[i]->suffix;
+			if (c->oo.pprof_no_gzip && !strcmp(sfx, ".pb.gz"))
+				sfx = ".pb";	/* what it holds */
+			snprintf(paths[i], 4096, "%s%s", c->output, sfx);
+		}
+		outs[i].path = paths[i];
+	}
+}

@@ -1,0 +1,100 @@
+/*
+ * cmd_comments.c - `stackfold comments FILE.pb.gz...`: print the comment
+ * lines of pprof profiles, one a line, as "FILE: COMMENT".  scripts/flame
+ * adds up the windows' loss counters from them.
+ *
+ * The profile is read with the libraries that wrote it (zlib, protobuf-c
+ * with collapse/output/profile.proto): a grep of the decompressed bytes took the
+ * next string's protobuf tag ('2') for one more digit of the last counter.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "cmds.h"
+#include "output/profile.pb-c.h"
+#include "base/util.h"
+
+/* A profile bigger than this decompressed is refused (memory bound). */
+#define COMMENTS_MAX_BYTES (256u << 20)
+
+/* path's bytes, gunzipped (a file that is not gzip reads as it is) into
+ * *buf (owned by the caller), *len.  0, -errno, or -EFBIG. */
+static int read_gz(const char *path, unsigned char **buf, size_t *len)
+{
+	gzFile f = gzopen(path, "rb");
+	size_t cap = 0;
+	int n;
+	*buf = NULL;
+	*len = 0;
+	if (!f)
+		return errno ? -errno : -ENOMEM;
+	do {
+		if (*len + 65536 > COMMENTS_MAX_BYTES) {
+			gzclose(f);
+			return -EFBIG;
+		}
+		if (sf_grow((void **)buf, &cap, *len + 65536, 1)) {
+			gzclose(f);
+			return -ENOMEM;
+		}
+		n = gzread(f, *buf + *len, 65536);
+		if (n > 0)
+			*len += (size_t)n;
+	} while (n > 0);
+	gzclose(f);
+	return n < 0 ? -EIO : 0;
+}
+
+/* Print path's comments.  0 or EXIT_BADINPUT (said). */
+static int comments_of(const char *path)
+{
+	unsigned char *buf;
+	size_t len;
+	int ret = read_gz(path, &buf, &len);
+	if (ret) {
+		fprintf(stderr, "stackfold: comments: cannot read '%s': %s\n", path,
+			ret == -EIO ? "corrupt gzip" : strerror(-ret));
+		free(buf);
+		return EXIT_BADINPUT;
+	}
+	Perftools__Profiles__Profile *p =
+		perftools__profiles__profile__unpack(NULL, len, buf);
+	free(buf);
+	if (!p) {
+		fprintf(stderr, "stackfold: comments: '%s' is not a pprof profile\n",
+			path);
+		return EXIT_BADINPUT;
+	}
+	for (size_t i = 0; i < p->n_comment; i++)
+		if (p->comment[i] >= 0 && (size_t)p->comment[i] < p->n_string_table)
+			printf("%s: %s\n", path, p->string_table[p->comment[i]]);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	return EXIT_OK;
+}
+
+int cmd_comments(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs("usage: stackfold comments FILE.pb.gz...\n"
+		      "Print each pprof profile's comment lines as \"FILE: COMMENT\"\n"
+		      "(stackfold's: the sample counters, the capture's metadata).\n"
+		      "Exit status: 0 ok; 1 usage; 2 a file unreadable or not pprof.\n",
+		      argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	int st = EXIT_OK;
+	for (int i = 1; i < argc; i++) {
+		int r = comments_of(argv[i]);
+		if (r)
+			st = r;
+	}
+	if (fflush(stdout)) {
+		fprintf(stderr, "stackfold: comments: write '<stdout>': %s\n",
+			strerror(errno));
+		return EXIT_IO;
+	}
+	return st;
+}

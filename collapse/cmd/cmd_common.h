@@ -1,0 +1,24 @@
+/*
+ * cmd_common.h - pieces shared by the report and record front-ends: the
+ * input loop, the closing summary on stderr, and writing the outputs.
+ * These print (they are front-end code), and return exit statuses.
+ */
+#ifndef SF_CMD_COMMON_H
+#define SF_CMD_COMMON_H
+
+#include "cmd/cli.h"
+#include "ingest/report.h"
+
+/* Read one input (path, or "-" for stdin) into r.  Prints per-input
+ * warnings (unparsable lines with the first line number, incomplete
+ * records).  Returns 0 or an exit status, or CMD_REREAD (nothing printed)
+ * when r->svg met lines out of order: read the input again without it. */
+#define CMD_REREAD (-1)
+int cmd_read_input(struct report *r, const char *path, volatile int *stop);
+/* Print queued symbolizer warnings and the closing summary (unless quiet). */
+void cmd_summary(struct report *r, const struct cli *c, const char *what);
+/* Write every requested output; prints the error.  0, EXIT_IO, or
+ * EXIT_BADINPUT (counts past 2^63). */
+int cmd_write(struct report *r, const struct cli *c, const struct fold *fold);
+
+#endif

@@ -1,0 +1,1096 @@
+/*
+ * cmd_continuous.c - `stackfold continuous -o DIR [OPTIONS] -- bpftrace ARGS...`
+ *
+ * The long-running consumer behind scripts/continuous.  bpftrace
+ * (bt/continuous.bt) aggregates stacks in the kernel and prints them every
+ * window; each "@stackfold_total: N" line ends a window, which becomes one
+ * profile: DIR/YYYYMMDDTHHMMSSZ.pb.gz (UTC window start), plus a .folded
+ * sidecar with --folded (process frames comm-PID, what scripts/flame
+ * merges).
+ *
+ * What stays across windows and what does not:
+ *   - one symbolizer session (ELF indexes, kallsyms, memory-map
+ *     snapshots), so a window costs lookups, not index builds; it is
+ *     recycled once it has taken too many snapshots, because replaced
+ *     snapshots are kept until the session is freed;
+ *   - a fresh struct report per window, so a window's memory is bounded
+ *     by its unique stacks and nothing grows with uptime;
+ *   - an in-memory list of the files in DIR (scanned once at start), so
+ *     retention costs no directory scan per window.
+ *
+ * Files are written to a temporary name, fsynced and renamed (atomic.h);
+ * the .folded goes first and the .pb.gz last, so a window exists exactly
+ * when its .pb.gz does.  At start, temporary files and a .folded without
+ * its .pb.gz (a crash between the two renames) are removed.  A window
+ * whose name is taken (a restart within the same second) gets a _NNN
+ * suffix (_001, _002, ...: names sort in time order; '-N' of older
+ * versions, which sorted before the unsuffixed name, is still read):
+ * nothing is overwritten.  A failed write (disk full, directory
+ * gone) costs that window only, with one line on stderr; older files are
+ * kept and writing resumes when the fault clears.
+ *
+ * SIGINT/SIGTERM: forwarded once to bpftrace as SIGINT; it prints the
+ * current (partial) window, which is written, and we exit 0.  A second
+ * SIGINT kills bpftrace and exits 130 (a second SIGTERM does not, nor a
+ * SIGINT sent again by the same process: see stopsig.h).  If bpftrace
+ * exits on its own after having attached, it is restarted with a growing
+ * delay: the partial window is lost, unless its END printed it ("#end":
+ * it was stopped by a signal to it alone); if it never attached, we exit
+ * 3.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/child.h"
+#include "cmd/cli.h"
+#include "cmds.h"
+#include "cmd/loading.h"
+#include "capture/stopsig.h"
+#include "ingest/report.h"
+#include "capture/watch.h"
+#include "output/windir.h"
+
+/* A session is replaced once it holds this many snapshots (those of quiet
+ * pids and replaced ones are freed between windows; pids snapshotted past
+ * the per-window cap are not in the memo and stay until then). */
+#define SNAPS_PER_SESSION 4096
+/* ... or once our resident memory passes this (ELF indexes of programs
+ * long gone, e.g. on a build machine), at most every RSS_RECYCLE_MIN
+ * windows so a big working set does not cost a reload per window.  The
+ * target is 64 MiB at the peak: this leaves room for the indexes one
+ * window may load (libclang-cpp's is 15 MB). */
+#define RSS_RECYCLE_BYTES (40ULL << 20)
+#define RSS_RECYCLE_MIN 6
+/* /proc reads per window are capped (a fork storm must not turn into a
+ * snapshot storm); pids beyond it are snapshotted lazily when resolved. */
+#define SNAPS_PER_WINDOW 1024
+/* A process whose name has not changed is re-snapshotted only this often
+ * (windows): reading /proc/PID/maps and opening its files is most of what
+ * a window costs.  An exec shows as a new name; a dlopen waits for the
+ * refresh; a pid not seen for this long is forgotten. */
+#define REFRESH_WINDOWS 6
+#define COALESCE_MS 20
+#define RESTART_MAX_S 60
+/* bpftrace never clears its stack maps: once their buckets are taken, new
+ * stacks fail ("failed to look up stack id") and a churning machine loses
+ * more stacks every hour.  A fresh bpftrace starts with empty maps, at the
+ * price of its start-up (about 0.15 s of CPU and 1 s without samples on a
+ * 2-CPU VM), so it is restarted when a window loses more than this share
+ * of its stacks, at most once per STACKMAP_RESTART_MIN windows. */
+#define STACKMAP_LOSS_PCT 5
+#define STACKMAP_MIN_SAMPLES 200
+#define STACKMAP_RESTART_MIN 30
+
+struct copts {
+	const char *dir;
+	unsigned window, hz;
+	uint64_t max_size;	/* bytes, 0 = no cap */
+	uint64_t max_age;	/* seconds, 0 = no cap */
+	bool check;		/* --check: the options only, nothing run */
+	bool folded, quiet;
+	struct sym_opts so;
+	char **argv;		/* bpftrace command */
+	int watch_pids[CLI_MAX_WATCH];	/* --watch-pid: stop once every one */
+	unsigned nwatch;		/* of these has exited */
+};
+
+/* What the last snapshot of a pid was taken of. */
+struct seen {
+	int pid;
+	uint32_t image;		/* the image last snapshotted */
+	uint32_t comm_hash;
+	uint32_t snap_window, seen_window;	/* cont.win_no then */
+};
+
+
+struct cont {
+	struct copts o;
+	struct sym_session *ss;	/* shared by every window */
+	uint64_t ss_snaps0;	/* stats.processes when ss was created */
+	uint64_t ss_freed;	/* snapshots freed since */
+	uint32_t ss_window;	/* win_no when ss was created */
+	struct report r;
+	bool r_open;
+	uint64_t win_start_ns;	/* CLOCK_REALTIME */
+	uint64_t win_records;	/* stack entries read in this window */
+	struct seen *seen;	/* pid memo, open addressing, 0 = empty */
+	size_t nseen, seen_cap;	/* cap: a power of 2 or 0 */
+	uint32_t win_no;	/* windows ended so far */
+	uint64_t nsnap;		/* snapshots taken in this window */
+	uint64_t snap_skipped;
+	/* bpftrace; its clock's attached_ns is the monotonic time of
+	 * "#attached", flushes the total lines (windows printed whole) */
+	struct bt_child bt;
+	bool ever_attached;
+	bool ended;		/* "#end": its END printed the last window */
+	bool err_nonblock;	/* err.fd does not block: drain_err() may read */
+	struct loading_list loading;	/* snapshots taken while ld.so was
+					 * still loading (loading.h) */
+	bool refresh;		/* restart bpftrace for fresh stack maps */
+	bool targets_gone;	/* every --watch-pid target has exited */
+	uint32_t refresh_after;	/* no such restart before this win_no */
+	char last_err[256];	/* bpftrace's last stderr line */
+	uint64_t err_lines;
+	struct windir dir;	/* DIR's windows */
+	uint64_t written, failed;
+	uint64_t cut_short;	/* windows whose samples since bpftrace's last
+				 * print died with it (count unknown) */
+	char host[256], kernel[256];
+	struct watch watch;	/* the --watch-pid targets */
+	uint64_t watch_at;	/* monotonic ns of the last look at them */
+};
+
+
+/* ---- options ---------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+	fputs("usage: stackfold continuous -o DIR [OPTIONS] -- bpftrace ARGS...\n"
+	      "Consume a running bt/continuous.bt capture: one profile per window,\n"
+	      "DIR/YYYYMMDDTHHMMSSZ.pb.gz (window start, UTC), written atomically.\n"
+	      "Normally started by scripts/continuous.\n\n"
+	      "  -o, --dir DIR          where the windows go (created if missing)\n"
+	      "  -w, --window SECONDS   the capture's window length (metadata; 10)\n"
+	      "  -F, --hz HZ            the capture's sampling rate (metadata; 99)\n"
+	      "      --folded           also write DIR/STEM.folded (comm-PID frames)\n"
+	      "      --max-size SIZE    keep at most SIZE bytes of windows (K, M, G;\n"
+	      "                         default 1G; 0 = no cap), oldest removed first\n"
+	      "      --max-age DURATION remove windows older than this (s, m, h, d;\n"
+	      "                         default: no cap)\n"
+	      "      --dwarf            inline frames and source lines from DWARF\n"
+	      "                         (default: symbol tables only; more memory)\n"
+	      "      --no-cache, --cache-dir DIR  (as for record)\n"
+	      "      --watch-pid PID[,PID...]  stop (the window in progress\n"
+	      "                         written) once every one has exited\n"
+	      "  -q, --quiet            log only problems (default: one line a window)\n"
+	      "      --check            check the options and exit (0, or 1 with\n"
+	      "                         the usage error): nothing is run or written\n\n"
+	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
+	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable, or\n"
+	      "out of memory; 130 a second SIGINT (the current window is lost).\n",
+	      out);
+}
+
+/* "512", "64K", "10M", "1G" (powers of 1024). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno)
+		return false;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+/* "90", "90s", "15m", "6h", "7d". */
+static bool parse_duration(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno)
+		return false;
+	uint64_t mul = 1;
+	switch (*end) {
+	case 's': end++; break;
+	case 'm': mul = 60; end++; break;
+	case 'h': mul = 3600; end++; break;
+	case 'd': mul = 86400; end++; break;
+	}
+	if (*end || v > UINT64_MAX / mul)
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || v < lo || v > hi)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXAGE, OPT_NOCACHE, OPT_CACHEDIR,
+       OPT_NODWARF, OPT_DWARF, OPT_WATCH, OPT_CHECK };
+
+static const struct option long_opts[] = {
+	{ "dir", required_argument, NULL, 'o' },
+	{ "window", required_argument, NULL, 'w' },
+	{ "hz", required_argument, NULL, 'F' },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "max-size", required_argument, NULL, OPT_MAXSIZE },
+	{ "max-age", required_argument, NULL, OPT_MAXAGE },
+	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
+	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
+	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
+	{ "dwarf", no_argument, NULL, OPT_DWARF },
+	{ "watch-pid", required_argument, NULL, OPT_WATCH },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad_arg(const char *what, const char *arg)
+{
+	fprintf(stderr, "stackfold: continuous: bad %s '%s' (see --help)\n",
+		what, arg);
+	return EXIT_USAGE;
+}
+
+static int parse_one(struct copts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'o':
+		o->dir = arg;
+		return cli_output_len("continuous: ", "--output", arg);
+	case 'w': return parse_uint(arg, 1, 86400, &o->window) ? -1
+			: bad_arg("--window", arg);
+	case 'F': return parse_uint(arg, 1, 100000, &o->hz) ? -1
+			: bad_arg("--hz", arg);
+	case OPT_FOLDED: o->folded = true; return -1;
+	case OPT_MAXSIZE: return parse_size(arg, &o->max_size) ? -1
+			: bad_arg("--max-size", arg);
+	case OPT_MAXAGE: return parse_duration(arg, &o->max_age) ? -1
+			: bad_arg("--max-age", arg);
+	case OPT_NOCACHE: o->so.no_cache = true; return -1;
+	case OPT_CACHEDIR: o->so.cache_dir = arg; return -1;
+	case OPT_NODWARF: o->so.no_dwarf = true; return -1;
+	case OPT_DWARF: o->so.no_dwarf = false; return -1;
+	case OPT_WATCH:
+		return cli_parse_pids("--watch-pid", arg, o->watch_pids,
+				      &o->nwatch, CLI_MAX_WATCH);
+	case 'q': o->quiet = true; return -1;
+	case OPT_CHECK: o->check = true; return -1;
+	case 'h': usage(stdout); return EXIT_OK;
+	default: usage(stderr); return EXIT_USAGE;
+	}
+}
+
+static int parse_args(struct copts *o, int argc, char **argv)
+{
+	/* Symbol tables only by default: DWARF indexes (inline frames, lines)
+	 * cost an always-on profiler most of its memory and index time on a
+	 * machine that keeps running new binaries. */
+	*o = (struct copts){ .window = 10, .hz = 99, .max_size = 1ULL << 30,
+			     .so.no_dwarf = true, .so.dwarf_whole = true };
+	int opt;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:o:w:F:qh", long_opts, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			return cli_getopt_error(opt, argv, "continuous: ");
+		int st = parse_one(o, opt, optarg);
+		if (st >= 0)
+			return st;
+	}
+	if (!o->dir) {
+		fprintf(stderr, "stackfold: continuous needs -o DIR\n");
+		return EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "stackfold: continuous needs a bpftrace command after --\n");
+		return EXIT_USAGE;
+	}
+	o->argv = argv + optind;
+	return -1;
+}
+
+/* ---- the directory (windir.h) ----------------------------------------- */
+
+static int scan_dir(struct cont *x)
+{
+	uint64_t stale = 0;
+	int rc = windir_scan(&x->dir, &stale);
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	} else if (rc) {
+		fprintf(stderr, "stackfold: cannot open '%s': %s\n", x->o.dir,
+			strerror(-rc));
+		return EXIT_IO;
+	}
+	if (stale)
+		fprintf(stderr, "stackfold: removed %" PRIu64 " unfinished file%s "
+			"left in '%s' by an earlier run\n", stale,
+			stale == 1 ? "" : "s", x->o.dir);
+	return 0;
+}
+
+/* Oldest first.  keep_newest: after a window was written, it stays even
+ * when it alone is over --max-size.  Without (at start, and after a window
+ * could not be written: a full disk is then freed as the limits say, even
+ * of its last old window), every window over the limits goes. */
+static uint64_t retention(struct cont *x, bool keep_newest)
+{
+	return windir_retain(&x->dir, x->o.max_size, x->o.max_age, keep_newest);
+}
+
+static void log_removed(uint64_t n)
+{
+	if (n)
+		fprintf(stderr, "stackfold: removed %" PRIu64 " window%s past "
+			"--max-age or --max-size\n", n, n == 1 ? "" : "s");
+}
+
+/* ---- which processes to snapshot ----------------------------------- */
+
+static struct seen *seen_slot(struct seen *tab, size_t cap, int pid)
+{
+	size_t i = (size_t)sf_hash_u64((uint64_t)pid) & (cap - 1);
+	while (tab[i].pid && tab[i].pid != pid)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* Rebuild the memo with room to grow.  With forget (between windows only:
+ * a window's profile points into the snapshots), the pids gone quiet are
+ * left out and lose their snapshots, and the others those of the images
+ * before their last exec. */
+static int seen_rebuild(struct cont *x, size_t want, bool forget)
+{
+	size_t cap = 64;
+	while (cap < want * 2)
+		cap *= 2;
+	struct seen *tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < x->seen_cap; i++) {
+		const struct seen *e = &x->seen[i];
+		if (e->pid && (!forget ||
+			       x->win_no - e->seen_window <= REFRESH_WINDOWS)) {
+			*seen_slot(tab, cap, e->pid) = *e;
+			n++;
+			if (forget)	/* the programs it ran before an exec */
+				x->ss_freed += sym_process_forget_older(
+					x->ss, e->pid, e->image);
+		} else if (e->pid) {
+			x->ss_freed += sym_process_forget(x->ss, e->pid);
+		}
+	}
+	free(x->seen);
+	x->seen = tab;
+	x->seen_cap = cap;
+	x->nseen = n;
+	return 0;
+}
+
+/* Once a window, after its profile is released: forget the pids gone
+ * quiet and free the snapshots that re-snapshots replaced, so a fork storm
+ * of short-lived processes costs no memory once they are quiet; store the
+ * DWARF units read in the window and let go of the debug sections. */
+static void seen_sweep(struct cont *x)
+{
+	x->ss_freed += sym_session_drop_retired(x->ss);
+	sym_session_flush(x->ss);
+	if (x->seen_cap)
+		seen_rebuild(x, x->nseen + 1, true);
+}
+
+/* True when pid needs a (new) snapshot; the memo is updated. */
+static bool needs_snapshot(struct cont *x, int pid, uint32_t image,
+			   const char *comm, size_t len)
+{
+	uint32_t h = (uint32_t)sf_hash_bytes(comm, len, 0);
+	if ((x->nseen + 1) * 2 > x->seen_cap &&
+	    seen_rebuild(x, x->nseen + 1, false))
+		return true;	/* no memo: snapshot, as without one */
+	struct seen *e = seen_slot(x->seen, x->seen_cap, pid);
+	bool fresh = e->pid == pid && e->image == image && e->comm_hash == h &&
+		     x->win_no - e->snap_window < REFRESH_WINDOWS;
+	if (!e->pid)
+		x->nseen++;
+	if (!fresh)
+		*e = (struct seen){ .pid = pid, .image = image, .comm_hash = h,
+				    .snap_window = x->win_no };
+	e->seen_window = x->win_no;
+	return !fresh;
+}
+
+/* Make pid's memo entry stale: its next "#pid" line takes a snapshot. */
+static void memo_stale(struct cont *x, int pid)
+{
+	if (!x->seen_cap)
+		return;
+	struct seen *e = seen_slot(x->seen, x->seen_cap, pid);
+	if (e->pid == pid)
+		e->snap_window = x->win_no - REFRESH_WINDOWS;
+}
+
+/* ---- one window ------------------------------------------------------- */
+
+static void feed(struct cont *x, const char *s, size_t len)
+{
+	int ret = report_line(&x->r, s, len);
+	if (ret == -ENOMEM || ret == -EOVERFLOW)	/* the entry not added */
+		fprintf(stderr, "stackfold: %s (window %" PRIu64 " incomplete)\n",
+			ret == -ENOMEM ? "out of memory" : REPORT_OVERFLOW_MSG,
+			x->written + x->failed + 1);
+}
+
+static void feed_meta(struct cont *x, const char *k, const char *v)
+{
+	char line[4352];
+	int n = snprintf(line, sizeof(line), "#meta %s %s", k, v);
+	if (n > 0)
+		feed(x, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static int window_begin(struct cont *x)
+{
+	char buf[64];
+	/* one session for every window: a window costs lookups, not index
+	 * loads */
+	if (report_init_session(&x->r, x->ss, true)) {
+		report_release(&x->r);
+		return -ENOMEM;
+	}
+	x->r_open = true;
+	x->r.live_snapshots = true;	/* its own snapshots, no #maps fed */
+	x->win_records = 0;
+	x->nsnap = 0;
+	x->snap_skipped = 0;
+	report_begin_input(&x->r, NULL);
+	feed(x, "# stackfold-capture 1", 21);
+	snprintf(buf, sizeof(buf), "%u", x->o.hz);
+	feed_meta(x, "hz", buf);
+	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
+	feed_meta(x, "start_ns", buf);
+	if (x->host[0])
+		feed_meta(x, "host", x->host);
+	if (x->kernel[0])
+		feed_meta(x, "kernel", x->kernel);
+	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
+	if (v)
+		feed_meta(x, "bpftrace", v);
+	v = getenv("STACKFOLD_CMDLINE");
+	feed_meta(x, "cmdline", v ? v : "stackfold continuous");
+	return 0;
+}
+
+static void window_release(struct cont *x)
+{
+	report_release(&x->r);	/* leaves the borrowed session alone */
+	x->r_open = false;
+}
+
+static int write_file(struct cont *x, const struct out_format *fmt,
+		      const char *path, const struct fold *f, struct sf_err *e)
+{
+	struct out_opts oo = { .fold_flags = FOLD_PID };
+	struct report_output out = { fmt, path };
+	return report_write(&x->r, &out, 1, &oo, f, e);
+}
+
+/* .folded first, .pb.gz last: the .pb.gz is the window's commit mark. */
+static int write_outputs(struct cont *x, const char *stem, struct sf_err *e)
+{
+	char pb[4096], fo[4096];
+	windir_path(&x->dir, pb, sizeof(pb), stem, ".pb.gz");
+	windir_path(&x->dir, fo, sizeof(fo), stem, ".folded");
+	struct fold f = { 0 };
+	int fb = fold_build(&f, &x->r.prof, FOLD_PID);
+	if (fb) {
+		fold_release(&f);
+		return sf_err_set(e, -fb, "%s", fb == -EOVERFLOW ?
+				  REPORT_OVERFLOW_MSG : "out of memory");
+	}
+	int ret = 0;
+	if (x->o.folded)
+		ret = write_file(x, out_format_find("folded"), fo, &f, e);
+	if (!ret)
+		ret = write_file(x, out_format_find("pprof"), pb, &f, e);
+	if (ret && x->o.folded)
+		unlink(fo);
+	fold_release(&f);
+	return ret;
+}
+
+/* Write, retrying once after re-creating DIR (it may have been deleted). */
+static int write_window(struct cont *x, const char *stem, struct sf_err *e)
+{
+	int ret = write_outputs(x, stem, e);
+	if (ret == -ENOENT && sf_mkdir_p(x->o.dir, 0755) == 0)
+		ret = write_outputs(x, stem, e);
+	return ret;
+}
+
+static void log_written(struct cont *x, const char *stem, uint64_t bytes,
+			uint64_t removed, const char *warn)
+{
+	const struct pf_counters *k = &x->r.prof.counters;
+	char losses[1024];
+	bool loss = report_losses(&x->r, losses, sizeof(losses)) ||
+		    x->snap_skipped || k->maps_unsaved;
+	if (x->o.quiet && !loss && !warn[0])
+		return;
+	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu stacks, %"
+		PRIu64 " KiB%s", stem, k->samples, x->r.prof.nsamples - 1,
+		(bytes + 1023) / 1024, losses);
+	if (x->snap_skipped)
+		fprintf(stderr, "; %" PRIu64 " new processes over the snapshot cap",
+			x->snap_skipped);
+	if (k->maps_unsaved)
+		fprintf(stderr, "; %" PRIu64 " process%s exited before %s memory "
+			"map could be saved", k->maps_unsaved,
+			k->maps_unsaved == 1 ? "" : "es",
+			k->maps_unsaved == 1 ? "its" : "their");
+	if (removed)
+		fprintf(stderr, "; %" PRIu64 " old window%s removed", removed,
+			removed == 1 ? "" : "s");
+	fprintf(stderr, "%s\n", warn);
+}
+
+static uint64_t rss_bytes(void)
+{
+	unsigned long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static bool session_full(struct cont *x)
+{
+	struct sym_stats st;
+	sym_session_stats(x->ss, &st);
+	if (st.processes - x->ss_snaps0 - x->ss_freed >= SNAPS_PER_SESSION)
+		return true;
+	return x->win_no - x->ss_window >= RSS_RECYCLE_MIN &&
+	       rss_bytes() > RSS_RECYCLE_BYTES;
+}
+
+/* A full session is replaced (the memo with it: every process is
+ * snapshotted again at its next "#pid" line, which for the next window
+ * comes after this window's total line). */
+static void session_recycle(struct cont *x)
+{
+	if (!session_full(x))
+		return;
+	struct sym_session *ns = sym_session_new(&x->o.so, NULL);
+	if (!ns)
+		return;		/* keep the old one: bigger beats broken */
+	sym_session_free(x->ss);
+	malloc_trim(0);		/* give the freed indexes back */
+	x->ss = ns;
+	x->ss_snaps0 = 0;
+	x->ss_freed = 0;
+	x->ss_window = x->win_no;
+	loading_clear(&x->loading);	/* the old session's processes */
+	if (x->seen)
+		memset(x->seen, 0, x->seen_cap * sizeof(*x->seen));
+	x->nseen = 0;
+}
+
+/* The symbolizer's warnings (each text once per session) ride on the
+ * window's line: "; warning: TEXT (and N more)", or "" when none. */
+static void take_warnings(struct cont *x, char *buf, size_t n)
+{
+	const char *w = sym_session_next_warning(x->ss);
+	buf[0] = 0;
+	if (!w)
+		return;
+	int len = snprintf(buf, n, "; warning: %s", w);
+	unsigned more = 0;
+	while (sym_session_next_warning(x->ss))
+		more++;
+	if (more && len > 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, " (and %u more)", more);
+}
+
+static void stackmap_check(struct cont *x)
+{
+	const struct pf_counters *k = &x->r.prof.counters;
+	uint64_t n = k->samples + report_dropped(&x->r);
+	if (x->bt.stop_sent || n < STACKMAP_MIN_SAMPLES ||
+	    k->stackid_errors * 100 <= n * STACKMAP_LOSS_PCT ||
+	    x->win_no < x->refresh_after)
+		return;
+	x->refresh = true;
+	x->refresh_after = x->win_no + STACKMAP_RESTART_MIN;
+	fprintf(stderr, "stackfold: %" PRIu64 " stack-id errors in %" PRIu64
+		" samples (bpftrace's stack maps fill up: it never clears them); "
+		"restarting bpftrace\n", k->stackid_errors, n);
+}
+
+/* Release the window and begin the next one at now; ret: window_end()'s
+ * result so far, returned when it is an error. */
+static int window_next(struct cont *x, uint64_t now, int ret)
+{
+	x->win_no++;
+	window_release(x);
+	seen_sweep(x);
+	session_recycle(x);
+	x->win_start_ns = now;
+	return ret ? ret : window_begin(x);
+}
+
+/* End the window: write it (unless it is an empty tail at EOF), start the
+ * next one at `now`.  Returns 0 or -ENOMEM. */
+static int window_end(struct cont *x, bool at_eof)
+{
+	uint64_t now = sf_clock_ns(CLOCK_REALTIME);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRIu64, now - x->win_start_ns);
+	feed_meta(x, "duration_ns", buf);
+	struct report_input_stats st;
+	int ret = report_end_input(&x->r, &st);
+	char warn[SF_ERRLEN + 64];
+	take_warnings(x, warn, sizeof(warn));
+	if (!ret && !(at_eof && !x->win_records)) {
+		char stem[WINDIR_STEM_MAX];
+		time_t t = (time_t)(x->win_start_ns / 1000000000ULL);
+		struct sf_err e = { "" };
+		bool named = windir_name(&x->dir, t, stem);
+		if (!named)
+			sf_err_set(&e, EEXIST, "every name of its second is taken");
+		if (!named || write_window(x, stem, &e)) {
+			x->failed++;
+			fprintf(stderr, "stackfold: window %s not written: %s (%"
+				PRIu64 " window%s lost so far)%s\n", stem, e.msg,
+				x->failed, x->failed == 1 ? "" : "s", warn);
+			log_removed(retention(x, false));
+		} else {
+			uint64_t bytes;
+			x->written++;
+			ret = windir_add(&x->dir, stem, t, &bytes);
+			log_written(x, stem, bytes, retention(x, true), warn);
+		}
+		stackmap_check(x);
+	}
+	return window_next(x, now, ret);
+}
+
+/* ---- bpftrace's output ------------------------------------------------ */
+
+/* "#pid PID[:STACK] COMM": the process's first sample in this window (PID
+ * may carry an image, STACK tells an exec since the sample: bt_parse.h). */
+static void first_sample(struct cont *x, const char *s, size_t len)
+{
+	struct bt_pid_line pl;
+	if (!bt_pid_line(s, len, &pl))
+		return;
+	int pid = (int)pl.pid;
+	/* fresh in the memo, and still the process snapshotted (a reused
+	 * pid with the same comm and image is another) */
+	if (!needs_snapshot(x, pid, pl.image, pl.comm, pl.comm_len) &&
+	    sym_process_current(x->ss, pid, pl.image))
+		return;
+	if (x->nsnap >= SNAPS_PER_WINDOW) {
+		x->snap_skipped++;
+		memo_stale(x, pid);	/* tried again next window */
+		return;
+	}
+	x->nsnap++;
+	/* an older image's line after a newer one's: not its map now */
+	if (sym_process_newer_known(x->ss, pid, pl.image) ||
+	    sym_process_snapshot(x->ss, pid, pl.image, pl.start_stack,
+				 NULL))
+		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
+	else
+		loading_add(&x->loading, x->ss, pid, pl.image, false, false,
+			    sf_clock_ns(CLOCK_MONOTONIC));
+}
+
+/* bt/continuous.bt double-buffers: windows alternate between @stackfold
+ * and @stackfold_b, with totals @stackfold_total and @stackfold_total_b,
+ * which the parser holds against the samples of their own maps. */
+static bool starts(const char *s, size_t len, const char *p)
+{
+	size_t n = strlen(p);
+	return len >= n && memcmp(s, p, n) == 0;
+}
+
+static int err_line(void *ctx, const char *s, size_t len);
+
+/* bpftrace reports a window's stack-id errors on stderr while it prints
+ * the window, so they are in the stderr pipe before the total line comes
+ * on stdout: read them now (the fd does not block), so that they count in
+ * the window they belong to.  One read takes all the pipe holds: it asks
+ * for 64 KiB or more (bt_child_read), a pipe's default capacity, and the
+ * pipe is ours (bt_child_start), never enlarged; bpftrace blocks on a full
+ * one, and the main loop reads that part before the total line. */
+static int drain_err(struct cont *x)
+{
+	return x->bt.err.eof || !x->err_nonblock ? 0 :
+	       bt_child_read(&x->bt, true, err_line, x);
+}
+
+static int total_line(struct cont *x, const char *s, size_t len)
+{
+	if (drain_err(x))
+		return -ENOMEM;
+	feed(x, s, len);
+	/* At exit bpftrace prints every keyless map again (as 0): an empty
+	 * window after the stop, or after "#end" (bpftrace stopped by someone
+	 * else), is that echo, not a window. */
+	if ((x->bt.stop_sent || x->ended) && !x->win_records)
+		return 0;
+	return window_end(x, false);
+}
+
+/* Sampling starts now: the first window of a run starts here, not when
+ * bpftrace was started (its compile takes seconds). */
+static void attached(struct cont *x)
+{
+	char buf[32];
+	if (x->win_records)
+		return;
+	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
+	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
+	feed_meta(x, "start_ns", buf);
+}
+
+/* bt_child_read()'s callback for bpftrace's stdout */
+static int out_line(void *ctx, const char *s, size_t len)
+{
+	struct cont *x = ctx;
+	if (starts(s, len, "#pid ")) {
+		first_sample(x, s, len);
+		return 0;
+	}
+	if (starts(s, len, "#attached")) {
+		x->ever_attached = true;
+		x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
+		attached(x);
+		return 0;
+	}
+	if (len == 4 && starts(s, len, "#end")) {
+		x->ended = true;
+		return 0;
+	}
+	if (starts(s, len, "@stackfold_total")) {
+		x->bt.clock.flushes++;
+		return total_line(x, s, len);
+	}
+	if (starts(s, len, "@stackfold[") || starts(s, len, "@stackfold_b["))
+		x->win_records++;
+	feed(x, s, len);
+	return 0;
+}
+
+
+/* bpftrace's stderr: losses go to the window; other lines are shown
+ * until it has attached (start-up errors), then only kept for the log
+ * line of an unexpected exit, so a chatty bpftrace cannot flood the log. */
+static int err_line(void *ctx, const char *s, size_t len)
+{
+	struct cont *x = ctx;
+	if (bt_side_kind(s, len, NULL) != BT_SIDE_NONE) {
+		feed(x, s, len);
+		return 0;
+	}
+	if (bpftrace_noise(s, len) || !len)
+		return 0;
+	x->err_lines++;
+	snprintf(x->last_err, sizeof(x->last_err), "%.*s", (int)len, s);
+	if (!x->ever_attached)
+		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
+	return 0;
+}
+
+
+/* ---- the child -------------------------------------------------------- */
+
+
+/* Ask bpftrace to stop (it prints the window on SIGINT), once it is
+ * between windows: until 2026-11-25 a stop in the middle of a window's
+ * print lost its total line (its samples read as counted twice) or the
+ * whole print.  Called again until sent. */
+static void stop_child(struct cont *x)
+{
+	x->bt.clock.in_print = x->win_records > 0;
+	bt_child_stop(&x->bt);
+}
+
+/* How long pump() may wait for bpftrace: a second, or until a loading
+ * process is due. */
+static int poll_ms(const struct cont *x)
+{
+	uint64_t due = loading_next_due(&x->loading), now;
+	if (x->bt.stop_wanted && !x->bt.stop_sent)
+		return 50;	/* until it is safe to stop */
+	if (due == UINT64_MAX)
+		return 1000;
+	now = sf_clock_ns(CLOCK_MONOTONIC);
+	return due <= now ? 0 : due - now >= 1000000000ULL ? 1000 :
+	       (int)((due - now + 999999) / 1000000);
+}
+
+/* Every --watch-pid target gone: stop, as stackfold record does (a pid
+ * reused later is another process, not to be profiled as the target).
+ * Looked at once a second at most. */
+static void watch_targets(struct cont *x)
+{
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
+	if (!x->watch.n || x->bt.stop_sent || x->targets_gone ||
+	    now - x->watch_at < 1000000000ULL)
+		return;
+	x->watch_at = now;
+	if (watch_check(&x->watch))
+		return;
+	fprintf(stderr, "stackfold: every --watch-pid target has exited; stopping\n");
+	x->targets_gone = true;
+	stop_child(x);
+}
+
+/* Read bpftrace until both pipes close.  0, or EXIT_INTERRUPTED / EXIT_IO. */
+static int pump(struct cont *x)
+{
+	struct bt_child *b = &x->bt;
+	while (!bt_child_done(b)) {
+		struct pollfd pf[2] = { { b->out.eof ? -1 : b->out.fd, POLLIN, 0 },
+					{ b->err.eof ? -1 : b->err.fd, POLLIN, 0 } };
+		int n = poll(pf, 2, poll_ms(x));
+		if (stopsig_abort())
+			return EXIT_INTERRUPTED;
+		if (stopsig_count() || x->refresh || b->stop_wanted)
+			stop_child(x);	/* sent once */
+		watch_targets(x);
+		if (bt_child_kill_hung(b, sf_clock_ns(CLOCK_MONOTONIC)))
+			fprintf(stderr, "stackfold: bpftrace gave no output in %d s "
+				"after its stop: killed\n", BT_STOP_GRACE_S);
+		if (x->loading.n)
+			loading_check(&x->loading, x->ss,
+				      sf_clock_ns(CLOCK_MONOTONIC), NULL, NULL);
+		if (n <= 0)
+			continue;
+		/* bpftrace writes a window as many small writes: once one has
+		 * begun, let them gather (the pipe holds 1 MiB) so a window
+		 * costs a few wake-ups rather than one per write.  Between
+		 * windows there is no wait: a "#pid" line is a process to
+		 * snapshot before it exits (unless this window's snapshots
+		 * are used up: then a fork storm costs no wake-up a line). */
+		if (!b->stop_sent &&
+		    (x->win_records || x->nsnap >= SNAPS_PER_WINDOW))
+			poll(NULL, 0, COALESCE_MS);
+		/* stderr first (and drain_err() at the total line) */
+		int ret = 0;
+		if (pf[1].revents)
+			ret = bt_child_read(b, true, err_line, x);
+		if (!ret && pf[0].revents)
+			ret = bt_child_read(b, false, out_line, x);
+		if (ret) {
+			fprintf(stderr, "stackfold: out of memory\n");
+			return EXIT_IO;
+		}
+	}
+	return 0;
+}
+
+static void describe_exit(int status, char *buf, size_t n)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, n, "exit status %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, n, "signal %d", WTERMSIG(status));
+}
+
+/* Sleep up to `secs`, cut short by a signal.  True when stopped. */
+static bool backoff(unsigned secs)
+{
+	for (unsigned i = 0; i < secs * 10 && !stopsig_count(); i++)
+		poll(NULL, 0, 100);
+	return stopsig_count() != 0;
+}
+
+/* One run of bpftrace.  Returns -1 to restart it, else an exit status. */
+static int run_once(struct cont *x, unsigned *delay)
+{
+	x->ended = false;
+	x->last_err[0] = 0;
+	x->err_lines = 0;
+	if (bt_child_start(&x->bt, x->o.argv)) {
+		fprintf(stderr, "stackfold: cannot start '%s': %s\n", x->o.argv[0],
+			strerror(errno));
+		return EXIT_ENV;
+	}
+	int fl = fcntl(x->bt.err.fd, F_GETFL);
+	x->err_nonblock = fl >= 0 &&
+			  fcntl(x->bt.err.fd, F_SETFL, fl | O_NONBLOCK) == 0;
+	uint64_t windows0 = x->written + x->failed;
+	int st = pump(x);
+	if (st) {
+		bt_child_kill(&x->bt);
+		bt_child_wait(&x->bt);
+		if (st == EXIT_INTERRUPTED)
+			fprintf(stderr, "stackfold: aborted, window in progress lost\n");
+		return st;
+	}
+	int status = bt_child_wait(&x->bt);
+	/* bpftrace that died on its own (not stopped: its END did not print
+	 * the rest), or that was killed hung after its stop, may have died
+	 * while it printed the window: what came of it is part of a window,
+	 * not written (said lost below) */
+	bool killed = x->bt.killed && !x->ended;
+	bool died = (!x->bt.stop_sent && !x->ended) || killed;
+	if (x->r_open && x->win_records && died &&
+	    window_next(x, sf_clock_ns(CLOCK_REALTIME), 0)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	if (x->r_open && x->win_records && !died && window_end(x, true)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	if (killed && x->bt.stop_sent) {
+		x->cut_short++;
+		fprintf(stderr, "stackfold: the samples of the window in progress "
+			"are lost\n");
+	}
+	if (x->refresh && !stopsig_count() && !x->targets_gone) {
+		x->refresh = false;
+		x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
+		return -1;	/* at once: no backoff, nothing failed */
+	}
+	if (x->bt.stop_sent)
+		return EXIT_OK;
+	char how[64];
+	describe_exit(status, how, sizeof(how));
+	if (x->written + x->failed > windows0 + 1)
+		*delay = 1;	/* it ran for a while: a fresh crash */
+	if (!x->ever_attached) {	/* the program or the machine: say so */
+		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s)\n", how);
+		return EXIT_ENV;
+	}
+	if (!x->bt.clock.attached_ns) {	/* a restart that died young */
+		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s); "
+			"restarting in %u s\n", how, *delay);
+	} else if (x->ended) {	/* stopped by someone else: its END printed all */
+		fprintf(stderr, "stackfold: bpftrace exited (%s) after printing "
+			"the window in progress; restarting in %u s\n", how,
+			*delay);
+	} else {	/* what its map held since the last print died with it */
+		x->cut_short++;
+		fprintf(stderr, "stackfold: bpftrace exited (%s%s%s): the samples "
+			"of the window in progress are lost; restarting in %u s\n",
+			how, x->last_err[0] ? ": " : "", x->last_err, *delay);
+	}
+	if (x->targets_gone)	/* it died as the stop waited: no restart */
+		return EXIT_OK;
+	if (backoff(*delay))
+		return stopsig_abort() ? EXIT_INTERRUPTED : EXIT_OK;
+	*delay = *delay * 2 > RESTART_MAX_S ? RESTART_MAX_S : *delay * 2;
+	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
+	return -1;
+}
+
+/* ---- set-up ----------------------------------------------------------- */
+
+/* Pinned files are kept open by the session: use the hard fd limit. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int setup(struct cont *x)
+{
+	struct sf_err e = { "" };
+	x->dir.dir = x->o.dir;
+	int rc = sf_mkdir_p(x->o.dir, 0755);
+	if (rc) {
+		fprintf(stderr, "stackfold: cannot create '%s': %s\n", x->o.dir,
+			strerror(-rc));
+		return EXIT_IO;
+	}
+	if ((rc = scan_dir(x)))
+		return rc;
+	log_removed(retention(x, false));	/* limits apply from the start */
+	raise_nofile();
+	x->ss = sym_session_new(&x->o.so, &e);
+	if (!x->ss) {
+		fprintf(stderr, "stackfold: %s\n", e.msg[0] ? e.msg : "out of memory");
+		return EXIT_IO;
+	}
+	struct utsname u;
+	if (uname(&u) == 0) {
+		snprintf(x->host, sizeof(x->host), "%s", u.nodename);
+		snprintf(x->kernel, sizeof(x->kernel), "%s", u.release);
+	}
+	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
+	if (window_begin(x)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	stopsig_install();
+	signal(SIGPIPE, SIG_IGN);
+	if (watch_open(&x->watch, x->o.watch_pids, x->o.nwatch, false)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	return 0;
+}
+
+int cmd_continuous(int argc, char **argv)
+{
+	struct cont x = { .bt = { .out.fd = -1, .err.fd = -1 },
+			  .watch = { .epfd = -1 } };
+	int st = parse_args(&x.o, argc, argv);
+	if (st >= 0)
+		return st;
+	if (x.o.check)	/* scripts/continuous, before it touches DIR */
+		return EXIT_OK;
+	x.bt.clock.period_ns = (uint64_t)x.o.window * 1000000000ULL;
+	st = setup(&x);
+	for (unsigned delay = 1; !st;) {
+		int r = run_once(&x, &delay);
+		if (r != -1) {	/* -1: restart bpftrace */
+			st = r;
+			break;
+		}
+	}
+	/* -q: only when something was lost, a problem to log */
+	if ((!x.o.quiet && x.written) || x.failed + x.cut_short)
+		fprintf(stderr, "stackfold: stopped: %" PRIu64 " window%s written, %"
+			PRIu64 " lost, %" PRIu64 " cut short by a bpftrace exit\n",
+			x.written, x.written == 1 ? "" : "s", x.failed, x.cut_short);
+	if (x.r_open)
+		window_release(&x);
+	bt_child_release(&x.bt);
+	free(x.seen);
+	windir_release(&x.dir);
+	loading_release(&x.loading);
+	sym_session_free(x.ss);
+	watch_close(&x.watch);
+	return st;
+}

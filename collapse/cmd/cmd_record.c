@@ -1,0 +1,623 @@
+/*
+ * cmd_record.c - `stackfold record [OPTIONS] -- bpftrace ARGS...`
+ *
+ * Runs the capture, reads bpftrace's output as it comes, saves each
+ * sampled process's memory map at its first sample ("#pid" lines from
+ * bt/profile.bt) with its files pinned open, and at the end symbolizes and
+ * writes the outputs.  bpftrace runs in its own process group so a
+ * terminal Ctrl-C reaches only us: the first SIGINT/SIGTERM is forwarded
+ * once (bpftrace then prints its maps and exits), a second one aborts with
+ * nothing written (exit 130).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output/atomic.h"
+#include "cmd/cli.h"
+#include "cmd/cmd_common.h"
+#include "capture/child.h"
+#include "cmd/loading.h"
+#include "capture/rawcap.h"
+#include "capture/stopsig.h"
+#include "cmds.h"
+#include "capture/watch.h"
+
+struct rec {
+	struct cli *c;
+	struct report r;
+	/* bpftrace; its clock's attached_ns is the monotonic time of
+	 * "#attached", flushes the "#flushed" lines seen, in_print true while
+	 * a flush's map entries are arriving (its clear is still to come) */
+	struct bt_child bt;
+	struct rawcap raw;	/* --save-raw */
+	uint64_t start_ns;
+	bool cut;		/* bpftrace ended early, with samples */
+	struct watch watch;	/* --watch-pid: stop once all have exited */
+	bool targets_gone;	/* ...which they have */
+	uint64_t watch_polled_ns;	/* monotonic: polled targets last read */
+	struct loading_list loading;	/* snapshots taken while ld.so was
+					 * still loading (loading.h) */
+	/* CPU already used when record started: a process keeps its usage,
+	 * and its reaped children's, across exec, so scripts/profile's shell
+	 * (and the `bpftrace --version` it ran) would count as ours */
+	double cpu0_self, cpu0_kids;
+};
+
+
+
+/* --watch-pid targets without a pidfd: /proc read this often at most */
+#define WATCH_POLL_NS 200000000ULL
+
+/* After report_line(): held while a record is open, so that a snapshot
+ * taken to name it goes before it (rawcap.h). */
+static void raw_line(struct rec *x, const char *s, size_t len)
+{
+	rawcap_line(&x->raw, report_session(&x->r, NULL), s, len,
+		    report_between_records(&x->r));
+}
+
+/* loading_check() callback: the fresh map goes into the raw capture. */
+static void loading_saved(void *ctx, int pid, uint32_t image)
+{
+	struct rec *x = ctx;
+	rawcap_maps(&x->raw, report_session(&x->r, NULL), pid, image);
+}
+
+/* report_on_refresh() callback: a snapshot taken to name a record's
+ * address (a library mapped after the first one) goes into the raw
+ * capture before that record; before 2026-11-25 it was not saved, and a
+ * replay named those frames [unknown]. */
+static void refreshed(void *ctx, int pid, uint32_t image)
+{
+	struct rec *x = ctx;
+	rawcap_due(&x->raw, report_session(&x->r, NULL), pid, image);
+}
+
+/* Snapshot again the loading processes that are due (loading.h); only
+ * between two records, so that the raw capture's #maps block never splits
+ * one. */
+static void loading_due(struct rec *x)
+{
+	struct sym_session *ss = report_session(&x->r, NULL);
+	if (ss && report_between_records(&x->r))
+		loading_check(&x->loading, ss, sf_clock_ns(CLOCK_MONOTONIC),
+			      loading_saved, x);
+}
+
+/* "#pid PID[:STACK] COMM": snapshot now, while the process is alive,
+ * unless it has one (the line comes again after each flush).  PID is the
+ * pid field of the records, which may carry an image (bt_parse.h).  A
+ * process that has run exec since the sample (STACK is not its start of
+ * stack any more) is not snapshotted: its map is another program's.  The
+ * map goes into the raw capture before the "#pid" line, so a replay finds
+ * a process without one as this does (report_map_unsaved()). */
+static void first_sample(struct rec *x, const char *s, size_t len)
+{
+	struct bt_pid_line pl;
+	if (!bt_pid_line(s, len, &pl))
+		return;	/* the parser counts it as unparsable */
+	int pid = (int)pl.pid;
+	struct sym_session *ss = report_session(&x->r, NULL);
+	if (ss && sym_process_current(ss, pid, pl.image))
+		return;	/* seen before a flush: its map is saved */
+	/* A line of an older image after a newer one's (per-CPU buffers
+	 * are read in turn): the process runs the newer program now. */
+	if (!ss || sym_process_newer_known(ss, pid, pl.image) ||
+	    sym_process_snapshot(ss, pid, pl.image, pl.start_stack, NULL)) {
+		report_map_unsaved(&x->r, pl.pid, pl.image);
+		return;
+	}
+	rawcap_maps(&x->raw, ss, pid, pl.image);
+	loading_add(&x->loading, ss, pid, pl.image, true, pid == x->c->start_pid,
+		    sf_clock_ns(CLOCK_MONOTONIC));
+}
+
+static void meta_line(struct rec *x, const char *k, const char *v);
+
+/* The duration counts from attach time ("#attached", printed by the
+ * program's BEGIN probe, which runs once every probe is attached), not
+ * from bpftrace's start-up. */
+static void attached(struct rec *x)
+{
+	if (x->bt.clock.attached_ns)
+		return;
+	x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
+	if (x->c->start_pid)
+		kill(x->c->start_pid, SIGCONT);
+	/* the capture's start, for pprof's time_nanos: this line wins over
+	 * the one written at set-up */
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRIu64, sf_clock_ns(CLOCK_REALTIME));
+	meta_line(x, "start_ns", buf);
+}
+
+/* bt_child_read()'s callback for bpftrace's stdout */
+static int out_line(void *ctx, const char *s, size_t len)
+{
+	struct rec *x = ctx;
+	if (len > 5 && memcmp(s, "#pid ", 5) == 0)
+		first_sample(x, s, len);
+	else if (len >= 9 && memcmp(s, "#attached", 9) == 0)
+		attached(x);
+	else if (len == 8 && memcmp(s, "#flushed", 8) == 0)
+		x->bt.clock.flushes++, x->bt.clock.in_print = false;
+	else if (len > 13 && memcmp(s, "@stackfold_", 11) == 0)
+		/* "@stackfold_a[": print(@stackfold_a) has begun; its total,
+		 * printed after clear(@stackfold_a), says the clear is done */
+		x->bt.clock.in_print = s[12] == '[' &&
+				       (s[11] == 'a' || s[11] == 'b');
+	int ret = report_line(&x->r, s, len);
+	raw_line(x, s, len);
+	return ret;
+}
+
+
+/* bpftrace's stderr: losses are counted, noise dropped, the rest shown. */
+static int err_line(void *ctx, const char *s, size_t len)
+{
+	struct rec *x = ctx;
+	if (bt_side_kind(s, len, NULL) != BT_SIDE_NONE) {
+		int ret = report_line(&x->r, s, len);
+		raw_line(x, s, len);
+		return ret;
+	}
+	if (!bpftrace_noise(s, len))
+		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
+	return 0;
+}
+
+
+static void countdown(struct rec *x, uint64_t elapsed_s)
+{
+	if (!x->c->countdown || !isatty(2))
+		return;
+	uint64_t left = x->c->seconds > elapsed_s ? x->c->seconds - elapsed_s : 0;
+	/* counts arrive with each flush (every --flush s): until the first,
+	 * none is shown rather than a 0 that is not one */
+	if (x->c->seconds && x->bt.clock.flushes)
+		fprintf(stderr, "\rstackfold: recording, %3" PRIu64 " s left, %" PRIu64
+			" samples by the last flush (Ctrl-C to stop) ", left,
+			x->r.prof.counters.samples);
+	else if (x->c->seconds)
+		fprintf(stderr, "\rstackfold: recording, %3" PRIu64
+			" s left (Ctrl-C to stop) ", left);
+	else
+		fprintf(stderr, "\rstackfold: recording, %" PRIu64 " s (Ctrl-C to stop) ",
+			elapsed_s);
+}
+
+/* Time after "#attached" to stop bpftrace with -D: the program's own
+ * deadline ends sampling at exactly SECONDS; stop a moment later so the
+ * last samples land.  0 without -D. */
+static uint64_t stop_after_ns(const struct rec *x)
+{
+	return x->c->seconds ? x->c->seconds * 1000000000ULL + 100000000ULL : 0;
+}
+
+/* Time until the next thing the loop must do by itself (a countdown
+ * tick, the -D deadline, a stop waiting for a safe moment, a watched pid
+ * without a pidfd: looked at 5 times a second), or NULL: bpftrace's
+ * output, signals and the watched pidfds wake ppoll() anyway.  Every
+ * wake-up costs CPU, which a capture of minutes should not spend 5 times
+ * a second for nothing. */
+static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
+{
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC), wait = UINT64_MAX;
+	const uint64_t s = 1000000000ULL;
+
+	if (x->bt.stop_wanted && !x->bt.stop_sent)
+		wait = 100000000ULL;
+	if (x->bt.stop_sent && !x->bt.killed)
+		wait = s;	/* to see it hung (bt_child_kill_hung) */
+	if (x->loading.n) {
+		uint64_t due = loading_next_due(&x->loading);
+		/* due inside a record: look again soon, without spinning */
+		uint64_t w = due > now ? due - now :
+			     report_between_records(&x->r) ? 0 : 5000000ULL;
+		if (w < wait)
+			wait = w;
+	}
+	if (watch_polled(&x->watch) && wait > WATCH_POLL_NS)
+		wait = WATCH_POLL_NS;
+	if (x->bt.clock.attached_ns) {
+		uint64_t el = now - x->bt.clock.attached_ns;
+		if (x->c->countdown && isatty(2) && wait > s - el % s)
+			wait = s - el % s;
+		uint64_t end = stop_after_ns(x);
+		if (end && !x->bt.stop_wanted)
+			wait = end > el ? (end - el < wait ? end - el : wait) : 0;
+	}
+	if (wait == UINT64_MAX)
+		return NULL;
+	ts->tv_sec = (time_t)(wait / s);
+	ts->tv_nsec = (long)(wait % s);
+	return ts;
+}
+
+/* The one line saying that the targets' exit ended the capture. */
+static void say_targets_gone(const struct rec *x)
+{
+	uint64_t at = x->bt.clock.attached_ns;
+	if (at)
+		fprintf(stderr, "%sstackfold: every target exited after %.1f s; "
+			"stopping\n", x->c->countdown && isatty(2) ? "\n" : "",
+			(double)(sf_clock_ns(CLOCK_MONOTONIC) - at) / 1e9);
+	else
+		fprintf(stderr, "stackfold: every target exited before bpftrace "
+			"attached; stopping\n");
+}
+
+/* Stop once every --watch-pid target has exited (woken: the pidfds say
+ * one has; the polled ones are looked at every WATCH_POLL_NS); say so when that
+ * ends the capture before its -D deadline, or with none (with -- COMMAND
+ * and no -D, the command's exit is the expected end). */
+static void watch_targets(struct rec *x, bool woken)
+{
+	if (!x->watch.n || x->targets_gone)
+		return;
+	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
+	/* polled targets: /proc read at most 5 times a second, not at every
+	 * chunk of bpftrace's output */
+	if (woken || (watch_polled(&x->watch) &&
+		      now - x->watch_polled_ns >= WATCH_POLL_NS)) {
+		watch_check(&x->watch);
+		x->watch_polled_ns = now;
+	}
+	if (watch_live(&x->watch))
+		return;
+	x->targets_gone = true;
+	/* said, unless it is the end expected: a command started to run
+	 * (--start-pid) until it exits, with no -D */
+	if (!x->bt.stop_wanted && (x->c->seconds || !x->c->start_pid) &&
+	    !x->c->quiet)
+		say_targets_gone(x);
+	bt_child_stop(&x->bt);
+}
+
+static int loop(struct rec *x)
+{
+	uint64_t last = (uint64_t)-1;
+	sigset_t block, waitmask;
+	sig_atomic_t seen = 0;	/* stopsig_count() when last acted on */
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	int st = 0;
+	struct bt_child *b = &x->bt;
+	while (!bt_child_done(b)) {
+		struct pollfd pf[3] = { { b->out.eof ? -1 : b->out.fd, POLLIN, 0 },
+					{ b->err.eof ? -1 : b->err.fd, POLLIN, 0 },
+					{ watch_fd(&x->watch), POLLIN, 0 } };
+		struct timespec ts;
+		/* Blocked from the check to the wait only: a signal landing
+		 * in between ends ppoll at once, and the body (symbolizing a
+		 * flush can take a while) sees every Ctrl-C as it comes. */
+		sigprocmask(SIG_BLOCK, &block, &waitmask);
+		int n = stopsig_count() != seen ? 0 :
+			ppoll(pf, 3, next_wakeup(x, &ts), &waitmask);
+		sigprocmask(SIG_SETMASK, &waitmask, NULL);
+		seen = stopsig_count();
+		if (stopsig_abort()) {
+			st = EXIT_INTERRUPTED;
+			break;
+		}
+		if (stopsig_count() || b->stop_wanted)
+			bt_child_stop(&x->bt);
+		if (x->loading.n)
+			loading_due(x);
+		uint64_t at = b->clock.attached_ns,
+			 now = sf_clock_ns(CLOCK_MONOTONIC);
+		uint64_t el = at ? (now - at) / 1000000000ULL : 0;
+		if (stop_after_ns(x) && at && now - at >= stop_after_ns(x))
+			bt_child_stop(&x->bt);
+		if (bt_child_kill_hung(b, now))
+			fprintf(stderr, "%sstackfold: bpftrace gave no output in "
+				"%d s after its stop: killed\n",
+				x->c->countdown && isatty(2) ? "\n" : "",
+				BT_STOP_GRACE_S);
+		watch_targets(x, pf[2].revents);
+		if (el != last) {
+			countdown(x, el);
+			last = el;
+		}
+		if (n <= 0)
+			continue;
+		int ret = 0;
+		if (pf[0].revents)
+			ret = bt_child_read(b, false, out_line, x);
+		if (!ret && pf[1].revents)
+			ret = bt_child_read(b, true, err_line, x);
+		if (ret) {	/* -ENOMEM, or a count past 2^63 */
+			fprintf(stderr, "stackfold: %s\n", ret == -EOVERFLOW ?
+				REPORT_OVERFLOW_MSG : "out of memory");
+			st = ret == -EOVERFLOW ? EXIT_BADINPUT : EXIT_IO;
+			break;
+		}
+	}
+	if (!st && x->c->countdown && isatty(2))
+		fputc('\n', stderr);
+	return st;
+}
+
+static void meta_line(struct rec *x, const char *k, const char *v)
+{
+	char line[4352];
+	int n = snprintf(line, sizeof(line), "#meta %s %s", k, v);
+	if (n > 0)
+		out_line(x, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static void meta_begin(struct rec *x, int argc, char **argv)
+{
+	char buf[4096];
+	struct utsname u;
+	x->start_ns = sf_clock_ns(CLOCK_REALTIME);
+	out_line(x, "# stackfold-capture 1", 21);
+	snprintf(buf, sizeof(buf), "%u", x->c->hz ? x->c->hz : 99);
+	meta_line(x, "hz", buf);
+	snprintf(buf, sizeof(buf), "%" PRIu64, x->start_ns);
+	meta_line(x, "start_ns", buf);
+	if (uname(&u) == 0) {
+		meta_line(x, "kernel", u.release);
+		meta_line(x, "host", u.nodename);
+	}
+	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
+	if (v)
+		meta_line(x, "bpftrace", v);
+	else if (bt_child_version(argv, buf, sizeof(buf)) == 0)
+		meta_line(x, "bpftrace", buf);
+	const char *cmd = getenv("STACKFOLD_CMDLINE");
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; !cmd && i < argc && off < sizeof(buf) - 1; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					i ? " " : "", argv[i]);
+	meta_line(x, "cmdline", cmd ? cmd : buf);
+}
+
+/* How long samples were taken: attach to stop, at most the program's own
+ * deadline (-D), which ends sampling in the kernel. */
+static uint64_t capture_ns(const struct rec *x)
+{
+	uint64_t at = x->bt.clock.attached_ns, end = x->bt.stop_sent_ns ?
+		x->bt.stop_sent_ns : sf_clock_ns(CLOCK_MONOTONIC);
+	uint64_t d = at && end > at ? end - at : 0;
+	uint64_t cap = (uint64_t)x->c->seconds * 1000000000ULL;
+	return x->c->seconds && d > cap ? cap : d;
+}
+
+/* A second Ctrl-C while the outputs are written (stopsig.h): in the
+ * signal handler, so async-signal-safe only. */
+static void abort_cleanup(void)
+{
+	static const char msg[] = "\nstackfold: aborted; the outputs not yet "
+				  "written are left as they were\n";
+	atomic_unlink_open();
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		return;
+}
+
+static int child_status(struct rec *x)
+{
+	int status = bt_child_wait(&x->bt);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
+		return 0;
+	char how[32];
+	snprintf(how, sizeof(how), "%s %d",
+		 WIFEXITED(status) ? "exit status" : "signal",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	if (!x->r.prof.counters.samples) {
+		fprintf(stderr, "stackfold: bpftrace failed (%s) and gave no samples\n",
+			how);
+		return EXIT_ENV;
+	}
+	/* What it printed is written; the samples it took since its last
+	 * flush died with it: said, counted ("#meta ended", in the raw
+	 * capture too), and the exit status says the capture is incomplete. */
+	fprintf(stderr, "%sstackfold: bpftrace ended early (%s) after %.1f s: "
+		"the samples since its last flush are lost\n",
+		x->c->countdown && isatty(2) ? "\n" : "", how,
+		(double)capture_ns(x) / 1e9);
+	meta_line(x, "ended", how);
+	x->cut = true;
+	return 0;
+}
+
+static double ru_cpu_s(const struct rusage *u)	/* user+sys seconds */
+{
+	return (double)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) +
+	       (double)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) / 1e6;
+}
+
+/* user+sys CPU seconds of who (RUSAGE_SELF or RUSAGE_CHILDREN), 0 if
+ * unknown */
+static double cpu_s(int who)
+{
+	struct rusage u;
+	return getrusage(who, &u) ? 0 : ru_cpu_s(&u);
+}
+
+/* What the capture cost, so users (and make bench) can see it: CPU since
+ * record started (cpu0_*).  The max RSS is the process's, which an exec
+ * keeps too; a shell's is far below ours. */
+static void print_cost(const struct rec *x)
+{
+	struct rusage self;
+	if (x->c->quiet || getrusage(RUSAGE_SELF, &self))
+		return;
+	fprintf(stderr, "stackfold: cpu: stackfold %.3f s, bpftrace %.3f s "
+		"(user+sys); stackfold max rss %ld KiB\n",
+		ru_cpu_s(&self) - x->cpu0_self,
+		cpu_s(RUSAGE_CHILDREN) - x->cpu0_kids, self.ru_maxrss);
+}
+
+static int finish(struct rec *x)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRIu64, capture_ns(x));
+	meta_line(x, "duration_ns", buf);
+	struct report_input_stats st;
+	int end = report_end_input(&x->r, &st);
+	if (end == -EOVERFLOW || end == -ENOMEM) {	/* kept entries not added */
+		fprintf(stderr, "stackfold: %s\n", end == -ENOMEM ? "out of memory" :
+			REPORT_OVERFLOW_MSG);
+		return end == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
+	}
+	/* a failed --save-raw costs only itself, as any other output */
+	int raw_st = 0;
+	struct sf_err e = { "" };
+	if (rawcap_commit(&x->raw, report_session(&x->r, NULL), &e)) {
+		fprintf(stderr, "stackfold: %s\n", e.msg);
+		raw_st = EXIT_IO;
+	}
+	if (!x->r.prof.counters.samples) {
+		cmd_summary(&x->r, x->c, "recorded");
+		fprintf(stderr, "stackfold: no samples recorded\n");
+		return EXIT_BADINPUT;
+	}
+	int ret = cmd_write(&x->r, x->c, NULL);
+	/* storing the DWARF read (the index cache) is part of the cost */
+	struct sym_session *ss = report_session(&x->r, NULL);
+	if (ss)
+		sym_session_flush(ss);
+	cmd_summary(&x->r, x->c, "recorded");
+	print_cost(x);
+	return ret ? ret : raw_st ? raw_st : x->cut ? EXIT_ENV : 0;
+}
+
+/* A missing or read-only output directory is found now, not once the
+ * capture is over (until 2026-11-25 a long one was lost so). */
+static int check_outputs(const struct cli *c)
+{
+	struct report_output outs[CLI_MAX_OUTPUTS];
+	static char paths[CLI_MAX_OUTPUTS][4096];
+	char dir[4096];
+	cli_outputs(c, outs, paths);
+	for (unsigned i = 0; i < c->nformats; i++) {
+		if (!strcmp(paths[i], "-"))
+			continue;
+		snprintf(dir, sizeof(dir), "%s", paths[i]);
+		char *sl = strrchr(dir, '/');
+		if (sl)
+			sl[sl == dir] = 0;	/* "/p": "/" */
+		struct stat st;
+		const char *d = sl ? dir : ".";
+		if (stat(d, &st) || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
+		    faccessat(AT_FDCWD, d, W_OK | X_OK, AT_EACCESS)) {
+			fprintf(stderr, "stackfold: cannot write '%s': %s\n",
+				paths[i], strerror(errno));
+			return EXIT_IO;
+		}
+	}
+	return 0;
+}
+
+static int record_setup(struct rec *x, int argc, char **argv)
+{
+	struct sf_err e = { "" };
+	int st = check_outputs(x->c);
+	if (st)
+		return st;
+	if (report_init(&x->r, &x->c->so, true) || !report_session(&x->r, &e)) {
+		fprintf(stderr, "stackfold: %s\n", e.msg[0] ? e.msg : "out of memory");
+		return EXIT_IO;
+	}
+	if (x->c->save_raw && rawcap_open(&x->raw, x->c->save_raw, &e)) {
+		fprintf(stderr, "stackfold: %s\n", e.msg);
+		return EXIT_IO;
+	}
+	report_on_refresh(&x->r, refreshed, x);
+	report_set_offsets(&x->r, x->c->oo.fold_flags & FOLD_OFFSETS);
+	x->r.live_snapshots = true;	/* first_sample() counts */
+	report_begin_input(&x->r, NULL);
+	meta_begin(x, argc, argv);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct cli c;
+	struct rec x = { .c = &c, .watch = { .epfd = -1 },
+			 .bt = { .out.fd = -1, .err.fd = -1 },
+			 .cpu0_self = cpu_s(RUSAGE_SELF),
+			 .cpu0_kids = cpu_s(RUSAGE_CHILDREN) };
+	int st = cli_parse(&c, true, argc, argv);
+	if (st >= 0)
+		return st;
+	if (c.ninputs == 0) {
+		fprintf(stderr, "stackfold: record needs a bpftrace command after --\n");
+		return EXIT_USAGE;
+	}
+	st = record_setup(&x, c.ninputs, c.inputs);
+	if (st)
+		goto out;
+	/* before bpftrace starts: a pidfd opened now is exactly the target */
+	const char *poll_env = getenv("STACKFOLD_WATCH_POLL");
+	if (watch_open(&x.watch, c.watch_pids, c.nwatch,
+		       poll_env && *poll_env && strcmp(poll_env, "0"))) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		st = EXIT_IO;
+		goto out;
+	}
+	/* a target gone already is one not found, as scripts/profile says
+	 * (until 2026-11-25: bpftrace started, then "no samples", exit 2) */
+	for (size_t i = 0; i < x.watch.n; i++)
+		if (x.watch.t[i].gone) {
+			fprintf(stderr, "stackfold: --watch-pid %d: no such process or thread\n",
+				x.watch.t[i].id);
+			st = EXIT_ENV;
+		}
+	if (st)
+		goto out;
+	stopsig_install();
+	/* a closed stdout (the top table piped into a reader gone) is a write
+	 * error for that output, not death: the files are still written */
+	signal(SIGPIPE, SIG_IGN);
+	x.bt.clock.period_ns = (uint64_t)c.flush * 1000000000ULL;
+	if (bt_child_start(&x.bt, c.inputs)) {
+		fprintf(stderr, "stackfold: cannot start '%s': %s\n", c.inputs[0],
+			strerror(errno));
+		st = EXIT_ENV;
+		goto out;
+	}
+	st = loop(&x);
+	if (st) {	/* bpftrace is stopped here: nobody reads its pipes */
+		bt_child_kill(&x.bt);
+		bt_child_wait(&x.bt);
+		if (st == EXIT_INTERRUPTED)
+			fprintf(stderr, "\nstackfold: aborted, no output written\n");
+		goto out;
+	}
+	st = child_status(&x);
+	stopsig_exit_on_abort(abort_cleanup);
+	if (stopsig_abort()) {	/* it came as bpftrace's output ended */
+		abort_cleanup();
+		st = EXIT_INTERRUPTED;
+		goto out;
+	}
+	if (!st)
+		st = finish(&x);
+out:
+	rawcap_abort(&x.raw);
+	bt_child_release(&x.bt);
+	loading_release(&x.loading);
+	watch_close(&x.watch);
+	report_release(&x.r);
+	return st;
+}

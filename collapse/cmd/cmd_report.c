@@ -1,0 +1,200 @@
+/* cmd_report.c - `stackfold [report] [OPTIONS] [FILE...]`: post-process
+ * bpftrace output or folded stacks into the requested outputs. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output/atomic.h"
+#include "cmd/cli.h"
+#include "cmd/cmd_common.h"
+#include "cmds.h"
+#include "capture/stopsig.h"
+
+static int read_all(struct report *r, char **inputs, int n)
+{
+	static char *dash[] = { "-" };
+	if (n == 0) {
+		inputs = dash;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		int st = cmd_read_input(r, inputs[i], NULL);
+		if (st)
+			return st;
+	}
+	return 0;
+}
+
+static int no_samples(char **inputs, int n)
+{
+	fprintf(stderr, "stackfold: no samples found in %s\n",
+		n == 0 ? "<stdin>" : n == 1 ? inputs[0] : "the inputs");
+	return EXIT_BADINPUT;
+}
+
+/* Folded text can skip the profile unless an output needs one (pprof,
+ * which keeps kernel frames on a kernel mapping). */
+static bool want_direct(const struct cli *c)
+{
+	/* -U, -K and -d act on the _[k] marks of folded input too: through
+	 * a profile, the same for every output */
+	if (c->oo.fold_flags & (FOLD_USER_ONLY | FOLD_KERNEL_ONLY | FOLD_DELIMIT))
+		return false;
+	for (unsigned i = 0; i < c->nformats; i++)
+		if (strcmp(c->formats[i]->name, "pprof") == 0)
+			return false;
+	return true;
+}
+
+/* How an svg alone from one folded input is built without a fold: */
+enum svg_way {
+	SVG_FOLD,	/* not that case: through a fold */
+	SVG_STREAM,	/* a regular file (also as stdin: `< x.folded`): laid
+			 * out while it is read (struct svg_stream), memory
+			 * bounded by the frames drawn; read again into a
+			 * tree if out of the fold's order */
+	SVG_TREE,	/* a pipe, or that file again: a frame tree, memory
+			 * bounded by the unique frames */
+};
+
+/* *stdin_at: where a regular stdin starts, to read it again; -1 when the
+ * input is not stdin. */
+static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
+{
+	struct stat st;
+	*stdin_at = -1;
+	if (c->nformats != 1 || strcmp(c->formats[0]->name, "svg") ||
+	    c->ninputs > 1)
+		return SVG_FOLD;
+	if (c->oo.flamechart)	/* input order, never read again */
+		return SVG_STREAM;
+	if (c->ninputs == 0 || !strcmp(c->inputs[0], "-")) {
+		if (fstat(STDIN_FILENO, &st) || !S_ISREG(st.st_mode))
+			return SVG_TREE;
+		*stdin_at = lseek(STDIN_FILENO, 0, SEEK_CUR);
+		return *stdin_at < 0 ? SVG_TREE : SVG_STREAM;
+	}
+	return !stat(c->inputs[0], &st) && S_ISREG(st.st_mode) ? SVG_STREAM
+							       : SVG_TREE;
+}
+
+static int report_start(struct report *r, struct cli *c, enum svg_way way)
+{
+	if (report_init(r, &c->so, true)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	r->fold_direct = want_direct(c);
+	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
+	if (way == SVG_STREAM)
+		r->svg = svg_stream_new(&c->oo);	/* NULL: a fold */
+	else if (way == SVG_TREE)
+		r->tree = svg_tree_new();
+	return 0;
+}
+
+/* --diff BEFORE AFTER: fold both, join them, render the after profile. */
+static int report_diff(struct cli *c)
+{
+	struct report before = { 0 }, after = { 0 };
+	struct fold fb = { 0 }, fa = { 0 }, fd = { 0 };
+	int st = EXIT_IO;
+	if (report_init(&before, &c->so, false) ||
+	    report_init(&after, &c->so, false)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		goto out;
+	}
+	before.fold_direct = after.fold_direct = want_direct(c);
+	report_set_offsets(&before, c->oo.fold_flags & FOLD_OFFSETS);
+	report_set_offsets(&after, c->oo.fold_flags & FOLD_OFFSETS);
+	st = read_all(&before, (char **)&c->diff_before, 1);
+	if (!st)
+		st = read_all(&after, (char **)&c->diff_after, 1);
+	if (st)
+		goto out;
+	if (!report_samples(&before) && !report_samples(&after)) {
+		st = no_samples(c->inputs, 2);
+		goto out;
+	}
+	if (!report_samples(&after)) {	/* the widths: nothing to draw */
+		st = no_samples((char **)&c->diff_after, 1);
+		goto out;
+	}
+	st = EXIT_IO;
+	int ret = report_fold(&before, c->oo.fold_flags, &fb);
+	if (!ret)
+		ret = report_fold(&after, c->oo.fold_flags, &fa);
+	if (!ret)
+		ret = fold_diff(&fd, &fb, &fa);
+	if (ret == -EOVERFLOW) {
+		fprintf(stderr, "stackfold: " REPORT_OVERFLOW_MSG "\n");
+		st = EXIT_BADINPUT;
+		goto out;
+	} else if (ret) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		goto out;
+	}
+	after.diff_before = &before;
+	st = cmd_write(&after, c, &fd);
+	/* both inputs' losses (the SVG's subtitle has them too) */
+	cmd_summary(&before, c, "before");
+	cmd_summary(&after, c, "after");
+out:
+	fold_release(&fb);
+	fold_release(&fa);
+	fold_release(&fd);
+	report_release(&before);
+	report_release(&after);
+	return st;
+}
+
+/* Reading stdin, a pipe: `bpftrace ... | stackfold`, where a Ctrl-C
+ * reaches both, and bpftrace prints its maps into the pipe on it. */
+static bool reads_pipe(const struct cli *c)
+{
+	struct stat st;
+	bool in = c->ninputs == 0;
+	for (int i = 0; i < c->ninputs; i++)
+		in |= strcmp(c->inputs[i], "-") == 0;
+	return in && fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct cli c;
+	struct report r;
+	int st = cli_parse(&c, false, argc, argv);
+	if (st >= 0)
+		return st;
+	stopsig_install_filter(atomic_unlink_open, reads_pipe(&c));
+	if (c.diff_before)
+		return report_diff(&c);
+	off_t stdin_at;
+	st = report_start(&r, &c, svg_way(&c, &stdin_at));
+	if (st)
+		return st;
+	st = read_all(&r, c.inputs, c.ninputs);
+	if (st == CMD_REREAD) {
+		report_release(&r);
+		if (stdin_at >= 0 && lseek(STDIN_FILENO, stdin_at, SEEK_SET) < 0) {
+			fprintf(stderr, "stackfold: cannot read <stdin> again: %s\n",
+				strerror(errno));
+			return EXIT_BADINPUT;
+		}
+		st = report_start(&r, &c, SVG_TREE);
+		if (st)
+			return st;
+		st = read_all(&r, c.inputs, c.ninputs);
+	}
+	if (!st && !report_samples(&r)) {
+		cmd_summary(&r, &c, "read");
+		st = no_samples(c.inputs, c.ninputs);
+	} else if (!st) {
+		st = cmd_write(&r, &c, NULL);
+		cmd_summary(&r, &c, "read");
+	}
+	report_release(&r);
+	return st;
+}

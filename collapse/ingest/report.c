@@ -1,0 +1,900 @@
+/* report.c - see report.h. */
+#include "ingest/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/atomic.h"
+
+/*
+ * Entries of maps without stacks (@[comm] = count()) are samples only when
+ * the input has no stack map at all; otherwise they count something else
+ * (e.g. a per-comm total beside the stacks) and adding them would count
+ * samples twice.  So they wait for the end of the input, merged by key so
+ * that memory grows with the keys, not the lines; once the input has a
+ * stack map they are counted as ignored at once.  An entry with only empty
+ * parts ("@m[]: N") is an empty stack when map m has stacks with frames
+ * (bpftrace prints an empty stack as nothing), else a string key that is
+ * empty: it waits too, for the end of the input, which tells.
+ */
+static int64_t intern_len(struct report *r, const char *s, size_t len)
+{
+	return s ? strtab_intern(&r->prof.strs, s, len) : 0;
+}
+
+static bool same_key(const struct report_deferred *a,
+		     const struct report_deferred *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && a->image == b->image &&
+	       a->has_pid == b->has_pid && a->has_tid == b->has_tid &&
+	       a->empty_only == b->empty_only && a->comm == b->comm &&
+	       a->map == b->map;
+}
+
+static uint64_t key_hash(const struct report_deferred *d)
+{
+	uint32_t k[8] = { d->pid, d->tid, d->image, d->comm, d->map,
+			  d->has_pid, d->has_tid, d->empty_only };
+	return sf_hash_bytes(k, sizeof(k), 0x5f) | 1;
+}
+
+/* Add count to *sum: -EOVERFLOW past INT64_MAX, as sample counts are. */
+static int add_count(uint64_t *sum, uint64_t count)
+{
+	if (count > (uint64_t)INT64_MAX - *sum)
+		return -EOVERFLOW;
+	*sum += count;
+	return 0;
+}
+
+static int defer_record(struct report *r, const struct bt_record *rec)
+{
+	if (!rec->empty_only && r->in.stack_records)
+		return add_count(&r->in.nonstack_ignored, rec->count);
+	int64_t comm = intern_len(r, rec->comm, rec->comm_len);
+	int64_t map = rec->empty_only ? intern_len(r, rec->map, rec->map_len) : 0;
+	if (comm < 0 || map < 0)
+		return -ENOMEM;
+	struct report_deferred d = {
+		.pid = rec->pid, .tid = rec->tid, .image = rec->image,
+		.has_pid = rec->has_pid, .has_tid = rec->has_tid,
+		.empty_only = rec->empty_only, .comm = (uint32_t)comm,
+		.map = (uint32_t)map, .count = rec->count };
+	bool found;
+	r->deferred_idx.valsz = sizeof(uint32_t);
+	uint32_t *ix = u64map_slot(&r->deferred_idx, key_hash(&d), &found);
+	if (!ix)
+		return -ENOMEM;
+	if (found && same_key(&r->deferred[*ix - 1], &d))
+		return add_count(&r->deferred[*ix - 1].count, d.count);
+	if (sf_grow((void **)&r->deferred, &r->deferred_cap, r->ndeferred + 1,
+		    sizeof(*r->deferred)))
+		return -ENOMEM;
+	r->deferred[r->ndeferred++] = d;
+	if (!found)	/* (a hash shared with another key: not merged) */
+		*ix = (uint32_t)r->ndeferred;
+	return 0;
+}
+
+/* Is map (a string id) a stack map: one of stackfold's own programs'
+ * (bt/ programs: @stackfold, @stackfold_a, @stackfold_b, which take turns, so
+ * one may hold only entries whose stacks are both empty), or one that had
+ * a stack with frames? */
+static bool stack_map(struct report *r, uint32_t map)
+{
+	const char *name = map ? profile_str(&r->prof, map) : NULL;
+	return name && (strncmp(name, "@stackfold", 10) == 0 ||
+			u64map_find(&r->stack_maps, map));
+}
+
+static int note_stack_map(struct report *r, const struct bt_record *rec)
+{
+	int64_t map = intern_len(r, rec->map, rec->map_len);
+	bool found;
+	r->stack_maps.valsz = 1;	/* a set: the value is not used */
+	if (map <= 0)
+		return 0;
+	if (!u64map_slot(&r->stack_maps, (uint64_t)map, &found))
+		return -ENOMEM;
+	/* a one-liner's maps (stackfold's own take turns: one capture) */
+	if (!found && strncmp(profile_str(&r->prof, (uint32_t)map), "@stackfold", 10))
+		r->in.stack_maps++;
+	return 0;
+}
+
+static int flush_deferred(struct report *r)
+{
+	int ret = 0;
+	for (size_t i = 0; !ret && i < r->ndeferred; i++) {
+		const struct report_deferred *d = &r->deferred[i];
+		bool empty_stack = d->empty_only && stack_map(r, d->map);
+		if (!empty_stack && r->in.stack_records) {
+			ret = add_count(&r->in.nonstack_ignored, d->count);
+			continue;
+		}
+		const char *comm = d->comm ? profile_str(&r->prof, d->comm) : NULL;
+		struct bt_record rec = { .has_pid = d->has_pid, .has_tid = d->has_tid,
+					 .pid = d->pid, .tid = d->tid,
+					 .image = d->image, .comm = comm,
+					 .comm_len = comm ? strlen(comm) : 0,
+					 .had_stack = empty_stack,
+					 .count = d->count };
+		r->in.stack_records += empty_stack;
+		ret = resolver_record(r->res, &rec);
+	}
+	r->ndeferred = 0;
+	u64map_release(&r->deferred_idx);
+	return ret;
+}
+
+static int on_record(void *ctx, const struct bt_record *rec)
+{
+	struct report *r = ctx;
+	r->last_sample = 0;
+	r->last_truncated = rec->maybe_truncated;
+	r->last_own = bt_own_map(rec->map, rec->map_len);
+	if (!rec->had_stack || rec->empty_only)
+		return defer_record(r, rec);
+	if (note_stack_map(r, rec))
+		return -ENOMEM;
+	r->in.stack_records++;
+	int64_t id = resolver_record_id(r->res, rec);
+	if (id < 0)
+		return (int)id;
+	r->last_sample = (uint32_t)id;
+	return 0;
+}
+
+static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
+		   size_t len, size_t line)
+{
+	struct report *r = ctx;
+	struct sym_session *s = report_session(r, &r->err);
+	struct sym_origin at = { .src = r->in_name, .line = line };
+	if (!s)
+		return 0;	/* symbolization degrades; frames stay honest */
+	return sym_process_load_maps(s, (int)pid, image, text, len, &at,
+				     &r->err) == -ENOMEM
+		       ? -ENOMEM : 0;
+}
+
+void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image)
+{
+	bool found = false;
+	if (!pid || (r->sym && sym_process_known(r->sym, (int)pid, image)))
+		return;	/* not a process, or its image has a map after all */
+	r->unsaved.valsz = 1;	/* a set: the value is not used */
+	if (u64map_slot(&r->unsaved, bt_pid_field(pid, image), &found) && found)
+		return;
+	r->prof.counters.maps_unsaved++;	/* out of memory: may count twice */
+}
+
+/* "#pid PID COMM" in a raw capture: its map, if saved, came before. */
+static int on_first_sample(void *ctx, uint32_t pid, uint32_t image,
+			   const char *comm, size_t comm_len)
+{
+	struct report *r = ctx;
+	(void)comm;
+	(void)comm_len;
+	if (!r->capture || r->live_snapshots || !pid)
+		return 0;
+	if (report_session(r, NULL))
+		report_map_unsaved(r, pid, image);
+	return 0;
+}
+
+/* A capture has a handful of "#meta" text values; each new one is
+ * interned for good, so an input of ever new values (2 million "#meta
+ * host" lines took 280 MB until 2026-11-25) stops taking them after 64
+ * new ones.  A value seen before costs nothing and is not counted: over
+ * concatenated captures the last one wins, as before. */
+#define REPORT_META_MAX 64
+
+/* *field = v, interned; unchanged once 64 new values were taken. */
+static void meta_str(struct report *r, uint32_t *field, const char *v,
+		     size_t len)
+{
+	size_t before = r->prof.strs.n;
+	if (r->in.meta_strs >= REPORT_META_MAX)
+		return;
+	int64_t id = strtab_intern(&r->prof.strs, v, len);
+	*field = id < 0 ? 0 : (uint32_t)id;
+	r->in.meta_strs += r->prof.strs.n != before;
+}
+
+static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
+		   size_t vlen)
+{
+	struct report *r = ctx;
+	struct pf_meta *m = &r->prof.meta;
+	uint64_t n = 0;
+	bool num = sf_parse_u64(v, vlen, &n);
+#define KEY(s) (klen == strlen(s) && memcmp(k, s, klen) == 0)
+	/* values pprof cannot carry (int64 nanoseconds, a period of at
+	 * least 1 ns) are left out, as if absent */
+	bool ns = num && n <= INT64_MAX;
+	if (KEY("hz") && num && n >= 1 && n <= 1000000000)
+		r->in.hz = n;
+	else if (KEY("start_ns") && ns)
+		r->in.start_ns = n;
+	else if (KEY("duration_ns") && ns)
+		r->in.duration_ns = n;
+	else if (KEY("bpftrace"))
+		meta_str(r, &m->bpftrace_version, v, vlen);
+	else if (KEY("kernel"))
+		meta_str(r, &m->kernel_release, v, vlen);
+	else if (KEY("host"))
+		meta_str(r, &m->hostname, v, vlen);
+	else if (KEY("cmdline"))
+		meta_str(r, &m->cmdline, v, vlen);
+	else if (KEY("lost") && num)
+		sf_sat_addto(&r->prof.counters.lost_events, n);
+	else if (KEY("stackid_errors") && num)
+		sf_sat_addto(&r->prof.counters.stackid_errors, n);
+	else if (KEY("ended"))	/* "signal 9": stackfold record's */
+		r->prof.counters.captures_cut++;
+#undef KEY
+	return 0;
+}
+
+int report_init(struct report *r, const struct sym_opts *so, bool lazy)
+{
+	memset(r, 0, sizeof(*r));
+	if (so)
+		r->sym_opts = *so;
+	r->lazy_snapshot = lazy;
+	if (profile_init(&r->prof) || reccache_init(&r->rc) ||
+	    fold_init(&r->direct))
+		return -ENOMEM;
+	r->refresh_maps = lazy;
+	r->res = resolver_new(&r->prof, NULL, lazy);
+	return r->res ? 0 : -ENOMEM;
+}
+
+int report_init_session(struct report *r, struct sym_session *s, bool lazy)
+{
+	int ret = report_init(r, NULL, lazy);
+	if (ret)
+		return ret;
+	struct resolver *nr = resolver_new(&r->prof, s, lazy);
+	if (!nr)
+		return -ENOMEM;
+	resolver_free(r->res);
+	r->res = nr;
+	r->sym = s;
+	r->sym_borrowed = true;
+	r->refresh_maps = false;
+	return 0;
+}
+
+void report_release(struct report *r)
+{
+	bt_parser_free(r->bt);
+	resolver_free(r->res);
+	if (!r->sym_borrowed)
+		sym_session_free(r->sym);
+	profile_release(&r->prof);
+	reccache_release(&r->rc);
+	fold_release(&r->direct);
+	svg_stream_free(r->svg);
+	svg_tree_free(r->tree);
+	free(r->deferred);
+	free(r->held);
+	u64map_release(&r->unsaved);
+	u64map_release(&r->deferred_idx);
+	u64map_release(&r->stack_maps);
+	memset(r, 0, sizeof(*r));
+}
+
+struct sym_session *report_session(struct report *r, struct sf_err *err)
+{
+	if (r->sym)
+		return r->sym;
+	r->sym = sym_session_new(&r->sym_opts, err);
+	if (!r->sym)
+		return NULL;
+	/* rebuild the resolver so it uses the session; caches restart */
+	struct resolver *nr = resolver_new(&r->prof, r->sym, r->lazy_snapshot);
+	if (nr) {
+		resolver_set_refresh(nr, r->refresh_maps);
+		resolver_on_refresh(nr, r->on_refresh, r->on_refresh_ctx);
+		resolver_set_offsets(nr, r->offsets);
+		resolver_free(r->res);
+		r->res = nr;
+	}
+	return r->sym;
+}
+
+void report_set_offsets(struct report *r, bool on)
+{
+	r->offsets = on;
+	resolver_set_offsets(r->res, on);
+}
+
+void report_on_refresh(struct report *r,
+		       void (*fn)(void *ctx, int pid, uint32_t image),
+		       void *ctx)
+{
+	r->on_refresh = fn;
+	r->on_refresh_ctx = ctx;
+	resolver_on_refresh(r->res, fn, ctx);
+}
+
+void report_begin_input(struct report *r, const char *name)
+{
+	r->in_name = name;
+	memset(&r->in, 0, sizeof(r->in));
+	u64map_release(&r->stack_maps);	/* which maps have stacks: per input */
+	r->capture = false;
+	r->samples_before = r->prof.counters.samples;
+	r->nheld = r->held_lines = r->first_held = 0;
+	bt_parser_free(r->bt);
+	r->bt = NULL;
+	/* the same text in another input may come from other binaries */
+	reccache_release(&r->rc);
+	reccache_init(&r->rc);
+}
+
+static bool blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+static int start_bpftrace(struct report *r)
+{
+	struct bt_callbacks cb = { .ctx = r, .record = on_record,
+				   .maps = on_maps, .first_sample = on_first_sample,
+				   .meta = on_meta };
+	r->bt = bt_parser_new(&cb);
+	if (!r->bt)
+		return -ENOMEM;
+	r->in.fmt = REPORT_BPFTRACE;
+	/* raw addresses need a symbolizer: create the session up front */
+	report_session(r, &r->err);
+	return 0;
+}
+
+/* Does the stack end in " DIGITS"?  Differential folded text ("a;b 10 12":
+ * difffolded.pl's, or `-f folded --diff`) has two counts on every line.
+ * It is not read as such: a frame name may end in a number too (flamegraph.pl
+ * takes it for a count), and stackfold's own folded text must read back the
+ * same; an input of such lines only is reported instead. */
+static bool ends_in_number(const char *s, size_t slen)
+{
+	const char *e = s + slen, *q = e;
+	while (q > s && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	return q < e && q - s >= 2 && (q[-1] == ' ' || q[-1] == '\t');
+}
+
+/* "a;b;c 12" (a trailing \r and spaces are tolerated). */
+static int folded_line(struct report *r, const char *s, size_t len)
+{
+	while (len && (s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (!len)
+		return 0;
+	const char *sp = s + len;
+	while (sp > s && sp[-1] != ' ' && sp[-1] != '\t')
+		sp--;
+	uint64_t count;
+	if (sp == s || !sf_parse_u64(sp, (size_t)(s + len - sp), &count)) {
+		r->in.unparsable++;
+		if (!r->in.first_bad_line)
+			r->in.first_bad_line = r->in.lines;
+		return 0;
+	}
+	/* exactly one blank separates the count, as in flamegraph.pl's
+	 * `^(.*)\s+?(\d+)$`: a frame name may end in blanks */
+	size_t slen = (size_t)(sp - 1 - s);
+	r->in.folded_lines++;
+	r->in.two_counts += ends_in_number(s, slen);
+	if (!count)
+		return 0;
+	if (!r->fold_direct) {
+		int ret = resolver_folded(r->res, s, slen, count);
+		if (!ret)
+			r->in.samples += count;
+		return ret;
+	}
+	uint64_t total = r->svg ? svg_stream_total(r->svg) :
+			 r->tree ? svg_tree_total(r->tree) : r->direct.total;
+	if (count > INT64_MAX || total > INT64_MAX - count)
+		return -EOVERFLOW;	/* totals stay within pprof's int64 */
+	int ret = r->svg ? svg_stream_line(r->svg, s, slen, count) :
+		  r->tree ? svg_tree_add(r->tree, s, slen, count) :
+		  fold_add_frames(&r->direct, s, slen, count);
+	if (!ret)
+		r->in.samples += count;
+	return ret == -EDOM ? -EAGAIN : ret;
+}
+
+/* reccache flags: the stack hit the depth limit; bits 1-2, the record's
+ * own map (bt_own_map() + 1, 0 for none) */
+enum { HIT_TRUNCATED = 1, HIT_OWN_SHIFT = 1 };
+
+static int bt_feed(void *ctx, const char *line, size_t len)
+{
+	struct report *r = ctx;
+	return bt_parser_line(r->bt, line, len);
+}
+
+/* The parser's line numbers are the input's when n lines are about to be
+ * fed and the last of them is the current one (the record cache answers
+ * repeated entries without the parser, and replays new ones later). */
+static void sync_line(struct report *r, size_t n)
+{
+	bt_parser_set_line(r->bt, r->in.lines - n);
+}
+
+/* bpftrace text: repeated entries go through the record cache; new ones,
+ * and everything that is not a plain entry, through the parser. */
+static int bt_line(struct report *r, const char *line, size_t len)
+{
+	struct reccache_entry hit;
+	uint64_t count = 0;
+	sync_line(r, 1);
+	if (bt_parser_side_line(r->bt, line, len))
+		return 0;	/* counted; an open entry goes on */
+	int ret, res = reccache_line(&r->rc, line, len, &hit, &count);
+	switch (res) {
+	case RC_CONSUMED:
+		return 0;
+	case RC_HIT:	/* what on_record would do, from what it did before */
+		r->in.stack_records++;
+		if (hit.flags & HIT_TRUNCATED)
+			r->prof.counters.truncated_stacks += count;
+		bt_parser_add_own(r->bt, (int)(hit.flags >> HIT_OWN_SHIFT) - 1, count);
+		return profile_sample_add_count(&r->prof, hit.sample, count);
+	case RC_MISS: {	/* the buffer ends with this line */
+		r->last_sample = 0;
+		r->last_truncated = false;
+		r->last_own = -1;
+		sync_line(r, reccache_lines(&r->rc));
+		uint64_t bad = bt_parser_counters(r->bt)->unparsable_lines;
+		ret = reccache_replay(&r->rc, bt_feed, r);
+		/* a record with a line the parser refused is not learnt: each
+		 * copy goes through the parser, and each counts its lines */
+		bool clean = bt_parser_counters(r->bt)->unparsable_lines == bad;
+		return ret ? ret : reccache_learn(&r->rc, clean ? r->last_sample : 0,
+						  (r->last_truncated ? HIT_TRUNCATED : 0) |
+						  (uint32_t)(r->last_own + 1) << HIT_OWN_SHIFT);
+	}
+	case RC_REPLAY:	/* the buffer, then this line */
+		sync_line(r, reccache_lines(&r->rc) + 1);
+		ret = reccache_replay(&r->rc, bt_feed, r);
+		reccache_discard(&r->rc);
+		return ret ? ret : bt_parser_line(r->bt, line, len);
+	case RC_PASS:	/* synced above */
+		return bt_parser_line(r->bt, line, len);
+	default:
+		return res;	/* -ENOMEM */
+	}
+}
+
+bool report_between_records(const struct report *r)
+{
+	return !r->bt || (!reccache_open(&r->rc) && bt_parser_idle(r->bt));
+}
+
+/* The first line of stackfold's raw capture (record, continuous). */
+#define CAPTURE_HEADER "# stackfold-capture "
+#define CAPTURE_HEADER_LEN (sizeof(CAPTURE_HEADER) - 1)
+
+/* Lines neither format's (a bpftrace program's printf text, as `bpftrace
+ * -q` puts first) wait for one that tells, up to this many: then folded
+ * text, each of them an unparsable line. */
+#define UNDECIDED_MAX 1000
+
+/* Does the line end in a count, as folded text does? */
+static bool folded_like(const char *s, size_t len)
+{
+	while (len && (s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	size_t d = len;
+	while (d && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	return d < len && d > 0 && (s[d - 1] == ' ' || s[d - 1] == '\t');
+}
+
+/* The lines waited on count as unparsable ones of the format found. */
+static void undecided_unparsable(struct report *r)
+{
+	r->in.unparsable += r->in.undecided;
+	if (r->in.first_undecided && (!r->in.first_bad_line ||
+				      r->in.first_undecided < r->in.first_bad_line))
+		r->in.first_bad_line = r->in.first_undecided;
+}
+
+/*
+ * A folded-looking line without ';' ("sampling pid 1234", a bpftrace
+ * program's printf, or a one-frame stack, "[no stack] 5") does not tell
+ * the format: it is held, up to HELD_MAX bytes, for a line that does.
+ * Until 2026-11-25 it made the input folded text: a bpftrace capture after
+ * it lost every sample, and its number became samples.
+ */
+#define HELD_MAX (64u << 10)
+
+/* Each held line is its line number (a uint64_t), then "LINE\n". */
+static int hold(struct report *r, const char *line, size_t len)
+{
+	uint64_t no = r->in.lines;
+	size_t n = sizeof(no) + len + 1;
+	if (sf_grow((void **)&r->held, &r->heldcap, r->nheld + n, 1))
+		return -ENOMEM;
+	memcpy(r->held + r->nheld, &no, sizeof(no));
+	memcpy(r->held + r->nheld + sizeof(no), line, len);
+	r->held[r->nheld + n - 1] = '\n';
+	r->nheld += n;
+	if (!r->held_lines++)
+		r->first_held = r->in.lines;
+	return 0;
+}
+
+/* Folded text: the held lines are its first, read at their own line
+ * numbers (an unparsable one, or an error, is said where it is). */
+static int to_folded(struct report *r)
+{
+	uint64_t now = r->in.lines, no;
+	int ret = 0;
+	r->in.fmt = REPORT_FOLDED;
+	for (size_t at = 0; !ret && at < r->nheld;) {
+		memcpy(&no, r->held + at, sizeof(no));
+		const char *s = r->held + at + sizeof(no);
+		const char *nl = memchr(s, '\n', r->nheld - at - sizeof(no));
+		r->in.lines = no;
+		ret = folded_line(r, s, (size_t)(nl - s));
+		at = (size_t)(nl - r->held) + 1;
+	}
+	undecided_unparsable(r);	/* after: the first bad line is the
+					 * least of both */
+	if (!ret)	/* an error (a total past INT64_MAX) names its line */
+		r->in.lines = now;
+	r->nheld = r->held_lines = 0;
+	return ret ? ret : 1;
+}
+
+/* Which format the input is: 1 decided, 0 not yet (the line is waited
+ * on), or an error of folded_line() (-ENOMEM...). */
+static int decide(struct report *r, const char *line, size_t len)
+{
+	if (blank(line, len))
+		return 0;
+	if (bt_line_is_bpftrace(line, len)) {	/* the held lines were text */
+		if (r->held_lines && (!r->in.first_undecided ||
+				      r->first_held < r->in.first_undecided))
+			r->in.first_undecided = r->first_held;
+		r->in.undecided += r->held_lines;
+		r->nheld = r->held_lines = 0;
+		if (start_bpftrace(r))
+			return -ENOMEM;
+		r->capture = len >= CAPTURE_HEADER_LEN &&
+			memcmp(line, CAPTURE_HEADER, CAPTURE_HEADER_LEN) == 0;
+		return 1;
+	}
+	bool fl = folded_like(line, len);
+	bool full = r->in.undecided + r->held_lines >= UNDECIDED_MAX;
+	/* HELD_MAX counts the lines' text, not their numbers */
+	if (fl && !full && !memchr(line, ';', len) &&
+	    r->nheld - r->held_lines * sizeof(uint64_t) + len < HELD_MAX)
+		return hold(r, line, len);
+	if (fl || full)
+		return to_folded(r);
+	if (!r->in.undecided++)
+		r->in.first_undecided = r->in.lines;
+	return 0;
+}
+
+int report_line(struct report *r, const char *line, size_t len)
+{
+	r->in.lines++;
+	if (r->in.fmt == REPORT_UNKNOWN) {
+		int d = decide(r, line, len);
+		if (d <= 0)
+			return d;
+	}
+	if (r->in.fmt == REPORT_FOLDED)
+		return folded_line(r, line, len);
+	return bt_line(r, line, len);
+}
+
+int report_overlong_line(struct report *r)
+{
+	/* a line no format takes: a control byte alone, which has no count
+	 * (folded text), no '@' or '#' (bpftrace text), and no indentation
+	 * that would make it a frame of an open record, which it breaks */
+	return report_line(r, REPORT_OVERLONG, 1);
+}
+
+/* Frames shown as module+0xOFF or [unknown], weighted by samples. */
+static uint64_t count_unsymbolized(const struct profile *p)
+{
+	uint64_t n = 0;
+	for (size_t i = 1; i < p->nsamples; i++) {
+		const struct pf_sample *s = &p->samples[i];
+		const uint32_t *st = profile_stack(p, s);
+		for (uint32_t d = 0; d < s->depth; d++)
+			if (!p->locations[st[d]].nlines)
+				n += s->count;
+	}
+	return n;
+}
+
+/* The input's rate and times into the profile's: the first rate (a
+ * differing one is the caller's to refuse: samples of two rates weigh
+ * differently), from the earliest start to the latest end. */
+static void join_meta(struct report *r)
+{
+	struct pf_meta *m = &r->prof.meta;
+	const struct report_input_stats *in = &r->in;
+	if (in->hz && m->hz && in->hz != m->hz)
+		r->in.hz_differs = in->hz;
+	else if (in->hz)
+		m->hz = in->hz;
+	uint64_t end = in->start_ns + in->duration_ns;
+	if (!in->start_ns) {
+		if (in->duration_ns > m->duration_nanos)
+			m->duration_nanos = in->duration_ns;
+	} else if (!m->time_nanos) {
+		m->time_nanos = in->start_ns;
+		m->duration_nanos = in->duration_ns;
+	} else {
+		uint64_t mend = m->time_nanos + m->duration_nanos;
+		if (in->start_ns < m->time_nanos)
+			m->time_nanos = in->start_ns;
+		m->duration_nanos = (end > mend ? end : mend) - m->time_nanos;
+	}
+	if (m->duration_nanos > INT64_MAX)	/* pprof's int64 */
+		m->duration_nanos = INT64_MAX;
+}
+
+int report_end_input(struct report *r, struct report_input_stats *st)
+{
+	struct pf_counters *c = &r->prof.counters;
+	if (r->in.fmt == REPORT_UNKNOWN && r->held_lines) {
+		int ret = to_folded(r);	/* folded text of one-frame stacks */
+		if (ret < 0)
+			return ret;
+	}
+	if (r->bt) {
+		int ret = 0;
+		if (reccache_open(&r->rc)) {	/* truncated entry */
+			sync_line(r, reccache_lines(&r->rc));
+			ret = reccache_replay(&r->rc, bt_feed, r);
+			reccache_discard(&r->rc);
+		}
+		if (!ret)
+			ret = bt_parser_finish(r->bt);
+		if (!ret)
+			ret = flush_deferred(r);
+		if (ret)
+			return ret;
+		const struct bt_counters *bc = bt_parser_counters(r->bt);
+		sf_sat_addto(&c->lost_events, bc->lost_events);
+		sf_sat_addto(&c->map_full_warnings, bc->map_full_warnings);
+		sf_sat_addto(&c->stackid_errors, bc->stackid_errors);
+		r->in.unparsable = bc->unparsable_lines;
+		r->in.first_bad_line = bc->first_bad_line;
+		undecided_unparsable(r);
+		r->in.incomplete = bc->incomplete_records;
+		r->in.first_incomplete_line = bc->first_incomplete_line;
+		r->bt_inputs++;
+		c->drops_unknown |= !bc->has_total;
+		sf_sat_addto(&c->map_dropped, bc->total_dropped);
+		sf_sat_addto(&c->over_total, bc->total_over);
+	} else if (r->in.fmt == REPORT_UNKNOWN) {	/* never told */
+		undecided_unparsable(r);
+	}
+	join_meta(r);
+	c->nonstack_ignored += r->in.nonstack_ignored;
+	c->unsymbolized_frames = count_unsymbolized(&r->prof);
+	c->unparsable_lines += r->in.unparsable;
+	c->incomplete_records += r->in.incomplete;
+	if (r->in.fmt != REPORT_FOLDED)
+		r->in.samples = c->samples - r->samples_before;
+	else
+		r->folded_inputs++;
+	*st = r->in;
+	return 0;
+}
+
+uint64_t report_samples(const struct report *r)
+{
+	return r->prof.counters.samples + r->direct.total + r->handed_total +
+	       (r->svg ? svg_stream_total(r->svg) : 0) +
+	       (r->tree ? svg_tree_total(r->tree) : 0);
+}
+
+size_t report_unique_stacks(const struct report *r)
+{
+	return r->prof.nsamples - 1 + fold_stacks(&r->direct) + r->handed_n +
+	       (r->svg ? svg_stream_stacks(r->svg) : 0) +
+	       (r->tree ? svg_tree_stacks(r->tree) : 0);
+}
+
+int report_fold(struct report *r, unsigned flags, struct fold *out)
+{
+	int ret;
+	if (r->prof.counters.samples == 0 && r->direct.n) {
+		ret = fold_init(out);	/* folded input only: hand it over */
+		if (ret)
+			return ret;
+		struct fold tmp = *out;
+		*out = r->direct;
+		r->direct = tmp;
+		ret = fold_finish(out);
+		r->handed_total += out->total;
+		r->handed_n += out->n;
+		return ret;
+	}
+	/* the folded inputs' lines join the profile's before the one
+	 * fold_finish() */
+	ret = fold_init(out);
+	if (!ret)
+		ret = fold_add_profile(out, &r->prof, flags);
+	for (size_t i = 0; !ret && i < r->direct.n; i++)
+		ret = fold_add(out, r->direct.lines[i].stack,
+			       r->direct.lines[i].len, r->direct.lines[i].count, 0);
+	if (!ret)
+		ret = fold_finish(out);
+	if (ret)
+		fold_release(out);	/* out holds nothing on failure */
+	return ret;
+}
+
+uint64_t report_dropped(const struct report *r)
+{
+	const struct pf_counters *c = &r->prof.counters;
+	return c->map_dropped;
+}
+
+/* snprintf appended at *n, cut at size */
+static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = *n < size ? vsnprintf(buf + *n, size - *n, fmt, ap) : 0;
+	va_end(ap);
+	*n += k > 0 ? (size_t)k : 0;
+}
+
+bool report_losses(const struct report *r, char *buf, size_t size)
+{
+	const struct pf_counters *k = &r->prof.counters;
+	uint64_t dropped = report_dropped(r);
+	size_t n = 0;
+	if (size)
+		buf[0] = 0;
+	if (dropped)
+		put(buf, size, &n, "; %" PRIu64 " samples dropped by a full map "
+		    "(%.2f%%)", dropped, 100.0 * (double)dropped /
+		    (double)(k->samples + dropped));
+	if (k->over_total)
+		put(buf, size, &n, "; %" PRIu64 " samples more than bpftrace "
+		    "counted (a map printed twice? they are counted twice)",
+		    k->over_total);
+	if (k->stackid_errors)
+		put(buf, size, &n, "; %" PRIu64 " stack-id errors (stacks "
+		    "missing)", k->stackid_errors);
+	if (k->lost_events)
+		put(buf, size, &n, "; bpftrace lost %" PRIu64 " events",
+		    k->lost_events);
+	if (k->map_full_warnings)
+		put(buf, size, &n, "; bpftrace warned %" PRIu64 " times that a "
+		    "map was full (samples lost, count unknown)",
+		    k->map_full_warnings);
+	if (k->captures_cut)
+		put(buf, size, &n, "; %" PRIu64 " capture%s cut short (bpftrace "
+		    "ended early: samples since its last flush lost, count "
+		    "unknown)", k->captures_cut, k->captures_cut == 1 ? "" : "s");
+	if (k->unparsable_lines || k->incomplete_records)
+		put(buf, size, &n, "; %" PRIu64 " unparsable lines, %" PRIu64
+		    " incomplete records", k->unparsable_lines,
+		    k->incomplete_records);
+	bool lost = n > 0;
+	if (k->unsymbolized_frames)
+		put(buf, size, &n, "; %" PRIu64 " unsymbolized frame samples",
+		    k->unsymbolized_frames);
+	if (k->truncated_stacks)
+		put(buf, size, &n, "; %" PRIu64 " samples with a stack at the "
+		    "depth limit (root marked [truncated])", k->truncated_stacks);
+	return lost;
+}
+
+static int write_one(const struct report_output *o, const struct out_input *in,
+		     const struct out_opts *oo, struct sf_err *err)
+{
+	if (strcmp(o->path, "-") == 0) {
+		int ret = o->fmt->write(stdout, in, oo, err);
+		if ((!ret && fflush(stdout) != 0) || (ret && ferror(stdout))) {
+			int e = errno ? errno : EIO;	/* from the failed write */
+			ret = sf_err_set(err, e, "write '<stdout>': %s", strerror(e));
+		}
+		return ret;
+	}
+	struct atomic_file af;
+	int ret = atomic_open(&af, o->path, err);
+	if (ret)
+		return ret;
+	ret = o->fmt->write(af.fp, in, oo, err);
+	if (!ret)
+		return atomic_commit(&af, err);
+	if (!ferror(af.fp)) {
+		atomic_abort(&af);
+		return ret;
+	}
+	/* a write error: atomic_commit() names the path and the reason
+	 * (ENOSPC...) from its final flush, and removes the temporary file */
+	int cret = atomic_commit(&af, err);
+	return cret ? cret : sf_err_set(err, EIO, "write '%s': write error",
+					o->path);
+}
+
+/* Every output, also after one failed (a closed stdout must not cost the
+ * files): the first failure is returned, with its message in err. */
+static int write_all(const struct report_output *outs, unsigned nouts,
+		     const struct out_input *in, const struct out_opts *oo,
+		     struct sf_err *err)
+{
+	int first = 0;
+	unsigned more = 0;
+	for (unsigned i = 0; i < nouts; i++) {
+		struct sf_err later = { "" };
+		int ret = write_one(&outs[i], in, oo, first ? &later : err);
+		more += ret && first;
+		if (ret && !first)
+			first = ret;
+	}
+	if (more) {	/* one message: the first failure, and how many more */
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (and %u more "
+			 "output%s not written)", more, more == 1 ? "" : "s");
+	}
+	return first;
+}
+
+int report_write(struct report *r, const struct report_output *outs,
+		 unsigned nouts, const struct out_opts *oo, const struct fold *fold,
+		 struct sf_err *err)
+{
+	struct fold own = { 0 };
+	int ret = 0;
+	r->prof.counters.losses_unknown = r->folded_inputs && !r->bt_inputs;
+	if (((r->svg && svg_stream_total(r->svg)) ||
+	     (r->tree && svg_tree_total(r->tree))) && !r->prof.counters.samples) {
+		/* svg is the only output, from the stream or the tree */
+		struct out_input in = { .svg = r->svg, .tree = r->tree,
+					.counters = &r->prof.counters };
+		return write_all(outs, nouts, &in, oo, err);
+	}
+	if (!fold) {
+		ret = report_fold(r, oo->fold_flags, &own);
+		if (ret == -EOVERFLOW)
+			return sf_err_set(err, EOVERFLOW, REPORT_OVERFLOW_MSG);
+		if (ret)
+			return sf_err_set(err, ENOMEM, "out of memory");
+		fold = &own;
+	}
+	/* folded-text input only: the writers work from the fold alone; no
+	 * samples at all (a window of the continuous mode in which nothing
+	 * ran): the profile, which has its time and counters */
+	bool prof = r->prof.counters.samples || !fold->total;
+	struct out_input in = { .counters = &r->prof.counters,
+				.prof = prof ? &r->prof : NULL,
+				.fold = fold };
+	if (r->diff_before)
+		in.counters_before = &r->diff_before->prof.counters;
+	ret = write_all(outs, nouts, &in, oo, err);
+	fold_release(&own);
+	return ret;
+}

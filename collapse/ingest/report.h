@@ -1,0 +1,219 @@
+/*
+ * report.h - the post-processing pipeline shared by `stackfold [FILE...]`
+ * and `stackfold record`: lines in (bpftrace text, raw capture or folded
+ * text, detected per input), a profile out, then the requested outputs
+ * written atomically.
+ *
+ * Nothing here prints or exits; per-input problems are returned in
+ * struct report_input_stats for main to word.
+ */
+#ifndef SF_REPORT_H
+#define SF_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ingest/bt_parse.h"
+#include "model/fold.h"
+#include "output/out.h"
+#include "model/profile.h"
+#include "ingest/reccache.h"
+#include "ingest/resolve.h"
+#include "symbolizer.h"
+
+/* The words for -EOVERFLOW from report_line(), report_end_input() and the
+ * write: counts past 2^63 only come from corrupt or hand-made input. */
+#define REPORT_OVERFLOW_MSG "sample counts add up past 2^63 (corrupt input?)"
+
+enum report_fmt { REPORT_UNKNOWN, REPORT_BPFTRACE, REPORT_FOLDED };
+
+struct report_input_stats {
+	enum report_fmt fmt;
+	uint64_t lines, unparsable;
+	size_t first_bad_line;	/* 0 when none */
+	uint64_t incomplete;	/* truncated final record */
+	size_t first_incomplete_line;	/* where it began */
+	uint64_t samples;	/* read from this input */
+	uint64_t stack_records;	/* map entries whose key has a stack */
+	uint64_t folded_lines;	/* folded lines with a count */
+	uint64_t two_counts;	/* ... whose stack ends in " DIGITS" too */
+	uint64_t stack_maps;	/* maps with stacks, stackfold's own left out */
+	uint64_t nonstack_ignored;	/* entries of stack-less maps (@[comm])
+					 * not counted as samples because the
+					 * input also has stack maps */
+	uint64_t undecided;	/* lines before the format was known that
+				 * are neither (printf text): unparsable */
+	size_t first_undecided;	/* 0 when none */
+	/* its "#meta" rate and times (0: none; the last line of each wins),
+	 * joined with the other inputs' by report_end_input() */
+	uint64_t hz, start_ns, duration_ns;
+	uint64_t hz_differs;	/* its rate, where an earlier input's differs
+				 * (the profile keeps the first): 0 when not */
+	uint64_t meta_strs;	/* "#meta" text values taken (REPORT_META_MAX) */
+};
+
+/* An entry of a map without stacks, or with empty ones only, kept until
+ * the end of the input (merged with the same key's). */
+struct report_deferred {
+	uint32_t pid, tid, image;
+	bool has_pid, has_tid;
+	bool empty_only;	/* bt_record.empty_only */
+	uint32_t comm;		/* string id in prof.strs, 0 = none */
+	uint32_t map;		/* string id of the map's name */
+	uint64_t count;
+};
+
+struct report {
+	struct profile prof;
+	struct sym_session *sym;	/* owned unless sym_borrowed; NULL until
+					 * first needed */
+	bool sym_borrowed;	/* report_init_session(): the caller's */
+	struct sym_opts sym_opts;
+	bool lazy_snapshot;
+	bool refresh_maps;	/* resolver_set_refresh(): live captures with
+				 * their own session (not the continuous mode,
+				 * which refreshes on its own schedule) */
+	/* resolver_on_refresh()'s, kept for the resolvers made later */
+	void (*on_refresh)(void *ctx, int pid, uint32_t image);
+	void *on_refresh_ctx;
+	bool offsets;		/* resolver_set_offsets(): report_set_offsets() */
+	bool fold_direct;	/* folded text goes straight to `direct` (set
+				 * when no output needs a profile: not pprof) */
+	/* --diff: the before input's report, whose losses the outputs also
+	 * carry (set by the caller; not owned) */
+	const struct report *diff_before;
+	struct resolver *res;
+	struct bt_parser *bt;
+	struct report_input_stats in;
+	const char *in_name;	/* report_begin_input()'s, or NULL */
+	uint64_t samples_before;
+	struct reccache rc;	/* repeated entries skip parsing */
+	struct fold direct;	/* folded-text input goes straight here: it
+				 * has only names, so no profile is needed */
+	struct svg_stream *svg;	/* set (owned) by the caller when an svg
+				 * is the only output of one folded file:
+				 * its lines go straight into the layout
+				 * (out.h); report_line() returns -EAGAIN
+				 * when they are out of order: read the
+				 * file again without it */
+	struct svg_tree *tree;	/* ... or into a frame tree, in any order
+				 * (set, owned, by the caller likewise) */
+	uint32_t folded_inputs, bt_inputs;	/* inputs read, by format */
+	uint64_t handed_total;	/* direct's total and lines when report_fold() */
+	size_t handed_n;	/* handed it over (for the summary) */
+	uint32_t last_sample;	/* sample of the last parsed record */
+	bool last_truncated;	/* ... and whether its stack hit the limit */
+	int last_own;		/* ... and its map (bt_own_map()) */
+	/* folded-looking lines without ';' before the format is known
+	 * (decide() in report.c): each its line number, a uint64_t, then
+	 * "LINE\n" */
+	char *held;
+	size_t nheld, heldcap;
+	uint64_t held_lines;
+	size_t first_held;	/* its line number */
+	struct report_deferred *deferred;
+	size_t ndeferred, deferred_cap;
+	struct u64map deferred_idx;	/* key hash -> index + 1 */
+	struct u64map stack_maps;	/* map names (string ids) with a
+					 * stack that has frames: a set */
+	/* Processes whose memory map was not saved (prof.counters.
+	 * maps_unsaved).  stackfold record writes a process's "#maps" block
+	 * before its "#pid" line when it saved the map, and none when the
+	 * process had exited; so in a raw capture, a "#pid" line of a
+	 * process and image with no map loaded yet is such a process,
+	 * counted once, as the capture counted it. */
+	bool live_snapshots;	/* set by a caller that saves the maps itself
+				 * and counts them (record, continuous): the
+				 * "#pid" lines it feeds are not counted */
+	bool capture;		/* the current input is a raw capture */
+	struct u64map unsaved;	/* pid fields counted (bt_pid_field): a set */
+	struct sf_err err;	/* last callback error */
+};
+
+/* 0 or -ENOMEM.  lazy_snapshot: snapshot live pids on first raw address
+ * (bpftrace piped straight in). */
+int report_init(struct report *r, const struct sym_opts *so,
+		bool lazy_snapshot);
+/* Like report_init(), with a session the caller owns and keeps across
+ * reports (stackfold continuous: one report per window, one session for
+ * all, so ELF indexes and kallsyms load once).  report_release() leaves it
+ * alone.  0 or -ENOMEM. */
+int report_init_session(struct report *r, struct sym_session *s,
+			bool lazy_snapshot);
+void report_release(struct report *r);
+/* The session, created on first use (NULL on failure, err filled). */
+struct sym_session *report_session(struct report *r, struct sf_err *err);
+/* --offsets: bpftrace's SYM+OFF frames stay apart per offset (resolver.h).
+ * Call before the first input. */
+void report_set_offsets(struct report *r, bool on);
+/* fn(ctx, pid, image) after each refresh of a snapshot while records are
+ * named (resolver_on_refresh()); NULL: none. */
+void report_on_refresh(struct report *r,
+		       void (*fn)(void *ctx, int pid, uint32_t image),
+		       void *ctx);
+
+/* A new input; name (a file name, borrowed until the next input; NULL for
+ * a stream such as bpftrace's output) is what warnings about its lines
+ * name. */
+void report_begin_input(struct report *r, const char *name);
+/* One line of the current input, without NUL bytes (a NUL would cut a
+ * name: the readers, linereader.h and child.h's pipebuf, make them '?',
+ * as the folded output writes control bytes; until 2026-11-25 the pprof
+ * writer cut "b\0c" to "b", merged with another function).  0 or a
+ * negative errno (-ENOMEM). */
+int report_line(struct report *r, const char *line, size_t len);
+/* A line too long to read (linereader.h's LR_MAX_LINE): counted as an
+ * unparsable line, and it ends a record it falls in.  As report_line()
+ * given REPORT_OVERLONG (a line no format takes), which a capture writes
+ * in its place into a raw capture, so that a replay counts it too. */
+#define REPORT_OVERLONG "\x01"
+int report_overlong_line(struct report *r);
+/* Between two records of bpftrace text (or before any input): a block
+ * written into the same stream now cannot split one. */
+bool report_between_records(const struct report *r);
+/* Count pid's image among the processes whose memory map was not saved,
+ * once (a process marked again after each flush is still one; out of
+ * memory, it may be counted twice).  Not when the session has a snapshot
+ * of that image (a process that exited after an earlier one was taken is
+ * still named), nor for pid 0, not a process. */
+void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image);
+/* End of the current input; fills *st.  0, or a negative errno: -ENOMEM,
+ * -EOVERFLOW, or -EAGAIN as from report_line() (held one-frame folded
+ * lines, added now, that an SVG stream cannot take: read it again). */
+int report_end_input(struct report *r, struct report_input_stats *st);
+
+/* Outputs: formats[i] written to paths[i] ("-" = stdout, atomically
+ * otherwise), from the profile's fold, or from `fold` when not NULL (the
+ * differential view); all of them, also after one failed.  Returns 0, or
+ * the first failure's -errno with err naming its path. */
+struct report_output {
+	const struct out_format *fmt;
+	const char *path;
+};
+int report_write(struct report *r, const struct report_output *outs,
+		 unsigned nouts, const struct out_opts *oo, const struct fold *fold,
+		 struct sf_err *err);
+
+/* Samples read from every input (profile and folded text). */
+uint64_t report_samples(const struct report *r);
+/* Unique stacks read so far (profile stacks plus folded lines). */
+size_t report_unique_stacks(const struct report *r);
+/* The folded view of everything read: the profile's (built with flags)
+ * merged with the folded-text input.  out is initialised here; release it
+ * with fold_release().  0 or -ENOMEM. */
+int report_fold(struct report *r, unsigned flags, struct fold *out);
+
+/* Samples taken but not in the profile (a full BPF map).  Stack-id
+ * errors lose a sample's stack, not the sample; "Lost N events" loses
+ * bpftrace printf output (first-sample notices), not map counts. */
+uint64_t report_dropped(const struct report *r);
+/* r's losses and marks, as "; N samples dropped by a full map (P%); ..."
+ * into buf (cut to size, always terminated; "" when none): full maps,
+ * samples past bpftrace's count, stack-id errors, lost events, map-full
+ * warnings, captures cut short, unparsable lines and incomplete records,
+ * then unsymbolized frames and stacks at the depth limit.  True when a
+ * sample was or may have been lost (any of the first eight; the unsaved
+ * maps of maps_unsaved are left to the caller). */
+bool report_losses(const struct report *r, char *buf, size_t size);
+
+#endif

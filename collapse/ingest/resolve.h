@@ -1,0 +1,53 @@
+/*
+ * resolve.h - turn parsed records (bt_parse.h) and folded lines into
+ * profile samples, symbolizing raw addresses through a sym_session.
+ *
+ * Each unique frame is resolved once: raw addresses are cached per
+ * (pid, address, is_return), names per (kind, text).  Frames that cannot be
+ * named become honest locations (their mapping and address, shown as
+ * module+0xOFF or [unknown]) and are counted in the profile's
+ * unsymbolized_frames counter.  Nothing here prints or exits.
+ */
+#ifndef SF_RESOLVE_H
+#define SF_RESOLVE_H
+
+#include <stdbool.h>
+
+#include "ingest/bt_parse.h"
+#include "model/profile.h"
+#include "symbolizer.h"
+
+struct resolver;
+
+/* sym may be NULL (then raw addresses stay unsymbolized).  lazy_snapshot:
+ * snapshot a pid's maps the first time a raw user address of it is seen,
+ * when no snapshot was loaded (for live `bpftrace | stackfold` pipes).
+ * Returns NULL on -ENOMEM.  The resolver borrows p and sym. */
+struct resolver *resolver_new(struct profile *p, struct sym_session *sym,
+			      bool lazy_snapshot);
+void resolver_free(struct resolver *r);	/* NULL is fine */
+
+/* on: a raw user address outside its process's snapshot takes a fresh
+ * snapshot of that process if it still runs (sym_process_refresh()), at
+ * most 8 times a pid, a second apart: for libraries mapped after the
+ * first sample.  Off by default; for live captures. */
+void resolver_set_refresh(struct resolver *r, bool on);
+/* on: a frame bpftrace named with an offset (SYM+31) is a location of
+ * its own per offset, which --offsets shows; off (the default), one per
+ * name.  Locations from addresses carry their offset either way. */
+void resolver_set_offsets(struct resolver *r, bool on);
+/* fn(ctx, pid, image) after each refresh that took a new snapshot (for
+ * stackfold record to save it); NULL: none. */
+void resolver_on_refresh(struct resolver *r,
+			 void (*fn)(void *ctx, int pid, uint32_t image),
+			 void *ctx);
+
+/* Add one bpftrace record.  0 or a negative errno. */
+int resolver_record(struct resolver *r, const struct bt_record *rec);
+/* The same, returning the profile sample id it went to (> 0). */
+int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec);
+/* Add one folded line "a;b;c" with count.  0 or a negative errno. */
+int resolver_folded(struct resolver *r, const char *stack, size_t len,
+		    uint64_t count);
+
+#endif

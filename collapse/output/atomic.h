@@ -1,0 +1,42 @@
+/*
+ * atomic.h - write an output file so that its final name only ever holds
+ * a complete file: a temporary file in the same directory, fsync, rename,
+ * fsync of the directory.  A failure leaves the previous file intact and
+ * no temporary file behind.
+ */
+#ifndef SF_ATOMIC_H
+#define SF_ATOMIC_H
+
+#include <stdio.h>
+
+#include "base/util.h"
+
+struct atomic_file {
+	FILE *fp;		/* write here */
+	char *path;		/* final name (owned) */
+	char *tmp;		/* temporary name (owned); NULL when writing
+				 * straight to a device or FIFO */
+	int slot;		/* private: atomic_unlink_open()'s */
+};
+
+/* Open a temporary file next to path (PATH.tmp.XXXXXX, or
+ * DIR/.stackfold.tmp.XXXXXX for a name too long for that).  Written
+ * directly instead: a descriptor named as /dev/stdout, /dev/stderr,
+ * /dev/fd/N or /proc/self/fd/N (through that descriptor); a path that
+ * exists and is not a regular file (/dev/null, a FIFO): renaming over it
+ * would replace the device with a file.  A symbolic link is followed: the
+ * file it names is the one replaced (written in place when it names
+ * nothing yet or a /proc file).  0, or -errno with err filled
+ * ("cannot write '<path>': <reason>"). */
+int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err);
+/* Remove every temporary file open now (async-signal-safe: for a handler
+ * of a signal that ends the process).  The files stay open and owned. */
+void atomic_unlink_open(void);
+/* Flush, fsync, rename over path, fsync the directory.  Always releases
+ * af.  0, or -errno with err filled ("write '<path>': <reason>"); on error
+ * the temporary file is removed and path is untouched. */
+int atomic_commit(struct atomic_file *af, struct sf_err *err);
+/* Abandon: remove the temporary file, release af.  NULL-safe. */
+void atomic_abort(struct atomic_file *af);
+
+#endif

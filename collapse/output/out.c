@@ -1,0 +1,21 @@
+/* out.c - the table of output formats; see out.h.  Adding a format means
+ * one new out_<fmt>.c file and one row here. */
+#include "output/out.h"
+
+#include <string.h>
+
+const struct out_format out_formats[] = {
+	{ "folded", ".folded", out_folded_write, false, false },
+	{ "top", ".top", out_top_write, false, false },
+	{ "svg", ".svg", out_svg_write, false, false },
+	{ "pprof", ".pb.gz", out_pprof_write, true, true },
+};
+const unsigned out_nformats = sizeof(out_formats) / sizeof(out_formats[0]);
+
+const struct out_format *out_format_find(const char *name)
+{
+	for (unsigned i = 0; i < out_nformats; i++)
+		if (strcmp(out_formats[i].name, name) == 0)
+			return &out_formats[i];
+	return NULL;
+}

@@ -1,0 +1,111 @@
+/*
+ * out.h - output writers.  One file per format, each exporting one
+ * function listed in the table in out.c.
+ *
+ * A writer writes the whole output to `out` and returns 0, or a negative
+ * errno with err filled (-EIO for a write error, which the caller also sees
+ * through ferror()).  Writers never print to stderr and never exit.
+ */
+#ifndef SF_OUT_H
+#define SF_OUT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/fold.h"
+#include "model/profile.h"
+#include "output/svg_tree.h"
+#include "base/util.h"
+
+#define OUT_TOP_ALL UINT_MAX	/* out_opts.top_n: no row limit */
+
+struct out_opts {
+	unsigned fold_flags;	/* enum fold_flags used to build the fold */
+	/* top */
+	unsigned top_n;		/* rows, 0 = default (25), OUT_TOP_ALL =
+				 * every function (--top 0) */
+	/* top and svg */
+	const char *countname;	/* what a count is, NULL = "samples" */
+	/* svg */
+	const char *title, *subtitle, *colors;
+	unsigned width;		/* pixels, 0 = 1200 */
+	double minwidth;	/* percent of total (0.1 default), or pixels
+				 * when minwidth_px */
+	bool minwidth_px;
+	bool inverted, flamechart, no_hash;
+	/* pprof */
+	bool pprof_no_gzip;
+};
+
+/*
+ * A flame graph laid out while folded text is read (svg is then the only
+ * output): lines that come in the fold's order (fold_cmp), as stackfold's
+ * folded output does (and FlameGraph's sorted output, unless a name is a
+ * prefix of its sibling's: "f", "f.cold"), go straight into the layout, so
+ * no line and no fold is kept: memory follows the frames drawn and the
+ * frames open at once, not the input.  The frames kept so far are
+ * those at least as wide as the minimum width would be with the samples
+ * read so far (never wider than the final one); the final width trims the
+ * rest when written.  The SVG is byte for byte the one the fold gives.
+ *
+ * With --flamechart the lines are taken in any order, as they come (time
+ * order), and only adjacent frames merge, as in flamegraph.pl --flamechart.
+ *
+ * svg_stream_new(): NULL on ENOMEM.  svg_stream_line(): 0, -ENOMEM, or
+ * -EDOM when the line is out of frame-wise order, never with --flamechart
+ * (the layout is then unusable: read the input again into a fold).  The stream is written by
+ * out_svg_write() through out_input.svg, once.
+ */
+struct svg_stream;
+struct svg_stream *svg_stream_new(const struct out_opts *o);
+int svg_stream_line(struct svg_stream *s, const char *stack, size_t len,
+		    uint64_t count);
+uint64_t svg_stream_total(const struct svg_stream *s);
+size_t svg_stream_stacks(const struct svg_stream *s);	/* distinct lines */
+void svg_stream_free(struct svg_stream *s);	/* NULL is fine */
+
+/* Input the writers may read: the profile (may be NULL when the input was
+ * a plain folded file and the writer needs only the fold) and its fold;
+ * for the svg writer alone, a stream or a frame tree (svg_tree.h) instead
+ * (fold NULL). */
+struct out_input {
+	const struct profile *prof;
+	const struct fold *fold;
+	struct svg_stream *svg;
+	struct svg_tree *tree;
+	/* what was lost reading the input, also when prof is NULL (folded
+	 * text: unparsable lines); NULL when unknown */
+	const struct pf_counters *counters;
+	/* --diff: the before input's losses (counters are the after's);
+	 * NULL otherwise */
+	const struct pf_counters *counters_before;
+};
+
+typedef int (*out_fn)(FILE *out, const struct out_input *in,
+		      const struct out_opts *opts, struct sf_err *err);
+
+int out_folded_write(FILE *out, const struct out_input *in,
+		     const struct out_opts *opts, struct sf_err *err);
+int out_top_write(FILE *out, const struct out_input *in,
+		  const struct out_opts *opts, struct sf_err *err);
+int out_svg_write(FILE *out, const struct out_input *in,
+		  const struct out_opts *opts, struct sf_err *err);
+int out_pprof_write(FILE *out, const struct out_input *in,
+		    const struct out_opts *opts, struct sf_err *err);
+
+struct out_format {
+	const char *name;	/* -f NAME */
+	const char *suffix;	/* PREFIX + suffix with -o in record mode */
+	out_fn write;
+	bool binary;
+	bool lines;		/* writes file names and line numbers */
+};
+/* Table lookup by name; NULL when unknown. */
+const struct out_format *out_format_find(const char *name);
+extern const struct out_format out_formats[];
+extern const unsigned out_nformats;
+
+#endif
