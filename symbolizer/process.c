@@ -41,9 +41,8 @@ struct sym_process *sym_process_find(struct sym_session *s, int pid,
  * process's start time, 24 bits of 4.2 ms units, times 128, plus its execs
  * since its fork)?  Only they are ordered: the start time wraps every
  * 19.5 h, so across a wrap a later process of the pid has a smaller
- * number, and was taken for an older one, refused for good (until
- * 2026-11-25).  Images under 128 (older captures, whose image was the exec
- * count; no BTF: image 1) are all one process, as they were. */
+ * number.  Images under 128 (older captures, whose image was the exec
+ * count; no BTF: image 1) are all one process. */
 static bool same_process(uint32_t a, uint32_t b)
 {
 	return a >> 7 == b >> 7;

@@ -86,8 +86,7 @@ char *sym_default_cache_dir(void)
 	if (e && *e)
 		return strdup(e);
 	/* a relative XDG_CACHE_HOME is invalid and ignored (XDG Base
-	 * Directory spec); until 2026-11-25 it made a cache in the current
-	 * directory */
+	 * Directory spec) */
 	if (!sf_xdg_cache(buf, sizeof(buf), h && *h ? h : NULL,
 			  "stackfold", false))
 		return NULL;

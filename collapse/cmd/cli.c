@@ -341,9 +341,8 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	return -1;
 }
 
-/* Options that cancel or make no sense with each other: refused, one line
- * (until 2026-11-25 all but -U -K were taken, one of them silently
- * dropped).  -1 when none, else the exit status. */
+/* Options that cancel or make no sense with each other: refused, one line,
+ * never one of them silently dropped.  -1 when none, else the exit status. */
 static int check_combinations(const struct cli *c)
 {
 	unsigned f = c->oo.fold_flags;

@@ -739,13 +739,10 @@ static bool starts(const char *s, size_t len, const char *p)
 
 static int err_line(void *ctx, const char *s, size_t len);
 
-/* bpftrace reports a window's stack-id errors on stderr while it prints
- * the window, so they are in the stderr pipe before the total line comes
- * on stdout: read them now (the fd does not block), so that they count in
- * the window they belong to.  One read takes all the pipe holds: it asks
- * for 64 KiB or more (bt_child_read), a pipe's default capacity, and the
- * pipe is ours (bt_child_start), never enlarged; bpftrace blocks on a full
- * one, and the main loop reads that part before the total line. */
+/* A window's stack-id errors come on stderr before its total line on
+ * stdout: read them now (the fd does not block), so that they count in
+ * that window.  One read takes the whole pipe: it asks for at least its
+ * capacity (64 KiB, never enlarged). */
 static int drain_err(struct cont *x)
 {
 	return x->bt.err.eof || !x->err_nonblock ? 0 :
@@ -830,9 +827,8 @@ static int err_line(void *ctx, const char *s, size_t len)
 
 
 /* Ask bpftrace to stop (it prints the window on SIGINT), once it is
- * between windows: until 2026-11-25 a stop in the middle of a window's
- * print lost its total line (its samples read as counted twice) or the
- * whole print.  Called again until sent. */
+ * between windows: a stop in the middle of a window's print would lose its
+ * total line or the whole print.  Called again until sent. */
 static void stop_child(struct cont *x)
 {
 	x->bt.clock.in_print = x->win_records > 0;

@@ -77,8 +77,7 @@ static void loading_saved(void *ctx, int pid, uint32_t image)
 
 /* report_on_refresh() callback: a snapshot taken to name a record's
  * address (a library mapped after the first one) goes into the raw
- * capture before that record; before 2026-11-25 it was not saved, and a
- * replay named those frames [unknown]. */
+ * capture before that record, so that a replay names those frames. */
 static void refreshed(void *ctx, int pid, uint32_t image)
 {
 	struct rec *x = ctx;
@@ -502,7 +501,7 @@ static int finish(struct rec *x)
 }
 
 /* A missing or read-only output directory is found now, not once the
- * capture is over (until 2026-11-25 a long one was lost so). */
+ * capture is over and lost. */
 static int check_outputs(const struct cli *c)
 {
 	struct report_output outs[CLI_MAX_OUTPUTS];
@@ -575,8 +574,7 @@ int cmd_record(int argc, char **argv)
 		st = EXIT_IO;
 		goto out;
 	}
-	/* a target gone already is one not found, as scripts/profile says
-	 * (until 2026-11-25: bpftrace started, then "no samples", exit 2) */
+	/* a target gone already is one not found, as scripts/profile says */
 	for (size_t i = 0; i < x.watch.n; i++)
 		if (x.watch.t[i].gone) {
 			fprintf(stderr, "stackfold: --watch-pid %d: no such process or thread\n",

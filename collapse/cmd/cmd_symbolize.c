@@ -64,10 +64,9 @@ struct modules {
 	size_t n, cap;
 };
 
-/* Each warning once: a cache dir that cannot be written is said for every
- * module (four modules printed it four times until 2026-11-25), as
- * bin/stackfold's session says it once.  The first 256 kinds are
- * remembered; past that, repeats show. */
+/* Each warning once (a cache dir that cannot be written is said for every
+ * module), as bin/stackfold's session says it once.  The first 256 kinds
+ * are remembered; past that, repeats show. */
 static void warn_stderr(void *ctx, const char *msg)
 {
 	static uint64_t seen[256];

@@ -363,8 +363,8 @@ static bool kernel_only_name(const char *s, size_t len)
 
 /* Kernel roots whose names a program may have too (a thread pool's
  * worker_thread, a kthread() of its own): kernel only as the stack's
- * outermost frame.  Until 2026-11-28 they counted anywhere, and a user
- * stack through a function named worker_thread was all kernel. */
+ * outermost frame, so that a user stack through a function named
+ * worker_thread stays user. */
 static bool kernel_root_name(const char *s, size_t len)
 {
 	static const char *const pfx[] = {
@@ -610,8 +610,7 @@ static int segment(struct bt_parser *bp, const char *s, size_t len)
 	int end = parse_end(s, len, &body, &count);
 	const char *t = trim_end(s, s + len);
 	bool open = !end && t - s >= 2 && t[-1] == ':' && t[-2] == ']';
-	/* "@[k]:", "@[]:" then a histogram: an entry as "@[k]: SUM" is (until
-	 * 2026-11-25 none, and its rows were skipped uncounted) */
+	/* "@[k]:", "@[]:" then a histogram: an entry as "@[k]: SUM" */
 	if (open)
 		body = (size_t)(t - 2 - s);
 	/* not the key's end: scalars before a stack part end in ',' */
@@ -797,12 +796,9 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 
 static int idle_line(struct bt_parser *bp, const char *s, size_t len);
 
-/* A #maps block holds every line up to "#endmaps" (a malformed one is
- * the maps reader's to count, with its line number, while the rest of the
- * snapshot is used) but a record's or a map's first line: then it was not
- * a maps block after all (a "#maps N" line from elsewhere, a comm holding
- * a newline printed by "#pid") or one cut short, and it must not swallow
- * the records that follow.  Its lines are then unparsable. */
+/* A #maps block holds every line up to "#endmaps" but a record's first
+ * line: then it was no maps block (a "#maps N" printed by something else)
+ * or one cut short, and its lines are unparsable, not the records after. */
 static bool maps_block_ended(const char *s, size_t len)
 {
 	return len && s[0] == '@';
@@ -810,7 +806,7 @@ static bool maps_block_ended(const char *s, size_t len)
 
 /* A real process's executable mappings are kilobytes (a JVM's: about a
  * megabyte).  A "#maps" line with no end (a one-liner's printf, a capture
- * cut short) held every line after it until 2026-11-25: memory grew with
+ * cut short) must not hold every line after it: memory would grow with
  * the input. */
 #define BT_MAPS_MAX (32u << 20)
 
@@ -960,8 +956,7 @@ static bool side_line(struct bt_parser *bp, const char *s, size_t len)
 {
 	uint64_t n = 0;
 	/* in a #maps block, a maps line whose path holds "map full" is
-	 * one; a loss line is counted there too (until 2026-11-25 it was
-	 * taken for a malformed maps line) */
+	 * one; a loss line is counted there too */
 	if (bp->st == ST_MAPS && maps_like(s, len))
 		return false;
 	switch (bt_side_kind(s, len, &n)) {

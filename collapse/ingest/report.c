@@ -190,8 +190,7 @@ static int on_first_sample(void *ctx, uint32_t pid, uint32_t image,
 
 /* A capture has a handful of "#meta" text values; each new one is
  * interned for good, so an input of ever new values (2 million "#meta
- * host" lines took 280 MB until 2026-11-25) stops taking them after 64
- * new ones.  A value seen before costs nothing and is not counted: over
+ * host" lines) stops taking them after 64 new ones.  A value seen before costs nothing and is not counted: over
  * concatenated captures the last one wins, as before. */
 #define REPORT_META_MAX 64
 
@@ -517,9 +516,8 @@ static void undecided_unparsable(struct report *r)
 /*
  * A folded-looking line without ';' ("sampling pid 1234", a bpftrace
  * program's printf, or a one-frame stack, "[no stack] 5") does not tell
- * the format: it is held, up to HELD_MAX bytes, for a line that does.
- * Until 2026-11-25 it made the input folded text: a bpftrace capture after
- * it lost every sample, and its number became samples.
+ * the format: it is held, up to HELD_MAX bytes, for a line that does, so
+ * that a bpftrace capture after it is not read as folded text.
  */
 #define HELD_MAX (64u << 10)
 

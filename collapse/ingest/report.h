@@ -158,9 +158,8 @@ void report_on_refresh(struct report *r,
 void report_begin_input(struct report *r, const char *name);
 /* One line of the current input, without NUL bytes (a NUL would cut a
  * name: the readers, linereader.h and child.h's pipebuf, make them '?',
- * as the folded output writes control bytes; until 2026-11-25 the pprof
- * writer cut "b\0c" to "b", merged with another function).  0 or a
- * negative errno (-ENOMEM). */
+ * as the folded output writes control bytes).  0 or a negative errno
+ * (-ENOMEM). */
 int report_line(struct report *r, const char *line, size_t len);
 /* A line too long to read (linereader.h's LR_MAX_LINE): counted as an
  * unparsable line, and it ends a record it falls in.  As report_line()

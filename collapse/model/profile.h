@@ -33,9 +33,8 @@ struct pf_mapping {
 	uint32_t filename, build_id;	/* string ids */
 	/* the file's identity (sym_module's; 0 when it has a build-id, which
 	 * is its identity), not written to pprof: without a build-id, two
-	 * files mapped at one path and address are told apart only by it
-	 * (until 2026-11-25 their locations merged, and one process's
-	 * addresses took the other program's names) */
+	 * files mapped at one path and address are told apart only by it, so
+	 * that one process's addresses never take another program's names */
 	uint64_t dev, inode;
 	bool is_kernel;
 	bool has_functions, has_filenames, has_line_numbers, has_inline_frames;

@@ -7,7 +7,7 @@
  * numbers, wire types and packing of repeated scalars come from one place
  * and stay right.  zlib does the gzip framing.
  *
- * What is written (pprof's CPU-profile convention, see peers.md section 8):
+ * What is written (pprof's CPU-profile convention):
  *   sample_type = [samples/count, cpu/nanoseconds], period_type =
  *   cpu/nanoseconds, period = 1e9/hz (hz 99 when unknown), value[1] =
  *   count * period; with --countname NAME (the counts are not samples:
@@ -31,9 +31,8 @@
  * proto3 `string` fields must be UTF-8 or strict readers (protoc, the C++
  * and Python runtimes) refuse the whole profile.
  *
- * Locations (the issue's rule: one Location per unique address, with its
- * mapping and the address as the process saw it, Line entries innermost
- * first when DWARF gives them):
+ * Locations (one per unique address, with its mapping and the address as
+ * the process saw it, Line entries innermost first when DWARF gives them):
  *  - with an address (pf_location.address != 0): one per profile location,
  *    written with its address, its own mapping and its line chain (none
  *    when unsymbolized: an honest unknown pprof can symbolize later from
@@ -1123,10 +1122,8 @@ static const char *pp_unit(const char *name)
 	return "count";
 }
 
-/* Counts that are not samples (--countname): one value, in their unit.
- * Until 2026-11-25 they were written as samples, value[1] = count *
- * 1e9/hz: 1.8 s off-CPU read as 5057 hours, and past ~913 s the sum
- * overflowed in the reader. */
+/* Counts that are not samples (--countname): one value, in their unit,
+ * never count * 1e9/hz (1.8 s off-CPU would read as 5057 hours). */
 static int build_header_counts(struct pp_ctx *c, struct pp_msg *m)
 {
 	static const Perftools__Profiles__ValueType vinit =

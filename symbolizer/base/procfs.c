@@ -179,7 +179,7 @@ int procfs_status(int pid, int *nspid, char *name, size_t namesz)
 	if (!strncmp(b, "Name:", 5) && (p = status_field(b, "Name:")))
 		snprintf(name, namesz, "%s", p + (*p == '\t'));	/* "Name:\t" */
 	free(b);
-	procfs_unescape(name);	/* until 2026-11-25 kept: "a\\nb" */
+	procfs_unescape(name);	/* "a\\nb" -> "a\nb" */
 	return 0;
 }
 

@@ -170,8 +170,8 @@ static Elf *link_candidate(struct find *f, const char *p)
 	}
 	/* The crc is the debug file's own: --add-gnu-debuglink run against
 	 * an older build's debug file matches it.  Both with a build-id and
-	 * not the same: the old build's DWARF would name other code (until
-	 * 2026-11-25 it was used, as addr2line does; eu-addr2line refuses). */
+	 * not the same: the old build's DWARF would name other code
+	 * (eu-addr2line refuses it too). */
 	const void *id = NULL;
 	if (*f->build_id && dwelf_elf_gnu_build_id(e, &id) > 0 &&
 	    !same_build_id(e, f->build_id)) {
@@ -333,11 +333,8 @@ static bool dinfod_cache_dir(char *dir, size_t size)
  * for cache_miss_s (10 minutes), even from a healthy server.  A slow
  * server must cost this run only, so the mark is removed (a real file is
  * never empty: libdebuginfod renames it into place whole).
- *
- * libdebuginfod's own DEBUGINFOD_MAXTIME deadline leaves no mark, but it
- * is read from the environment only: using it would take a setenv() in
- * library code, which races with getenv() on other threads and changes
- * the environment of the caller and its children.
+ * (DEBUGINFOD_MAXTIME leaves no mark, but would take a setenv() in
+ * library code.)
  */
 static void dinfod_unmark(const char *build_id)
 {

@@ -104,8 +104,7 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 				  path, (long long)st.st_size);
 	}
 	size_t len = (size_t)st.st_size;
-	/* Read, not mmap'd: a file truncated under a mapping would SIGBUS
-	 * (failure-cases 22). */
+	/* Read, not mmap'd: a file truncated under a mapping would SIGBUS. */
 	void *base;
 	size_t span;
 	unsigned char *blob = blob_alloc(len, &base, &span);
@@ -187,8 +186,7 @@ static bool key_then(const char *name, const char *end)
 }
 
 /* One of ours: an entry KEY.idx, or a temporary .KEY.tmp.XXXXXX (*tmp).
- * Anything else in the directory is left alone, never evicted (until
- * 2026-11-25 any *.idx and .*.tmp.* file was). */
+ * Anything else in the directory is left alone, never evicted. */
 static bool ours(const char *name, bool *tmp)
 {
 	const char *t = strstr(name, ".tmp.");

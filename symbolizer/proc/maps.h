@@ -60,7 +60,8 @@ struct maps_entry {
 				 * mapping ends: taken as that file's text
 				 * remapped onto (huge) anonymous pages, with
 				 * the file's path, dev, inode and the offset
-				 * continuing its mapping (bcc #1358) */
+				 * continuing its mapping (as hugepage text
+				 * remapping tools leave it) */
 	bool memfd;		/* a file named /memfd:NAME: it may be an ELF
 				 * image, or JIT code (.NET maps its code
 				 * through one) */
