@@ -10,6 +10,7 @@
 
 #include "cmds.h"
 #include "capture/linereader.h"
+#include "output/losses.h"
 
 int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 {
@@ -65,9 +66,10 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	}
 	if (st.unparsable)
 		fprintf(stderr, "stackfold: %s:%zu: ignored %" PRIu64
-			" unparsable line%s (first at line %zu)\n", name,
-			st.first_bad_line, st.unparsable,
-			st.unparsable == 1 ? "" : "s", st.first_bad_line);
+			" %s (first at line %zu)\n", name, st.first_bad_line,
+			st.unparsable, loss_word(LOSS_UNPARSABLE_LINES,
+						 st.unparsable),
+			st.first_bad_line);
 	if (st.two_counts && st.two_counts == st.folded_lines)
 		fprintf(stderr, "stackfold: %s: every line has two counts: "
 			"differential folded text? Read with the last count, "
@@ -84,9 +86,9 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 			st.nonstack_ignored);
 	if (st.incomplete)
 		fprintf(stderr, "stackfold: %s:%zu: ignored %" PRIu64
-			" incomplete record%s (first at line %zu; truncated "
-			"input?)\n", name, st.first_incomplete_line,
-			st.incomplete, st.incomplete == 1 ? "" : "s",
+			" %s (first at line %zu; truncated input?)\n", name,
+			st.first_incomplete_line, st.incomplete,
+			loss_word(LOSS_INCOMPLETE_RECORDS, st.incomplete),
 			st.first_incomplete_line);
 	return 0;
 }
@@ -113,10 +115,9 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		report_unique_stacks(r), c->oo.flamechart ? "" : "unique ", losses);
 	fputc('\n', stderr);
 	if (k->maps_unsaved)
-		fprintf(stderr, "stackfold: %" PRIu64 " process%s exited before %s "
-			"memory map could be saved (frames shown as [unknown])\n",
-			k->maps_unsaved, k->maps_unsaved == 1 ? "" : "es",
-			k->maps_unsaved == 1 ? "its" : "their");
+		fprintf(stderr, "stackfold: %" PRIu64 " %s (frames shown as "
+			"[unknown])\n", k->maps_unsaved,
+			loss_word(LOSS_MAPS_UNSAVED, k->maps_unsaved));
 }
 
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)

@@ -61,6 +61,7 @@
 #include "cmds.h"
 #include "cmd/loading.h"
 #include "capture/stopsig.h"
+#include "output/losses.h"
 #include "ingest/report.h"
 #include "capture/watch.h"
 #include "output/windir.h"
@@ -564,10 +565,8 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 		fprintf(stderr, "; %" PRIu64 " new processes over the snapshot cap",
 			x->snap_skipped);
 	if (k->maps_unsaved)
-		fprintf(stderr, "; %" PRIu64 " process%s exited before %s memory "
-			"map could be saved", k->maps_unsaved,
-			k->maps_unsaved == 1 ? "" : "es",
-			k->maps_unsaved == 1 ? "its" : "their");
+		fprintf(stderr, "; %" PRIu64 " %s", k->maps_unsaved,
+			loss_word(LOSS_MAPS_UNSAVED, k->maps_unsaved));
 	if (removed)
 		fprintf(stderr, "; %" PRIu64 " old window%s removed", removed,
 			removed == 1 ? "" : "s");

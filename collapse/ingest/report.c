@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "output/atomic.h"
+#include "output/losses.h"
 
 /*
  * Entries of maps without stacks (@[comm] = count()) are samples only when
@@ -754,59 +754,9 @@ uint64_t report_dropped(const struct report *r)
 	return c->map_dropped;
 }
 
-/* snprintf appended at *n, cut at size */
-static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int k = *n < size ? vsnprintf(buf + *n, size - *n, fmt, ap) : 0;
-	va_end(ap);
-	*n += k > 0 ? (size_t)k : 0;
-}
-
 bool report_losses(const struct report *r, char *buf, size_t size)
 {
-	const struct pf_counters *k = &r->prof.counters;
-	uint64_t dropped = report_dropped(r);
-	size_t n = 0;
-	if (size)
-		buf[0] = 0;
-	if (dropped)
-		put(buf, size, &n, "; %" PRIu64 " samples dropped by a full map "
-		    "(%.2f%%)", dropped, 100.0 * (double)dropped /
-		    (double)(k->samples + dropped));
-	if (k->over_total)
-		put(buf, size, &n, "; %" PRIu64 " samples more than bpftrace "
-		    "counted (a map printed twice? they are counted twice)",
-		    k->over_total);
-	if (k->stackid_errors)
-		put(buf, size, &n, "; %" PRIu64 " stack-id errors (stacks "
-		    "missing)", k->stackid_errors);
-	if (k->lost_events)
-		put(buf, size, &n, "; bpftrace lost %" PRIu64 " events",
-		    k->lost_events);
-	if (k->map_full_warnings)
-		put(buf, size, &n, "; bpftrace warned %" PRIu64 " times that a "
-		    "map was full (samples lost, count unknown)",
-		    k->map_full_warnings);
-	if (k->captures_cut)
-		put(buf, size, &n, "; %" PRIu64 " capture%s cut short (bpftrace "
-		    "ended early: samples since its last flush lost, count "
-		    "unknown)", k->captures_cut, k->captures_cut == 1 ? "" : "s");
-	if (k->unparsable_lines || k->incomplete_records)
-		put(buf, size, &n, "; %" PRIu64 " unparsable lines, %" PRIu64
-		    " incomplete records", k->unparsable_lines,
-		    k->incomplete_records);
-	bool lost = n > 0;
-	if (k->unsymbolized_frames)
-		put(buf, size, &n, "; %" PRIu64 " unsymbolized frame samples",
-		    k->unsymbolized_frames);
-	if (k->truncated_stacks)
-		put(buf, size, &n, "; %" PRIu64 " samples with a stack at the "
-		    "depth limit (root marked [truncated])", k->truncated_stacks);
-	return lost;
+	return loss_summary(&r->prof.counters, buf, size);
 }
 
 static int write_one(const struct report_output *o, const struct out_input *in,

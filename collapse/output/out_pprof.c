@@ -56,6 +56,7 @@
  * merged, their counts added.
  */
 #include "output/out.h"
+#include "output/losses.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -1068,26 +1069,19 @@ static int build_comments(struct pp_ctx *c, struct pp_msg *m)
 	char buf[4096];
 	int64_t id;
 
-	/* "unknown" where the input could not tell: folded text records no
-	 * capture losses, a one-liner's text no sample total */
-	bool nol = k->losses_unknown, nod = nol || k->drops_unknown;
 	snprintf(buf, sizeof(buf), "%s=%llu", c->countname ? c->countname : "samples",
 		 (unsigned long long)k->samples);
-	loss_counter(buf, sizeof(buf), "lost_events", k->lost_events, nol);
-	loss_counter(buf, sizeof(buf), "map_dropped", k->map_dropped, nod);
-	loss_counter(buf, sizeof(buf), "stackid_errors", k->stackid_errors, nol);
-	loss_counter(buf, sizeof(buf), "unparsable_lines", k->unparsable_lines, false);
-	loss_counter(buf, sizeof(buf), "incomplete_records", k->incomplete_records, false);
-	loss_counter(buf, sizeof(buf), "unsymbolized_frames", k->unsymbolized_frames, false);
-	loss_counter(buf, sizeof(buf), "truncated_stacks", k->truncated_stacks, nol);
-	loss_counter(buf, sizeof(buf), "over_total", k->over_total, nod);
-	rare_counter(buf, sizeof(buf), "maps_unsaved", k->maps_unsaved);
-	/* bpftrace's own text: samples lost, how many unknown */
-	rare_counter(buf, sizeof(buf), "map_full_warnings", k->map_full_warnings);
-	/* bpftrace ended early: the samples since its last flush, unknown */
-	rare_counter(buf, sizeof(buf), "captures_cut", k->captures_cut);
-	/* read, and left out on purpose: the same samples as the stacks' */
-	rare_counter(buf, sizeof(buf), "nonstack_not_added", k->nonstack_ignored);
+	/* every counter, in the table's order; "unknown" where the input
+	 * could not tell */
+	for (int i = 0; i < LOSS_N; i++) {
+		enum loss_id l = (enum loss_id)i;
+		if (loss_table[l].rare)
+			rare_counter(buf, sizeof(buf), loss_table[l].key,
+				     loss_value(k, l));
+		else
+			loss_counter(buf, sizeof(buf), loss_table[l].key,
+				     loss_value(k, l), loss_unknown(k, l));
+	}
 	if ((id = pp_cstr(c, buf)) < 0)
 		return -ENOMEM;
 	m->comments[m->prof.n_comment++] = id;

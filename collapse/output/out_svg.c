@@ -20,6 +20,7 @@
  * default, "0px" keeps every frame), hot palette keyed by name.
  */
 #include "output/out.h"
+#include "output/losses.h"
 #include "output/svg_color.h"
 #include "output/svg_js.h"
 #include "output/svg_text.h"
@@ -830,44 +831,28 @@ static void sub_losses(char *buf, size_t cap, const struct pf_counters *c,
 	snprintf(first, sizeof(first), "; %slost: ", who);
 	snprintf(semi, sizeof(semi), "; %s", who);
 	const char *sep = first;
-	struct { uint64_t v; const char *one, *many; } lost[] = {
-		{ c->lost_events, "event", "events" },
-		{ c->map_dropped, "map-full drop", "map-full drops" },
-		/* bpftrace's "Map full" lines: samples lost, count unknown */
-		{ c->map_full_warnings, "map-full warning", "map-full warnings" },
-		/* bpftrace ended early: the samples since its last flush */
-		{ c->captures_cut, "capture cut short", "captures cut short" },
-		{ c->stackid_errors, "stack-id error", "stack-id errors" },
-		{ c->incomplete_records, "incomplete record", "incomplete records" },
-		{ c->unparsable_lines, "unparsable line", "unparsable lines" },
+	/* samples lost, after "lost: ", then the marks, each after "; " */
+	static const enum loss_id lost[] = {
+		LOSS_LOST_EVENTS, LOSS_MAP_DROPPED, LOSS_MAP_FULL_WARNINGS,
+		LOSS_CAPTURES_CUT, LOSS_STACKID_ERRORS, LOSS_INCOMPLETE_RECORDS,
+		LOSS_UNPARSABLE_LINES,
+	};
+	static const enum loss_id marks[] = {
+		LOSS_OVER_TOTAL, LOSS_TRUNCATED_STACKS, LOSS_NONSTACK_IGNORED,
+		LOSS_MAPS_UNSAVED,
 	};
 	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++) {
-		if (!lost[i].v)
+		uint64_t v = loss_value(c, lost[i]);
+		if (!v)
 			continue;
-		sub_add(buf, cap, sep, lost[i].v == 1 ? lost[i].one : lost[i].many,
-			lost[i].v);
+		sub_add(buf, cap, sep, loss_word(lost[i], v), v);
 		sep = ", ";
 	}
-	/* drawn, but counted twice (a map printed twice) */
-	if (c->over_total)
-		sub_add(buf, cap, semi, "samples past bpftrace's count",
-			c->over_total);
-	/* drawn, but cut short: not a loss */
-	if (c->truncated_stacks)
-		sub_add(buf, cap, semi, c->truncated_stacks == 1 ?
-			"truncated stack" : "truncated stacks", c->truncated_stacks);
-	/* read, left out: the same samples as the stacks' maps */
-	if (c->nonstack_ignored)
-		sub_add(buf, cap, semi, c->nonstack_ignored == 1 ?
-			"count of a map without stacks not added" :
-			"counts of maps without stacks not added",
-			c->nonstack_ignored);
-	/* drawn, but its frames [unknown] */
-	if (c->maps_unsaved)
-		sub_add(buf, cap, semi, c->maps_unsaved == 1 ?
-			"process exited before its memory map could be saved" :
-			"processes exited before their memory map could be saved",
-			c->maps_unsaved);
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		uint64_t v = loss_value(c, marks[i]);
+		if (v)
+			sub_add(buf, cap, semi, loss_word(marks[i], v), v);
+	}
 }
 
 static const char *default_title(const struct out_opts *o)

@@ -1,0 +1,144 @@
+/* losses.c - see losses.h. */
+#include "output/losses.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#define AT(f) offsetof(struct pf_counters, f)
+
+const struct loss_kind loss_table[LOSS_N] = {
+	[LOSS_LOST_EVENTS] = { "lost_events", "event", "events",
+		"bpftrace lost %s events", true, false, LOSS_IF_NO_LOSSES,
+		AT(lost_events) },
+	[LOSS_MAP_DROPPED] = { "map_dropped", "map-full drop", "map-full drops",
+		"%s samples dropped by a full map", true, false,
+		LOSS_IF_NO_DROPS, AT(map_dropped) },
+	[LOSS_STACKID_ERRORS] = { "stackid_errors", "stack-id error",
+		"stack-id errors", "%s stack-id errors (stacks missing)", true,
+		false, LOSS_IF_NO_LOSSES, AT(stackid_errors) },
+	[LOSS_UNPARSABLE_LINES] = { "unparsable_lines", "unparsable line",
+		"unparsable lines", "%s unparsable lines", true, false,
+		LOSS_KNOWN, AT(unparsable_lines) },
+	[LOSS_INCOMPLETE_RECORDS] = { "incomplete_records",
+		"incomplete record", "incomplete records",
+		"%s incomplete records", true, false, LOSS_KNOWN,
+		AT(incomplete_records) },
+	/* drawn, as module+offset or [unknown] */
+	[LOSS_UNSYMBOLIZED_FRAMES] = { "unsymbolized_frames",
+		"unsymbolized frame sample", "unsymbolized frame samples",
+		"%s unsymbolized frame samples", false, false, LOSS_KNOWN,
+		AT(unsymbolized_frames) },
+	/* drawn, but cut short */
+	[LOSS_TRUNCATED_STACKS] = { "truncated_stacks", "truncated stack",
+		"truncated stacks", "%s samples with a stack at the depth limit "
+		"(root marked [truncated])", false, false, LOSS_IF_NO_LOSSES,
+		AT(truncated_stacks) },
+	/* drawn, but counted twice (a map printed twice) */
+	[LOSS_OVER_TOTAL] = { "over_total", "samples past bpftrace's count",
+		"samples past bpftrace's count", "%s samples more than bpftrace "
+		"counted (a map printed twice? they are counted twice)", true,
+		false, LOSS_IF_NO_DROPS, AT(over_total) },
+	/* drawn, but its frames [unknown] */
+	[LOSS_MAPS_UNSAVED] = { "maps_unsaved",
+		"process exited before its memory map could be saved",
+		"processes exited before their memory map could be saved",
+		NULL, false, true, LOSS_KNOWN, AT(maps_unsaved) },
+	/* bpftrace's own "map full" text: samples lost, how many unknown */
+	[LOSS_MAP_FULL_WARNINGS] = { "map_full_warnings", "map-full warning",
+		"map-full warnings", "bpftrace warned %s times that a map was "
+		"full (samples lost, count unknown)", true, true, LOSS_KNOWN,
+		AT(map_full_warnings) },
+	/* bpftrace ended early: the samples since its last flush, unknown */
+	[LOSS_CAPTURES_CUT] = { "captures_cut", "capture cut short",
+		"captures cut short", "%s capture%s cut short (bpftrace ended "
+		"early: samples since its last flush lost, count unknown)",
+		true, true, LOSS_KNOWN, AT(captures_cut) },
+	/* read, and left out on purpose: the same samples as the stacks' */
+	[LOSS_NONSTACK_IGNORED] = { "nonstack_not_added",
+		"count of a map without stacks not added",
+		"counts of maps without stacks not added", NULL, false, true,
+		LOSS_KNOWN, AT(nonstack_ignored) },
+};
+
+uint64_t loss_value(const struct pf_counters *c, enum loss_id id)
+{
+	return *(const uint64_t *)((const char *)c + loss_table[id].off);
+}
+
+const char *loss_word(enum loss_id id, uint64_t v)
+{
+	return v == 1 ? loss_table[id].one : loss_table[id].many;
+}
+
+bool loss_unknown(const struct pf_counters *c, enum loss_id id)
+{
+	switch (loss_table[id].unknown) {
+	case LOSS_IF_NO_DROPS:
+		return c->losses_unknown || c->drops_unknown;
+	case LOSS_IF_NO_LOSSES:
+		return c->losses_unknown;
+	default:
+		return false;
+	}
+}
+
+bool loss_any(const struct pf_counters *c)
+{
+	for (int i = 0; i < LOSS_N; i++)
+		if (loss_table[i].loss && loss_value(c, (enum loss_id)i))
+			return true;
+	return false;
+}
+
+/* snprintf appended at *n, cut at size */
+static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = *n < size ? vsnprintf(buf + *n, size - *n, fmt, ap) : 0;
+	va_end(ap);
+	*n += k > 0 ? (size_t)k : 0;
+}
+
+/* lead, then counter id's phrase for v */
+static void say(char *buf, size_t size, size_t *n, const char *lead,
+		enum loss_id id, uint64_t v)
+{
+	char num[24];
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	put(buf, size, n, "%s", lead);
+	put(buf, size, n, loss_table[id].said, num, v == 1 ? "" : "s");
+}
+
+bool loss_summary(const struct pf_counters *c, char *buf, size_t size)
+{
+	static const enum loss_id order[] = {
+		LOSS_MAP_DROPPED, LOSS_OVER_TOTAL, LOSS_STACKID_ERRORS,
+		LOSS_LOST_EVENTS, LOSS_MAP_FULL_WARNINGS, LOSS_CAPTURES_CUT,
+		LOSS_UNPARSABLE_LINES, LOSS_UNSYMBOLIZED_FRAMES,
+		LOSS_TRUNCATED_STACKS,
+	};
+	size_t n = 0;
+	if (size)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		enum loss_id id = order[i];
+		uint64_t v = loss_value(c, id);
+		if (id == LOSS_UNPARSABLE_LINES) {	/* with incomplete records */
+			uint64_t inc = c->incomplete_records;
+			if (!v && !inc)
+				continue;
+			say(buf, size, &n, "; ", id, v);
+			say(buf, size, &n, ", ", LOSS_INCOMPLETE_RECORDS, inc);
+			continue;
+		}
+		if (!v)
+			continue;
+		say(buf, size, &n, "; ", id, v);
+		if (id == LOSS_MAP_DROPPED)
+			put(buf, size, &n, " (%.2f%%)", 100.0 * (double)v /
+			    (double)(c->samples + v));
+	}
+	return loss_any(c);
+}

@@ -1,0 +1,73 @@
+/*
+ * losses.h - the one table of struct pf_counters' loss counters: each
+ * counter's key (pprof's comment, "key=N"), its noun in the singular and
+ * the plural ("N one", "N many": the SVG subtitle, stderr), its phrase in
+ * the run's summary line, and whether it is a loss (samples lost or
+ * miscounted: never kept quiet by -q).  Which counters a place shows, and
+ * in which order, is that place's choice; the words are the table's.
+ * Static data only: nothing to free, no errors.
+ */
+#ifndef STACKFOLD_OUTPUT_LOSSES_H
+#define STACKFOLD_OUTPUT_LOSSES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/profile.h"
+
+/* In pprof's comment order. */
+enum loss_id {
+	LOSS_LOST_EVENTS,
+	LOSS_MAP_DROPPED,
+	LOSS_STACKID_ERRORS,
+	LOSS_UNPARSABLE_LINES,
+	LOSS_INCOMPLETE_RECORDS,
+	LOSS_UNSYMBOLIZED_FRAMES,
+	LOSS_TRUNCATED_STACKS,
+	LOSS_OVER_TOTAL,
+	LOSS_MAPS_UNSAVED,
+	LOSS_MAP_FULL_WARNINGS,
+	LOSS_CAPTURES_CUT,
+	LOSS_NONSTACK_IGNORED,
+	LOSS_N
+};
+
+/* When an input cannot tell a counter, so that pprof writes "unknown". */
+enum loss_unknown {
+	LOSS_KNOWN,		/* always measured */
+	LOSS_IF_NO_LOSSES,	/* unknown when losses_unknown (folded text) */
+	LOSS_IF_NO_DROPS,	/* unknown when losses_unknown or drops_unknown */
+};
+
+struct loss_kind {
+	const char *key;	/* pprof comment key */
+	const char *one, *many;	/* the counted thing's noun */
+	/* the summary line's phrase, a printf format given the count (a
+	 * string) and "s" or "" by the count's plural; NULL: not in it */
+	const char *said;
+	bool loss;		/* samples lost or miscounted */
+	bool rare;		/* pprof writes it only when not 0 */
+	enum loss_unknown unknown;
+	size_t off;		/* its uint64_t in struct pf_counters */
+};
+
+extern const struct loss_kind loss_table[LOSS_N];
+
+/* The counter's value in c. */
+uint64_t loss_value(const struct pf_counters *c, enum loss_id id);
+/* The counter's noun for v: loss_table[id].one when v is 1, else many. */
+const char *loss_word(enum loss_id id, uint64_t v);
+/* True when pprof cannot tell counter id for the input c came from. */
+bool loss_unknown(const struct pf_counters *c, enum loss_id id);
+/* True when any counter with the loss flag is not 0 in c. */
+bool loss_any(const struct pf_counters *c);
+/* c's losses and marks, as "; N samples dropped by a full map (P%); ..."
+ * into buf (cut to size, always terminated; "" when none): the phrases
+ * (said) of full maps, samples past bpftrace's count, stack-id errors,
+ * lost events, map-full warnings, captures cut short, unparsable lines
+ * and incomplete records (together), unsymbolized frames and stacks at
+ * the depth limit.  Returns loss_any(c). */
+bool loss_summary(const struct pf_counters *c, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# t11-units: unit programs for collapse modules that every output and
+# capture relies on, checked case by case: the loss-counter table
+# (tests/unit/losses_test.c).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+unit_test losses_test losses_test.c -Wall -Wextra -Werror
