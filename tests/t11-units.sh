@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # t11-units: unit programs for collapse modules that every output and
 # capture relies on, checked case by case: the loss-counter table
-# (tests/unit/losses_test.c).
+# (tests/unit/losses_test.c) and the capture protocol
+# (tests/unit/protocol_test.c).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 unit_test losses_test losses_test.c -Wall -Wextra -Werror
+unit_test protocol_test protocol_test.c -Wall -Wextra -Werror

@@ -22,7 +22,7 @@ void rawcap_maps(struct rawcap *rc, struct sym_session *ss, int pid,
 	if (!rc->open || !ss)
 		return;
 	fprintf(rc->f.fp, "#maps %" PRIu64 "\n",
-		bt_pid_field((uint32_t)pid, image));
+		protocol_pid_field((uint32_t)pid, image));
 	sym_process_write_maps(ss, pid, image, rc->f.fp);
 	fputs("#endmaps\n", rc->f.fp);
 }

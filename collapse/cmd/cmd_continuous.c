@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "capture/child.h"
+#include "capture/protocol.h"
 #include "cmd/cli.h"
 #include "cmds.h"
 #include "cmd/loading.h"
@@ -462,12 +463,12 @@ static void feed(struct cont *x, const char *s, size_t len)
 			x->written + x->failed + 1);
 }
 
-static void feed_meta(struct cont *x, const char *k, const char *v)
+static void feed_meta(struct cont *x, enum protocol_meta k, const char *v)
 {
 	char line[4352];
-	int n = snprintf(line, sizeof(line), "#meta %s %s", k, v);
-	if (n > 0)
-		feed(x, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	size_t n = protocol_meta_line(line, sizeof(line), k, v);
+	if (n)
+		feed(x, line, n);
 }
 
 static int window_begin(struct cont *x)
@@ -485,20 +486,20 @@ static int window_begin(struct cont *x)
 	x->nsnap = 0;
 	x->snap_skipped = 0;
 	report_begin_input(&x->r, NULL);
-	feed(x, "# stackfold-capture 1", 21);
+	feed(x, PROTOCOL_HEADER, strlen(PROTOCOL_HEADER));
 	snprintf(buf, sizeof(buf), "%u", x->o.hz);
-	feed_meta(x, "hz", buf);
+	feed_meta(x, PROTOCOL_META_HZ, buf);
 	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
-	feed_meta(x, "start_ns", buf);
+	feed_meta(x, PROTOCOL_META_START_NS, buf);
 	if (x->host[0])
-		feed_meta(x, "host", x->host);
+		feed_meta(x, PROTOCOL_META_HOST, x->host);
 	if (x->kernel[0])
-		feed_meta(x, "kernel", x->kernel);
+		feed_meta(x, PROTOCOL_META_KERNEL, x->kernel);
 	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
 	if (v)
-		feed_meta(x, "bpftrace", v);
+		feed_meta(x, PROTOCOL_META_BPFTRACE, v);
 	v = getenv("STACKFOLD_CMDLINE");
-	feed_meta(x, "cmdline", v ? v : "stackfold continuous");
+	feed_meta(x, PROTOCOL_META_CMDLINE, v ? v : "stackfold continuous");
 	return 0;
 }
 
@@ -667,7 +668,7 @@ static int window_end(struct cont *x, bool at_eof)
 	uint64_t now = sf_clock_ns(CLOCK_REALTIME);
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, now - x->win_start_ns);
-	feed_meta(x, "duration_ns", buf);
+	feed_meta(x, PROTOCOL_META_DURATION_NS, buf);
 	struct report_input_stats st;
 	int ret = report_end_input(&x->r, &st);
 	char warn[SF_ERRLEN + 64];
@@ -702,8 +703,8 @@ static int window_end(struct cont *x, bool at_eof)
  * may carry an image, STACK tells an exec since the sample: bt_parse.h). */
 static void first_sample(struct cont *x, const char *s, size_t len)
 {
-	struct bt_pid_line pl;
-	if (!bt_pid_line(s, len, &pl))
+	struct protocol_pid pl;
+	if (!protocol_pid_line(s, len, &pl))
 		return;
 	int pid = (int)pl.pid;
 	/* fresh in the memo, and still the process snapshotted (a reused
@@ -717,23 +718,11 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 		return;
 	}
 	x->nsnap++;
-	/* an older image's line after a newer one's: not its map now */
-	if (sym_process_newer_known(x->ss, pid, pl.image) ||
-	    sym_process_snapshot(x->ss, pid, pl.image, pl.start_stack,
-				 NULL))
+	if (protocol_snapshot(x->ss, &pl))
 		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
 	else
 		loading_add(&x->loading, x->ss, pid, pl.image, false, false,
 			    sf_clock_ns(CLOCK_MONOTONIC));
-}
-
-/* bt/continuous.bt double-buffers: windows alternate between @stackfold
- * and @stackfold_b, with totals @stackfold_total and @stackfold_total_b,
- * which the parser holds against the samples of their own maps. */
-static bool starts(const char *s, size_t len, const char *p)
-{
-	size_t n = strlen(p);
-	return len >= n && memcmp(s, p, n) == 0;
 }
 
 static int err_line(void *ctx, const char *s, size_t len);
@@ -770,32 +759,36 @@ static void attached(struct cont *x)
 		return;
 	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
 	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
-	feed_meta(x, "start_ns", buf);
+	feed_meta(x, PROTOCOL_META_START_NS, buf);
 }
 
 /* bt_child_read()'s callback for bpftrace's stdout */
 static int out_line(void *ctx, const char *s, size_t len)
 {
 	struct cont *x = ctx;
-	if (starts(s, len, "#pid ")) {
+	switch (protocol_line(s, len)) {
+	case PROTOCOL_PID:
 		first_sample(x, s, len);
 		return 0;
-	}
-	if (starts(s, len, "#attached")) {
+	case PROTOCOL_ATTACHED:
 		x->ever_attached = true;
 		x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 		attached(x);
 		return 0;
-	}
-	if (len == 4 && starts(s, len, "#end")) {
+	case PROTOCOL_END:
 		x->ended = true;
 		return 0;
-	}
-	if (starts(s, len, "@stackfold_total")) {
+	case PROTOCOL_TOTAL:
 		x->bt.clock.flushes++;
 		return total_line(x, s, len);
+	default:
+		break;
 	}
-	if (starts(s, len, "@stackfold[") || starts(s, len, "@stackfold_b["))
+	/* bt/continuous.bt double-buffers: windows alternate between
+	 * @stackfold and @stackfold_b, with totals @stackfold_total and
+	 * @stackfold_total_b, which the parser holds against them */
+	int own = protocol_own_entry(s, len);
+	if (own == 2 || own == 1)
 		x->win_records++;
 	feed(x, s, len);
 	return 0;

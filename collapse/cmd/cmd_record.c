@@ -28,6 +28,7 @@
 #include "cmd/cli.h"
 #include "cmd/cmd_common.h"
 #include "capture/child.h"
+#include "capture/protocol.h"
 #include "cmd/loading.h"
 #include "capture/rawcap.h"
 #include "capture/stopsig.h"
@@ -104,17 +105,14 @@ static void loading_due(struct rec *x)
  * a process without one as this does (report_map_unsaved()). */
 static void first_sample(struct rec *x, const char *s, size_t len)
 {
-	struct bt_pid_line pl;
-	if (!bt_pid_line(s, len, &pl))
+	struct protocol_pid pl;
+	if (!protocol_pid_line(s, len, &pl))
 		return;	/* the parser counts it as unparsable */
 	int pid = (int)pl.pid;
 	struct sym_session *ss = report_session(&x->r, NULL);
 	if (ss && sym_process_current(ss, pid, pl.image))
 		return;	/* seen before a flush: its map is saved */
-	/* A line of an older image after a newer one's (per-CPU buffers
-	 * are read in turn): the process runs the newer program now. */
-	if (!ss || sym_process_newer_known(ss, pid, pl.image) ||
-	    sym_process_snapshot(ss, pid, pl.image, pl.start_stack, NULL)) {
+	if (protocol_snapshot(ss, &pl)) {
 		report_map_unsaved(&x->r, pl.pid, pl.image);
 		return;
 	}
@@ -123,7 +121,7 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 		    sf_clock_ns(CLOCK_MONOTONIC));
 }
 
-static void meta_line(struct rec *x, const char *k, const char *v);
+static void meta_line(struct rec *x, enum protocol_meta k, const char *v);
 
 /* The duration counts from attach time ("#attached", printed by the
  * program's BEGIN probe, which runs once every probe is attached), not
@@ -139,24 +137,29 @@ static void attached(struct rec *x)
 	 * the one written at set-up */
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, sf_clock_ns(CLOCK_REALTIME));
-	meta_line(x, "start_ns", buf);
+	meta_line(x, PROTOCOL_META_START_NS, buf);
 }
 
 /* bt_child_read()'s callback for bpftrace's stdout */
 static int out_line(void *ctx, const char *s, size_t len)
 {
 	struct rec *x = ctx;
-	if (len > 5 && memcmp(s, "#pid ", 5) == 0)
+	int in_print;
+	switch (protocol_line(s, len)) {
+	case PROTOCOL_PID:
 		first_sample(x, s, len);
-	else if (len >= 9 && memcmp(s, "#attached", 9) == 0)
+		break;
+	case PROTOCOL_ATTACHED:
 		attached(x);
-	else if (len == 8 && memcmp(s, "#flushed", 8) == 0)
+		break;
+	case PROTOCOL_FLUSHED:
 		x->bt.clock.flushes++, x->bt.clock.in_print = false;
-	else if (len > 13 && memcmp(s, "@stackfold_", 11) == 0)
-		/* "@stackfold_a[": print(@stackfold_a) has begun; its total,
-		 * printed after clear(@stackfold_a), says the clear is done */
-		x->bt.clock.in_print = s[12] == '[' &&
-				       (s[11] == 'a' || s[11] == 'b');
+		break;
+	default:
+		if ((in_print = protocol_in_print(s, len)) >= 0)
+			x->bt.clock.in_print = in_print;
+		break;
+	}
 	int ret = report_line(&x->r, s, len);
 	raw_line(x, s, len);
 	return ret;
@@ -352,12 +355,12 @@ static int loop(struct rec *x)
 	return st;
 }
 
-static void meta_line(struct rec *x, const char *k, const char *v)
+static void meta_line(struct rec *x, enum protocol_meta k, const char *v)
 {
 	char line[4352];
-	int n = snprintf(line, sizeof(line), "#meta %s %s", k, v);
-	if (n > 0)
-		out_line(x, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	size_t n = protocol_meta_line(line, sizeof(line), k, v);
+	if (n)
+		out_line(x, line, n);
 }
 
 static void meta_begin(struct rec *x, int argc, char **argv)
@@ -365,27 +368,27 @@ static void meta_begin(struct rec *x, int argc, char **argv)
 	char buf[4096];
 	struct utsname u;
 	x->start_ns = sf_clock_ns(CLOCK_REALTIME);
-	out_line(x, "# stackfold-capture 1", 21);
+	out_line(x, PROTOCOL_HEADER, strlen(PROTOCOL_HEADER));
 	snprintf(buf, sizeof(buf), "%u", x->c->hz ? x->c->hz : 99);
-	meta_line(x, "hz", buf);
+	meta_line(x, PROTOCOL_META_HZ, buf);
 	snprintf(buf, sizeof(buf), "%" PRIu64, x->start_ns);
-	meta_line(x, "start_ns", buf);
+	meta_line(x, PROTOCOL_META_START_NS, buf);
 	if (uname(&u) == 0) {
-		meta_line(x, "kernel", u.release);
-		meta_line(x, "host", u.nodename);
+		meta_line(x, PROTOCOL_META_KERNEL, u.release);
+		meta_line(x, PROTOCOL_META_HOST, u.nodename);
 	}
 	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
 	if (v)
-		meta_line(x, "bpftrace", v);
+		meta_line(x, PROTOCOL_META_BPFTRACE, v);
 	else if (bt_child_version(argv, buf, sizeof(buf)) == 0)
-		meta_line(x, "bpftrace", buf);
+		meta_line(x, PROTOCOL_META_BPFTRACE, buf);
 	const char *cmd = getenv("STACKFOLD_CMDLINE");
 	size_t off = 0;
 	buf[0] = 0;
 	for (int i = 0; !cmd && i < argc && off < sizeof(buf) - 1; i++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
 					i ? " " : "", argv[i]);
-	meta_line(x, "cmdline", cmd ? cmd : buf);
+	meta_line(x, PROTOCOL_META_CMDLINE, cmd ? cmd : buf);
 }
 
 /* How long samples were taken: attach to stop, at most the program's own
@@ -433,7 +436,7 @@ static int child_status(struct rec *x)
 		"the samples since its last flush are lost\n",
 		x->c->countdown && isatty(2) ? "\n" : "", how,
 		(double)capture_ns(x) / 1e9);
-	meta_line(x, "ended", how);
+	meta_line(x, PROTOCOL_META_ENDED, how);
 	x->cut = true;
 	return 0;
 }
@@ -470,7 +473,7 @@ static int finish(struct rec *x)
 {
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, capture_ns(x));
-	meta_line(x, "duration_ns", buf);
+	meta_line(x, PROTOCOL_META_DURATION_NS, buf);
 	struct report_input_stats st;
 	int end = report_end_input(&x->r, &st);
 	if (end == -EOVERFLOW || end == -ENOMEM) {	/* kept entries not added */

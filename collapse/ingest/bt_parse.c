@@ -61,21 +61,6 @@ struct bt_parser {
 	uint64_t since_total[3];
 };
 
-/* Which of stackfold's own maps NAME (with its '@') is, after STEM:
- * "_a" 0, "_b" 1, "" 2 (bt/profile.bt's double buffers, a single map);
- * -1 for any other. */
-static int own_map(const char *name, size_t len, const char *stem)
-{
-	size_t n = strlen(stem);
-	if (len < n || memcmp(name, stem, n))
-		return -1;
-	if (len == n)
-		return 2;
-	if (len == n + 2 && name[n] == '_' && (name[n + 1] == 'a' || name[n + 1] == 'b'))
-		return name[n + 1] - 'a';
-	return -1;
-}
-
 struct bt_parser *bt_parser_new(const struct bt_callbacks *cb)
 {
 	struct bt_parser *bp = calloc(1, sizeof(*bp));
@@ -92,11 +77,6 @@ void bt_parser_free(struct bt_parser *bp)
 	free(bp->frames);
 	free(bp->out);
 	free(bp);
-}
-
-int bt_own_map(const char *map, size_t len)
-{
-	return own_map(map, len, "@stackfold");
 }
 
 void bt_parser_add_own(struct bt_parser *bp, int own, uint64_t count)
@@ -476,7 +456,7 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 		.line = bp->rec_line,
 	};
 	bp->c.records++;
-	bt_parser_add_own(bp, bt_own_map(r.map, r.map_len), count);
+	bt_parser_add_own(bp, protocol_own_map(r.map, r.map_len), count);
 	if (bp->cb.record)
 		ret = bp->cb.record(bp->cb.ctx, &r);
 done:
@@ -539,8 +519,8 @@ static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
 	if (sf_parse_u64(s + neg, len - neg, &v)) {
 		if (!bp->has_pid) {
 			bp->has_pid = true;
-			bp->pid = bt_pid_of(v);
-			bp->image = bt_image_of(v);
+			bp->pid = protocol_pid_of(v);
+			bp->image = protocol_image_of(v);
 		} else if (!bp->has_tid) {
 			bp->has_tid = true;
 			bp->tid = (uint32_t)v;
@@ -728,52 +708,28 @@ static int record_line(struct bt_parser *bp, const char *s, size_t len)
 	return -EAGAIN;
 }
 
-bool bt_pid_line(const char *s, size_t len, struct bt_pid_line *out)
-{
-	const char *e = s + len;
-	if (!starts(s, len, "#pid "))
-		return false;
-	const char *p = skip_ws(s + 5, e), *q = p, *colon = NULL;
-	uint64_t v, stack = 0;
-	while (q < e && *q != ' ') {
-		if (*q == ':' && !colon)
-			colon = q;
-		q++;
-	}
-	const char *ve = colon ? colon : q;
-	if (!sf_parse_u64(p, (size_t)(ve - p), &v) || !bt_pid_of(v) ||
-	    bt_pid_of(v) > INT32_MAX ||
-	    (colon && !sf_parse_u64(colon + 1, (size_t)(q - colon - 1), &stack)))
-		return false;
-	q = skip_ws(q, e);
-	*out = (struct bt_pid_line){ .pid = bt_pid_of(v),
-				     .image = bt_image_of(v),
-				     .start_stack = stack, .comm = q,
-				     .comm_len = strip_nul_escapes(q, (size_t)(e - q)) };
-	return true;
-}
-
 static int directive(struct bt_parser *bp, const char *s, size_t len)
 {
 	const char *e = s + len;
-	if (starts(s, len, "#maps ")) {
+	enum protocol_line kind = protocol_line(s, len);
+	if (kind == PROTOCOL_MAPS) {
 		uint64_t pid;
 		const char *p = skip_ws(s + 6, e);
 		if (!sf_parse_u64(p, (size_t)(trim_end(p, e) - p), &pid)) {
 			bad_line(bp);
 			return 0;
 		}
-		bp->maps_pid = bt_pid_of(pid);
-		bp->maps_image = bt_image_of(pid);
+		bp->maps_pid = protocol_pid_of(pid);
+		bp->maps_image = protocol_image_of(pid);
 		bp->maps_line = bp->lineno;
 		bp->maps_nlines = 0;
 		bp->blen = 0;
 		bp->st = ST_MAPS;
 		return 0;
 	}
-	if (starts(s, len, "#pid ")) {
-		struct bt_pid_line pl;
-		if (!bt_pid_line(s, len, &pl)) {
+	if (kind == PROTOCOL_PID) {
+		struct protocol_pid pl;
+		if (!protocol_pid_line(s, len, &pl)) {
 			bad_line(bp);
 			return 0;
 		}
@@ -782,7 +738,7 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 						   pl.comm, pl.comm_len);
 		return 0;
 	}
-	if (starts(s, len, "#meta ")) {
+	if (kind == PROTOCOL_META) {
 		const char *k = skip_ws(s + 6, e), *ke = k;
 		while (ke < e && *ke != ' ')
 			ke++;
@@ -822,7 +778,7 @@ static int maps_line(struct bt_parser *bp, const char *s, size_t len)
 		bp->st = ST_IDLE;
 		return idle_line(bp, s, len);
 	}
-	if (starts(s, len, "#endmaps")) {
+	if (protocol_line(s, len) == PROTOCOL_ENDMAPS) {
 		int ret = 0;
 		if (bp->cb.maps)
 			ret = bp->cb.maps(bp->cb.ctx, bp->maps_pid,
@@ -849,7 +805,7 @@ static int scalar_line(struct bt_parser *bp, const char *s, size_t len,
 	 * double-buffered @stackfold_total_a / _b of bt/profile.bt, each
 	 * against the samples its map printed since its last total (per
 	 * flush: a flush's drops are not hidden by another's surplus) */
-	int own = own_map(s, (size_t)(colon - s), "@stackfold_total");
+	int own = protocol_own_total(s, (size_t)(colon - s));
 	if (own >= 0) {
 		if (!sf_parse_u64(v, vlen, &n) ||
 		    n > BT_MAX_COUNT - bp->c.total_reported) {

@@ -18,7 +18,7 @@
  * samples: ignored, except stackfold's own @stackfold_total counter).
  * Anything else is counted as unparsable, with its first line number kept.
  *
- * Directive lines (raw capture):   #meta KEY VALUE...
+ * Directive lines (raw capture, capture/protocol.h):   #meta KEY VALUE...
  *                                   #maps PID       ... #endmaps
  *                                   #pid PID COMM   (first sample of PID)
  * (PID there may carry an image too, as in keys.)
@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "base/util.h"
+#include "capture/protocol.h"
 
 enum bt_frame_kind {
 	BT_FRAME_ADDR,		/* raw address only */
@@ -117,13 +118,10 @@ struct bt_counters {
 
 struct bt_parser;
 
-/* Which of stackfold's own sample maps a record's map is: 0 @stackfold_a,
- * 1 @stackfold_b, 2 @stackfold; -1 for any other.  Their samples are
- * held against their total lines (@stackfold_total_a ...) in the
- * counters' total_dropped and total_over. */
-int bt_own_map(const char *map, size_t len);
-/* Count samples of own map OWN that reached the caller without the
- * parser (a record cache's hit); OWN -1 is ignored. */
+/* Count samples of own map OWN (protocol_own_map()) that reached the
+ * caller without the parser (a record cache's hit); OWN -1 is ignored.
+ * The samples of stackfold's own maps are held against their total lines
+ * (@stackfold_total_a ...) in the counters' total_dropped and total_over. */
 void bt_parser_add_own(struct bt_parser *bp, int own, uint64_t count);
 
 struct bt_parser *bt_parser_new(const struct bt_callbacks *cb);
@@ -150,27 +148,6 @@ bool bt_parser_idle(const struct bt_parser *bp);
 /* End of input: a record still open is counted as incomplete. */
 int bt_parser_finish(struct bt_parser *bp);
 const struct bt_counters *bt_parser_counters(const struct bt_parser *bp);
-/* Split a pid field: the pid (low half) and the image (high half); and
- * make one. */
-static inline uint32_t bt_pid_of(uint64_t v) { return (uint32_t)v; }
-static inline uint32_t bt_image_of(uint64_t v) { return (uint32_t)(v >> 32); }
-static inline uint64_t bt_pid_field(uint32_t pid, uint32_t image)
-{
-	return (uint64_t)image << 32 | pid;
-}
-
-/* A "#pid PID[:STACK] COMM" line, split: PID is a pid field (with its
- * image), STACK the process's start of stack at the sample (mm->start_stack,
- * see sym_process_snapshot(); absent in captures before it: 0).  The comm
- * points into the line, its trailing \x00 escapes dropped. */
-struct bt_pid_line {
-	uint32_t pid, image;	/* pid in 1..INT32_MAX */
-	uint64_t start_stack;	/* 0: not told */
-	const char *comm;
-	size_t comm_len;
-};
-/* Parse one; false when it is not a well-formed "#pid" line. */
-bool bt_pid_line(const char *s, size_t len, struct bt_pid_line *out);
 /* True when the line looks like bpftrace/capture output (for detecting
  * the input format from its first meaningful line). */
 bool bt_line_is_bpftrace(const char *line, size_t len);

@@ -88,7 +88,7 @@ static int defer_record(struct report *r, const struct bt_record *rec)
 static bool stack_map(struct report *r, uint32_t map)
 {
 	const char *name = map ? profile_str(&r->prof, map) : NULL;
-	return name && (strncmp(name, "@stackfold", 10) == 0 ||
+	return name && (protocol_own_stem(name) ||
 			u64map_find(&r->stack_maps, map));
 }
 
@@ -102,7 +102,7 @@ static int note_stack_map(struct report *r, const struct bt_record *rec)
 	if (!u64map_slot(&r->stack_maps, (uint64_t)map, &found))
 		return -ENOMEM;
 	/* a one-liner's maps (stackfold's own take turns: one capture) */
-	if (!found && strncmp(profile_str(&r->prof, (uint32_t)map), "@stackfold", 10))
+	if (!found && !protocol_own_stem(profile_str(&r->prof, (uint32_t)map)))
 		r->in.stack_maps++;
 	return 0;
 }
@@ -137,7 +137,7 @@ static int on_record(void *ctx, const struct bt_record *rec)
 	struct report *r = ctx;
 	r->last_sample = 0;
 	r->last_truncated = rec->maybe_truncated;
-	r->last_own = bt_own_map(rec->map, rec->map_len);
+	r->last_own = protocol_own_map(rec->map, rec->map_len);
 	if (!rec->had_stack || rec->empty_only)
 		return defer_record(r, rec);
 	if (note_stack_map(r, rec))
@@ -169,7 +169,7 @@ void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image)
 	if (!pid || (r->sym && sym_process_known(r->sym, (int)pid, image)))
 		return;	/* not a process, or its image has a map after all */
 	r->unsaved.valsz = 1;	/* a set: the value is not used */
-	if (u64map_slot(&r->unsaved, bt_pid_field(pid, image), &found) && found)
+	if (u64map_slot(&r->unsaved, protocol_pid_field(pid, image), &found) && found)
 		return;
 	r->prof.counters.maps_unsaved++;	/* out of memory: may count twice */
 }
@@ -213,31 +213,48 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 	struct pf_meta *m = &r->prof.meta;
 	uint64_t n = 0;
 	bool num = sf_parse_u64(v, vlen, &n);
-#define KEY(s) (klen == strlen(s) && memcmp(k, s, klen) == 0)
 	/* values pprof cannot carry (int64 nanoseconds, a period of at
 	 * least 1 ns) are left out, as if absent */
 	bool ns = num && n <= INT64_MAX;
-	if (KEY("hz") && num && n >= 1 && n <= 1000000000)
-		r->in.hz = n;
-	else if (KEY("start_ns") && ns)
-		r->in.start_ns = n;
-	else if (KEY("duration_ns") && ns)
-		r->in.duration_ns = n;
-	else if (KEY("bpftrace"))
+	switch (protocol_meta_key(k, klen)) {
+	case PROTOCOL_META_HZ:
+		if (num && n >= 1 && n <= 1000000000)
+			r->in.hz = n;
+		break;
+	case PROTOCOL_META_START_NS:
+		if (ns)
+			r->in.start_ns = n;
+		break;
+	case PROTOCOL_META_DURATION_NS:
+		if (ns)
+			r->in.duration_ns = n;
+		break;
+	case PROTOCOL_META_BPFTRACE:
 		meta_str(r, &m->bpftrace_version, v, vlen);
-	else if (KEY("kernel"))
+		break;
+	case PROTOCOL_META_KERNEL:
 		meta_str(r, &m->kernel_release, v, vlen);
-	else if (KEY("host"))
+		break;
+	case PROTOCOL_META_HOST:
 		meta_str(r, &m->hostname, v, vlen);
-	else if (KEY("cmdline"))
+		break;
+	case PROTOCOL_META_CMDLINE:
 		meta_str(r, &m->cmdline, v, vlen);
-	else if (KEY("lost") && num)
-		sf_sat_addto(&r->prof.counters.lost_events, n);
-	else if (KEY("stackid_errors") && num)
-		sf_sat_addto(&r->prof.counters.stackid_errors, n);
-	else if (KEY("ended"))	/* "signal 9": stackfold record's */
+		break;
+	case PROTOCOL_META_LOST:
+		if (num)
+			sf_sat_addto(&r->prof.counters.lost_events, n);
+		break;
+	case PROTOCOL_META_STACKID_ERRORS:
+		if (num)
+			sf_sat_addto(&r->prof.counters.stackid_errors, n);
+		break;
+	case PROTOCOL_META_ENDED:	/* "signal 9": stackfold record's */
 		r->prof.counters.captures_cut++;
-#undef KEY
+		break;
+	case PROTOCOL_META_UNKNOWN:
+		break;
+	}
 	return 0;
 }
 
@@ -417,7 +434,7 @@ static int folded_line(struct report *r, const char *s, size_t len)
 }
 
 /* reccache flags: the stack hit the depth limit; bits 1-2, the record's
- * own map (bt_own_map() + 1, 0 for none) */
+ * own map (protocol_own_map() + 1, 0 for none) */
 enum { HIT_TRUNCATED = 1, HIT_OWN_SHIFT = 1 };
 
 static int bt_feed(void *ctx, const char *line, size_t len)
@@ -484,9 +501,6 @@ bool report_between_records(const struct report *r)
 	return !r->bt || (!reccache_open(&r->rc) && bt_parser_idle(r->bt));
 }
 
-/* The first line of stackfold's raw capture (record, continuous). */
-#define CAPTURE_HEADER "# stackfold-capture "
-#define CAPTURE_HEADER_LEN (sizeof(CAPTURE_HEADER) - 1)
 
 /* Lines neither format's (a bpftrace program's printf text, as `bpftrace
  * -q` puts first) wait for one that tells, up to this many: then folded
@@ -574,8 +588,9 @@ static int decide(struct report *r, const char *line, size_t len)
 		r->nheld = r->held_lines = 0;
 		if (start_bpftrace(r))
 			return -ENOMEM;
-		r->capture = len >= CAPTURE_HEADER_LEN &&
-			memcmp(line, CAPTURE_HEADER, CAPTURE_HEADER_LEN) == 0;
+		r->capture = len >= strlen(PROTOCOL_HEADER_STEM) &&
+			memcmp(line, PROTOCOL_HEADER_STEM,
+			       strlen(PROTOCOL_HEADER_STEM)) == 0;
 		return 1;
 	}
 	bool fl = folded_like(line, len);

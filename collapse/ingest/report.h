@@ -103,7 +103,7 @@ struct report {
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */
 	bool last_truncated;	/* ... and whether its stack hit the limit */
-	int last_own;		/* ... and its map (bt_own_map()) */
+	int last_own;		/* ... and its map (protocol_own_map()) */
 	/* folded-looking lines without ';' before the format is known
 	 * (decide() in report.c): each its line number, a uint64_t, then
 	 * "LINE\n" */
@@ -126,7 +126,7 @@ struct report {
 				 * and counts them (record, continuous): the
 				 * "#pid" lines it feeds are not counted */
 	bool capture;		/* the current input is a raw capture */
-	struct u64map unsaved;	/* pid fields counted (bt_pid_field): a set */
+	struct u64map unsaved;	/* pid fields counted (protocol_pid_field): a set */
 	struct sf_err err;	/* last callback error */
 };
 

@@ -284,7 +284,7 @@ static bool may_refresh(struct resolver *r, uint32_t pid, uint32_t image)
 	bool found;
 	r->refreshed.valsz = sizeof(struct refreshed);
 	struct refreshed *f = u64map_slot(&r->refreshed,
-					  bt_pid_field(pid, image), &found);
+					  protocol_pid_field(pid, image), &found);
 	if (!f)
 		return false;
 	if (!found)
