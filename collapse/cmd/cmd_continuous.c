@@ -59,6 +59,7 @@
 #include "capture/child.h"
 #include "capture/protocol.h"
 #include "cmd/cli.h"
+#include "cmd/continuous_opts.h"
 #include "cmds.h"
 #include "cmd/loading.h"
 #include "capture/stopsig.h"
@@ -98,19 +99,6 @@
 #define STACKMAP_MIN_SAMPLES 200
 #define STACKMAP_RESTART_MIN 30
 
-struct copts {
-	const char *dir;
-	unsigned window, hz;
-	uint64_t max_size;	/* bytes, 0 = no cap */
-	uint64_t max_age;	/* seconds, 0 = no cap */
-	bool check;		/* --check: the options only, nothing run */
-	bool folded, quiet;
-	struct sym_opts so;
-	char **argv;		/* bpftrace command */
-	int watch_pids[CLI_MAX_WATCH];	/* --watch-pid: stop once every one */
-	unsigned nwatch;		/* of these has exited */
-};
-
 /* What the last snapshot of a pid was taken of. */
 struct seen {
 	int pid;
@@ -121,7 +109,7 @@ struct seen {
 
 
 struct cont {
-	struct copts o;
+	struct continuous_opts o;
 	struct sym_session *ss;	/* shared by every window */
 	uint64_t ss_snaps0;	/* stats.processes when ss was created */
 	uint64_t ss_freed;	/* snapshots freed since */
@@ -157,178 +145,6 @@ struct cont {
 	uint64_t watch_at;	/* monotonic ns of the last look at them */
 };
 
-
-/* ---- options ---------------------------------------------------------- */
-
-static void usage(FILE *out)
-{
-	fputs("usage: stackfold continuous -o DIR [OPTIONS] -- bpftrace ARGS...\n"
-	      "Consume a running bt/continuous.bt capture: one profile per window,\n"
-	      "DIR/YYYYMMDDTHHMMSSZ.pb.gz (window start, UTC), written atomically.\n"
-	      "Normally started by scripts/continuous.\n\n"
-	      "  -o, --dir DIR          where the windows go (created if missing)\n"
-	      "  -w, --window SECONDS   the capture's window length (metadata; 10)\n"
-	      "  -F, --hz HZ            the capture's sampling rate (metadata; 99)\n"
-	      "      --folded           also write DIR/STEM.folded (comm-PID frames)\n"
-	      "      --max-size SIZE    keep at most SIZE bytes of windows (K, M, G;\n"
-	      "                         default 1G; 0 = no cap), oldest removed first\n"
-	      "      --max-age DURATION remove windows older than this (s, m, h, d;\n"
-	      "                         default: no cap)\n"
-	      "      --dwarf            inline frames and source lines from DWARF\n"
-	      "                         (default: symbol tables only; more memory)\n"
-	      "      --no-cache, --cache-dir DIR  (as for record)\n"
-	      "      --watch-pid PID[,PID...]  stop (the window in progress\n"
-	      "                         written) once every one has exited\n"
-	      "  -q, --quiet            log only problems (default: one line a window)\n"
-	      "      --check            check the options and exit (0, or 1 with\n"
-	      "                         the usage error): nothing is run or written\n\n"
-	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
-	      "written); 1 usage; 3 bpftrace could not start; 4 DIR unusable, or\n"
-	      "out of memory; 130 a second SIGINT (the current window is lost).\n",
-	      out);
-}
-
-/* "512", "64K", "10M", "1G" (powers of 1024). */
-static bool parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno)
-		return false;
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'i' && end[1] == 'B')
-		end += 2;
-	else if (*end == 'B')
-		end++;
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
-/* "90", "90s", "15m", "6h", "7d". */
-static bool parse_duration(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || errno)
-		return false;
-	uint64_t mul = 1;
-	switch (*end) {
-	case 's': end++; break;
-	case 'm': mul = 60; end++; break;
-	case 'h': mul = 3600; end++; break;
-	case 'd': mul = 86400; end++; break;
-	}
-	if (*end || v > UINT64_MAX / mul)
-		return false;
-	*out = v * mul;
-	return true;
-}
-
-static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || v < lo || v > hi)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
-
-enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXAGE, OPT_NOCACHE, OPT_CACHEDIR,
-       OPT_NODWARF, OPT_DWARF, OPT_WATCH, OPT_CHECK };
-
-static const struct option long_opts[] = {
-	{ "dir", required_argument, NULL, 'o' },
-	{ "window", required_argument, NULL, 'w' },
-	{ "hz", required_argument, NULL, 'F' },
-	{ "folded", no_argument, NULL, OPT_FOLDED },
-	{ "max-size", required_argument, NULL, OPT_MAXSIZE },
-	{ "max-age", required_argument, NULL, OPT_MAXAGE },
-	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
-	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
-	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
-	{ "dwarf", no_argument, NULL, OPT_DWARF },
-	{ "watch-pid", required_argument, NULL, OPT_WATCH },
-	{ "check", no_argument, NULL, OPT_CHECK },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int bad_arg(const char *what, const char *arg)
-{
-	fprintf(stderr, "stackfold: continuous: bad %s '%s' (see --help)\n",
-		what, arg);
-	return EXIT_USAGE;
-}
-
-static int parse_one(struct copts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case 'o':
-		o->dir = arg;
-		return cli_output_len("continuous: ", "--output", arg);
-	case 'w': return parse_uint(arg, 1, 86400, &o->window) ? -1
-			: bad_arg("--window", arg);
-	case 'F': return parse_uint(arg, 1, 100000, &o->hz) ? -1
-			: bad_arg("--hz", arg);
-	case OPT_FOLDED: o->folded = true; return -1;
-	case OPT_MAXSIZE: return parse_size(arg, &o->max_size) ? -1
-			: bad_arg("--max-size", arg);
-	case OPT_MAXAGE: return parse_duration(arg, &o->max_age) ? -1
-			: bad_arg("--max-age", arg);
-	case OPT_NOCACHE: o->so.no_cache = true; return -1;
-	case OPT_CACHEDIR: o->so.cache_dir = arg; return -1;
-	case OPT_NODWARF: o->so.no_dwarf = true; return -1;
-	case OPT_DWARF: o->so.no_dwarf = false; return -1;
-	case OPT_WATCH:
-		return cli_parse_pids("--watch-pid", arg, o->watch_pids,
-				      &o->nwatch, CLI_MAX_WATCH);
-	case 'q': o->quiet = true; return -1;
-	case OPT_CHECK: o->check = true; return -1;
-	case 'h': usage(stdout); return EXIT_OK;
-	default: usage(stderr); return EXIT_USAGE;
-	}
-}
-
-static int parse_args(struct copts *o, int argc, char **argv)
-{
-	/* Symbol tables only by default: DWARF indexes (inline frames, lines)
-	 * cost an always-on profiler most of its memory and index time on a
-	 * machine that keeps running new binaries. */
-	*o = (struct copts){ .window = 10, .hz = 99, .max_size = 1ULL << 30,
-			     .so.no_dwarf = true, .so.dwarf_whole = true };
-	int opt;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:w:F:qh", long_opts, NULL)) != -1) {
-		if (opt == '?' || opt == ':')
-			return cli_getopt_error(opt, argv, "continuous: ");
-		int st = parse_one(o, opt, optarg);
-		if (st >= 0)
-			return st;
-	}
-	if (!o->dir) {
-		fprintf(stderr, "stackfold: continuous needs -o DIR\n");
-		return EXIT_USAGE;
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "stackfold: continuous needs a bpftrace command after --\n");
-		return EXIT_USAGE;
-	}
-	o->argv = argv + optind;
-	return -1;
-}
 
 /* ---- the directory (windir.h) ----------------------------------------- */
 
@@ -1053,7 +869,7 @@ int cmd_continuous(int argc, char **argv)
 {
 	struct cont x = { .bt = { .out.fd = -1, .err.fd = -1 },
 			  .watch = { .epfd = -1 } };
-	int st = parse_args(&x.o, argc, argv);
+	int st = continuous_opts_parse(&x.o, argc, argv);
 	if (st >= 0)
 		return st;
 	if (x.o.check)	/* scripts/continuous, before it touches DIR */

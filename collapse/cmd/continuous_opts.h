@@ -1,0 +1,32 @@
+/*
+ * continuous_opts.h - `stackfold continuous`'s options: parsed from its
+ * command line, checked, with their defaults.  The parser prints its usage
+ * and usage errors (a command front-end's part).
+ */
+#ifndef STACKFOLD_CMD_CONTINUOUS_OPTS_H
+#define STACKFOLD_CMD_CONTINUOUS_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmd/cli.h"
+#include "symbolizer.h"
+
+struct continuous_opts {
+	const char *dir;
+	unsigned window, hz;
+	uint64_t max_size;	/* bytes, 0 = no cap */
+	uint64_t max_age;	/* seconds, 0 = no cap */
+	bool check;		/* --check: the options only, nothing run */
+	bool folded, quiet;
+	struct sym_opts so;
+	char **argv;		/* bpftrace command */
+	int watch_pids[CLI_MAX_WATCH];	/* --watch-pid: stop once every one */
+	unsigned nwatch;		/* of these has exited */
+};
+
+/* Parse argv into *o (which borrows from argv).  -1 when the command is to
+ * run; else the exit status (EXIT_OK after --help, EXIT_USAGE). */
+int continuous_opts_parse(struct continuous_opts *o, int argc, char **argv);
+
+#endif
