@@ -99,11 +99,6 @@ static bool starts(const char *s, size_t len, const char *pfx)
 	return len >= n && memcmp(s, pfx, n) == 0;
 }
 
-static bool contains(const char *s, size_t len, const char *needle)
-{
-	return memmem(s, len, needle, strlen(needle)) != NULL;
-}
-
 static void bad_line(struct bt_parser *bp)
 {
 	bp->c.unparsable_lines++;
@@ -322,42 +317,6 @@ static void record_reset(struct bt_parser *bp)
 	bp->st = ST_IDLE;
 }
 
-/* Telling kernel from user stacks when frames are names without
- * addresses (one-liner text, symbolized by bpftrace).  Names only the
- * kernel has make a stack kernel wherever they are in it: its entry
- * points, syscall and interrupt paths. */
-static bool kernel_only_name(const char *s, size_t len)
-{
-	static const char *const pfx[] = {
-		"entry_SYSCALL", "do_syscall_64", "ret_from_fork",
-		"asm_sysvec_", "asm_exc_", "asm_common_interrupt",
-		"secondary_startup", "common_startup_64", "__x64_sys_",
-		"x64_sys_call", "sysvec_", "__sysvec_", "irq_exit",
-		"__irq_exit_rcu", "handle_softirqs", "__do_softirq",
-	};
-	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
-		if (starts(s, len, pfx[i]))
-			return true;
-	return false;
-}
-
-/* Kernel roots whose names a program may have too (a thread pool's
- * worker_thread, a kthread() of its own): kernel only as the stack's
- * outermost frame, so that a user stack through a function named
- * worker_thread stays user. */
-static bool kernel_root_name(const char *s, size_t len)
-{
-	static const char *const pfx[] = {
-		"kthread", "worker_thread", "smpboot_thread_fn",
-		"start_kernel", "x86_64_start_", "rest_init",
-		"cpu_startup_entry", "do_idle", "cpu_idle",
-	};
-	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
-		if (starts(s, len, pfx[i]))
-			return true;
-	return false;
-}
-
 /* x86-64's legacy vsyscall page, mapped into user space above the kernel
  * half ([vsyscall] in maps): a user stack's leaf can be there. */
 #define VSYSCALL_START 0xffffffffff600000ULL
@@ -378,9 +337,9 @@ static int part_side(const struct bt_parser *bp, const struct bt_part *pt)
 		if (!f->has_name)
 			continue;
 		const char *name = bp->buf + f->name_off;
-		if (kernel_only_name(name, f->name_len) ||
+		if (bt_kernel_only_name(name, f->name_len) ||
 		    (i + 1 == pt->first + pt->n &&	/* the root (leaf first) */
-		     kernel_root_name(name, f->name_len)))
+		     bt_kernel_root_name(name, f->name_len)))
 			side = 1;
 	}
 	return side;
@@ -850,39 +809,6 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 	return 0;
 }
 
-/* Never a record's lines (a comm may be "map full") nor a directive: the
- * test every line read takes, so kept inline and cheap. */
-static inline bool may_be_side(const char *s, size_t len)
-{
-	if (!len)
-		return false;
-	switch (s[0]) {
-	case '@': case '#': case ',': case ']': case ' ': case '\t':
-		return false;
-	}
-	return true;
-}
-
-enum bt_side bt_side_kind(const char *s, size_t len, uint64_t *lost)
-{
-	uint64_t n;
-	if (!may_be_side(s, len))
-		return BT_SIDE_NONE;
-	if (starts(s, len, "Lost ") && contains(s, len, " events")) {
-		const char *p = s + 5, *q = memchr(p, ' ', len - 5);
-		if (q && sf_parse_u64(p, (size_t)(q - p), &n)) {
-			if (lost)
-				*lost = n;
-			return BT_SIDE_LOST;
-		}
-	}
-	if (contains(s, len, "failed to look up stack id"))
-		return BT_SIDE_STACKID;
-	if (contains(s, len, "Map full") || contains(s, len, "map full"))
-		return BT_SIDE_MAP_FULL;
-	return BT_SIDE_NONE;
-}
-
 /* "START-END ...": a /proc/PID/maps line (hex, '-') */
 static bool maps_like(const char *s, size_t len)
 {
@@ -946,7 +872,7 @@ bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len)
 {
 	if (len && line[len - 1] == '\r')
 		len--;
-	if (!may_be_side(line, len) || !side_line(bp, line, len))
+	if (!bt_may_be_side(line, len) || !side_line(bp, line, len))
 		return false;
 	bp->lineno++;
 	return true;
@@ -957,7 +883,7 @@ int bt_parser_line(struct bt_parser *bp, const char *line, size_t len)
 	if (len && line[len - 1] == '\r')
 		len--;
 	bp->lineno++;
-	if (may_be_side(line, len) && side_line(bp, line, len))
+	if (bt_may_be_side(line, len) && side_line(bp, line, len))
 		return 0;
 	int ret;
 	switch (bp->st) {
@@ -996,15 +922,4 @@ int bt_parser_finish(struct bt_parser *bp)
 		bp->since_total[k] = 0;
 	}
 	return 0;
-}
-
-bool bt_line_is_bpftrace(const char *line, size_t len)
-{
-	return starts(line, len, "Attaching ") || starts(line, len, "@") ||
-	       starts(line, len, "#") || starts(line, len, "Lost ") ||
-	       starts(line, len, "ERROR") || starts(line, len, "WARNING") ||
-	       starts(line, len, "HINT") || starts(line, len, "Tracing ") ||
-	       contains(line, len, "failed to look up stack id") ||
-	       contains(line, len, "Map full") ||
-	       contains(line, len, "map full");
 }

@@ -35,6 +35,7 @@
 
 #include "base/util.h"
 #include "capture/protocol.h"
+#include "ingest/bt_lines.h"
 
 enum bt_frame_kind {
 	BT_FRAME_ADDR,		/* raw address only */
@@ -134,11 +135,6 @@ int bt_parser_line(struct bt_parser *bp, const char *line, size_t len);
  * counted (true), the record left as it was.  bt_parser_line() does this
  * first; a caller that looks at lines before the parser asks here. */
 bool bt_parser_side_line(struct bt_parser *bp, const char *line, size_t len);
-/* Which of those lines s is (no '\r' stripping, nothing counted): for a
- * capture sorting bpftrace's stderr; *lost (may be NULL) gets N of "Lost N
- * events". */
-enum bt_side { BT_SIDE_NONE, BT_SIDE_LOST, BT_SIDE_STACKID, BT_SIDE_MAP_FULL };
-enum bt_side bt_side_kind(const char *s, size_t len, uint64_t *lost);
 /* The line number of the line fed last (the next one is line + 1): for a
  * caller that does not feed every line (a record cache, blank lines
  * skipped before parsing began), so that line numbers stay the input's. */
@@ -148,8 +144,5 @@ bool bt_parser_idle(const struct bt_parser *bp);
 /* End of input: a record still open is counted as incomplete. */
 int bt_parser_finish(struct bt_parser *bp);
 const struct bt_counters *bt_parser_counters(const struct bt_parser *bp);
-/* True when the line looks like bpftrace/capture output (for detecting
- * the input format from its first meaningful line). */
-bool bt_line_is_bpftrace(const char *line, size_t len);
 
 #endif
