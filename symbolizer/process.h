@@ -1,27 +1,32 @@
 /*
  * process.h - process snapshots (internal to symbolizer/).
  *
- * Implements sym_process_snapshot(), sym_process_load_maps() and
- * sym_process_write_maps() from symbolizer.h, plus the lookups session.c
- * needs; the types live in symbolizer_priv.h.
+ * Implements sym_process_snapshot() and the lookups from symbolizer.h,
+ * plus the pid table that savedmaps.c (sym_process_load_maps(),
+ * sym_process_write_maps()) fills too; the types live in
+ * symbolizer_priv.h.
  *
- * Saved-maps text format (what sym_process_write_maps() writes):
- *   - the kept /proc/PID/maps lines, verbatim (except text remapped onto
- *     anonymous pages, written as the file mapping it replaced, see
- *     maps.h `remapped`), and `#remap START-HEX` after them for each
- *     such mapping, so that a reload still asks the JIT's perf map about
- *     addresses the file cannot name;
- *   - `#bid START-HEX BUILDID-HEX` for every mapping with a build-id;
- *   - `#main START-HEX` for the mapping of the process's executable;
- *   - `#starttime TICKS` and `#nspid PID`: identify the process (so files
- *     are reopened through /proc/PID only while it is the same process) and
- *     find its JIT perf map;
- *   - `#comm NAME`: the process's name (status Name:, escaped there).
- * Other lines starting with '#' are ignored, so the format can grow.
  */
 #ifndef SF_PROCESS_H
 #define SF_PROCESS_H
 
 #include "symbolizer_priv.h"
+
+/* A new snapshot of pid's image, empty; NULL when out of memory. */
+struct sym_process *process_new(int pid, uint32_t image);
+/* Insert p into the pid table, retiring an older snapshot of the same pid
+ * and image: 0 or -ENOMEM (p not taken). */
+int process_put(struct sym_session *s, struct sym_process *p);
+void process_free(struct sym_session *s, struct sym_process *p);
+/* Attach files to p's mappings.  bids: expected build-id per mapping
+ * (saved text) or NULL (live).  0 or a negative errno. */
+int process_attach_files(struct sym_session *s, struct sym_process *p,
+			 const char *const *bids);
+/* p's JIT perf map path (/tmp/perf-NSPID.map): 0 or -ENOMEM. */
+int process_set_pm_path(struct sym_session *s, struct sym_process *p);
+/* Warn once about p's malformed maps lines; at: where saved text came
+ * from (NULL: /proc/PID/maps, or unknown). */
+void process_warn_bad_lines(struct sym_session *s, struct sym_process *p,
+			    const char *what, const struct sym_origin *at);
 
 #endif
