@@ -4,30 +4,47 @@
  * Sets up the process's heap (sf_heap_hugepages) for all but continuous.
  */
 #include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cmds.h"
 #include "base/util.h"
 
+/* The subcommands, by name (as git's builtins).  long_running: runs for
+ * days under an RSS budget (continuous), so its heap stays on normal
+ * pages; every other command runs once, and faster on huge pages. */
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	bool long_running;
+} commands[] = {
+	{ "record", cmd_record, false },
+	{ "symbolize", cmd_symbolize, false },
+	{ "continuous", cmd_continuous, true },
+	{ "comments", cmd_comments, false },
+	{ "report", cmd_report, false },
+};
+
+/* The subcommand argv[1] names; NULL: none (the arguments are report's). */
+static const struct command *find_command(int argc, char **argv)
+{
+	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	/* the continuous mode runs for days under an RSS budget; every other
-	 * command runs once, and faster on huge pages */
-	if (argc < 2 || strcmp(argv[1], "continuous") != 0)
+	const struct command *cmd = find_command(argc, argv);
+	if (!cmd || !cmd->long_running)
 		sf_heap_hugepages();
 	/* SIGCHLD inherited as ignored (perl's $SIG{CHLD} = 'IGNORE', some
 	 * daemons' children): the kernel reaps bpftrace itself, waitpid()
 	 * fails, and a bpftrace killed by -9 read as one that exited 0 */
 	signal(SIGCHLD, SIG_DFL);
-	if (argc > 1 && strcmp(argv[1], "record") == 0)
-		return cmd_record(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "symbolize") == 0)
-		return cmd_symbolize(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "continuous") == 0)
-		return cmd_continuous(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "comments") == 0)
-		return cmd_comments(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return cmd_report(argc - 1, argv + 1);
+	if (cmd)
+		return cmd->run(argc - 1, argv + 1);
 	return cmd_report(argc, argv);
 }
