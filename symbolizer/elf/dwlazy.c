@@ -185,7 +185,7 @@ static bool open_src(const struct elf_index *x, struct dwlazy *z)
 		return false;
 	if (z->src_open)
 		return true;
-	if (elfidx_open_dwarf(z->fd, z->path, x->hdr->build_id, &z->o,
+	if (dwsrc_open(z->fd, z->path, x->hdr->build_id, &z->o,
 			      &z->src)) {
 		z->src_failed = true;
 		return false;
@@ -489,7 +489,7 @@ static int store_union(struct elf_index *x, struct dwlazy *z)
 	}
 	/* (a .dwo missing when the units were read leaves no cache dir) */
 	if (!rc && z->o.cache_dir &&
-	    elfidx_store(&z->o, x->hdr->key, blob, len))
+	    idxcache_put(&z->o, x->hdr->key, blob, len))
 		dwlazy_uncache(x);
 	if (!z->all)
 		free(blob);

@@ -361,16 +361,21 @@ void dwlazy_flush(struct elf_index *x);
 void dwlazy_uncache(struct elf_index *x);
 void dwlazy_free(struct elf_index *x);
 
-/* elfindex.c: store blob in o's cache dir under key.  0, or -errno after
- * reporting the failure through o->warn ("index not cached"). */
-int elfidx_store(const struct elfidx_opts *o, const char *key,
-		 const unsigned char *blob, size_t len);
-
-/* elfindex.c: open the DWARF of the ELF file readable through fd (its
- * own, else its separate debug file, looked for as elfidx_open does) into
- * src.  fd is not taken.  0, -ENOENT when there is none, -ENOMEM. */
-int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
-		      const struct elfidx_opts *o, struct dwsrc *src);
+/* dwsrc.c: open the DWARF of the ELF file readable through fd (its own,
+ * else its separate debug file, looked for as elfidx_open does) into src.
+ * fd is not taken.  0, -ENOENT when there is none, -ENOMEM. */
+int dwsrc_open(int fd, const char *path, const char *build_id,
+	       const struct elfidx_opts *o, struct dwsrc *src);
+/* dwsrc.c: the ELF file on fd, read with cmd (fd not taken; elf_end()
+ * it); NULL when it is no ELF file. */
+Elf *dwsrc_elf_open(int fd, Elf_Cmd cmd);
+/* dwsrc.c: has elf DWARF of its own (.debug_info, .zdebug_info)? */
+bool dwsrc_has_dwarf(Elf *elf);
+/* dwsrc.c: the DWARF source for a file: its own DWARF (own: on a dup of
+ * fd, so the source outlives the caller's Elf), else dbg (taken, with
+ * dbgfd).  0, -ENOENT, -ENOMEM. */
+int dwsrc_from(int fd, bool own, Elf *dbg, int dbgfd,
+	       const struct elfidx_opts *o, struct dwsrc *src);
 
 /* debuglink.c: the separate debug file of elf (build-id dirs, then
  * .gnu_debuglink with CRC check, then debuginfod), or NULL.  On success

@@ -44,32 +44,14 @@ static int build_id_hex(Elf *elf, char *hex, size_t hexsize)
 	return 0;
 }
 
-/* cmd: ELF_C_READ_MMAP_PRIVATE to read a file's tables, ELF_C_READ for a
- * few headers (only those are read, with pread: no mapping of the whole
- * file and no munmap, whose TLB shootdown was most of a snapshot's cost
- * for big libraries). */
-static Elf *elf_open_cmd(int fd, Elf_Cmd cmd)
-{
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, cmd, NULL);
-	if (elf && elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		return NULL;
-	}
-	return elf;
-}
 
-static Elf *elf_open_fd(int fd)
-{
-	return elf_open_cmd(fd, ELF_C_READ_MMAP_PRIVATE);
-}
 
 int elf_read_build_id(int fd, char *hex, size_t hexsize)
 {
 	if (hexsize < 41)
 		return -EINVAL;
 	hex[0] = '\0';
-	Elf *elf = elf_open_cmd(fd, ELF_C_READ);
+	Elf *elf = dwsrc_elf_open(fd, ELF_C_READ);
 	if (!elf)
 		return -EINVAL;
 	int rc = build_id_hex(elf, hex, hexsize);
@@ -392,24 +374,6 @@ static void lines_key(char *dst, const char *key, bool lines)
 	snprintf(dst, NKEY_LEN, "%s%s", key, lines ? "" : "-n");
 }
 
-static bool has_dwarf(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
-			return true;
-	}
-	return false;
-}
-
 /* Symbols: the file's .symtab; else the debug file's .symtab plus the
  * file's .dynsym; else .dynsym plus the MiniDebugInfo .symtab. */
 static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
@@ -436,42 +400,6 @@ static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
 	return rc;
 }
 
-/* The DWARF source for a file: its own DWARF (on a dup of fd, so the
- * source outlives elf), else dbg (taken, with dbgfd). */
-static int source_from(int fd, bool own, Elf *dbg, int dbgfd,
-		       const struct elfidx_opts *o, struct dwsrc *src)
-{
-	if (own) {
-		dbgfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		dbg = dbgfd >= 0 ? elf_open_fd(dbgfd) : NULL;
-		if (!dbg) {
-			if (dbgfd >= 0)
-				close(dbgfd);
-			return -ENOENT;
-		}
-	}
-	return dwarfidx_open(src, dbg, dbgfd, o->no_lines);
-}
-
-int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
-		      const struct elfidx_opts *o, struct dwsrc *src)
-{
-	struct idx_builder warnb = { 0 };
-	idxb_start(&warnb, o, build_id);
-	Elf *elf = elf_open_fd(fd), *dbg = NULL;
-	int dbgfd = -1, rc;
-
-	memset(src, 0, sizeof(*src));
-	if (!elf)
-		return -ENOENT;
-	bool own = has_dwarf(elf);
-	if (!own)
-		dbg = debuglink_open(elf, fd, path, build_id, &warnb, &dbgfd);
-	rc = own || dbg ? source_from(fd, own, dbg, dbgfd, o, src) : -ENOENT;
-	elf_end(elf);
-	return rc;
-}
-
 /*
  * Symbols, and the table of the DWARF's compile units: their rows and
  * scopes are read when a lookup first lands in them (dwlazy.c), so a cold
@@ -481,7 +409,7 @@ int elfidx_open_dwarf(int fd, const char *path, const char *build_id,
 static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 		 const struct elfidx_opts *o, struct dwsrc *src)
 {
-	bool own_dwarf = has_dwarf(elf);
+	bool own_dwarf = dwsrc_has_dwarf(elf);
 	Elf *dbg = NULL;
 	int dbgfd = -1;
 	int rc = elfsyms_phdrs(b, elf);
@@ -495,7 +423,7 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 	else	/* no DWARF, no lines to leave out: one entry for all */
 		b->flags &= ~(uint32_t)IDX_NO_LINES;
 	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
-		int r = source_from(fd, own_dwarf, dbg, dbgfd, o, src);
+		int r = dwsrc_from(fd, own_dwarf, dbg, dbgfd, o, src);
 		dbg = NULL;	/* taken */
 		if (!r)
 			r = dwarfidx_cus(b, src->dw);
@@ -593,7 +521,7 @@ static bool entry_poorer(const struct elf_index *idx, Elf *elf,
 		return true;
 	if (o->no_dwarf || (f & IDX_DEBUG_FOUND))
 		return false;
-	if (has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id) ||
+	if (dwsrc_has_dwarf(elf) || debuglink_buildid_exists(idx->hdr->build_id) ||
 	    debuglink_appeared(elf, path, idx->hdr->built_at))
 		return true;
 	/* Built without debug info while debuginfod is configured now:
@@ -662,18 +590,6 @@ static struct elf_index *open_cached(const struct elfidx_opts *o,
 	return NULL;
 }
 
-int elfidx_store(const struct elfidx_opts *o, const char *key,
-		 const unsigned char *blob, size_t len)
-{
-	struct sf_err e = { "" };
-	int rc = idxcache_store(o->cache_dir, key, blob, len,
-				o->cache_max_bytes, &e);
-
-	if (rc)
-		warn(o, "%s; index not cached", e.msg);
-	return rc;
-}
-
 /*
  * The cached index for key, or NULL.  An index without line tables
  * (no_lines; only of a file with DWARF) is stored under KEY-n, but one
@@ -714,7 +630,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 
 	if (!path)
 		path = "?";
-	Elf *elf = elf_open_fd(fd);
+	Elf *elf = dwsrc_elf_open(fd, ELF_C_READ_MMAP_PRIVATE);
 	if (!elf) {
 		sf_err_set(err, EINVAL, "cannot read '%s': not an ELF file",
 			   path);
@@ -731,7 +647,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 		idx = open_built(elf, fd, path, o, key, bid, err);
 		if (idx && o->cache_dir &&	/* under KEY or KEY-n */
 		    (idx->no_store ||
-		     elfidx_store(o, idx->hdr->key, idx->blob, idx->len)))
+		     idxcache_put(o, idx->hdr->key, idx->blob, idx->len)))
 			dwlazy_uncache(idx);
 	}
 	elf_end(elf);

@@ -300,3 +300,18 @@ int idxcache_store(const char *dir, const char *key,
 	evict(dir, name, max_bytes ? max_bytes : IDXCACHE_DEFAULT_MAX);
 	return 0;
 }
+
+int idxcache_put(const struct elfidx_opts *o, const char *key,
+		 const unsigned char *blob, size_t len)
+{
+	struct sf_err e = { "" };
+	int rc = idxcache_store(o->cache_dir, key, blob, len,
+				o->cache_max_bytes, &e);
+
+	if (rc && o->warn) {
+		char msg[SF_ERRLEN + 64];
+		snprintf(msg, sizeof(msg), "%s; index not cached", e.msg);
+		o->warn(o->warn_ctx, msg);
+	}
+	return rc;
+}

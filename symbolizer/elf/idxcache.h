@@ -41,6 +41,10 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 int idxcache_store(const char *dir, const char *key,
 		   const unsigned char *blob, size_t len, uint64_t max_bytes,
 		   struct sf_err *err);
+/* idxcache_store() into o's cache dir, under o's byte cap.  0, or -errno
+ * after reporting the failure through o->warn ("index not cached"). */
+int idxcache_put(const struct elfidx_opts *o, const char *key,
+		 const unsigned char *blob, size_t len);
 
 
 #endif
