@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ingest/report.h"
+#include "capture/protocol.h"
 #include "base/util.h"
 
 static bool named(const char *path, const char *name)
@@ -238,7 +238,7 @@ int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx)
 		return pipebuf_read(&b->err, "(a line past 16 MiB, left out)",
 				    fn, ctx);
 	b->clock.out_ns = sf_clock_ns(CLOCK_MONOTONIC);
-	return pipebuf_read(&b->out, REPORT_OVERLONG, fn, ctx);
+	return pipebuf_read(&b->out, PROTOCOL_OVERLONG, fn, ctx);
 }
 
 bool bt_child_done(const struct bt_child *b)

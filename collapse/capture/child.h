@@ -85,7 +85,7 @@ void bt_child_stop(struct bt_child *b);
  * readable), and call fn for every complete line, and for a last
  * unterminated one at end of file; a NUL byte reads as '?', as in
  * linereader.h.  A line of LR_MAX_LINE bytes or more is not held: once it
- * ends, fn gets REPORT_OVERLONG for it on stdout (an unparsable line),
+ * ends, fn gets PROTOCOL_OVERLONG for it on stdout (an unparsable line),
  * and a note saying so on stderr.  Returns 0, fn's first non-zero result,
  * or -ENOMEM. */
 int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx);

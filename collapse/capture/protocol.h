@@ -32,6 +32,9 @@
 #define PROTOCOL_HEADER PROTOCOL_HEADER_STEM "1"
 #define PROTOCOL_OWN_MAP "@stackfold"
 #define PROTOCOL_OWN_TOTAL "@stackfold_total"
+/* In place of a line too long to read: a line no format takes, so that a
+ * replay of a raw capture counts it as unparsable too. */
+#define PROTOCOL_OVERLONG "\x01"
 
 /* What a line is, by its start (a directive's arguments unchecked). */
 enum protocol_line {

@@ -624,7 +624,7 @@ int report_overlong_line(struct report *r)
 	/* a line no format takes: a control byte alone, which has no count
 	 * (folded text), no '@' or '#' (bpftrace text), and no indentation
 	 * that would make it a frame of an open record, which it breaks */
-	return report_line(r, REPORT_OVERLONG, 1);
+	return report_line(r, PROTOCOL_OVERLONG, 1);
 }
 
 /* Frames shown as module+0xOFF or [unknown], weighted by samples. */

@@ -163,9 +163,8 @@ void report_begin_input(struct report *r, const char *name);
 int report_line(struct report *r, const char *line, size_t len);
 /* A line too long to read (linereader.h's LR_MAX_LINE): counted as an
  * unparsable line, and it ends a record it falls in.  As report_line()
- * given REPORT_OVERLONG (a line no format takes), which a capture writes
- * in its place into a raw capture, so that a replay counts it too. */
-#define REPORT_OVERLONG "\x01"
+ * given PROTOCOL_OVERLONG (capture/protocol.h), which a capture writes in
+ * its place into a raw capture, so that a replay counts it too. */
 int report_overlong_line(struct report *r);
 /* Between two records of bpftrace text (or before any input): a block
  * written into the same stream now cannot split one. */
