@@ -146,7 +146,7 @@ static pid_t child_spawn(char **argv, int *out_fd, int *err_fd)
 }
 
 /* Lines of a pipe to fn, as bt_child_read() says; overlong: what fn gets
- * for a line past LR_MAX_LINE. */
+ * for a line past LINEREADER_MAX_LINE. */
 static int pipebuf_read(struct pipebuf *pb, const char *overlong,
 			bt_line_fn fn, void *ctx)
 {
@@ -179,7 +179,7 @@ static int pipebuf_read(struct pipebuf *pb, const char *overlong,
 	}
 	/* a line past the limit is dropped as it comes (memory stays
 	 * bounded), and reported once it ends */
-	if (pb->skipping || pb->len - start >= LR_MAX_LINE) {
+	if (pb->skipping || pb->len - start >= LINEREADER_MAX_LINE) {
 		pb->skipping = true;
 		start = pb->len;
 	}

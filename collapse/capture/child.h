@@ -20,7 +20,7 @@ struct pipebuf {
 	char *buf;
 	size_t len, cap;
 	bool eof;
-	bool skipping;		/* in a line past LR_MAX_LINE */
+	bool skipping;		/* in a line past LINEREADER_MAX_LINE */
 };
 
 /*
@@ -84,7 +84,7 @@ void bt_child_stop(struct bt_child *b);
 /* Read what stdout (err false) or stderr has, once (call when poll says
  * readable), and call fn for every complete line, and for a last
  * unterminated one at end of file; a NUL byte reads as '?', as in
- * linereader.h.  A line of LR_MAX_LINE bytes or more is not held: once it
+ * linereader.h.  A line of LINEREADER_MAX_LINE bytes or more is not held: once it
  * ends, fn gets PROTOCOL_OVERLONG for it on stdout (an unparsable line),
  * and a note saying so on stderr.  Returns 0, fn's first non-zero result,
  * or -ENOMEM. */

@@ -7,18 +7,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LR_BLOCK (1 << 20)
+#define LINEREADER_BLOCK (1 << 20)
 
-int lr_init(struct linereader *lr, int fd)
+int linereader_init(struct linereader *lr, int fd)
 {
 	memset(lr, 0, sizeof(*lr));
 	lr->fd = fd;
-	lr->cap = LR_BLOCK;
+	lr->cap = LINEREADER_BLOCK;
 	lr->buf = malloc(lr->cap);
 	return lr->buf ? 0 : -ENOMEM;
 }
 
-void lr_release(struct linereader *lr)
+void linereader_release(struct linereader *lr)
 {
 	free(lr->buf);
 	lr->buf = NULL;
@@ -26,7 +26,7 @@ void lr_release(struct linereader *lr)
 
 /* Make room for another block: move the partial line to the front, grow
  * the buffer when the line fills it. */
-static int lr_fill(struct linereader *lr, volatile int *stop)
+static int linereader_fill(struct linereader *lr, volatile int *stop)
 {
 	if (lr->start > 0) {
 		memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
@@ -56,8 +56,8 @@ static int lr_fill(struct linereader *lr, volatile int *stop)
 	}
 }
 
-int lr_next(struct linereader *lr, const char **line, size_t *len,
-	    volatile int *stop)
+int linereader_next(struct linereader *lr, const char **line, size_t *len,
+		    volatile int *stop)
 {
 	for (;;) {
 		char *s = lr->buf + lr->start;
@@ -85,11 +85,11 @@ int lr_next(struct linereader *lr, const char **line, size_t *len,
 			}
 			return 1;
 		}
-		if (lr->end - lr->start >= LR_MAX_LINE || lr->skipping) {
+		if (lr->end - lr->start >= LINEREADER_MAX_LINE || lr->skipping) {
 			lr->skipping = true;	/* drop what it has so far */
 			lr->start = lr->end;
 		}
-		int ret = lr_fill(lr, stop);
+		int ret = linereader_fill(lr, stop);
 		if (ret)
 			return ret;
 	}

@@ -1,7 +1,7 @@
 /*
  * linereader.h - fast line reader over a file descriptor: reads large
  * blocks and splits on '\n' with memchr.  Memory is bounded by the longest
- * line, itself bounded by LR_MAX_LINE (a longer one is skipped, never
+ * line, itself bounded by LINEREADER_MAX_LINE (a longer one is skipped, never
  * held: a binary file or /dev/zero as input costs no more), not by the
  * input size.  A final line without '\n' is returned too.  A NUL byte
  * reads as '?' (names are C strings further on): one memchr() a block
@@ -15,23 +15,23 @@
 
 /* Longer lines are skipped: bpftrace's are short, and a folded line of
  * 127 frames of long C++ names is under 1 MiB. */
-#define LR_MAX_LINE (16u << 20)
+#define LINEREADER_MAX_LINE (16u << 20)
 
 struct linereader {
 	int fd;			/* not owned */
 	char *buf;
 	size_t cap, start, end;
 	bool eof;
-	bool skipping;		/* in a line past LR_MAX_LINE */
+	bool skipping;		/* in a line past LINEREADER_MAX_LINE */
 };
 
-int lr_init(struct linereader *lr, int fd);	/* 0 or -ENOMEM */
-void lr_release(struct linereader *lr);
+int linereader_init(struct linereader *lr, int fd);	/* 0 or -ENOMEM */
+void linereader_release(struct linereader *lr);
 /* 1 and the line (without '\n', valid until the next call), 2 for a line
- * longer than LR_MAX_LINE (skipped: *line and *len not set), 0 at end of
+ * longer than LINEREADER_MAX_LINE (skipped: *line and *len not set), 0 at end of
  * input, or a negative errno on a read error (EINTR is retried unless
  * *stop is set by a signal handler; pass NULL if unused). */
-int lr_next(struct linereader *lr, const char **line, size_t *len,
-	    volatile int *stop);
+int linereader_next(struct linereader *lr, const char **line, size_t *len,
+		    volatile int *stop);
 
 #endif

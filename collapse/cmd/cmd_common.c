@@ -25,11 +25,11 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	struct linereader lr;
 	const char *line;
 	size_t len;
-	int ret = lr_init(&lr, fd);
+	int ret = linereader_init(&lr, fd);
 	report_begin_input(r, name);
-	while (!ret && (ret = lr_next(&lr, &line, &len, stop)) > 0)
+	while (!ret && (ret = linereader_next(&lr, &line, &len, stop)) > 0)
 		ret = ret == 1 ? report_line(r, line, len) : report_overlong_line(r);
-	lr_release(&lr);
+	linereader_release(&lr);
 	if (!is_stdin)
 		close(fd);
 	if (ret == -EAGAIN && r->svg)

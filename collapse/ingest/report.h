@@ -161,7 +161,7 @@ void report_begin_input(struct report *r, const char *name);
  * as the folded output writes control bytes).  0 or a negative errno
  * (-ENOMEM). */
 int report_line(struct report *r, const char *line, size_t len);
-/* A line too long to read (linereader.h's LR_MAX_LINE): counted as an
+/* A line too long to read (linereader.h's LINEREADER_MAX_LINE): counted as an
  * unparsable line, and it ends a record it falls in.  As report_line()
  * given PROTOCOL_OVERLONG (capture/protocol.h), which a capture writes in
  * its place into a raw capture, so that a replay counts it too. */
