@@ -18,7 +18,7 @@
 #include "output/out.h"
 #include "model/profile.h"
 #include "ingest/reccache.h"
-#include "ingest/resolve.h"
+#include "ingest/resolver.h"
 #include "symbolizer.h"
 
 /* The words for -EOVERFLOW from report_line(), report_end_input() and the

@@ -199,7 +199,7 @@ static int build_mapping(struct pp_ctx *c, Perftools__Profiles__Mapping *o,
 		fname = pp_cstr(c, PP_KERNEL_NAME);
 		/* the writer's own lines: the kernel symbols the input named */
 		o->has_functions = c->kmap_has_functions;
-		if (c->kmap_addr) {	/* the kernel half, as resolve.c */
+		if (c->kmap_addr) {	/* the kernel half, as resolver.c */
 			o->memory_start = PP_KERNEL_START;
 			o->memory_limit = UINT64_MAX;
 		}

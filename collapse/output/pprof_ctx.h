@@ -18,7 +18,7 @@
 #define PP_KERNEL_NAME "[kernel.kallsyms]"
 #define PP_NO_MAP UINT32_MAX	/* maps[] entry: the synthetic kernel mapping */
 #define PP_KERNEL_START 0xffff800000000000ULL	/* its range when it carries
-						 * addresses (resolve.c's) */
+						 * addresses (resolver.c's) */
 /* pprof's readers drop samples without locations (go tool pprof loses
  * them from every total), so an empty stack gets this one frame. */
 #define PP_NO_STACK "[no stack]"

@@ -1,5 +1,5 @@
 /*
- * resolve.h - turn parsed records (bt_parse.h) and folded lines into
+ * resolver.h - turn parsed records (bt_parse.h) and folded lines into
  * profile samples, symbolizing raw addresses through a sym_session.
  *
  * Each unique frame is resolved once: raw addresses are cached per
@@ -8,8 +8,8 @@
  * module+0xOFF or [unknown]) and are counted in the profile's
  * unsymbolized_frames counter.  Nothing here prints or exits.
  */
-#ifndef SF_RESOLVE_H
-#define SF_RESOLVE_H
+#ifndef SF_RESOLVER_H
+#define SF_RESOLVER_H
 
 #include <stdbool.h>
 

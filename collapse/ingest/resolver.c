@@ -1,5 +1,5 @@
-/* resolve.c - records to profile samples; see resolve.h. */
-#include "ingest/resolve.h"
+/* resolver.c - records to profile samples; see resolver.h. */
+#include "ingest/resolver.h"
 
 #include "capture/child.h"
 #include "model/fold.h"
