@@ -1,5 +1,5 @@
 /*
- * elfidx_priv.h - internals shared by elfindex.c, idxcache.c, dwarf.c,
+ * elfidx_priv.h - internals shared by elfindex.c, idxcache.c, dwarfidx.c,
  * debuglink.c and demangle.c.  Not for use outside symbolizer/elf*.
  *
  * An index is one flat, position-independent blob (struct idx_hdr followed
@@ -306,7 +306,7 @@ int elfsyms_phdrs(struct idx_builder *b, Elf *elf);
 bool elfsyms_has_symtab(Elf *elf);
 
 /*
- * dwarf.c: an open DWARF source.  dwarfidx_open() takes elf and fd (the
+ * dwarfidx.c: an open DWARF source.  dwarfidx_open() takes elf and fd (the
  * file holding the DWARF; both closed by dwarfidx_close(), also on
  * failure), decompresses its debug sections and opens libdw on them.
  * 0, -ENOENT when it has no usable DWARF, -ENOMEM.
@@ -330,12 +330,12 @@ void dwarfidx_close(struct dwsrc *s);	/* zeroed: closing twice is fine */
  * mapping: pages past a new, shorter end would kill the process with
  * SIGBUS, and the same size read new bytes for the old unit table. */
 bool dwarfidx_changed(const struct dwsrc *s);
-/* dwarf.c: the unit table (b->cus, all done = 0; b->eager: units with
+/* dwarfidx.c: the unit table (b->cus, all done = 0; b->eager: units with
  * rows or scopes but no address range) and what the DWARF can give
  * (IDX_HAS_FILES, IDX_HAS_LINES, IDX_HAS_INLINE in b->flags).
  * 0 or -ENOMEM. */
 int dwarfidx_cus(struct idx_builder *b, Dwarf *dw);
-/* dwarf.c: line tables and inline scopes of the units at DIE offsets
+/* dwarfidx.c: line tables and inline scopes of the units at DIE offsets
  * offs[0..n) into b.  0, -ENOMEM, or
  * -ESTALE when an offset is not a unit of dw (the table came from other
  * DWARF). */

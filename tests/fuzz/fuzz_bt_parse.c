@@ -22,7 +22,7 @@
 #include "ingest/bt_parse.h"
 #include "model/fold.h"
 #include "model/profile.h"
-#include "ingest/resolve.h"
+#include "ingest/resolver.h"
 
 struct ctx {
 	struct profile prof;

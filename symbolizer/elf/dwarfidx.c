@@ -1,5 +1,5 @@
 /*
- * dwarf.c - DWARF (through libdw) into an idx_builder: every line-table row
+ * dwarfidx.c - DWARF (through libdw) into an idx_builder: every line-table row
  * and the tree of subprograms and inlined subroutines, flattened into
  * non-overlapping address segments, so a lookup needs no DWARF at all.
  *
