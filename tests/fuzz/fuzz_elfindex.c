@@ -1,6 +1,6 @@
 /*
  * fuzz_elfindex.c - libFuzzer target for the per-file symbol index
- * (symbolizer/elf/elfindex.c, elfsyms.c, dwarfidx.c, debuglink.c, elfblob.c),
+ * (symbolizer/elf/elfindex.c, elfsyms.c, dwarfidx.c, debuglink.c, idxblob.c),
  * modelled on oss-fuzz's elfutils fuzz-libdwfl.c: "build the ELF index,
  * then look up N addresses".
  *

@@ -1,5 +1,5 @@
 /*
- * elfblob.c - the index blob: building it (struct idx_builder), freezing it
+ * idxblob.c - the index blob: building it (struct idx_builder), freezing it
  * into flat bytes, and validating flat bytes back into a struct elf_index.
  * See elfidx_priv.h for the layout.
  */
