@@ -19,7 +19,7 @@ static char *demangle_raw(const char *name)
 
 /* A PLT stub's synthesized name (elfplt.c) keeps its suffix, as perf
  * prints it: std::__throw_length_error(char const*)@plt. */
-char *sf_demangle(const char *name)
+char *demangle_name(const char *name)
 {
 	size_t n = name ? strlen(name) : 0;
 	if (n <= 4 || strcmp(name + n - 4, "@plt"))
@@ -37,14 +37,14 @@ char *sf_demangle(const char *name)
 
 /* --- demangled at lookup --- */
 
-struct dmcache {
+struct demangle_cache {
 	struct u64map ids;	/* name offset + 1 -> uint32_t id in strs */
 	struct strtab strs;
 };
 
-struct dmcache *dmcache_new(void)
+struct demangle_cache *demangle_cache_new(void)
 {
-	struct dmcache *c = calloc(1, sizeof(*c));
+	struct demangle_cache *c = calloc(1, sizeof(*c));
 	if (c && strtab_init(&c->strs)) {
 		free(c);
 		return NULL;
@@ -54,7 +54,7 @@ struct dmcache *dmcache_new(void)
 	return c;
 }
 
-void dmcache_free(struct dmcache *c)
+void demangle_cache_free(struct demangle_cache *c)
 {
 	if (!c)
 		return;
@@ -63,7 +63,8 @@ void dmcache_free(struct dmcache *c)
 	free(c);
 }
 
-const char *dmcache_name(struct dmcache *c, const char *strs, uint32_t off)
+const char *demangle_cache_name(struct demangle_cache *c, const char *strs,
+				uint32_t off)
 {
 	const char *raw = strs + off;
 	bool found;
@@ -73,7 +74,7 @@ const char *dmcache_name(struct dmcache *c, const char *strs, uint32_t off)
 	    !(id = u64map_slot(&c->ids, (uint64_t)off + 1, &found)))
 		return raw;
 	if (!found) {
-		char *dm = sf_demangle(raw);
+		char *dm = demangle_name(raw);
 		int64_t n = strtab_intern_cstr(&c->strs, dm ? dm : raw);
 		free(dm);
 		*id = n < 0 ? UINT32_MAX : (uint32_t)n;

@@ -170,7 +170,7 @@ struct idx_node {
 	})
 
 struct dwlazy;
-struct dmcache;
+struct demangle_cache;
 
 /* The opened index: a validated blob plus typed views into it. */
 struct elf_index {
@@ -193,7 +193,7 @@ struct elf_index {
 	bool no_demangle;
 	bool no_store;		/* built without a .dwo: not to be cached */
 	struct dwlazy *lazy;	/* owned; NULL unless IDX_DWARF_LAZY */
-	struct dmcache *dm;	/* owned; NULL unless IDX_SYMS_RAW */
+	struct demangle_cache *dm;	/* owned; NULL unless IDX_SYMS_RAW */
 };
 
 /*
@@ -264,20 +264,21 @@ int idx_attach(struct elf_index *idx, unsigned char *blob, size_t len,
 
 /* demangle.c: malloc'd demangled C++/Rust name, or NULL if not mangled
  * (or the demangler is unavailable). */
-char *sf_demangle(const char *name);
+char *demangle_name(const char *name);
 
 /*
  * demangle.c: symbol names demangled when first looked up rather than
  * when indexed.  A C++ library's table holds 100,000 names of which a
  * profile shows a few dozen, and demangling them all was most of indexing
- * it.  dmcache_new() returns NULL on ENOMEM (names then stay raw);
- * dmcache_name() returns the demangled form of the string at strs+off
- * (owned by the cache, valid until dmcache_free()), or that string itself
- * when it is not mangled or memory runs out.
+ * it.  demangle_cache_new() returns NULL on ENOMEM (names then stay
+ * raw); demangle_cache_name() returns the demangled form of the string at
+ * strs+off (owned by the cache, valid until demangle_cache_free()), or
+ * that string itself when it is not mangled or memory runs out.
  */
-struct dmcache *dmcache_new(void);
-const char *dmcache_name(struct dmcache *c, const char *strs, uint32_t off);
-void dmcache_free(struct dmcache *c);	/* NULL is fine */
+struct demangle_cache *demangle_cache_new(void);
+const char *demangle_cache_name(struct demangle_cache *c, const char *strs,
+				uint32_t off);
+void demangle_cache_free(struct demangle_cache *c);	/* NULL is fine */
 
 /* elfsyms.c: function symbols of elf (and of extra, e.g. the
  * .gnu_debugdata symtab, when not NULL) into b->syms, sorted and

@@ -184,7 +184,7 @@ static void set_sym_name(const struct elf_index *x, struct sym_frame *f,
 	if (x->no_demangle)
 		f->name = f->system_name;
 	else if (x->hdr->flags & IDX_SYMS_RAW)
-		f->name = dmcache_name(x->dm, x->strs, sym->sysname);
+		f->name = demangle_cache_name(x->dm, x->strs, sym->sysname);
 	else
 		f->name = x->strs + sym->name;
 }
@@ -335,7 +335,7 @@ void elfidx_free(struct elf_index *idx)
 	if (!idx)
 		return;
 	dwlazy_free(idx);
-	dmcache_free(idx->dm);
+	demangle_cache_free(idx->dm);
 	idx_release_blob(idx);
 	free(idx);
 }
@@ -654,6 +654,6 @@ struct elf_index *elfidx_open(int fd, const char *path,
 	if (idx)
 		idx->no_demangle = o->no_demangle;
 	if (idx && !o->no_demangle && (idx->hdr->flags & IDX_SYMS_RAW))
-		idx->dm = dmcache_new();	/* NULL: names stay raw */
+		idx->dm = demangle_cache_new();	/* NULL: names stay raw */
 	return idx;
 }

@@ -65,7 +65,7 @@ int idxb_name(struct idx_builder *b, const char *raw, uint32_t *name,
 		*name = b->dm[sys] - 1;
 		return 0;
 	}
-	char *dm = sf_demangle(raw);
+	char *dm = demangle_name(raw);
 	int64_t id = dm ? idxb_str(b, dm) : sys;
 	free(dm);
 	if (id < 0)

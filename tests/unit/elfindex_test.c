@@ -10,7 +10,7 @@
  *   elfindex_test buildid FILE      elf_read_build_id(); exit 0/1/2
  *   elfindex_test off2vaddr FILE OFF   file offset -> ELF vaddr (hex)
  *   elfindex_test lookup FILE ADDR  reason, nframes and frames
- *   elfindex_test demangle NAME     sf_demangle(), or "(raw)"
+ *   elfindex_test demangle NAME     demangle_name(), or "(raw)"
  *   elfindex_test arenas FILE       open the index with no cache and print
  *       "arenas_added=N": the malloc arenas glibc made meanwhile (a
  *       thread's first malloc makes one, a fresh 64 MiB heap)
@@ -169,7 +169,7 @@ static int cmd_lookup(char **argv)
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "demangle")) {
-		char *d = sf_demangle(argv[2]);
+		char *d = demangle_name(argv[2]);
 		printf("%s\n", d ? d : "(raw)");
 		free(d);
 		return 0;
