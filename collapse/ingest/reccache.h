@@ -68,7 +68,7 @@ size_t reccache_lines(const struct reccache *rc);
 void reccache_discard(struct reccache *rc);
 /* True while an entry is open (at end of input: a truncated entry, to be
  * replayed so the parser can count it). */
-static inline bool reccache_open(const struct reccache *rc)
+static inline bool reccache_entry_open(const struct reccache *rc)
 {
 	return rc->open;
 }

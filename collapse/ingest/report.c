@@ -498,7 +498,7 @@ static int bt_line(struct report *r, const char *line, size_t len)
 
 bool report_between_records(const struct report *r)
 {
-	return !r->bt || (!reccache_open(&r->rc) && bt_parser_idle(r->bt));
+	return !r->bt || (!reccache_entry_open(&r->rc) && bt_parser_idle(r->bt));
 }
 
 
@@ -679,7 +679,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 	}
 	if (r->bt) {
 		int ret = 0;
-		if (reccache_open(&r->rc)) {	/* truncated entry */
+		if (reccache_entry_open(&r->rc)) {	/* truncated entry */
 			sync_line(r, reccache_lines(&r->rc));
 			ret = reccache_replay(&r->rc, bt_feed, r);
 			reccache_discard(&r->rc);
