@@ -56,10 +56,19 @@ static int jit_open(struct sym_session *s, const struct sym_process *p)
 	char rel[80];
 	int fd = -1;
 	snprintf(rel, sizeof(rel), "root%s", p->pm_path);
+	struct stat st;
+	/* the process writes its perf map where it likes: a FIFO there
+	 * would block an open for reading */
 	if (procfs_same_process(p->pid, p->starttime))
-		fd = procfs_open(p->pid, rel);
-	if (fd < 0 && p->nspid == p->pid)
-		fd = open(p->pm_path, O_RDONLY | O_CLOEXEC);
+		fd = procfs_open_untrusted(p->pid, rel, &st);
+	if (fd < 0 && fd != -SF_ENOTREG && p->nspid == p->pid)
+		fd = sf_open_untrusted(p->pm_path, &st);
+	if (fd == -SF_ENOTREG) {
+		sf_limits_count(&s->limits, SF_REFUSED_TYPE);
+		sym_warn(s, "perf map '%s' of process %d is %s, not a regular "
+			 "file: not read", p->pm_path, p->pid,
+			 sf_file_kind(st.st_mode));
+	}
 	if (fd >= 0 && jit_stale(s, p, fd)) {
 		sym_warn(s, "perf map '%s' is older than process %d: an "
 			 "earlier process's, not read", p->pm_path, p->pid);

@@ -62,7 +62,9 @@ static int session_init(struct sym_session *s, const struct sym_opts *opts)
 		.cache_max_bytes = s->opts.cache_max_bytes,
 		.warn = sym_warn_cb,
 		.warn_ctx = s,
+		.limits = &s->limits,
 	};
+	sf_limits_init(&s->limits);
 	int rc = strtab_init(&s->strs);
 	if (!rc)
 		rc = strtab_init(&s->warn_seen);
@@ -108,6 +110,11 @@ void sym_session_free(struct sym_session *s)
 void sym_session_stats(const struct sym_session *s, struct sym_stats *out)
 {
 	*out = s->stats;
+	out->files_refused =
+		__atomic_load_n(&s->limits.refused_type, __ATOMIC_RELAXED) +
+		__atomic_load_n(&s->limits.refused_place, __ATOMIC_RELAXED);
+	out->bounds_refused =
+		__atomic_load_n(&s->limits.refused_bound, __ATOMIC_RELAXED);
 }
 
 const char *sym_reason_str(enum sym_reason r)

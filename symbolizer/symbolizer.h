@@ -296,6 +296,10 @@ struct sym_stats {
 	uint64_t processes, files_pinned, files_mismatched;
 	uint64_t refreshes;	/* sym_process_refresh() snapshots taken */
 	uint64_t bad_maps_lines;
+	/* files not read because they are not regular files, or (.dwo) not
+	 * in a place they may come from; and files or sections refused past
+	 * a size bound (docs/security.md).  Each is also a warning. */
+	uint64_t files_refused, bounds_refused;
 };
 void sym_session_stats(const struct sym_session *s, struct sym_stats *out);
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/untrusted.h"
 #include "elf/elfindex.h"
 #include "elf/filetab.h"
 #include "proc/kallsyms.h"
@@ -62,6 +63,7 @@ struct sym_session {
 	char *cache_dir;	/* NULL: no cache */
 	struct elfidx_opts eopts;
 	struct sym_stats stats;
+	struct sf_limits limits;	/* eopts.limits */
 	struct filetab files;
 	struct strtab strs;	/* misc. session-lifetime strings */
 

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/untrusted.h"
 #include "cmds.h"
 #include "elf/elfindex.h"
 
@@ -51,6 +53,7 @@ struct symbolize_env {
 	bool no_demangle, no_dwarf, no_cache, addresses;
 	const char *cache_dir;
 	char *cache_own;	/* sym_default_cache_dir()'s, freed at the end */
+	struct sf_limits limits;	/* every module's bounds */
 };
 
 struct module {
@@ -108,11 +111,12 @@ static int parse_args(int argc, char **argv, struct symbolize_env *env)
 	}
 	if (!env->cache_dir && !env->no_cache)
 		env->cache_dir = env->cache_own = sym_default_cache_dir();
+	sf_limits_init(&env->limits);
 	return 0;
 }
 
 static struct module *module_get(struct modules *ms, const char *path,
-				 const struct symbolize_env *env)
+				 struct symbolize_env *env)
 {
 	for (size_t i = 0; i < ms->n; i++)
 		if (!strcmp(ms->v[i].path, path))
@@ -138,12 +142,19 @@ static struct module *module_get(struct modules *ms, const char *path,
 		.no_demangle = env->no_demangle,
 		.no_dwarf = env->no_dwarf,
 		.warn = warn_stderr,
+		.limits = &env->limits,
 	};
 	struct sf_err err = { "" };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = sf_open_untrusted(path, &st);
+	if (fd == -SF_ENOTREG) {
+		fprintf(stderr, "stackfold symbolize: '%s' is %s, not a regular "
+			"file: not read\n", path, sf_file_kind(st.st_mode));
+		return m;
+	}
 	if (fd < 0) {
 		fprintf(stderr, "stackfold symbolize: cannot open '%s': %s\n",
-			path, strerror(errno));
+			path, strerror(-fd));
 		return m;
 	}
 	unsigned char ident[EI_NIDENT];

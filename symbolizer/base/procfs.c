@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/untrusted.h"
 #include "base/util.h"
 
 /* ENOENT on /proc/PID/... means the process is gone. */
@@ -67,6 +68,13 @@ int procfs_open(int pid, const char *rel)
 		return rc;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+int procfs_open_untrusted(int pid, const char *rel, struct stat *st)
+{
+	char path[PROC_PATH_MAX];
+	int rc = proc_path(path, pid, rel);
+	return rc ? rc : sf_open_untrusted(path, st);
 }
 
 int procfs_boot_time(uint64_t *sec)

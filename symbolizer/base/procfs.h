@@ -52,6 +52,11 @@ int procfs_read_file(const char *path, char **buf, size_t *len);
  * "map_files/1000-2000": O_RDONLY|O_CLOEXEC, returns fd or -errno. */
 int procfs_open(int pid, const char *rel);
 
+/* procfs_open() of a name the process controls (root/..., map_files/...):
+ * sf_open_untrusted() (base/untrusted.h), -SF_ENOTREG for anything but a
+ * regular file, *st filled then (st may be NULL). */
+int procfs_open_untrusted(int pid, const char *rel, struct stat *st);
+
 /* The boot time, seconds since the epoch (/proc/stat btime): 0 or
  * -errno. */
 int procfs_boot_time(uint64_t *sec);

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <lzma.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@
 
 static Elf *elf_from_fd(int fd)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	Elf *e = elf_begin(fd, elf_read_cmd(fd), NULL);
 	if (e && elf_kind(e) != ELF_K_ELF) {
 		elf_end(e);
 		return NULL;
@@ -64,16 +65,24 @@ static bool same_build_id(Elf *e, const char *hex)
 	return true;
 }
 
-/* Open path as ELF; NULL if unusable or it is the file itself. */
-static Elf *try_open(const char *path, const struct stat *self, int *fdp)
+/* Open path as ELF; NULL if unusable or it is the file itself.  A name
+ * that is not a regular file is never opened for reading (a FIFO would
+ * block): counted and said, once a name (the session's warnings are
+ * deduplicated by text). */
+static Elf *try_open(const char *path, const struct stat *self,
+		     struct idx_builder *b, int *fdp, struct stat *st)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = sf_open_untrusted(path, st);
 
+	if (fd == -SF_ENOTREG) {
+		sf_limits_count(b->limits, SF_REFUSED_TYPE);
+		idxb_warn(b, "debug file '%s' is %s, not a regular file: not read",
+			  path, sf_file_kind(st->st_mode));
+		return NULL;
+	}
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (self && st.st_dev == self->st_dev && st.st_ino == self->st_ino)) {
+	if (self && st->st_dev == self->st_dev && st->st_ino == self->st_ino) {
 		close(fd);
 		return NULL;
 	}
@@ -132,7 +141,8 @@ static Elf *by_build_id(const char *root, void *arg)
 	if (snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", root,
 		     f->build_id, f->build_id + 2) >= (int)sizeof(p))
 		return NULL;
-	Elf *e = try_open(p, f->self, &f->fd);
+	struct stat st;
+	Elf *e = try_open(p, f->self, f->b, &f->fd, &st);
 	if (e && !same_build_id(e, f->build_id)) {
 		drop(e, f->fd);
 		return NULL;
@@ -155,13 +165,38 @@ static int file_crc(int fd, uint32_t *crc)
 	return n < 0 ? -errno : 0;
 }
 
+/* A debuglink candidate's CRC costs a read of all of it: one past
+ * limits->crc_max, or mostly holes (sparse: no debug file is), is refused
+ * before that work. */
+static bool crc_affordable(struct find *f, const char *p,
+			   const struct stat *st)
+{
+	uint64_t max = f->b->limits ? f->b->limits->crc_max : 0;
+	uint64_t size = (uint64_t)st->st_size;
+	bool sparse = size > (1u << 20) &&
+		      (uint64_t)st->st_blocks * 512 < size / 2;
+
+	if ((!max || size <= max) && !sparse)
+		return true;
+	sf_limits_count(f->b->limits, SF_REFUSED_BOUND);
+	idxb_warn(f->b, "debuglink '%s' is %s (%" PRIu64 " bytes%s): its CRC is not computed; not used",
+		  p, sparse ? "sparse" : "too big to check", size,
+		  sparse ? ", mostly holes" : "");
+	return false;
+}
+
 static Elf *link_candidate(struct find *f, const char *p)
 {
-	uint32_t crc;
-	Elf *e = try_open(p, f->self, &f->fd);
+	uint32_t crc = 0;
+	struct stat st;
+	Elf *e = try_open(p, f->self, f->b, &f->fd, &st);
 
 	if (!e)
 		return NULL;
+	if (!crc_affordable(f, p, &st)) {
+		drop(e, f->fd);
+		return NULL;
+	}
 	if (file_crc(f->fd, &crc) || crc != f->crc) {
 		idxb_warn(f->b, "debuglink '%s' has a wrong crc (0x%08x, want 0x%08x); not used",
 			  p, crc, f->crc);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* cmd: ELF_C_READ_MMAP_PRIVATE to read a file's tables, ELF_C_READ for a
@@ -24,6 +25,15 @@ Elf *dwsrc_elf_open(int fd, Elf_Cmd cmd)
 		return NULL;
 	}
 	return elf;
+}
+
+Elf_Cmd elf_read_cmd(int fd)
+{
+	struct stat st;
+	if (!fstat(fd, &st) && st.st_uid == 0 &&
+	    !(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return ELF_C_READ_MMAP_PRIVATE;
+	return ELF_C_READ;
 }
 
 bool dwsrc_has_dwarf(Elf *elf)
@@ -51,7 +61,7 @@ int dwsrc_from(int fd, bool own, Elf *dbg, int dbgfd,
 {
 	if (own) {
 		dbgfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		dbg = dbgfd >= 0 ? dwsrc_elf_open(dbgfd, ELF_C_READ_MMAP_PRIVATE) : NULL;
+		dbg = dbgfd >= 0 ? dwsrc_elf_open(dbgfd, elf_read_cmd(dbgfd)) : NULL;
 		if (!dbg) {
 			if (dbgfd >= 0)
 				close(dbgfd);
@@ -66,7 +76,7 @@ int dwsrc_open(int fd, const char *path, const char *build_id,
 {
 	struct idx_builder warnb = { 0 };
 	idxb_start(&warnb, o, build_id);
-	Elf *elf = dwsrc_elf_open(fd, ELF_C_READ_MMAP_PRIVATE), *dbg = NULL;
+	Elf *elf = dwsrc_elf_open(fd, elf_read_cmd(fd)), *dbg = NULL;
 	int dbgfd = -1, rc;
 
 	memset(src, 0, sizeof(*src));

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "base/untrusted.h"
 #include "elf/elfindex.h"
 #include "base/util.h"
 
@@ -233,6 +234,7 @@ struct idx_builder {
 	/* warning sink, copied from the opts */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
+	struct sf_limits *limits;	/* from the opts; may be NULL */
 };
 
 int idxb_init(struct idx_builder *b);
@@ -398,6 +400,16 @@ bool debuglink_appeared(Elf *elf, const char *path, uint64_t since);
 /* debuglink.c: the MiniDebugInfo ELF in elf's .gnu_debugdata, or NULL.
  * On success free(*bufp) after elf_end(). */
 Elf *debugdata_open(Elf *elf, void **bufp);
+
+/*
+ * How to elf_begin() the file fd reads.  libelf maps files; a mapped
+ * file that shrinks under the mapping (truncated by whoever may write it)
+ * kills the reader with SIGBUS at its next touch of the lost pages.  A
+ * file that only root can write is mapped (ELF_C_READ_MMAP_PRIVATE: the
+ * fast path, the system's libraries); any other is read with pread into
+ * memory (ELF_C_READ), so its truncation is a short read, an error.
+ */
+Elf_Cmd elf_read_cmd(int fd);
 
 /* elfcompress.c: decompress the SHF_COMPRESSED (zlib, zstd) .debug_*
  * sections of elf in memory, on two threads (libelf < 0.189 cannot do

@@ -44,8 +44,6 @@ static int build_id_hex(Elf *elf, char *hex, size_t hexsize)
 	return 0;
 }
 
-
-
 int elf_read_build_id(int fd, char *hex, size_t hexsize)
 {
 	if (hexsize < 41)
@@ -630,7 +628,7 @@ struct elf_index *elfidx_open(int fd, const char *path,
 
 	if (!path)
 		path = "?";
-	Elf *elf = dwsrc_elf_open(fd, ELF_C_READ_MMAP_PRIVATE);
+	Elf *elf = dwsrc_elf_open(fd, elf_read_cmd(fd));
 	if (!elf) {
 		sf_err_set(err, EINVAL, "cannot read '%s': not an ELF file",
 			   path);

@@ -42,6 +42,8 @@
 
 struct elf_index;
 
+struct sf_limits;
+
 struct elfidx_opts {
 	const char *cache_dir;	/* NULL: no persistent cache */
 	bool no_demangle;
@@ -54,6 +56,9 @@ struct elfidx_opts {
 	/* session warning sink (may be NULL): called with one-line messages */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
+	/* bounds and refusal counts shared by the caller's indexes (may be
+	 * NULL: default bounds, nothing counted); base/untrusted.h */
+	struct sf_limits *limits;
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/untrusted.h"
 #include "base/procfs.h"
 
 #define FILETAB_MAX_PINNED 4096
@@ -416,27 +417,43 @@ static enum verify verify(struct sym_file *f, int fd, bool mapped)
 	return v;
 }
 
-/* Candidate i of the reopen recipe, or -1 when there is none. */
-static int open_candidate(const struct sym_file *f, int i, bool alive)
+/* Candidate i of the reopen recipe: an fd, -1 when there is none,
+ * -SF_ENOTREG (*st filled) when the name is not a regular file.  Every
+ * name is the process's to choose: opened with sf_open_untrusted(). */
+static int open_candidate(const struct sym_file *f, int i, bool alive,
+			  struct stat *st)
 {
 	char rel[REL_MAX];
+	int fd = -1;
 	switch (i) {
 	case 0:
 		if (!alive || !f->map_start)
 			return -1;
 		map_files_rel(rel, f->map_start, f->map_limit);
-		return procfs_open(f->pid, rel);
+		fd = procfs_open_untrusted(f->pid, rel, st);
+		break;
 	case 1:
 		if (!alive || !root_rel(rel, f->path, strlen(f->path)))
 			return -1;
-		return procfs_open(f->pid, rel);
+		fd = procfs_open_untrusted(f->pid, rel, st);
+		break;
 	case 2:
 		/* last resort, checked by build-id or dev/inode like the rest */
 		if (f->path[0] != '/')
 			return -1;
-		return open(f->path, O_RDONLY | O_CLOEXEC);
+		fd = sf_open_untrusted(f->path, st);
+		break;
 	}
-	return -1;
+	return fd >= 0 || fd == -SF_ENOTREG ? fd : -1;
+}
+
+/* A mapped file's name now holds a FIFO, socket or device: not read. */
+static void warn_refused(struct filetab *ft, const struct sym_file *f,
+			 const struct stat *st)
+{
+	sf_limits_count(ft->opts ? ft->opts->limits : NULL, SF_REFUSED_TYPE);
+	warnf(ft, "'%s' is %s, not a regular file: not read, its frames are "
+	      "shown as module+offset", f->path, sf_file_kind(st->st_mode));
 }
 
 static void warn_changed(struct filetab *ft, struct sym_file *f)
@@ -455,9 +472,14 @@ int filetab_open(struct filetab *ft, struct sym_file *f)
 	if (f->state == SYMF_FAILED || f->memfd)
 		return -ENOENT;
 	bool alive = f->pid > 0 && procfs_same_process(f->pid, f->starttime);
-	bool wrong = false;
+	bool wrong = false, refused = false;
+	struct stat st;
 	for (int i = 0; i < 3; i++) {
-		int fd = open_candidate(f, i, alive);
+		int fd = open_candidate(f, i, alive, &st);
+		if (fd == -SF_ENOTREG && !refused) {
+			refused = true;
+			warn_refused(ft, f, &st);
+		}
 		if (fd < 0)
 			continue;
 		/* map_files is the mapped file itself, if the process is the
@@ -475,7 +497,7 @@ int filetab_open(struct filetab *ft, struct sym_file *f)
 	f->state = SYMF_FAILED;
 	if (wrong) {
 		warn_changed(ft, f);
-	} else {
+	} else if (!refused) {
 		warnf(ft, "cannot open '%s'%s: its frames are shown as "
 		      "module+offset", f->path,
 		      f->deleted ? " (deleted)" : "");

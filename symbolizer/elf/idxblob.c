@@ -30,6 +30,7 @@ void idxb_start(struct idx_builder *b, const struct elfidx_opts *o,
 		b->flags |= IDX_NO_LINES;
 	b->warn = o->warn;
 	b->warn_ctx = o->warn_ctx;
+	b->limits = o->limits;
 	snprintf(b->build_id, sizeof(b->build_id), "%s", build_id);
 }
 
