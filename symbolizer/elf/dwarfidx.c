@@ -54,6 +54,7 @@ enum unit_lang {
 
 struct dwalk {
 	struct idx_builder *b;
+	const struct dwsrc *src;	/* the DWARF's file (dwo_place_ok) */
 	struct drange *r;
 	size_t nr, rcap;
 	Dwarf_Files *files;
@@ -661,8 +662,10 @@ static int flatten(struct dwalk *w)
 	return rc;
 }
 
-int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines)
+int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd,
+		  const struct elfidx_opts *o, const char *path)
 {
+	bool no_lines = o->no_lines;
 	memset(s, 0, sizeof(*s));
 	s->elf = elf;
 	s->fd = fd;
@@ -671,7 +674,7 @@ int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines)
 		return -ENOENT;
 	}
 	elfcomp_hide_unused(elf, no_lines);
-	if (elfcomp_inflate(elf, &s->zb)) {
+	if (elfcomp_inflate(elf, &s->zb, o, path)) {
 		dwarfidx_close(s);
 		return -ENOMEM;
 	}
@@ -733,10 +736,16 @@ static enum unit_lang unit_lang_of(int lang)
  * .dwo missing, the skeleton itself: file:line from its line table, names
  * from the symbol table.
  */
-static Dwarf_Die *scope_die(Dwarf_Die *cudie, Dwarf_Die *split)
+static Dwarf_Die *scope_die(struct idx_builder *b, const struct dwsrc *src,
+			    Dwarf_Die *cudie, Dwarf_Die *split)
 {
 	uint8_t ut;
 
+	/* asking for the split unit makes libdw open the .dwo */
+	if (dwarf_cu_info(cudie->cu, NULL, &ut, NULL, NULL, NULL, NULL,
+			  NULL) == 0 && ut == DW_UT_skeleton &&
+	    !dwo_place_ok(b, src, cudie))
+		return cudie;
 	if (dwarf_cu_info(cudie->cu, NULL, &ut, NULL, split, NULL, NULL,
 			  NULL) == 0 &&
 	    ut == DW_UT_skeleton && split->cu &&
@@ -768,7 +777,7 @@ static const char *missing_dwo(Dwarf_Die *cudie, Dwarf_Die *scopes)
  * unit has its own file table (.debug_line.dwo). */
 static void collect_unit(struct dwalk *w, Dwarf_Die *cudie)
 {
-	Dwarf_Die split, *scopes = scope_die(cudie, &split);
+	Dwarf_Die split, *scopes = scope_die(w->b, w->src, cudie, &split);
 	const char *dwo = missing_dwo(cudie, scopes);
 
 	if (scopes != cudie || w->oc_split)
@@ -825,10 +834,11 @@ static bool is_unit_die(Dwarf *dw, uint64_t off, Dwarf_Die *cudie)
 	       dwarf_dieoffset(&cu) == off;
 }
 
-int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
-		     size_t n)
+int dwarfidx_collect(struct idx_builder *b, const struct dwsrc *src,
+		     const uint64_t *offs, size_t n)
 {
-	struct dwalk w = { .b = b };
+	struct dwalk w = { .b = b, .src = src };
+	Dwarf *dw = src->dw;
 	Dwarf_Die cudie;
 
 	for (size_t i = 0; i < n && !w.rc; i++) {
@@ -938,8 +948,9 @@ static void cu_group(struct idx_builder *b)
 	}
 }
 
-int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
+int dwarfidx_cus(struct idx_builder *b, const struct dwsrc *src)
 {
+	Dwarf *dw = src->dw;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	uint8_t unit_type;
@@ -959,7 +970,7 @@ int dwarfidx_cus(struct idx_builder *b, Dwarf *dw)
 		if (!inl && unit_type == DW_UT_skeleton &&
 		    splits++ < SPLIT_PROBE_MAX) {
 			Dwarf_Die split;
-			inl = unit_has_inline(scope_die(&cudie, &split));
+			inl = unit_has_inline(scope_die(b, src, &cudie, &split));
 		} else if (!inl && unit_type != DW_UT_skeleton) {
 			inl = unit_has_inline(&cudie);
 		}

@@ -218,7 +218,7 @@ static int collect_units(struct dwlazy *z, struct idx_builder *b,
 			 const uint64_t *offs, size_t n)
 {
 	b->dwo_warned = z->dwo_warned;
-	int rc = dwarfidx_collect(b, z->src.dw, offs, n);
+	int rc = dwarfidx_collect(b, &z->src, offs, n);
 	if (b->dwo_missing) {
 		z->dwo_warned = true;
 		z->o.cache_dir = NULL;

@@ -57,7 +57,7 @@ bool dwsrc_has_dwarf(Elf *elf)
 /* The DWARF source for a file: its own DWARF (on a dup of fd, so the
  * source outlives elf), else dbg (taken, with dbgfd). */
 int dwsrc_from(int fd, bool own, Elf *dbg, int dbgfd,
-	       const struct elfidx_opts *o, struct dwsrc *src)
+	       const struct elfidx_opts *o, const char *path, struct dwsrc *src)
 {
 	if (own) {
 		dbgfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -68,7 +68,7 @@ int dwsrc_from(int fd, bool own, Elf *dbg, int dbgfd,
 			return -ENOENT;
 		}
 	}
-	return dwarfidx_open(src, dbg, dbgfd, o->no_lines);
+	return dwarfidx_open(src, dbg, dbgfd, o, path);
 }
 
 int dwsrc_open(int fd, const char *path, const char *build_id,
@@ -85,7 +85,7 @@ int dwsrc_open(int fd, const char *path, const char *build_id,
 	bool own = dwsrc_has_dwarf(elf);
 	if (!own)
 		dbg = debuglink_open(elf, fd, path, build_id, &warnb, &dbgfd);
-	rc = own || dbg ? dwsrc_from(fd, own, dbg, dbgfd, o, src) : -ENOENT;
+	rc = own || dbg ? dwsrc_from(fd, own, dbg, dbgfd, o, path, src) : -ENOENT;
 	elf_end(elf);
 	return rc;
 }

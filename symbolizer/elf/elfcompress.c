@@ -35,6 +35,9 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,8 +191,49 @@ static void *zbatch_run(void *arg)
 	return NULL;
 }
 
-/* Collect the compressed sections we can decode (libelf, this thread). */
-static int collect_jobs(Elf *elf, struct zjob **out, size_t *nout)
+/* Hide a section from libdw (an empty name in the in-memory header):
+ * one that is compressed and that we do not decompress, which libdw
+ * would decompress to whatever size its header claims. */
+static void hide(Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	if (gelf_getshdr(scn, &sh)) {
+		sh.sh_name = 0;
+		gelf_update_shdr(scn, &sh);
+	}
+}
+
+/* The obsolete GNU format (.zdebug_*, "ZLIB" and the size, big-endian),
+ * which libdw decompresses: its sizes are added to gnu, or the section
+ * hidden when its size is implausible (zlib expands at most ~1032:1). */
+struct gnu_sizes {
+	uint64_t in, out;
+};
+
+static void gnu_size(Elf_Scn *scn, struct gnu_sizes *gnu)
+{
+	Elf_Data *raw = elf_rawdata(scn, NULL);
+	const unsigned char *p = raw ? raw->d_buf : NULL;
+	uint64_t size = 0;
+
+	if (!p || raw->d_size < 12 || memcmp(p, "ZLIB", 4)) {
+		hide(scn);
+		return;
+	}
+	for (int i = 4; i < 12; i++)
+		size = size << 8 | p[i];
+	if (size / 1100 > raw->d_size || size > SECTION_MAX) {
+		hide(scn);
+		return;
+	}
+	gnu->in += raw->d_size;
+	gnu->out += size;
+}
+
+/* Collect the compressed sections we can decode (libelf, this thread);
+ * hide the other compressed ones, but .zdebug_* (sized into gnu). */
+static int collect_jobs(Elf *elf, struct zjob **out, size_t *nout,
+			struct gnu_sizes *gnu)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -203,13 +247,21 @@ static int collect_jobs(Elf *elf, struct zjob **out, size_t *nout)
 		Elf_Data *raw;
 		const char *name;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strncmp(name, ".debug_", 7) ||	/* hidden ones have "" */
-		    !(sh.sh_flags & SHF_COMPRESSED) || !gelf_getchdr(scn, &ch) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || !*name)
+			continue;	/* hidden ones have "" */
+		if (!strncmp(name, ".zdebug", 7)) {
+			gnu_size(scn, gnu);	/* libdw decompresses it */
+			continue;
+		}
+		if (strncmp(name, ".debug_", 7) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;	/* not compressed: libdw reads it */
+		if (!gelf_getchdr(scn, &ch) ||
 		    (ch.ch_type != ELFCOMPRESS_ZSTD && ch.ch_type != ELFCOMPRESS_ZLIB) ||
 		    ch.ch_size > SECTION_MAX || !(raw = elf_rawdata(scn, NULL)) ||
-		    !raw->d_buf || raw->d_size < hdr)
-			continue;	/* left alone: libdw decides */
+		    !raw->d_buf || raw->d_size < hdr) {
+			hide(scn);	/* libdw would inflate it unbounded */
+			continue;
+		}
 		if (sf_grow((void **)out, &cap, *nout + 1, sizeof(**out)))
 			return -ENOMEM;
 		(*out)[(*nout)++] = (struct zjob){
@@ -377,13 +429,100 @@ static int reserve_bufs(struct elfcomp_bufs *bufs, const struct zjob *v,
 		       -ENOMEM : 0;
 }
 
-int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs)
+/* Hide every compressed debug section of elf. */
+static void hide_compressed(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strncmp(name, ".zdebug", 7) ||
+		     (!strncmp(name, ".debug_", 7) &&
+		      (sh.sh_flags & SHF_COMPRESSED))))
+			hide(scn);
+}
+
+static void warnf(const struct elfidx_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warnf(const struct elfidx_opts *o, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	if (!o || !o->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->warn(o->warn_ctx, msg);
+}
+
+/*
+ * Size before work: the decompressed bytes the sections claim, against
+ * o->limits (base/untrusted.h): at most inflate_ratio times their
+ * compressed bytes (plus 1 MiB for small files) and inflate_file_max in
+ * all, and what the session holds at once (inflate_held_max).  Past a
+ * bound every compressed section is hidden (the file gives no DWARF; its
+ * symbols still name frames), counted and said.  Implausible sections
+ * (sizes the payload cannot give) are hidden alone.  Within the bounds
+ * the bytes are charged to the session until elfcomp_release().
+ */
+static bool within_bounds(Elf *elf, struct zjob *v, size_t n,
+			  const struct gnu_sizes *gnu,
+			  struct elfcomp_bufs *bufs,
+			  const struct elfidx_opts *o, const char *path)
+{
+	struct sf_limits *l = o ? o->limits : NULL;
+	uint64_t ratio = l ? l->inflate_ratio : 64;
+	uint64_t file_max = l ? l->inflate_file_max : SECTION_MAX;
+	uint64_t in = gnu->in, out = gnu->out;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!size_plausible(&v[i])) {
+			v[i].rc = -EINVAL;
+			hide(v[i].scn);
+			continue;
+		}
+		in += v[i].srclen;
+		out += v[i].dstlen;
+	}
+	bool ok = out <= in * ratio + (1u << 20) && out <= file_max;
+	if (ok && sf_limits_take(l, out)) {
+		bufs->limits = l;
+		bufs->charged += out;
+		return true;
+	}
+	hide_compressed(elf);
+	sf_limits_count(l, SF_REFUSED_BOUND);
+	warnf(o, ok ? "debug sections of '%s' would decompress to %" PRIu64
+		      " bytes, past the %" PRIu64 " this run may hold "
+		      "(STACKFOLD_INFLATE_MAX): its DWARF is not read"
+		    : "debug sections of '%s' claim %" PRIu64 " bytes "
+		      "decompressed from %" PRIu64 ": past the bound, its DWARF "
+		      "is not read",
+	      path ? path : "?", out, ok ? (l ? l->inflate_held_max : 0) : in);
+	return false;
+}
+
+int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs,
+		    const struct elfidx_opts *o, const char *path)
 {
 	struct zjob *v = NULL;
 	size_t n = 0;
 	void *shared = NULL;
-	int rc = collect_jobs(elf, &v, &n);
+	struct gnu_sizes gnu = { 0, 0 };
+	int rc = collect_jobs(elf, &v, &n, &gnu);
 
+	if (!rc && (n || gnu.out) &&
+	    !within_bounds(elf, v, n, &gnu, bufs, o, path)) {
+		free(v);
+		return 0;
+	}
 	if (!rc)
 		rc = alloc_dsts(v, n, &shared);
 	if (!rc)
@@ -402,8 +541,9 @@ int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs)
 			free(v[i].dst);
 		else if (v[i].own)
 			bufs->v[bufs->n++] = v[i].dst;
-		if (ok)
-			install(&v[i]);	/* on failure: left compressed */
+		if (ok && install(&v[i]))
+			continue;
+		hide(v[i].scn);	/* else libdw would inflate it unbounded */
 	}
 	free(v);
 	return rc;
@@ -454,6 +594,7 @@ void elfcomp_hide_unused(Elf *elf, bool no_lines)
 
 void elfcomp_release(struct elfcomp_bufs *bufs)
 {
+	sf_limits_give(bufs->limits, bufs->charged);
 	for (size_t i = 0; i < bufs->n; i++)
 		free(bufs->v[i]);
 	free(bufs->v);

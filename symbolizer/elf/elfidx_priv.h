@@ -317,6 +317,8 @@ bool elfsyms_has_symtab(Elf *elf);
 struct elfcomp_bufs {
 	void **v;
 	size_t n, cap;
+	struct sf_limits *limits;	/* charged bytes are given back to */
+	uint64_t charged;		/* decompressed bytes held */
 };
 struct dwsrc {
 	Elf *elf;
@@ -325,9 +327,16 @@ struct dwsrc {
 	struct elfcomp_bufs zb;
 	Dwarf *dw;
 };
-/* no_lines: .debug_line is hidden from libdw, not decoded. */
-int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd, bool no_lines);
+/* o->no_lines: .debug_line is hidden from libdw, not decoded;
+ * o->limits bound the decompression (path names the file in messages). */
+int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd,
+		  const struct elfidx_opts *o, const char *path);
 void dwarfidx_close(struct dwsrc *s);	/* zeroed: closing twice is fine */
+/* dwoplace.c: may libdw look for the .dwo that skeleton unit cudie of
+ * src names (every name it would open is in a place allowed for it)?
+ * false: refused, counted and said through b.  src NULL: true. */
+bool dwo_place_ok(struct idx_builder *b, const struct dwsrc *src,
+		  Dwarf_Die *cudie);
 /* Has the file under s been rewritten since it was opened (its size or
  * mtime differ, or it cannot be stat'ed)?  libdw reads it through a
  * mapping: pages past a new, shorter end would kill the process with
@@ -337,13 +346,13 @@ bool dwarfidx_changed(const struct dwsrc *s);
  * rows or scopes but no address range) and what the DWARF can give
  * (IDX_HAS_FILES, IDX_HAS_LINES, IDX_HAS_INLINE in b->flags).
  * 0 or -ENOMEM. */
-int dwarfidx_cus(struct idx_builder *b, Dwarf *dw);
+int dwarfidx_cus(struct idx_builder *b, const struct dwsrc *src);
 /* dwarfidx.c: line tables and inline scopes of the units at DIE offsets
  * offs[0..n) into b.  0, -ENOMEM, or
  * -ESTALE when an offset is not a unit of dw (the table came from other
  * DWARF). */
-int dwarfidx_collect(struct idx_builder *b, Dwarf *dw, const uint64_t *offs,
-		     size_t n);
+int dwarfidx_collect(struct idx_builder *b, const struct dwsrc *src,
+		     const uint64_t *offs, size_t n);
 
 /*
  * dwlazy.c: DWARF read a group of units at a time, on first lookup.
@@ -378,7 +387,7 @@ bool dwsrc_has_dwarf(Elf *elf);
  * fd, so the source outlives the caller's Elf), else dbg (taken, with
  * dbgfd).  0, -ENOENT, -ENOMEM. */
 int dwsrc_from(int fd, bool own, Elf *dbg, int dbgfd,
-	       const struct elfidx_opts *o, struct dwsrc *src);
+	       const struct elfidx_opts *o, const char *path, struct dwsrc *src);
 
 /* debuglink.c: the separate debug file of elf (build-id dirs, then
  * .gnu_debuglink with CRC check, then debuginfod), or NULL.  On success
@@ -414,9 +423,12 @@ Elf_Cmd elf_read_cmd(int fd);
 /* elfcompress.c: decompress the SHF_COMPRESSED (zlib, zstd) .debug_*
  * sections of elf in memory, on two threads (libelf < 0.189 cannot do
  * zstd, and does zlib serially); the buffers are kept in bufs and must
- * outlive every use of elf's data.  0 or -ENOMEM; undecodable sections
- * are left alone. */
-int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs);
+ * outlive every use of elf's data.  0 or -ENOMEM.  Compressed sections
+ * it does not decompress (undecodable, implausible, past o->limits'
+ * bounds: counted and said) are hidden from libdw, which would
+ * decompress them to any size their header claims. */
+int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs,
+		    const struct elfidx_opts *o, const char *path);
 void elfcomp_release(struct elfcomp_bufs *bufs);
 /* elfcompress.c: hide from libdw the debug sections the index never reads
  * (location lists, macros, name indexes; and line tables when no_lines),

@@ -421,12 +421,12 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 	else	/* no DWARF, no lines to leave out: one entry for all */
 		b->flags &= ~(uint32_t)IDX_NO_LINES;
 	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
-		int r = dwsrc_from(fd, own_dwarf, dbg, dbgfd, o, src);
+		int r = dwsrc_from(fd, own_dwarf, dbg, dbgfd, o, path, src);
 		dbg = NULL;	/* taken */
 		if (!r)
-			r = dwarfidx_cus(b, src->dw);
+			r = dwarfidx_cus(b, src);
 		if (!r && b->neager)
-			r = dwarfidx_collect(b, src->dw, b->eager, b->neager);
+			r = dwarfidx_collect(b, src, b->eager, b->neager);
 		if (!r)
 			b->flags |= IDX_DWARF_LAZY;
 		if (r != -ENOENT)
