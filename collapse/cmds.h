@@ -15,6 +15,7 @@ enum {
 	EXIT_ENV = 3,		/* environment: bpftrace missing/old/not allowed,
 				 * pid not found */
 	EXIT_IO = 4,		/* an output could not be written */
+	EXIT_LIMIT = 5,		/* past --max-stacks: nothing written */
 	EXIT_INTERRUPTED = 130,	/* aborted by a second SIGINT */
 };
 

@@ -14,7 +14,7 @@ enum {
 	OPT_COLORS, OPT_NOHASH, OPT_COUNTNAME, OPT_FLAMECHART, OPT_DIFF,
 	OPT_TOP, OPT_TID, OPT_NOCOMM, OPT_LINES, OPT_NODEMANGLE, OPT_NOCACHE,
 	OPT_CACHEDIR, OPT_NODWARF, OPT_SAVERAW, OPT_COUNTDOWN, OPT_WATCH,
-	OPT_NOGZIP, OPT_START, OPT_FLUSH, OPT_OFFSETS,
+	OPT_NOGZIP, OPT_START, OPT_FLUSH, OPT_OFFSETS, OPT_MAXSTACKS,
 };
 
 static const struct option long_opts[] = {
@@ -44,6 +44,7 @@ static const struct option long_opts[] = {
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "no-gzip", no_argument, NULL, OPT_NOGZIP },
+	{ "max-stacks", required_argument, NULL, OPT_MAXSTACKS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	/* record */
@@ -111,6 +112,8 @@ void cli_usage(FILE *out, bool record)
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
 	      "                         summary; pprof's one value (ns: nanoseconds)\n"
+	      "      --max-stacks N     stop with exit status 5, writing nothing, past\n"
+	      "                         N unique stacks (each takes 1-2 KB of memory)\n"
 	      "  -q, --quiet            no summary on stderr, unless samples were or\n"
 	      "                         may have been lost (unparsable lines too)\n"
 	      "  -h, --help             this help\n",
@@ -306,6 +309,10 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	case OPT_FLAMECHART: c->oo.flamechart = true; break;
 	case OPT_DIFF: c->diff_before = ""; break;
 	case OPT_NOGZIP: c->oo.pprof_no_gzip = true; break;
+	case OPT_MAXSTACKS:
+		if (!parse_uint(arg, &c->max_stacks) || !c->max_stacks)
+			return bad("bad --max-stacks (1 to 1000000000)", arg);
+		break;
 	case 'q': c->quiet = true; break;
 	case 'F':
 		if (!parse_uint(arg, &c->hz) || !c->hz || c->hz > 1000000000)

@@ -26,6 +26,7 @@ struct cli {
 	struct out_opts oo;
 	struct sym_opts so;
 	bool quiet;
+	unsigned max_stacks;	/* --max-stacks, 0: no bound */
 	const char *diff_before, *diff_after;
 	char **inputs;		/* remaining arguments */
 	int ninputs;

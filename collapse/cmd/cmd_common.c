@@ -12,6 +12,14 @@
 #include "capture/linereader.h"
 #include "output/losses.h"
 
+int cmd_max_stacks(const struct report *r, const char *name)
+{
+	fprintf(stderr, "stackfold: %s:%" PRIu64 ": more than %" PRIu64
+		" unique stacks (--max-stacks): stopped, nothing written\n",
+		name ? name : "<bpftrace>", r->in.lines, r->max_stacks);
+	return EXIT_LIMIT;
+}
+
 int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
@@ -38,6 +46,10 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	bool ended = !ret;
 	if (ended)	/* entries kept until the end are added now */
 		ret = report_end_input(r, &st);
+	if (!ret && r->max_stacks && report_unique_stacks(r) > r->max_stacks)
+		ret = -E2BIG;
+	if (ret == -E2BIG)
+		return cmd_max_stacks(r, name);
 	if (ret == -EAGAIN && r->svg)
 		return CMD_REREAD;
 	if (ret == -EOVERFLOW && ended) {	/* entries kept until the end */
@@ -99,6 +111,15 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		const char *w;
 		while ((w = sym_session_next_warning(r->sym)))
 			fprintf(stderr, "stackfold: warning: %s\n", w);
+		struct sym_stats ss;
+		sym_session_stats(r->sym, &ss);
+		if (ss.files_refused || ss.bounds_refused)
+			fprintf(stderr, "stackfold: %" PRIu64 " file%s not read "
+				"(not regular files, or not in an allowed place) "
+				"and %" PRIu64 " refused past a size bound: see "
+				"the warnings above and docs/security.md\n",
+				ss.files_refused, ss.files_refused == 1 ? "" : "s",
+				ss.bounds_refused);
 	}
 	const struct pf_counters *k = &r->prof.counters;
 	char losses[1024];

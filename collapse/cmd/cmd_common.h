@@ -17,6 +17,10 @@
 int cmd_read_input(struct report *r, const char *path, volatile int *stop);
 /* Print queued symbolizer warnings and the closing summary (unless quiet). */
 void cmd_summary(struct report *r, const struct cli *c, const char *what);
+/* Past r->max_stacks (report_line()'s -E2BIG) in input name (NULL: the
+ * capture): says so in one line; returns EXIT_LIMIT. */
+int cmd_max_stacks(const struct report *r, const char *name);
+
 /* Write every requested output; prints the error.  0, EXIT_IO, or
  * EXIT_BADINPUT (counts past 2^63). */
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold);

@@ -343,6 +343,10 @@ static int loop(struct rec *x)
 			ret = bt_child_read(b, false, out_line, x);
 		if (!ret && pf[1].revents)
 			ret = bt_child_read(b, true, err_line, x);
+		if (ret == -E2BIG) {
+			st = cmd_max_stacks(&x->r, NULL);
+			break;
+		}
 		if (ret) {	/* -ENOMEM, or a count past 2^63 */
 			fprintf(stderr, "stackfold: %s\n", ret == -EOVERFLOW ?
 				REPORT_OVERFLOW_MSG : "out of memory");
@@ -476,6 +480,9 @@ static int finish(struct rec *x)
 	meta_line(x, PROTOCOL_META_DURATION_NS, buf);
 	struct report_input_stats st;
 	int end = report_end_input(&x->r, &st);
+	if (!end && x->r.max_stacks &&
+	    report_unique_stacks(&x->r) > x->r.max_stacks)
+		return cmd_max_stacks(&x->r, NULL);
 	if (end == -EOVERFLOW || end == -ENOMEM) {	/* kept entries not added */
 		fprintf(stderr, "stackfold: %s\n", end == -ENOMEM ? "out of memory" :
 			REPORT_OVERFLOW_MSG);
@@ -545,6 +552,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		return EXIT_IO;
 	}
 	report_on_refresh(&x->r, refreshed, x);
+	x->r.max_stacks = x->c->max_stacks;
 	report_set_offsets(&x->r, x->c->oo.fold_flags & FOLD_OFFSETS);
 	x->r.live_snapshots = true;	/* first_sample() counts */
 	report_begin_input(&x->r, NULL);

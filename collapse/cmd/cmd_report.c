@@ -87,6 +87,7 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way)
 		return EXIT_IO;
 	}
 	r->fold_direct = want_direct(c);
+	r->max_stacks = c->max_stacks;
 	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
 	if (way == SVG_STREAM)
 		r->svg = svg_stream_new(&c->oo);	/* NULL: a fold */
@@ -107,6 +108,7 @@ static int report_diff(struct cli *c)
 		goto out;
 	}
 	before.fold_direct = after.fold_direct = want_direct(c);
+	before.max_stacks = after.max_stacks = c->max_stacks;
 	report_set_offsets(&before, c->oo.fold_flags & FOLD_OFFSETS);
 	report_set_offsets(&after, c->oo.fold_flags & FOLD_OFFSETS);
 	st = read_all(&before, (char **)&c->diff_before, 1);

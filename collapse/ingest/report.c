@@ -614,9 +614,11 @@ int report_line(struct report *r, const char *line, size_t len)
 		if (d <= 0)
 			return d;
 	}
-	if (r->in.fmt == REPORT_FOLDED)
-		return folded_line(r, line, len);
-	return bt_line(r, line, len);
+	int ret = r->in.fmt == REPORT_FOLDED ? folded_line(r, line, len) :
+					       bt_line(r, line, len);
+	if (!ret && r->max_stacks && report_unique_stacks(r) > r->max_stacks)
+		return -E2BIG;
+	return ret;
 }
 
 int report_overlong_line(struct report *r)

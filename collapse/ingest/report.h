@@ -128,6 +128,8 @@ struct report {
 	bool capture;		/* the current input is a raw capture */
 	struct u64map unsaved;	/* pid fields counted (protocol_pid_field): a set */
 	struct sf_err err;	/* last callback error */
+	uint64_t max_stacks;	/* report_line() fails with -E2BIG past this
+				 * many unique stacks (0: no bound) */
 };
 
 /* 0 or -ENOMEM.  lazy_snapshot: snapshot live pids on first raw address
