@@ -180,8 +180,12 @@ bool dwo_place_ok(struct idx_builder *b, const struct dwsrc *src,
 			continue;
 		sf_limits_count(b->limits, c.mode ? SF_REFUSED_TYPE :
 						    SF_REFUSED_PLACE);
-		idxb_warn(b, "split DWARF '%s' is not read: %s (docs/security.md)",
-			  p, c.why);
+		if (!b->dwo_warned)
+			idxb_warn(b, "split DWARF '%s' is not read: %s "
+				  "(docs/security.md): file:line only, names "
+				  "from the symbol table, no inlined frames",
+				  p, c.why);
+		b->dwo_warned = true;	/* said: not also "not found" */
 		return false;
 	}
 	return true;
