@@ -146,6 +146,16 @@ rss=$(sed -n 's/^maxrss //p' bomb2.err)
 check "bomb: max RSS under 200 MB (was 530 MB)" test "${rss:-999999}" -lt 200000
 check "bomb: refusal said" said bomb2 "past the bound, its DWARF is not read"
 
+# the session's bound on decompressed bytes held at once
+objcopy --compress-debug-sections=zlib hot hot.z
+echo "$T/hot.z $addr" >held.in
+run held 10 env STACKFOLD_INFLATE_MAX=100 "$STACKFOLD" symbolize --no-cache
+check "STACKFOLD_INFLATE_MAX=100: a compressed debug file's DWARF not read, said" \
+	bash -c "grep -qx hot_fn '$T/held.out' && grep -q 'past the 100 this run may hold' '$T/held.err'"
+cp held.in held2.in
+run held2 10 "$STACKFOLD" symbolize --no-cache
+check "the same file within the default bound: its lines" grep -q 'hot.c:1$' held2.out
+
 # ---- a library truncated while it is read: no SIGBUS ----
 # Its symbol table is at the file's end; the file is cut to its first
 # page and written back, over and over, as symbolize reads it.  The file
