@@ -674,7 +674,8 @@ int dwarfidx_open(struct dwsrc *s, Elf *elf, int fd,
 		return -ENOENT;
 	}
 	elfcomp_hide_unused(elf, no_lines);
-	if (elfcomp_inflate(elf, &s->zb, o, path)) {
+	if (elfcomp_inflate(elf, &s->zb, o, path) ||
+	    elfcomp_terminate(elf, &s->zb)) {
 		dwarfidx_close(s);
 		return -ENOMEM;
 	}

@@ -592,6 +592,57 @@ void elfcomp_hide_unused(Elf *elf, bool no_lines)
 	}
 }
 
+/*
+ * libdw reads a DW_FORM_string or a .debug_str/.debug_line_str entry with
+ * strlen, trusting the section to end in a NUL: one that does not (a
+ * forged file) made it read past the section, into the heap when the file
+ * was read into memory (elf_read_cmd) or decompressed.  Such a section is
+ * copied with a NUL after its end (its size unchanged).
+ */
+static const char *const string_sections[] = {
+	".debug_info", ".debug_types", ".debug_str", ".debug_line_str",
+};
+
+static bool holds_strings(const char *name)
+{
+	for (size_t i = 0; i < sizeof(string_sections) / sizeof(*string_sections); i++)
+		if (!strcmp(name, string_sections[i]))
+			return true;
+	return false;
+}
+
+int elfcomp_terminate(Elf *elf, struct elfcomp_bufs *bufs)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & SHF_COMPRESSED) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    !holds_strings(name) || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_buf || !d->d_size ||
+		    !((const char *)d->d_buf)[d->d_size - 1])
+			continue;
+		char *copy = malloc(d->d_size + 1);
+		if (!copy || sf_grow((void **)&bufs->v, &bufs->cap, bufs->n + 1,
+				     sizeof(*bufs->v))) {
+			free(copy);
+			return -ENOMEM;
+		}
+		memcpy(copy, d->d_buf, d->d_size);
+		copy[d->d_size] = '\0';
+		bufs->v[bufs->n++] = copy;
+		d->d_buf = copy;
+	}
+	return 0;
+}
+
 void elfcomp_release(struct elfcomp_bufs *bufs)
 {
 	sf_limits_give(bufs->limits, bufs->charged);

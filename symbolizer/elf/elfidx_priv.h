@@ -429,6 +429,10 @@ Elf_Cmd elf_read_cmd(int fd);
  * decompress them to any size their header claims. */
 int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs,
 		    const struct elfidx_opts *o, const char *path);
+/* elfcompress.c: give every string-holding debug section of elf (after
+ * elfcomp_inflate) a NUL after its end, copying the ones that lack it
+ * into bufs.  0 or -ENOMEM. */
+int elfcomp_terminate(Elf *elf, struct elfcomp_bufs *bufs);
 void elfcomp_release(struct elfcomp_bufs *bufs);
 /* elfcompress.c: hide from libdw the debug sections the index never reads
  * (location lists, macros, name indexes; and line tables when no_lines),
