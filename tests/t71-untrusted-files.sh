@@ -7,9 +7,9 @@
 # debug sections claiming a huge size cost no memory (under ulimit -v); a
 # library truncated while it is read kills nothing (SIGBUS); --max-stacks
 # fails with one line and exit status 5, leaving no temporary file; live:
-# a capture whose program's debug file is a FIFO ends within seconds of
-# its SIGTERM, and a library shrinking under `scripts/profile -p` does
-# not kill the run.
+# a capture (scripts/profile, scripts/continuous) whose program's debug
+# file is a FIFO ends within seconds of its SIGTERM, and a library
+# shrinking under `scripts/profile -p` does not kill the run.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 [ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }
@@ -225,15 +225,34 @@ EOF
 	sleep 4
 	s=$(date +%s%N)
 	kill -TERM "$ppid"
-	st=$(reap "$ppid")
+	reap "$ppid" >"$T/reap.rc"
+	st=$(cat "$T/reap.rc")
 	e=$(date +%s%N)
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 	ms=$(((e - s) / 1000000))
 	check "SIGTERM: scripts/profile -p ends within 3 s (${ms} ms, exit $st)" \
-		test "$ms" -lt 3000 -a "$st" -lt 128
+		test "$ms" -lt 3000 -a "$st" = 0
 	check "SIGTERM: the profile is written, the FIFO said" \
 		bash -c "test -s '$d/out.folded' && grep -q 'is a FIFO' '$T/live.err'"
+	# the continuous mode: the same program, 1 s windows
+	"$d/spin" &
+	spid=$!
+	"$TOP/scripts/continuous" -o "$d/cont" -p "$spid" --window 1 --folded >"$T/cont.out" 2>"$T/cont.err" &
+	cpid=$!
+	sleep 5
+	s=$(date +%s%N)
+	kill -TERM "$cpid"
+	reap "$cpid" >"$T/reap.rc"
+	st=$(cat "$T/reap.rc")
+	e=$(date +%s%N)
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	ms=$(((e - s) / 1000000))
+	check "SIGTERM: scripts/continuous -p ends within 3 s (${ms} ms, exit $st)" \
+		test "$ms" -lt 3000 -a "$st" = 0
+	check "continuous: windows written, the FIFO said" \
+		bash -c "ls '$d/cont/'*.folded >/dev/null 2>&1 && grep -q 'is a FIFO' '$T/cont.err'"
 fi
 
 # ---- live: a library shrinking under scripts/profile -p ----
