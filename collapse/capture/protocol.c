@@ -32,9 +32,9 @@ enum protocol_line protocol_line(const char *s, size_t len)
 		return PROTOCOL_FLUSHED;
 	if (is(s, len, "#end"))
 		return PROTOCOL_END;
-	if (starts(s, len, "#maps "))
+	if (starts(s, len, PROTOCOL_MAPS_WORD " "))
 		return PROTOCOL_MAPS;
-	if (starts(s, len, "#endmaps"))
+	if (starts(s, len, PROTOCOL_ENDMAPS_WORD))
 		return PROTOCOL_ENDMAPS;
 	if (starts(s, len, "#meta "))
 		return PROTOCOL_META;

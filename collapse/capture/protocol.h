@@ -30,6 +30,8 @@
 
 #define PROTOCOL_HEADER_STEM "# stackfold-capture "
 #define PROTOCOL_HEADER PROTOCOL_HEADER_STEM "1"
+#define PROTOCOL_MAPS_WORD "#maps"
+#define PROTOCOL_ENDMAPS_WORD "#endmaps"
 #define PROTOCOL_OWN_MAP "@stackfold"
 #define PROTOCOL_OWN_TOTAL "@stackfold_total"
 /* In place of a line too long to read: a line no format takes, so that a

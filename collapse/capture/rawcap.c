@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest/bt_parse.h"
+#include "capture/protocol.h"
 #include "capture/rawcap.h"
 
 int rawcap_open(struct rawcap *rc, const char *path, struct sf_err *err)
@@ -21,10 +21,10 @@ void rawcap_maps(struct rawcap *rc, struct sym_session *ss, int pid,
 {
 	if (!rc->open || !ss)
 		return;
-	fprintf(rc->f.fp, "#maps %" PRIu64 "\n",
+	fprintf(rc->f.fp, PROTOCOL_MAPS_WORD " %" PRIu64 "\n",
 		protocol_pid_field((uint32_t)pid, image));
 	sym_process_write_maps(ss, pid, image, rc->f.fp);
-	fputs("#endmaps\n", rc->f.fp);
+	fputs(PROTOCOL_ENDMAPS_WORD "\n", rc->f.fp);
 }
 
 static void write_due(struct rawcap *rc, struct sym_session *ss)
