@@ -290,6 +290,7 @@ int report_init_session(struct report *r, struct sym_session *s, bool lazy)
 
 void report_release(struct report *r)
 {
+	dwarfin_release(&r->dw);
 	bt_parser_free(r->bt);
 	resolver_free(r->res);
 	if (!r->sym_borrowed)
@@ -451,11 +452,30 @@ static void sync_line(struct report *r, size_t n)
 	bt_parser_set_line(r->bt, r->in.lines - n);
 }
 
+static struct sym_session *dw_session(void *ctx)
+{
+	struct report *r = ctx;
+	return report_session(r, &r->err);
+}
+
+/* --call-graph dwarf's records (#U, #K, #W): samples one by one, unwound
+ * (ingest/dwarfin.h), then named as any record. */
+static int dwarf_line(struct report *r, const char *line, size_t len)
+{
+	if (!r->dw.rec && dwarfin_init(&r->dw, dw_session, on_record, r,
+				       &r->prof.counters))
+		return -ENOMEM;
+	return dwarfin_line(&r->dw, line, len, (size_t)r->in.lines);
+}
+
 /* bpftrace text: repeated entries go through the record cache; new ones,
  * and everything that is not a plain entry, through the parser. */
 static int bt_line(struct report *r, const char *line, size_t len)
 {
 	struct reccache_entry hit;
+	if (bt_parser_idle(r->bt) && !reccache_entry_open(&r->rc) &&
+	    dwarfin_wants(&r->dw, line, len))
+		return dwarf_line(r, line, len);
 	uint64_t count = 0;
 	sync_line(r, 1);
 	if (bt_parser_side_line(r->bt, line, len))
@@ -498,7 +518,8 @@ static int bt_line(struct report *r, const char *line, size_t len)
 
 bool report_between_records(const struct report *r)
 {
-	return !r->bt || (!reccache_entry_open(&r->rc) && bt_parser_idle(r->bt));
+	return !r->bt || (!reccache_entry_open(&r->rc) && bt_parser_idle(r->bt) &&
+			  !dwarfin_wants(&r->dw, "", 0));
 }
 
 
@@ -702,7 +723,9 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		r->in.incomplete = bc->incomplete_records;
 		r->in.first_incomplete_line = bc->first_incomplete_line;
 		r->bt_inputs++;
-		c->drops_unknown |= !bc->has_total;
+		dwarfin_finish(&r->dw);
+		/* samples printed one by one (dwarf) go through no map */
+		c->drops_unknown |= !bc->has_total && !c->dwarf_samples;
 		sf_sat_addto(&c->map_dropped, bc->total_dropped);
 		sf_sat_addto(&c->over_total, bc->total_over);
 	} else if (r->in.fmt == REPORT_UNKNOWN) {	/* never told */

@@ -15,6 +15,7 @@
 
 #include "ingest/bt_parse.h"
 #include "model/fold.h"
+#include "ingest/dwarfin.h"
 #include "output/out.h"
 #include "model/profile.h"
 #include "ingest/reccache.h"
@@ -130,6 +131,8 @@ struct report {
 	struct sf_err err;	/* last callback error */
 	uint64_t max_stacks;	/* report_line() fails with -E2BIG past this
 				 * many unique stacks (0: no bound) */
+	struct dwarfin dw;	/* --call-graph dwarf records; dw.rec NULL
+				 * until the first */
 };
 
 /* 0 or -ENOMEM.  lazy_snapshot: snapshot live pids on first raw address

@@ -125,6 +125,13 @@ struct pf_counters {
 				 * or its first after an exec) whose memory
 				 * map could not be saved: the process had
 				 * exited; its frames stay [unknown] */
+	/* --call-graph dwarf (ingest/dwarfin.h) */
+	uint64_t dwarf_samples;	/* complete samples with a stack copy */
+	uint64_t dwarf_partial;	/* samples dropped: records lost */
+	uint64_t dwarf_badregs;	/* no user registers (the capture's check) */
+	uint64_t dwarf_bad_lines;	/* malformed records */
+	uint64_t dwarf_truncated;	/* stack copy ended before the stack */
+	uint64_t dwarf_unwind_errors;	/* the unwinder could not go on */
 	bool losses_unknown;	/* folded text only: the capture's losses
 				 * (lost events, drops, stack-id errors) were
 				 * not recorded in it */

@@ -59,6 +59,29 @@ const struct loss_kind loss_table[LOSS_N] = {
 		"count of a map without stacks not added",
 		"counts of maps without stacks not added", NULL, false, true,
 		LOSS_KNOWN, AT(nonstack_ignored) },
+	/* --call-graph dwarf: a sample whose records did not all come */
+	[LOSS_DWARF_PARTIAL] = { "partial_samples", "partial sample",
+		"partial samples", "%s samples partial (records lost: dropped)",
+		true, true, LOSS_KNOWN, AT(dwarf_partial) },
+	[LOSS_DWARF_BAD_LINES] = { "malformed_stack_records",
+		"malformed stack record", "malformed stack records",
+		"%s malformed stack records", true, true, LOSS_KNOWN,
+		AT(dwarf_bad_lines) },
+	/* drawn, the stack copy shorter than the stack */
+	[LOSS_DWARF_TRUNCATED] = { "copy_truncated_stacks",
+		"stack longer than its copy", "stacks longer than their copy",
+		"%s samples had more stack than was copied (root marked "
+		"[truncated]; raise --stack-size)", false, true, LOSS_KNOWN,
+		AT(dwarf_truncated) },
+	/* drawn, the unwinder stopped early */
+	[LOSS_DWARF_UNWIND_ERRORS] = { "unwind_errors", "unwind error",
+		"unwind errors", "%s stacks not unwound to their end (root "
+		"marked [unwind-error])", false, true, LOSS_KNOWN,
+		AT(dwarf_unwind_errors) },
+	[LOSS_DWARF_BADREGS] = { "no_user_regs", "sample without user registers",
+		"samples without user registers", "%s samples without user "
+		"registers (the capture's check failed)", false, true,
+		LOSS_KNOWN, AT(dwarf_badregs) },
 };
 
 uint64_t loss_value(const struct pf_counters *c, enum loss_id id)
@@ -116,8 +139,10 @@ bool loss_summary(const struct pf_counters *c, char *buf, size_t size)
 	static const enum loss_id order[] = {
 		LOSS_MAP_DROPPED, LOSS_OVER_TOTAL, LOSS_STACKID_ERRORS,
 		LOSS_LOST_EVENTS, LOSS_MAP_FULL_WARNINGS, LOSS_CAPTURES_CUT,
-		LOSS_UNPARSABLE_LINES, LOSS_UNSYMBOLIZED_FRAMES,
-		LOSS_TRUNCATED_STACKS,
+		LOSS_UNPARSABLE_LINES, LOSS_DWARF_PARTIAL, LOSS_DWARF_BAD_LINES,
+		LOSS_UNSYMBOLIZED_FRAMES, LOSS_TRUNCATED_STACKS,
+		LOSS_DWARF_TRUNCATED, LOSS_DWARF_UNWIND_ERRORS,
+		LOSS_DWARF_BADREGS,
 	};
 	size_t n = 0;
 	if (size)
