@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "capture/protocol.h"
 #include "capture/rawcap.h"
@@ -57,11 +58,25 @@ static void release_held(struct rawcap *rc, struct sym_session *ss)
  * the input): it goes out in order of arrival. */
 #define RAWCAP_HOLD_MAX (1u << 20)
 
+/* A stack copy (--call-graph dwarf's "#W" words) is user memory, which
+ * may hold secrets: the file becomes owner-only (0600) before the first
+ * is written, as a core dump is. */
+static void make_private(struct rawcap *rc, const char *s, size_t len)
+{
+	if (rc->private || len < 3 || memcmp(s, "#W ", 3))
+		return;
+	/* (a device or FIFO written straight to is not ours to change) */
+	if (rc->f.tmp)
+		fchmod(fileno(rc->f.fp), 0600);
+	rc->private = true;
+}
+
 void rawcap_line(struct rawcap *rc, struct sym_session *ss, const char *s,
 		 size_t len, bool whole)
 {
 	if (!rc->open)
 		return;
+	make_private(rc, s, len);
 	bool room = !sf_grow((void **)&rc->held, &rc->heldcap,
 			     rc->nheld + len + 1, 1);
 	if (room) {

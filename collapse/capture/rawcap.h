@@ -35,6 +35,7 @@ struct rawcap {
 	size_t ndue, duecap;
 	bool split;		/* part of the open record went out already
 				 * (past 1 MiB): its snapshots go after it */
+	bool private;		/* made owner-only: it holds stack copies */
 };
 
 /* Open path for writing (atomic_open()).  0 or -errno with err filled. */
