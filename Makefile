@@ -92,7 +92,7 @@ HZ      ?= 99
 flame:
 	@scripts/install-deps
 	@$(MAKE) --no-print-directory -s all demo >&2	# stdout: the top table alone
-	@scripts/profile $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
+	@scripts/profile $(if $(CALLGRAPH),--call-graph $(CALLGRAPH),) $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
 
 test:
 	@scripts/install-deps --test

@@ -31,7 +31,7 @@
 
 /* DWARF register numbers of x86-64 (the capture's order) */
 enum { UW_NREGS = 17, UW_RBP = 6, UW_RSP = 7, UW_RIP = 16 };
-#define UW_MAX_FRAMES 256
+#define UW_MAX_FRAMES 1024
 
 /* Stack bytes copied at the sample: bytes[0] is at address base (the
  * sample's sp). */
