@@ -17,9 +17,18 @@ ENTRY = {"main", "__libc_start_call_main", "_start"}
 MARKS = {"[truncated]", "[unwind-error]"}
 
 
-def norm(name):
-    name = re.sub(r"\+0x[0-9a-f]+$", "", name)
-    return name
+def norm(name, dso=None):
+    """One spelling for both tools: a frame without a symbol is "[unknown
+    in MODULE]" (stackfold writes MODULE+0xOFF, perf "[unknown]" and the
+    DSO), symbol versions (@@GLIBC_2.34) dropped."""
+    if dso is not None:
+        if name.startswith("[unknown]"):
+            return "[unknown in %s]" % dso.rsplit("/", 1)[-1]
+    else:
+        m = re.match(r"^(.+)\+0x[0-9a-f]+$", name)
+        if m:
+            return "[unknown in %s]" % m.group(1)
+    return re.sub(r"@.*$", "", re.sub(r"\+0x[0-9a-f]+$", "", name))
 
 
 def stackfold(path):
@@ -29,7 +38,7 @@ def stackfold(path):
         if not stack or not n.isdigit():
             continue
         frames = [f for f in stack.split(";")[1:] if f not in MARKS]
-        frames = [f for f in frames if not f.endswith("_[k]")]
+        frames = [norm(f) for f in frames if not f.endswith("_[k]")]
         out.append((frames[::-1], int(n)))  # leaf first
     return out
 
@@ -49,7 +58,7 @@ def perf(path):
         m = re.match(r"\s*[0-9a-f]+ (.*) \((.*)\)$", line)
         if not m or "kernel.kallsyms" in m.group(2) or m.group(2).startswith("[kernel"):
             continue
-        cur.append(norm(m.group(1)))
+        cur.append(norm(m.group(1), m.group(2)))
     if insample:
         out.append((cur, 1))
     return out

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# bench/unwind.sh - --call-graph dwarf against perf's, in the same run:
+#  1. fidelity: Debian's xz -9, gzip -9 and python3 (a busy loop), each
+#     sampled for SECS s by scripts/profile --call-graph dwarf and by
+#     `perf record -F 99 --call-graph dwarf` at the same time:
+#     tests/tools/fidelity.py's figures (mean user depth, samples reaching
+#     the entry, leaf TVD; targets 10%, 90%, 0.10);
+#  2. capture cost per sample of those runs: the BPF program's run time
+#     (bpf_stats: run_time_ns of the programs of that bpftrace, which
+#     include the firings its filter rejects), bpftrace's and stackfold's
+#     CPU (stackfold's "cpu:" line), against perf record's CPU (user+sys,
+#     /usr/bin/time; the kernel's copying in the sampled task is in
+#     neither);
+#  3. post-processing: a 30 s system-wide capture (xz and python3 busy)
+#     taken by both tools at once, then each processed with a cold cache:
+#     stackfold on its raw capture (unwinding and symbolizing) against
+#     `perf script` on perf.data (CPU-s, /usr/bin/time).
+# Needs root, bpftrace, perf, xz, gzip, python3.  Not a test: prints tables.
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SECS=${UNWIND_SECS:-10}
+SYS_SECS=${UNWIND_SYS_SECS:-30}
+# UNWIND_WORKLOADS="xz" runs fewer (""): none
+W=$(mktemp -d)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+kids=()
+cleanup() {
+	sysctl -q -w kernel.bpf_stats_enabled="$old_stats"
+	for k in "${kids[@]}"; do kill "$k" 2>/dev/null || true; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+[ "$(id -u)" = 0 ] || { echo "bench/unwind.sh: needs root" >&2; exit 3; }
+for c in bpftrace perf bpftool xz gzip /usr/bin/python3; do
+	command -v "$c" >/dev/null || { echo "bench/unwind.sh: needs $c" >&2; exit 3; }
+done
+sysctl -q -w kernel.bpf_stats_enabled=1
+export STACKFOLD_CACHE_DIR=$W/cache
+busy_py='x = 0
+while True:
+    x = (x * 31 + 7) % 1000003'
+
+# start NAME: the workload, its pid in $WPID
+start() {
+	case $1 in
+	xz) xz -9 -T1 </dev/urandom >/dev/null & ;;
+	gzip) gzip -9 </dev/urandom >/dev/null & ;;
+	python3) /usr/bin/python3 -c "$busy_py" & ;;
+	esac
+	WPID=$!
+	kids+=("$WPID")
+}
+
+# bpf_ns BTPID: run_time_ns of the BPF programs bpftrace BTPID holds
+bpf_ns() {
+	local fd s=0 v
+	for fd in /proc/"$1"/fd/*; do
+		v=$(awk '/^run_time_ns:/ { print $2 }' "/proc/$1/fdinfo/${fd##*/}" 2>/dev/null) || continue
+		[ -n "$v" ] && s=$((s + v))
+	done
+	echo "$s"
+}
+
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+now() { awk '{ print $1 }' /proc/uptime; }
+
+# watch PID OUT: while the bpftrace child of PID (stackfold record) runs,
+# steady state (from 3 s after it started: LLVM, attaching): "T0 BT0 SF0"
+# then the latest "T BT SF BPF" (seconds, CPU ticks of bpftrace and of
+# stackfold, run time of bpftrace's BPF programs in ns) into OUT
+watch() {
+	local bt="" v t0="" first="" last
+	for _ in $(seq 400); do
+		bt=$(pgrep -P "$1" -x bpftrace) && break
+		sleep 0.05
+	done
+	[ -n "$bt" ] || return 0
+	t0=$(now)
+	while kill -0 "$bt" 2>/dev/null; do
+		v=$(bpf_ns "$bt")
+		last="$(now) $(ticks "$bt") $(ticks "$1") $v"
+		if [ -z "$first" ] && awk -v a="$t0" -v b="${last%% *}" 'BEGIN { exit !(b - a >= 3) }'; then
+			first=${last% *}
+		fi
+		[ -n "$first" ] && printf '%s\n%s\n' "$first" "$last" >"$2"
+		sleep 0.5
+	done
+}
+
+printf '\n== fidelity and capture cost: %s, %s CPUs (%s), kernel %s, %s, %s, %s s each at 99 Hz\n' \
+	"$(uname -n)" "$(nproc)" "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" \
+	"$(uname -r)" "$(bpftrace --version)" "$(perf --version)" "$SECS"
+printf '%-8s %-70s | %9s %9s %9s %9s | %9s\n' workload "fidelity (stackfold/perf)" \
+	"bpf us" "bpftr us" "sf us" "total us" "perf us"
+for wl in ${UNWIND_WORKLOADS-xz gzip python3}; do
+	start "$wl"
+	sleep 0.5
+	printf '0 0 0\n0 0 0 0\n' >"$W/watch"
+	/usr/bin/time -f '%U %S' -o "$W/perf.time" perf record -q -F 99 -e cpu-clock --call-graph dwarf \
+		-p "$WPID" -o "$W/$wl.data" -- sleep "$((SECS + 1))" >/dev/null 2>&1 &
+	pr=$!
+	"$TOP/scripts/profile" --call-graph dwarf -U -f folded -o "$W/$wl" -p "$WPID" -d "$SECS" \
+		>/dev/null 2>"$W/$wl.err" </dev/null &
+	sp=$!
+	watch "$sp" "$W/watch"
+	wait "$sp" || true
+	wait "$pr" || true
+	kill "$WPID" 2>/dev/null || true
+	wait "$WPID" 2>/dev/null || true
+	perf script -i "$W/$wl.data" -F comm,tid,ip,sym,dso --no-inline >"$W/$wl.perf" 2>/dev/null
+	fig=$(python3 "$TOP/tests/tools/fidelity.py" "$W/$wl.folded" "$W/$wl.perf")
+	n=$(awk '{ s += $NF } END { print s + 0 }' "$W/$wl.folded")
+	np=$(grep -c '^[^[:space:]]' "$W/$wl.perf" || true)
+	# BPF: all its run time over all samples; bpftrace and stackfold:
+	# their steady-state CPU over the samples of that window (the rate
+	# over the capture times its length)
+	awk -v w="$wl" -v f="$fig" -v n="$n" -v np="$np" -v s="$SECS" -v tck="$(getconf CLK_TCK)" \
+		-v p="$(awk '{ print $1 + $2 }' "$W/perf.time")" -v ps="$((SECS + 1))" '
+		NR == 1 { t0 = $1; b0 = $2; s0 = $3 } NR == 2 { t1 = $1; b1 = $2; s1 = $3; bpf = $4 }
+		END {
+		n = n ? n : 1; np = np ? np : 1
+		win = (t1 - t0) * n / s; win = win > 0 ? win : 1
+		bt = (b1 - b0) / tck * 1e6 / win; sf = (s1 - s0) / tck * 1e6 / win
+		printf "%-8s %-70s | %9.1f %9.1f %9.1f %9.1f | %9.1f\n", w, f, bpf / 1e3 / n,
+			bt, sf, bpf / 1e3 / n + bt + sf, p * 1e6 / np }' "$W/watch"
+	grep -h 'stackfold: recorded' "$W/$wl.err" | sed 's/^/         /' || true
+done
+echo "(us per sample: BPF over the whole capture; bpftrace and stackfold in steady state, from 3 s after"
+echo " bpftrace started, at the capture's sample rate; perf: perf record's CPU, start to end, over its"
+echo " samples, without the kernel's copy of 8 KiB a sample in the sampled task, which no tool here sees)"
+
+printf '\n== post-processing a %s s system-wide capture (xz and python3 busy), cold cache\n' "$SYS_SECS"
+start xz
+start python3
+sleep 0.5
+perf record -q -a -F 99 -e cpu-clock --call-graph dwarf -o "$W/sys.data" -- sleep "$((SYS_SECS + 1))" >/dev/null 2>&1 &
+pr=$!
+"$TOP/scripts/profile" --call-graph dwarf -a -d "$SYS_SECS" -f folded -o "$W/sys" --save-raw "$W/sys.raw" \
+	>/dev/null 2>"$W/sys.err" </dev/null || true
+wait "$pr" || true
+for k in "${kids[@]}"; do kill "$k" 2>/dev/null || true; done
+grep -h 'stackfold: recorded' "$W/sys.err" || true
+rm -rf "$W/cache"
+sync
+echo 3 >/proc/sys/vm/drop_caches
+/usr/bin/time -f '%U %S' -o "$W/sf.time" "$TOP/bin/stackfold" -q -f folded -o "$W/replay.folded" "$W/sys.raw" 2>/dev/null || true
+echo 3 >/proc/sys/vm/drop_caches
+/usr/bin/time -f '%U %S' -o "$W/ps.time" perf script -i "$W/sys.data" >/dev/null 2>&1 || true
+sfs=$(awk '{ print $1 + $2 }' "$W/sf.time") pss=$(awk '{ print $1 + $2 }' "$W/ps.time")
+n=$(awk '{ s += $NF } END { print s + 0 }' "$W/replay.folded")
+printf '%-44s %8.3f CPU-s  (%s samples, %s bytes of capture)\n' "stackfold (unwind + symbolize + fold)" \
+	"$sfs" "$n" "$(stat -c %s "$W/sys.raw")"
+printf '%-44s %8.3f CPU-s  (%s bytes of perf.data)\n' "perf script (perf's own capture)" "$pss" \
+	"$(stat -c %s "$W/sys.data")"
+awk -v a="$sfs" -v b="$pss" 'BEGIN { if (a > 0) printf "perf script / stackfold: %.1fx\n", b / a }'
