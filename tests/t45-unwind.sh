@@ -60,7 +60,7 @@ check "fixture signal: samples in the handler, across the signal frame" \
 	grep -q ';handler' "$T/signal.folded"
 unwind "$T/deep.raw" >/dev/null
 check "fixture deep: truncated stacks counted" \
-	grep -q "$(samples "$T/deep.raw") samples (100.0%) had more stack than was copied" "$T/sum"
+	grep -q "$(samples "$T/deep.raw") samples had more stack than was copied" "$T/sum"
 check "fixture deep: no [unwind-error]" bash -c "! grep -q unwind-error '$T/deep.folded'"
 
 # --- the checks catch wrong input -----------------------------------------
@@ -80,7 +80,7 @@ unwind "$T/cut.raw" >"$T/cut.folded"
 check "copy cut short: the chain check fails" not chain_ok lib "$T/cut.folded" "$(samples "$T/lib.raw")"
 check "copy cut short: root [truncated] on every sample" \
 	bash -c "[ \$(grep -c '^uwprog;\[truncated\];' '$T/cut.folded') = \$(wc -l <'$T/cut.folded') ]"
-check "copy cut short: counted in the summary" grep -q "$(samples "$T/lib.raw") samples (100.0%) had more stack" "$T/sum"
+check "copy cut short: counted in the summary" grep -q "$(samples "$T/lib.raw") samples had more stack" "$T/sum"
 
 # the pc moved out of every mapping: [unwind-error], counted
 awk '/^#U / { $NF = "10" } { print }' "$T/lib.raw" >"$T/pc.raw"
