@@ -79,6 +79,7 @@ watch() {
 	while kill -0 "$bt" 2>/dev/null; do
 		v=$(bpf_ns "$bt")
 		last="$(now) $(ticks "$bt") $(ticks "$1") $v"
+		kill -0 "$bt" 2>/dev/null || break	# (read while it ran)
 		if [ -z "$first" ] && awk -v a="$t0" -v b="${last%% *}" 'BEGIN { exit !(b - a >= 3) }'; then
 			first=${last% *}
 		fi
@@ -140,7 +141,7 @@ pr=$!
 wait "$pr" || true
 for k in "${kids[@]}"; do kill "$k" 2>/dev/null || true; done
 grep -h 'stackfold: recorded' "$W/sys.err" || true
-rm -rf "$W/cache"
+rm -rf "$W/cache" || true
 sync
 echo 3 >/proc/sys/vm/drop_caches
 /usr/bin/time -f '%U %S' -o "$W/sf.time" "$TOP/bin/stackfold" -q -f folded -o "$W/replay.folded" "$W/sys.raw" 2>/dev/null || true
@@ -153,3 +154,7 @@ printf '%-44s %8.3f CPU-s  (%s samples, %s bytes of capture)\n' "stackfold (unwi
 printf '%-44s %8.3f CPU-s  (%s bytes of perf.data)\n' "perf script (perf's own capture)" "$pss" \
 	"$(stat -c %s "$W/sys.data")"
 awk -v a="$sfs" -v b="$pss" 'BEGIN { if (a > 0) printf "perf script / stackfold: %.1fx\n", b / a }'
+# the same again with the index cache warm (page cache too): what a sample
+# costs once the files are indexed (unwinding, naming, folding)
+/usr/bin/time -f '%U %S' -o "$W/sfw.time" "$TOP/bin/stackfold" -q -f folded -o "$W/replay2.folded" "$W/sys.raw" 2>/dev/null || true
+awk -v n="$n" '{ printf "%-44s %8.3f CPU-s  (%.1f us a sample, start-up included)\n", "stackfold again, warm cache", $1 + $2, ($1 + $2) * 1e6 / (n ? n : 1) }' "$W/sfw.time"

@@ -473,8 +473,11 @@ static int dwarf_line(struct report *r, const char *line, size_t len)
 static int bt_line(struct report *r, const char *line, size_t len)
 {
 	struct reccache_entry hit;
-	if (bt_parser_idle(r->bt) && !reccache_entry_open(&r->rc) &&
-	    dwarfin_wants(&r->dw, line, len))
+	/* (a '#' first, or a dwarf capture under way: the test costs the
+	 * default capture's lines one compare) */
+	if ((r->dw.rec || (len && line[0] == '#')) &&
+	    dwarfin_wants(&r->dw, line, len) && bt_parser_idle(r->bt) &&
+	    !reccache_entry_open(&r->rc))
 		return dwarf_line(r, line, len);
 	uint64_t count = 0;
 	sync_line(r, 1);
