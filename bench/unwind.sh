@@ -11,8 +11,9 @@
 #     CPU (stackfold's "cpu:" line), against perf record's CPU (user+sys,
 #     /usr/bin/time; the kernel's copying in the sampled task is in
 #     neither);
-#  3. post-processing: a 30 s system-wide capture (xz and python3 busy)
-#     taken by both tools at once, then each processed with a cold cache:
+#  3. post-processing: a 30 s capture of xz and python3, both busy (-p;
+#     UNWIND_SYS=-a: the whole machine), taken by both tools at once, then
+#     each processed with a cold cache:
 #     stackfold on its raw capture (unwinding and symbolizing) against
 #     `perf script` on perf.data (CPU-s, /usr/bin/time).
 # Needs root, bpftrace, perf, xz, gzip, python3.  Not a test: prints tables.
@@ -130,14 +131,23 @@ echo "(us per sample: BPF over the whole capture; bpftrace and stackfold in stea
 echo " bpftrace started, at the capture's sample rate; perf: perf record's CPU, start to end, over its"
 echo " samples, without the kernel's copy of 8 KiB a sample in the sampled task, which no tool here sees)"
 
-printf '\n== post-processing a %s s system-wide capture (xz and python3 busy), cold cache\n' "$SYS_SECS"
+printf '\n== post-processing a %s s capture of xz and python3, both busy (%s), cold cache\n' "$SYS_SECS" "${UNWIND_SYS:--p}"
 start xz
 start python3
 sleep 0.5
-perf record -q -a -F 99 -e cpu-clock --call-graph dwarf -o "$W/sys.data" -- sleep "$((SYS_SECS + 1))" >/dev/null 2>&1 &
+# UNWIND_SYS=-a samples the whole machine; by default the two busy
+# processes (-p), the same load without other users' processes (on a
+# shared machine they vary from run to run, and a FIFO where a debug file
+# is looked up stalls stackfold's naming)
+if [ "${UNWIND_SYS:-}" = -a ]; then
+	who=(-a) pwho=(-a)
+else
+	who=(-p "${kids[-2]},${kids[-1]}") pwho=(-p "${kids[-2]},${kids[-1]}")
+fi
+perf record -q "${pwho[@]}" -F 99 -e cpu-clock --call-graph dwarf -o "$W/sys.data" -- sleep "$((SYS_SECS + 1))" >/dev/null 2>&1 &
 pr=$!
-"$TOP/scripts/profile" --call-graph dwarf -a -d "$SYS_SECS" -f folded -o "$W/sys" --save-raw "$W/sys.raw" \
-	>/dev/null 2>"$W/sys.err" </dev/null || true
+timeout -s INT "$((SYS_SECS + 120))" "$TOP/scripts/profile" --call-graph dwarf "${who[@]}" -d "$SYS_SECS" -f folded \
+	-o "$W/sys" --save-raw "$W/sys.raw" >/dev/null 2>"$W/sys.err" </dev/null || true
 wait "$pr" || true
 for k in "${kids[@]}"; do kill "$k" 2>/dev/null || true; done
 grep -h 'stackfold: recorded' "$W/sys.err" || true
