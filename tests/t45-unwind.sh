@@ -12,7 +12,7 @@
 F=$TOP/tests/fixtures/unwind
 
 # fixture MODE: the capture with the fixture's directory put back
-fixture() { sed "s|@FIXDIR@|$F/bin|g" "$F/$1.raw"; }
+fixture() { sed "s|@FIXDIR@|$F/elf|g" "$F/$1.raw"; }
 # unwind FILE: user frames, folded (stderr: the summary, to $T/sum)
 unwind() { "$STACKFOLD" -U -f folded -o - "$1" 2>"$T/sum"; }
 # not CMD...: CMD fails
@@ -42,7 +42,7 @@ chain_ok() {
 	[ "$total" = "$3" ] || { echo "$total samples unwound, $3 captured"; return 1; }
 }
 
-libc=$(ldd "$F/bin/uwprog" 2>/dev/null | awk '/libc.so.6/ { print $3 }')
+libc=$(ldd "$F/elf/uwprog" 2>/dev/null | awk '/libc.so.6/ { print $3 }')
 libc_bid=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ { print $3 }')
 if ! grep -q "$libc_bid" "$F/lib.raw" 2>/dev/null || [ -z "$libc_bid" ]; then
 	fail "fixtures: this libc ($libc) is not the one the captures were made with" \
