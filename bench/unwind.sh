@@ -78,6 +78,9 @@ watch() {
 	[ -n "$bt" ] || return 0
 	t0=$(now)
 	while kill -0 "$bt" 2>/dev/null; do
+		# (on again: another benchmark ending may have switched the
+		# machine-wide statistics off)
+		sysctl -q -w kernel.bpf_stats_enabled=1
 		v=$(bpf_ns "$bt")
 		last="$(now) $(ticks "$bt") $(ticks "$1") $v"
 		kill -0 "$bt" 2>/dev/null || break	# (read while it ran)
