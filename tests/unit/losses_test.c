@@ -35,6 +35,11 @@ static void fill(struct pf_counters *c)
 	c->map_full_warnings = 110;
 	c->captures_cut = 111;
 	c->nonstack_ignored = 112;
+	c->dwarf_partial = 113;
+	c->dwarf_bad_lines = 114;
+	c->dwarf_truncated = 115;
+	c->dwarf_unwind_errors = 116;
+	c->dwarf_badregs = 117;
 }
 
 static void table_complete(void)
@@ -44,6 +49,8 @@ static void table_complete(void)
 		"unparsable_lines", "incomplete_records", "unsymbolized_frames",
 		"truncated_stacks", "over_total", "maps_unsaved",
 		"map_full_warnings", "captures_cut", "nonstack_not_added",
+		"partial_samples", "malformed_stack_records",
+		"copy_truncated_stacks", "unwind_errors", "no_user_regs",
 	};
 	const char *bad = NULL;
 	for (int i = 0; i < LOSS_N; i++) {
@@ -120,7 +127,8 @@ static void any(void)
 	static const enum loss_id lossy[] = {
 		LOSS_LOST_EVENTS, LOSS_MAP_DROPPED, LOSS_STACKID_ERRORS,
 		LOSS_UNPARSABLE_LINES, LOSS_INCOMPLETE_RECORDS, LOSS_OVER_TOTAL,
-		LOSS_MAP_FULL_WARNINGS, LOSS_CAPTURES_CUT,
+		LOSS_MAP_FULL_WARNINGS, LOSS_CAPTURES_CUT, LOSS_DWARF_PARTIAL,
+		LOSS_DWARF_BAD_LINES,
 	};
 	struct pf_counters c;
 	const char *bad = NULL;
@@ -166,6 +174,16 @@ static void summary(void)
 	c = (struct pf_counters){ .unsymbolized_frames = 5 };
 	check(!loss_summary(&c, buf, sizeof(buf)) && buf[0],
 	      "summary, marks said, not a loss", buf);
+	c = (struct pf_counters){ .dwarf_truncated = 3, .dwarf_unwind_errors = 2 };
+	check(!loss_summary(&c, buf, sizeof(buf)) &&
+	      !strcmp(buf, "; 3 samples had more stack than was copied (root "
+		      "marked [truncated]; raise --stack-size); 2 stacks not "
+		      "unwound to their end (root marked [unwind-error])"),
+	      "summary, dwarf marks said in order, not a loss", buf);
+	c = (struct pf_counters){ .dwarf_partial = 1 };
+	check(loss_summary(&c, buf, sizeof(buf)) &&
+	      !strcmp(buf, "; 1 samples partial (records lost: dropped)"),
+	      "summary, partial dwarf samples are a loss", buf);
 	fill(&c);
 	char small[16];
 	memset(small, 'x', sizeof(small));
