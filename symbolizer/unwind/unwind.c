@@ -429,6 +429,11 @@ int uw_unwind(struct unwinder *u, int pid, uint32_t image,
 			return ret;
 		if (!fr)
 			return 0;
+		/* a signal trampoline (__restore_rt) is returned to by the
+		 * handler, but named at its pc: its rules start one byte
+		 * early for the lookup at pc - 1, its symbol does not */
+		if (signal)
+			out->exact[out->n - 1] = true;
 		ret = step(&w, fr, &out->why);
 		if (ret == 1 || (ret == 0 && w.r[UW_RIP] == 0)) {
 			out->end = UW_COMPLETE;

@@ -51,7 +51,8 @@ struct uw_result {
 	uint64_t pc[UW_MAX_FRAMES];	/* leaf first; pc[0] the sample's ip,
 					 * the others return addresses ... */
 	bool exact[UW_MAX_FRAMES];	/* ... except where exact: the pc a
-					 * signal interrupted */
+					 * signal interrupted, and the signal
+					 * trampoline's (named at the pc) */
 	size_t n;
 	enum uw_end end;
 	const char *why;	/* UW_ERROR's reason, static text */
