@@ -21,6 +21,8 @@ struct uw_file {
 	Elf *elf;
 	Dwarf *dw;		/* for .debug_frame; NULL when none */
 	Dwarf_CFI *eh, *dbg;	/* NULL when the file has none */
+	bool dbg_tried;		/* .debug_frame looked for (only when
+				 * .eh_frame has no rules for a pc) */
 	struct uw_seg *segs;
 	size_t nsegs;
 	bool failed;		/* cannot be read: every pc in it fails */
@@ -119,9 +121,6 @@ static int file_open(struct unwinder *u, struct uw_file *f)
 	if (ret)
 		return ret == -ENOMEM ? ret : (f->failed = true, 0);
 	f->eh = dwarf_getcfi_elf(f->elf);
-	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
-	if (f->dw)
-		f->dbg = dwarf_getcfi(f->dw);
 	return 0;
 }
 
@@ -187,6 +186,11 @@ static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
 	Dwarf_Frame *fr = NULL;
 	if (!f->eh || dwarf_cfi_addrframe(f->eh, a, &fr) != 0) {
 		fr = NULL;
+		if (!f->dbg_tried) {	/* rarely needed: opened then */
+			f->dbg_tried = true;
+			f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+			f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
+		}
 		if (f->dbg && dwarf_cfi_addrframe(f->dbg, a, &fr) != 0)
 			fr = NULL;
 	}
