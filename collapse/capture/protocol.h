@@ -13,6 +13,9 @@
  *   #end                        bt/continuous.bt's END printed its window
  *   @stackfold[_a|_b][...]: N   stackfold's own sample maps
  *   @stackfold_total[_a|_b]: N  the samples taken since the last total
+ *   #U ... / #K ... #k / #W ...  bt/profile-dwarf.bt's sample records: a
+ *                               header with the user registers, the kernel
+ *                               stack, stack words (ingest/dwarfrec.h)
  *
  * PID is a pid field: the pid in its low 32 bits, the image (which program
  * of the pid's life, bt/profile.bt) in its high 32.  Static data and pure
@@ -34,6 +37,11 @@
 #define PROTOCOL_ENDMAPS_WORD "#endmaps"
 #define PROTOCOL_OWN_MAP "@stackfold"
 #define PROTOCOL_OWN_TOTAL "@stackfold_total"
+/* --call-graph dwarf's records (bt/profile-dwarf.bt) */
+#define PROTOCOL_DWARF_HEADER "#U "
+#define PROTOCOL_DWARF_KSTACK "#K "
+#define PROTOCOL_DWARF_KSTACK_END "#k"
+#define PROTOCOL_DWARF_WORDS "#W "
 /* In place of a line too long to read: a line no format takes, so that a
  * replay of a raw capture counts it as unparsable too. */
 #define PROTOCOL_OVERLONG "\x01"

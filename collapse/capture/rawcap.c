@@ -63,7 +63,8 @@ static void release_held(struct rawcap *rc, struct sym_session *ss)
  * is written, as a core dump is. */
 static void make_private(struct rawcap *rc, const char *s, size_t len)
 {
-	if (rc->private || len < 3 || memcmp(s, "#W ", 3))
+	size_t n = sizeof(PROTOCOL_DWARF_WORDS) - 1;
+	if (rc->private || len < n || memcmp(s, PROTOCOL_DWARF_WORDS, n))
 		return;
 	/* (a device or FIFO written straight to is not ours to change) */
 	if (rc->f.tmp)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/protocol.h"
 #include "ingest/dwarfrec.h"
 #include "base/util.h"
 
@@ -69,8 +70,8 @@ bool dwrec_wants(const struct dwrec *d, const char *s, size_t len)
 {
 	if (d && d->in_k)
 		return true;
-	return starts(s, len, "#U ") || starts(s, len, "#W ") ||
-	       starts(s, len, "#K ");
+	return starts(s, len, PROTOCOL_DWARF_HEADER) || starts(s, len, PROTOCOL_DWARF_WORDS) ||
+	       starts(s, len, PROTOCOL_DWARF_KSTACK);
 }
 
 static void bad(struct dwrec *d, size_t line)
@@ -289,7 +290,7 @@ static int kstack_line(struct dwrec *d, const char *s, size_t len,
 		       size_t line)
 {
 	struct dw_open *o = d->in_k;
-	if (starts(s, len, "#k")) {
+	if (starts(s, len, PROTOCOL_DWARF_KSTACK_END)) {
 		d->in_k = NULL;
 		if (!o->open)
 			return 0;
@@ -343,11 +344,11 @@ int dwrec_line(struct dwrec *d, const char *s, size_t len, size_t line)
 {
 	if (d->in_k)
 		return kstack_line(d, s, len, line);
-	if (starts(s, len, "#U "))
+	if (starts(s, len, PROTOCOL_DWARF_HEADER))
 		return header(d, s, len, line);
-	if (starts(s, len, "#W "))
+	if (starts(s, len, PROTOCOL_DWARF_WORDS))
 		return chunk(d, s, len, line);
-	if (starts(s, len, "#K "))
+	if (starts(s, len, PROTOCOL_DWARF_KSTACK))
 		return kstack_open(d, s, len, line);
 	bad(d, line);
 	return 0;
