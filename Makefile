@@ -64,6 +64,10 @@ $(B)/%.o: %.c $(GEN_H)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# the project's version, from VERSION, for --version
+$(B)/collapse/cmd/version.o: VERSION
+$(B)/collapse/cmd/version.o: ALL_CFLAGS += -DSF_VERSION='"$(shell cat VERSION)"'
+
 -include $(DEPS)
 
 # Every header compiles on its own.

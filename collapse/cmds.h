@@ -25,4 +25,8 @@ int cmd_symbolize(int argc, char **argv); /* MODULE ADDRESS lines */
 int cmd_continuous(int argc, char **argv); /* always-on: a profile per window */
 int cmd_comments(int argc, char **argv);  /* a pprof profile's comments */
 
+/* The subcommand closest to word (a typo: `stackfold recrod`), "--help"
+ * for help, or NULL when none is close. */
+const char *cmd_closest(const char *word);
+
 #endif

@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmds.h"
 #include "base/util.h"
@@ -35,6 +37,20 @@ static const struct command *find_command(int argc, char **argv)
 	return NULL;
 }
 
+/* A lone word (letters, no '.' or '/') that is not an existing file: a
+ * mistyped subcommand, not an input to read (`stackfold help`). */
+static bool typo(const char *a)
+{
+	struct stat st;
+	if (!*a || strlen(a) > 31)
+		return false;
+	for (const char *p = a; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      *p == '-' || *p == '_') || (p == a && *p == '-'))
+			return false;
+	return stat(a, &st) != 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd = find_command(argc, argv);
@@ -46,5 +62,16 @@ int main(int argc, char **argv)
 	signal(SIGCHLD, SIG_DFL);
 	if (cmd)
 		return cmd->run(argc - 1, argv + 1);
+	if (argc > 1 && typo(argv[1])) {
+		const char *near = cmd_closest(argv[1]);
+		if (near)
+			fprintf(stderr, "stackfold: '%s' is not a subcommand nor a "
+				"file; did you mean 'stackfold %s'?\n", argv[1], near);
+		else
+			fprintf(stderr, "stackfold: '%s' is not a subcommand (report, "
+				"record, continuous, symbolize, comments) nor a file "
+				"(see --help)\n", argv[1]);
+		return EXIT_USAGE;
+	}
 	return cmd_report(argc, argv);
 }

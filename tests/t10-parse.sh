@@ -87,9 +87,9 @@ check_eq "a bad line in a repeated record: counted in each copy" 0 $?
 check_eq "a count line with a trailing blank, repeated: the same count each time" "foo 10" \
 	"$(printf '@[\n    foo+1\n]: 5 \n]: 3\n@[\n    foo+1\n]: 5 \n]: 3\n' | "$STACKFOLD" -q 2>/dev/null)"
 
-# Process frame with -p (comm-PID), and -U / -K.
-"$STACKFOLD" -q -p "$FX/keyed-maps.txt" >"$T/pid.out" 2>/dev/null
-check "-p puts comm-PID first" grep -q '^demo-17511;entry_SYSCALL' "$T/pid.out"
+# Process frame with --show-pid (comm-PID), and -U / -K.
+"$STACKFOLD" -q --show-pid "$FX/keyed-maps.txt" >"$T/pid.out" 2>/dev/null
+check "--show-pid puts comm-PID first" grep -q '^demo-17511;entry_SYSCALL' "$T/pid.out"
 "$STACKFOLD" -q -K "$FX/ustack-kstack.txt" >"$T/k.out"
 check "-K keeps kernel frames only" bash -c "! grep -q 'main' '$T/k.out' && grep -q 'read_zero_\[k\]' '$T/k.out'"
 "$STACKFOLD" -q -U "$FX/ustack-kstack.txt" >"$T/u.out"
@@ -209,29 +209,29 @@ check_eq "perf frame of a deleted module: name and module split at the matching 
 # ustack(perf) frames with short addresses ("1 0x1 ([unknown])", seen in
 # -a captures): addresses, not names
 printf '@[\n\t1 0x1 ([unknown])\n\t7f0000001234 0x7f0000001234 ([unknown])\n\t753a 0x753a ([unknown])\n]: 5\n' >"$T/small.txt"
-"$STACKFOLD" "$T/small.txt" >"$T/small.out" 2>"$T/small.err"
+"$STACKFOLD" -v "$T/small.txt" >"$T/small.out" 2>"$T/small.err"
 check_eq "short perf-format addresses: unknown frames, not names" "[unknown];[unknown];[unknown] 5" "$(cat "$T/small.out")"
 check "short perf-format addresses: counted as unsymbolized" grep -q '15 unsymbolized frame samples' "$T/small.err"
 check_eq "a short hex-looking name stays a name" "add;beef 1" \
 	"$(printf '@[\n\tbeef\n\tadd\n]: 1\n' | "$STACKFOLD" -q)"
 # The summary counts unique stacks, folded input included.
 printf 'a;b;c 3\na;b 2\na;b;c 4\n' >"$T/dup.folded"
-"$STACKFOLD" "$FX/kstack.txt" "$T/dup.folded" 2>"$T/dup.err" >"$T/dup.out"
+"$STACKFOLD" -v "$FX/kstack.txt" "$T/dup.folded" 2>"$T/dup.err" >"$T/dup.out"
 check_eq "summary: unique stacks, bpftrace and folded input mixed" \
 	"$(wc -l <"$T/dup.out") unique stacks" "$(grep -o '[0-9]* unique stacks' "$T/dup.err")"
 
 # Options on folded input give the same folded text whatever else is written
 # (pprof goes through a profile; folded alone does not): -U, -K and -d act on
-# the _[k] marks, -p and --tid have no pid to add.
+# the _[k] marks, --show-pid and --tid have no pid to add.
 printf 'comm;main;read;vfs_read_[k];copy_[k] 3\ncomm;main;compute 2\n' >"$T/uk.folded"
-for o in -U -K -d -p --tid; do
+for o in -U -K --delimit --show-pid --tid; do
 	"$STACKFOLD" -q "$o" "$T/uk.folded" >"$T/uk1.out"
 	"$STACKFOLD" -q "$o" -f folded,pprof -o "$T/uk2" "$T/uk.folded"
 	check "folded input, $o: folded alone = folded beside pprof" cmp -s "$T/uk1.out" "$T/uk2.folded"
 done
 check_eq "folded input, -U: kernel frames dropped" "comm;main;compute 2
 comm;main;read 3" "$("$STACKFOLD" -q -U "$T/uk.folded")"
-check_eq "folded input, -p: no made-up pid" "$(sort "$T/uk.folded")" "$("$STACKFOLD" -q -p "$T/uk.folded" | sort)"
+check_eq "folded input, --show-pid: no made-up pid" "$(sort "$T/uk.folded")" "$("$STACKFOLD" -q --show-pid "$T/uk.folded" | sort)"
 # -K keeps the first frame, the process by FlameGraph's convention, as it
 # keeps a capture's process frame (it merged every process's stacks into
 # "[no stack]" and the kernel frames alone until 2026-11-24)
@@ -349,7 +349,7 @@ check_eq "top --top 3: 3 rows, 3 stacks" "3 3" "$(fn_rows "$T/top3.out") $(stack
 check "--help says what --top 0 does" bash -c "'$STACKFOLD' --help | grep -q -- '--top N .*0: every function'"
 # --countname is the unit of the table's total, as in the SVG and summary
 check_eq "top: total in samples by default" "820 samples" "$(head -n 1 "$T/top25.out")"
-"$STACKFOLD" -f top --countname bytes "$T/wide.folded" >"$T/topb.out" 2>"$T/topb.err"
+"$STACKFOLD" -v -f top --countname bytes "$T/wide.folded" >"$T/topb.out" 2>"$T/topb.err"
 check_eq "top --countname bytes: the total in bytes" "820 bytes" "$(head -n 1 "$T/topb.out")"
 check "top --countname bytes: the summary too" grep -q 'read: 820 bytes' "$T/topb.err"
 

@@ -799,7 +799,7 @@ pa=$!
 cp "$T/beta" "$T/same/prog.new" && mv "$T/same/prog.new" "$T/same/prog"
 "$T/same/prog" &
 pb=$!
-"$STACKFOLD" record -D 4 -p -f folded -o "$T/sameout" -- env BPFTRACE_NO_USER_SYMBOLS=1 \
+"$STACKFOLD" record -D 4 --show-pid -f folded -o "$T/sameout" -- env BPFTRACE_NO_USER_SYMBOLS=1 \
 	bpftrace "$TOP/bt/profile.bt" "$HZ" 0 2 2>"$T/same.err"
 check_eq "one path, two programs: record exits 0" 0 $?
 kill "$pa" "$pb" 2>/dev/null

@@ -360,7 +360,7 @@ if [ -s "$T/addr/cap.raw" ]; then
 		"$a_main" >>"$T/addr/jit.raw"
 	printf '@stackfold[4194001, 4194001, app, \n    0x7f0000009000\n    %s\n, ]: 2\n' "$a_main" >>"$T/addr/jit.raw"
 	printf '7f0000001000 100 jit_leaf\n7f0000002000 10 jit_caller\n7f0000002010 10 jit_after\n' >"$pm"
-	"$STACKFOLD" -f folded,pprof -o "$T/addr/jit" "$T/addr/jit.raw" 2>"$T/addr/jit.err"
+	"$STACKFOLD" -v -f folded,pprof -o "$T/addr/jit" "$T/addr/jit.raw" 2>"$T/addr/jit.err"
 	rm -f "$pm"
 	check_eq "JIT code outside the saved map: named by the perf map" \
 		"app;main;[unknown] 2|app;main;jit_caller_[j];jit_leaf_[j] 5" "$(paste -sd'|' "$T/addr/jit.folded")"

@@ -559,8 +559,8 @@ if [ -x "$T/exec_alpha" ] && [ -x "$T/exec_beta" ]; then
 	} >"$T/img.raw"
 	check_eq "exec: each image named from its own saved map" "a;alpha_work 5|b;beta_work 3" \
 		"$("$STACKFOLD" -q "$T/img.raw" 2>&1 | paste -sd'|')"
-	check_eq "exec: the pid field's image is not in the pid (-p)" "a-$pid;alpha_work 5|b-$pid;beta_work 3" \
-		"$("$STACKFOLD" -q -p "$T/img.raw" 2>&1 | paste -sd'|')"
+	check_eq "exec: the pid field's image is not in the pid (--show-pid)" "a-$pid;alpha_work 5|b-$pid;beta_work 3" \
+		"$("$STACKFOLD" -q --show-pid "$T/img.raw" 2>&1 | paste -sd'|')"
 else
 	fail "build tests/fixtures/live/execimg.c non-PIE" "$(tail -5 "$T/img.err")"
 fi

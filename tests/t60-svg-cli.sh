@@ -29,14 +29,15 @@ else
 	fail "stackfold -f svg" "$(tail -3 "$T/err")"
 fi
 
-if sf --title 'My & title' --subtitle 'sub <x>' --width 900 --minwidth 5 --inverted \
+if sf --title 'My & title' --subtitle 'sub <x>' --width 900 --minwidth 5% --inverted \
 	--colors lang --no-hash --countname ms --flamechart "$in" >"$T/opts.svg"; then
 	f=$T/opts.svg
 	check "options: xmllint" xmllint --noout "$f"
 	grep -q '>My &amp; title</text>' "$f" && pass "--title" || fail "--title"
 	grep -q '>sub &lt;x&gt;</text>' "$f" && pass "--subtitle" || fail "--subtitle"
 	grep -q 'width="900"' "$f" && pass "--width" || fail "--width"
-	grep -q '<title>all (100 ms, 100.00%)</title><rect x="10.0" y="60"' "$f" &&
+	# (the lang palette's legend row is above the frames)
+	grep -q '<title>all (100 ms, 100.00%)</title><rect x="10.0" y="84"' "$f" &&
 		pass "--inverted (root on top) and --countname" || fail "--inverted and --countname" "$(grep -m1 '<title>all' "$f")"
 	# 5% of 100 samples: next_char (12) stays, mul (4) goes
 	grep -q '<title>next_char' "$f" && ! grep -q '<title>mul ' "$f" &&
@@ -80,7 +81,7 @@ fi
 # identical stack later in time is drawn again, not merged back.
 printf 'a;b 1\na;c 1\na;b 1\nz 1\na;b 2\n' >"$T/chart1.folded"
 chart_model "$T/chart1.folded" >"$T/chart1.want"
-sf --flamechart --minwidth 0px "$T/chart1.folded" >"$T/chart1.svg"
+sf -v --flamechart --minwidth 0px "$T/chart1.folded" >"$T/chart1.svg"
 svg_titles "$T/chart1.svg" | LC_ALL=C sort >"$T/chart1.got"
 check_diff "flamechart from a file: repeated stacks stay in time order" "$T/chart1.want" "$T/chart1.got"
 check "flamechart: the summary does not call a returning stack unique (5 stacks, 3 of them unique)" \

@@ -41,9 +41,16 @@ grep -q '<text id="title" x="600" y="24">Flame Chart</text>' "$fx/flamechart.exp
 	[ "$(grep -cE '<g( [^>]*)?><title>init \(' "$fx/flamechart.expected.svg")" = 2 ] &&
 	pass "flamechart: time order, init drawn twice" || fail "flamechart: time order, init drawn twice"
 grep -q '<title>big (989 samples' "$fx/minwidth.expected.svg" &&
-	! grep -q 'tiny' "$fx/minwidth.expected.svg" &&
+	! grep -q '<title>tiny' "$fx/minwidth.expected.svg" &&
 	pass "minwidth: narrow frames dropped, parent keeps their width" ||
 	fail "minwidth: narrow frames dropped, parent keeps their width"
+# ... and the search still counts them: big holds the groups tiny1: 5 and
+# tiny2: 4 (chains of one name each: no parent chain, -1)
+grep -q '<g data-x="0:5,1:4"><title>big (989' "$fx/minwidth.expected.svg" &&
+	grep -q '^en: \["tiny1","tiny2"\],$' "$fx/minwidth.expected.svg" &&
+	grep -q '^es: \[-1,0,-1,1\]};$' "$fx/minwidth.expected.svg" &&
+	pass "minwidth: the dropped frames' samples embedded for the search" ||
+	fail "minwidth: the dropped frames' samples embedded for the search"
 grep -q '>Allocations &amp; &lt;friends&gt;<' "$fx/icicle.expected.svg" &&
 	grep -q '<title>all (100 bytes, 100.00%)</title><rect x="10.0" y="60"' "$fx/icicle.expected.svg" &&
 	pass "icicle: escaped title, countname, root on top" || fail "icicle: escaped title, countname, root on top"

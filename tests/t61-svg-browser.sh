@@ -77,8 +77,8 @@ node "$B/svg_test.mjs" "$T/gen.json" | sed 's/^\(PASS\|FAIL\): /\1: generated: /
 # the same at the default minimum width: frames left out leave gaps, whose
 # neighbours carry their start (data-s)
 "$SVG_DRIVER" "$T/gen.folded" >"$T/gen-min.svg" || fail "gen (0.1%): writer failed"
-check "generated (0.1%): some frames carry data-s and data-e" \
-	grep -q '<g data-s="[0-9]*" data-e="[0-9]*">' "$T/gen-min.svg"
+check "generated (0.1%): some frames carry data-s and data-x" \
+	grep -q '<g data-s="[0-9]*" data-x="[0-9:,]*">' "$T/gen-min.svg"
 cat >"$T/gen-min.json" <<JSON
 {"svg": "$T/gen-min.svg", "shot": "$ART/svg-browser-generated-min.png", "width": 1200,
  "search": [], "zoom": "proc-7", "hidden": "proc-8"}
@@ -115,8 +115,38 @@ node "$B/svg_test.mjs" "$T/narrow.json" | sed 's/^\(PASS\|FAIL\): /\1: narrow: /
 "$SVG_DRIVER" "$T/gap.folded" >"$T/gap.svg" || fail "gap zoom: writer failed"
 cat >"$T/gap.json" <<JSON
 {"svg": "$T/gap.svg", "shot": "$ART/svg-browser-gapzoom.png", "width": 1200,
- "search": [{"term": "^z", "text": "Matched: 0.00% (up to 0.60% with frames too narrow to draw)"},
+ "search": [{"term": "^z", "text": "Matched: 0.60%"},
             {"term": "^P\$", "pct": "1.40"}],
  "exact": {"zoom": "P", "kids": ["c1", "c2", "c3", "c4"], "of": 7}}
 JSON
 node "$B/svg_test.mjs" "$T/gap.json" | sed 's/^\(PASS\|FAIL\): /\1: gap zoom: /'
+
+# 4. search is exact with frames left out (narrower than the default
+# 0.1%): the share equals the folded text's, through each way a graph is
+# built: the writer on a fold (driver), a regular file read as a stream
+# (the CLI), a pipe read into a frame tree (the CLI)
+p3=$(share 'kernel_fn_[0-9]*5$'); p4=$(share '^Interp[0-9][.]run')
+"$STACKFOLD" -f svg "$T/gen.folded" >"$T/gen-stream.svg" || fail "stream: writer failed"
+cat "$T/gen.folded" | "$STACKFOLD" -f svg >"$T/gen-tree.svg" || fail "tree: writer failed"
+check "frames were left out (the search must count them)" \
+	test "$(grep -c '<g' "$T/gen-min.svg")" -lt "$(grep -c '<g' "$T/gen.svg")"
+for way in min stream tree; do
+	cat >"$T/gen-$way.json" <<JSON
+{"svg": "$T/gen-$way.svg", "shot": "$ART/svg-browser-exact-$way.png", "width": 1200,
+ "search": [{"term": "kernel_fn_[0-9]*5\$", "pct": "$p3"}, {"term": "^Interp[0-9][.]run", "pct": "$p4"},
+            {"term": "kernel_fn_1[0-9]\$", "pct": "$p1"}],
+ "reset": true}
+JSON
+	node "$B/svg_test.mjs" "$T/gen-$way.json" | sed "s/^\(PASS\|FAIL\): /\1: exact ($way): /"
+done
+
+# 5. a graph taller than the window (80 frames deep): the match result
+# stays in view wherever the page is scrolled
+awk 'BEGIN { s = "root"; for (i = 1; i <= 80; i++) { s = s ";f" i; print s, i } }' >"$T/tall.folded"
+"$STACKFOLD" -f svg --minwidth 0 "$T/tall.folded" >"$T/tall.svg" || fail "tall: writer failed"
+cat >"$T/tall.json" <<JSON
+{"svg": "$T/tall.svg", "shot": "$ART/svg-browser-tall.png", "width": 1200,
+ "search": [{"term": "^f4\$", "pct": "$(awk 'BEGIN { t = 0; m = 0; for (i = 1; i <= 80; i++) { t += i; if (i >= 4) m += i } printf "%.2f", 100 * m / t }')"}],
+ "pin": true}
+JSON
+node "$B/svg_test.mjs" "$T/tall.json" | sed 's/^\(PASS\|FAIL\): /\1: tall: /'

@@ -24,7 +24,7 @@ fi
 sf() {
 	local n=$1
 	shift
-	"$STACKFOLD" "$@" >"$T/$n.out" 2>"$T/$n.err"
+	"$STACKFOLD" -v "$@" >"$T/$n.out" 2>"$T/$n.err"
 	echo $? >"$T/$n.rc"
 }
 rc() { cat "$T/$1.rc"; }
@@ -35,7 +35,7 @@ svg_total() { sed -n 's/.*<title>all (\([0-9,]*\) samples.*/\1/p' "$1" | head -n
 # conserve NAME INPUT: folded total == samples read == pprof total == SVG.
 conserve() {
 	local n=$1 in=$2 folded pp="" svg
-	"$STACKFOLD" -f folded,svg,pprof -o "$T/$n.c" "$in" 2>"$T/$n.c.err"
+	"$STACKFOLD" -v -f folded,svg,pprof -o "$T/$n.c" "$in" 2>"$T/$n.c.err"
 	folded=$(folded_total "$T/$n.c.folded")
 	svg=$(svg_total "$T/$n.c.svg")
 	[ "$PPROF_OK" = 1 ] && pp=$("$PPROF_CHECK" --sum --no-time "$T/$n.c.pb.gz" 2>&1)
@@ -197,12 +197,12 @@ failed to look up stack id -12 (pid 12): Cannot allocate memory
 , ]: 2
 @[]: 3
 EOF
-sf stackid -p "$T/stackid.txt"
+sf stackid --show-pid "$T/stackid.txt"
 check_eq "stack-id errors: exit 0" 0 "$(rc stackid)"
 check "stack-id errors: counted" grep -q '2 stack-id errors' "$T/stackid.err"
 check_eq "stack-id errors: empty stacks keep their samples" 9 "$(folded_total "$T/stackid.out")"
 check "empty stack without pid or comm: -p invents no pid-0 frame" grep -q '^\[no stack\] 3$' "$T/stackid.out"
-check "stacks with a pid: -p gives comm-PID" grep -q '^app-12;' "$T/stackid.out"
+check "stacks with a pid: --show-pid gives comm-PID" grep -q '^app-12;' "$T/stackid.out"
 conserve stackid "$T/stackid.txt"
 # bpftrace's stderr messages land between a record's lines in a live capture
 # (stackfold record reads stdout and stderr as they come, and so does its raw
@@ -300,7 +300,7 @@ check "#maps with no end: max RSS $(cat "$T/mapsnoend.rss") KiB, under $cap MiB 
 	test "$(cat "$T/mapsnoend.rss")" -lt $((cap * 1024))
 { printf '@stackfold[1, 1, app,\n\t0x1000\n\t'; head -c 20000000 /dev/zero | tr '\0' x
   printf '\n, ]: 4\n@stackfold[2, 2, app,\n\t0x1000\n, ]: 3\n@stackfold_total: 7\n'; } >"$T/longrec.txt"
-sf longrec -p "$T/longrec.txt"
+sf longrec --show-pid "$T/longrec.txt"
 check_eq "20 MB frame line: the next record kept" "app-2;[unknown] 3" "$(cat "$T/longrec.out")"
 check "20 MB frame line: its record counted incomplete" grep -q 'ignored 1 incomplete record' "$T/longrec.err"
 # equal empty stacks merge (regression: memcmp on a NULL stack, under UBSan)
@@ -328,7 +328,7 @@ check "folded -> folded: and the unique stacks" grep -q 'read: 6 samples, 2 uniq
 # ", " inside the comm kept, a numeric comm is a name, stale bytes after
 # the NUL dropped.
 printf '#pid 5 a, b\\x00\\x00\n@stackfold[5, 5, a, b\\x00\\x00,\n    0x1234\n, ]: 10\n@stackfold[6, 6, \\x0a@[]: 9\\x0a\\x00,\n    0x1234\n, ]: 4\n@stackfold[7, 7, 1234\\x00, ]: 2\n@stackfold[8, 8, t\\xc3\\xa9\\xe4\\xb8\\xad\\x00old\\x00, ]: 3\n@stackfold_total: 19\n' >"$T/bufcomm.txt"
-sf bufcomm -p "$T/bufcomm.txt"
+sf bufcomm --show-pid "$T/bufcomm.txt"
 check_eq "buf(comm): padding dropped, ', ' kept" 10 "$(awk '/^a, b-5;/ { print $NF }' "$T/bufcomm.out")"
 check_eq "buf(comm): an escaped newline is a byte, written '?'" 4 "$(grep -F '?@[]: 9?-6;' "$T/bufcomm.out" | awk '{ print $NF }')"
 check_eq "buf(comm): a numeric comm is a name" "1234-7 2" "$(grep '^1234-7' "$T/bufcomm.out")"

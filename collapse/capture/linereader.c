@@ -56,9 +56,33 @@ static int linereader_fill(struct linereader *lr, volatile int *stop)
 	}
 }
 
+int linereader_peek(struct linereader *lr, size_t want,
+		    const unsigned char **p, size_t *n)
+{
+	if (want > lr->cap)
+		want = lr->cap;
+	while (!lr->eof && lr->end < want) {
+		ssize_t r = read(lr->fd, lr->buf + lr->end, lr->cap - lr->end);
+		if (r > 0)
+			lr->end += (size_t)r;
+		else if (r == 0)
+			lr->eof = true;
+		else if (errno != EINTR)
+			return -errno;
+	}
+	lr->raw = lr->end;
+	*p = (const unsigned char *)lr->buf;
+	*n = lr->end;
+	return 0;
+}
+
 int linereader_next(struct linereader *lr, const char **line, size_t *len,
 		    volatile int *stop)
 {
+	if (lr->raw) {	/* peeked: now as a block read gives them */
+		sf_nul_to_q(lr->buf, lr->raw);
+		lr->raw = 0;
+	}
 	for (;;) {
 		char *s = lr->buf + lr->start;
 		char *nl = memchr(s, '\n', lr->end - lr->start);

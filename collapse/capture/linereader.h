@@ -23,6 +23,7 @@ struct linereader {
 	size_t cap, start, end;
 	bool eof;
 	bool skipping;		/* in a line past LINEREADER_MAX_LINE */
+	size_t raw;		/* bytes linereader_peek() read, NULs not yet '?' */
 };
 
 int linereader_init(struct linereader *lr, int fd);	/* 0 or -ENOMEM */
@@ -33,5 +34,11 @@ void linereader_release(struct linereader *lr);
  * *stop is set by a signal handler; pass NULL if unused). */
 int linereader_next(struct linereader *lr, const char **line, size_t *len,
 		    volatile int *stop);
+/* Before the first linereader_next(): read until want bytes (at most a
+ * block) are buffered or the input ends, and show them as read (NULs too),
+ * to tell the input's format.  Nothing is consumed.  0 or a negative
+ * errno. */
+int linereader_peek(struct linereader *lr, size_t want,
+		    const unsigned char **p, size_t *n);
 
 #endif

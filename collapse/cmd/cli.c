@@ -14,18 +14,23 @@ enum {
 	OPT_COLORS, OPT_NOHASH, OPT_COUNTNAME, OPT_FLAMECHART, OPT_DIFF,
 	OPT_TOP, OPT_TID, OPT_NOCOMM, OPT_LINES, OPT_NODEMANGLE, OPT_NOCACHE,
 	OPT_CACHEDIR, OPT_NODWARF, OPT_SAVERAW, OPT_COUNTDOWN, OPT_WATCH,
-	OPT_NOGZIP, OPT_START, OPT_FLUSH, OPT_OFFSETS, OPT_MAXSTACKS,
+	OPT_NOGZIP, OPT_START, OPT_FLUSH, OPT_OFFSETS, OPT_MAXSTACKS, OPT_SHOWPID,
+	OPT_HEIGHT, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_FONTTYPE, OPT_BGCOLORS,
+	OPT_NAMETYPE, OPT_NOTES, OPT_CP, OPT_HASH, OPT_RANDOM, OPT_REVERSE,
+	OPT_NEGATE, OPT_NORMALIZE, OPT_NONORMALIZE, OPT_SORT, OPT_DELIMIT,
+	OPT_PROVENANCE, OPT_NOPROVENANCE,
 };
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "pid", no_argument, NULL, 'p' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "show-pid", no_argument, NULL, OPT_SHOWPID },
 	{ "tid", no_argument, NULL, OPT_TID },
 	{ "no-comm", no_argument, NULL, OPT_NOCOMM },
 	{ "user-only", no_argument, NULL, 'U' },
 	{ "kernel-only", no_argument, NULL, 'K' },
-	{ "delimit", no_argument, NULL, 'd' },
+	{ "delimit", no_argument, NULL, OPT_DELIMIT },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "offsets", no_argument, NULL, OPT_OFFSETS },
 	{ "no-demangle", no_argument, NULL, OPT_NODEMANGLE },
@@ -46,7 +51,27 @@ static const struct option long_opts[] = {
 	{ "no-gzip", no_argument, NULL, OPT_NOGZIP },
 	{ "max-stacks", required_argument, NULL, OPT_MAXSTACKS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "provenance", no_argument, NULL, OPT_PROVENANCE },
+	{ "no-provenance", no_argument, NULL, OPT_NOPROVENANCE },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "no-normalize", no_argument, NULL, OPT_NONORMALIZE },
+	/* flamegraph.pl's */
+	{ "height", required_argument, NULL, OPT_HEIGHT },
+	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
+	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
+	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
+	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
+	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
+	{ "notes", required_argument, NULL, OPT_NOTES },
+	{ "cp", no_argument, NULL, OPT_CP },
+	{ "hash", no_argument, NULL, OPT_HASH },
+	{ "random", no_argument, NULL, OPT_RANDOM },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "negate", no_argument, NULL, OPT_NEGATE },
 	/* record */
 	{ "hz", required_argument, NULL, 'F' },
 	{ "duration", required_argument, NULL, 'D' },
@@ -85,8 +110,9 @@ void cli_usage(FILE *out, bool record)
 		      "       stackfold comments FILE.pb.gz...\n"
 		      "(each subcommand has its own --help)\n\n"
 		      "Read bpftrace output (any @[...stack...]: N map text, symbolized or raw\n"
-		      "addresses, or stackfold's raw capture) or folded stacks from FILEs or\n"
-		      "stdin, and write folded stacks, a top table, an SVG flame graph or pprof.\n\n",
+		      "addresses, or stackfold's raw capture), folded stacks, or pprof\n"
+		      "(.pb.gz or .pb, Go's too) from FILEs or stdin, and write folded\n"
+		      "stacks, a top table, an SVG flame graph or pprof.\n\n",
 		      out);
 	fputs("Output:\n"
 	      "  -f, --format LIST      folded (default), top, svg, pprof; comma list\n", out);
@@ -99,24 +125,35 @@ void cli_usage(FILE *out, bool record)
 		      "                         PREFIX.folded .top .svg .pb.gz (default stdout)\n",
 		      out);
 	fputs(
-	      "  -p, --pid              process frame is comm-PID\n"
+	      "  -p, --pid PID[,PID...] only these processes' samples (perf report\n"
+	      "                         --pid); folded input: its comm-PID frames\n"
+	      "      --show-pid         process frame is comm-PID\n"
 	      "      --tid              add /TID to the process frame\n"
 	      "      --no-comm          no process frame\n"
 	      "  -U, --user-only        user frames only\n"
 	      "  -K, --kernel-only      kernel frames only\n"
-	      "  -d, --delimit          '-' frame between user and kernel frames\n"
+	      "      --delimit          '-' frame between user and kernel frames\n"
 	      "      --lines            add :file:line to frames (needs DWARF)\n"
 	      "      --offsets          keep symbol offsets: func+0x1f, the address's\n"
 	      "                         offset in its function (perf's +symoff)\n"
 	      "      --top N            rows in the top table (25; 0: every function);\n"
 	      "                         the hottest stacks: N, at most 10\n"
+	      "      --sort KEYS        top table rows by KEYS, a comma list of\n"
+	      "                         comm, pid, dso, sym (perf report --sort;\n"
+	      "                         default sym)\n"
+	      "      --provenance       folded output starts with a '# stackfold: hz=...'\n"
+	      "                         line (rate, duration, losses) that FlameGraph's\n"
+	      "                         tools ignore and stackfold reads back\n"
 	      "      --countname NAME   what a count is (samples): top table, SVG,\n"
 	      "                         summary; pprof's one value (ns: nanoseconds)\n"
 	      "      --max-stacks N     stop with exit status 5, writing nothing, past\n"
 	      "                         N unique stacks (each takes 1-2 KB of memory)\n"
-	      "  -q, --quiet            no summary on stderr, unless samples were or\n"
-	      "                         may have been lost (unparsable lines too)\n"
-	      "  -h, --help             this help\n",
+	      "  -q, --quiet            nothing on stderr unless samples were or may\n"
+	      "                         have been lost (the default, as flamegraph.pl)\n"
+	      "  -v, --verbose          the summary of what was read, and the\n"
+	      "                         profiler's own CPU time and memory\n"
+	      "  -h, --help             this help\n"
+	      "  -V, --version          versions of stackfold and of the bpftrace found\n",
 	      out);
 	if (!record)
 		fputs("  -F, --hz HZ            the rate of input that does not say it\n"
@@ -127,18 +164,35 @@ void cli_usage(FILE *out, bool record)
 	      "      --no-cache         do not read or write the symbol index cache\n"
 	      "      --cache-dir DIR    cache directory ($XDG_CACHE_HOME/stackfold)\n"
 	      "      --no-dwarf         symbol tables only (no inline frames, lines)\n"
-	      "SVG:\n"
-	      "      --title T --subtitle S --width PX --minwidth PCT|Npx\n"
-	      "                         (default 0.1%; 0 keeps every frame)\n"
-	      "      --inverted --colors hot|mem|io|lang|... --no-hash --flamechart\n",
+	      "SVG (flamegraph.pl's options, with its meaning):\n"
+	      "      --title TEXT --subtitle TEXT --countname TEXT --nametype TEXT\n"
+	      "      --width PX (1200)  --height PX (16, each frame)\n"
+	      "      --minwidth N       leave out frames narrower than N pixels, or\n"
+	      "                         N% of the samples (default 0.1%; 0 keeps all)\n"
+	      "      --fonttype FONT (Verdana) --fontsize N (12) --fontwidth N (0.59)\n"
+	      "      --colors PALETTE   hot (default), mem, io, wakeup, chain, java,\n"
+	      "                         js, perl, red, green, blue, aqua, yellow,\n"
+	      "                         purple, orange; lang (by frame kind)\n"
+	      "      --bgcolors COLOR   yellow, blue, green, grey, or flat #rrggbb\n"
+	      "      --hash             colours keyed by name (the default)\n"
+	      "      --random           random colours;  --no-hash: by position\n"
+	      "      --cp               consistent colours kept in ./palette.map\n"
+	      "      --reverse          stacks reversed (leaf at the bottom)\n"
+	      "      --inverted         icicle graph;  --flamechart: time order\n"
+	      "      --notes TEXT       a comment in the SVG\n",
 	      out);
 	if (!record)
-		fputs("      --diff BEFORE AFTER  differential flame graph of two inputs\n",
+		fputs("      --diff BEFORE AFTER  differential flame graph of two inputs:\n"
+		      "                         shares compared (difffolded.pl -n), red grew\n"
+		      "      --no-normalize     ... counts compared instead\n"
+		      "      --negate           ... blue grew, red shrank\n",
 		      out);
 	fputs("pprof:\n"
-	      "      --no-gzip          raw protobuf instead of gzip (PREFIX.pb)\n\n"
+	      "      --no-gzip          raw protobuf instead of gzip (PREFIX.pb)\n"
+	      "(pprof and SVG are not written to a terminal: -o FILE, -o - or a pipe)\n\n"
 	      "Exit status: 0 ok (unparsable lines are counted, not an error); 1 usage;\n"
-	      "2 unreadable input, no samples, counts past 2^63, mixed rates;\n"
+	      "2 unreadable input, not a profile, no samples, counts past 2^63, mixed\n"
+	      "rates;\n"
 	      "3 environment (bpftrace missing or not allowed to run, pid not found),\n"
 	      "or bpftrace ended early (what it printed is written); 4 an output\n"
 	      "could not be written; 130 aborted by a second Ctrl-C.\n\n", out);
@@ -198,16 +252,63 @@ static bool parse_uint(const char *s, unsigned *out)
 	return true;
 }
 
+static int parse_real(const char *arg, double lo, double hi, double *out,
+		      const char *what)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v >= lo && v <= hi))	/* also nan */
+		return bad(what, arg);
+	*out = v;
+	return -1;
+}
+
+/* Text the SVG shows: no control characters (they are not XML). */
+static int parse_text(const char *arg, const char **out, const char *what)
+{
+	for (const char *p = arg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return bad(what, arg);
+	*out = arg;
+	return -1;
+}
+
+/* --sort: a comma list of comm, pid, dso, sym, each once */
+static int parse_sort(struct cli *c, const char *arg)
+{
+	static const char *const keys[] = { "comm", "pid", "dso", "sym" };
+	unsigned seen = 0;
+	const char *p = arg;
+	for (;;) {
+		size_t n = strcspn(p, ","), k = 0;
+		while (k < 4 && (strlen(keys[k]) != n || strncmp(keys[k], p, n)))
+			k++;
+		if (k == 4 || (seen & (1u << k)))
+			return bad("bad --sort (a comma list of comm, pid, dso, "
+				   "sym, each once)", arg);
+		seen |= 1u << k;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	c->sort = c->oo.sort = arg;
+	return -1;
+}
+
+/* flamegraph.pl's --minwidth: pixels ("1", "1px"), or a share of the
+ * samples ("1%") */
 static int parse_minwidth(struct cli *c, const char *arg)
 {
 	char *end;
 	double v = strtod(arg, &end);
 	if (end == arg || !(v >= 0 && v <= 1e9))	/* also nan, inf */
 		return bad("bad --minwidth", arg);
-	if (strcmp(end, "px") == 0)
+	if (!*end || strcmp(end, "px") == 0)
 		c->oo.minwidth_px = true;
-	else if (*end && strcmp(end, "%") != 0)
+	else if (strcmp(end, "%") != 0)
 		return bad("bad --minwidth", arg);
+	else
+		c->oo.minwidth_px = false;
 	if (v == 0)	/* 0, 0% or 0px: every frame (opts' 0 is the default) */
 		c->oo.minwidth_px = true;
 	c->oo.minwidth = v;
@@ -266,12 +367,19 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 			return EXIT_USAGE;
 		c->output = arg;
 		break;
-	case 'p': c->oo.fold_flags |= FOLD_PID; break;
+	case 'p':
+		return cli_parse_pids("--pid", arg, c->pids, &c->npids,
+				      CLI_MAX_WATCH);
+	case OPT_SHOWPID: c->oo.fold_flags |= FOLD_PID; break;
 	case OPT_TID: c->oo.fold_flags |= FOLD_TID; break;
 	case OPT_NOCOMM: c->oo.fold_flags |= FOLD_NO_COMM; break;
 	case 'U': c->oo.fold_flags |= FOLD_USER_ONLY; break;
 	case 'K': c->oo.fold_flags |= FOLD_KERNEL_ONLY; break;
-	case 'd': c->oo.fold_flags |= FOLD_DELIMIT; break;
+	case OPT_DELIMIT: c->oo.fold_flags |= FOLD_DELIMIT; break;
+	case 'd':	/* a duration in scripts/profile, as in bcc's profile */
+		fprintf(stderr, "stackfold: -d: unknown option; the '-' frame "
+			"between user and kernel frames is --delimit\n");
+		return EXIT_USAGE;
 	case OPT_LINES: c->oo.fold_flags |= FOLD_LINES; break;
 	case OPT_OFFSETS: c->oo.fold_flags |= FOLD_OFFSETS; break;
 	case OPT_NODEMANGLE: c->so.no_demangle = true; break;
@@ -295,8 +403,9 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 	case OPT_INVERTED: c->oo.inverted = true; break;
 	case OPT_COLORS:
 		if (svg_palette_find(arg) < 0)
-			return bad("unknown --colors (hot, mem, io, red, green, "
-				   "blue, yellow, purple, aqua, orange, lang)", arg);
+			return bad("unknown --colors (hot, mem, io, wakeup, chain, "
+				   "java, js, perl, red, green, blue, yellow, "
+				   "purple, aqua, orange, lang)", arg);
 		c->oo.colors = arg;
 		break;
 	case OPT_NOHASH: c->oo.no_hash = true; break;
@@ -314,6 +423,35 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 			return bad("bad --max-stacks (1 to 1000000000)", arg);
 		break;
 	case 'q': c->quiet = true; break;
+	case 'v': c->verbose = true; break;
+	case OPT_SORT: return parse_sort(c, arg);
+	case OPT_NORMALIZE: c->oo.diff_counts = false; break;
+	case OPT_NONORMALIZE: c->oo.diff_counts = true; break;
+	case OPT_NEGATE: c->oo.negate = true; break;
+	case OPT_PROVENANCE: c->oo.provenance = true; break;
+	case OPT_NOPROVENANCE: c->oo.provenance = false; break;
+	case OPT_HEIGHT:
+		if (!parse_uint(arg, &u) || u < 1 || u > 1000)
+			return bad("bad --height (1 to 1000 px)", arg);
+		c->oo.frame_height = u;
+		break;
+	case OPT_FONTSIZE:
+		return parse_real(arg, 1, 200, &c->oo.fontsize, "bad --fontsize");
+	case OPT_FONTWIDTH:
+		return parse_real(arg, 0.05, 5, &c->oo.fontwidth, "bad --fontwidth");
+	case OPT_FONTTYPE: return parse_text(arg, &c->oo.fonttype, "bad --fonttype");
+	case OPT_NAMETYPE: return parse_text(arg, &c->oo.nametype, "bad --nametype");
+	case OPT_NOTES: return parse_text(arg, &c->oo.notes, "bad --notes");
+	case OPT_BGCOLORS:
+		if (!svg_bgcolors_ok(arg))
+			return bad("bad --bgcolors (yellow, blue, green, grey or "
+				   "#rrggbb)", arg);
+		c->oo.bgcolors = arg;
+		break;
+	case OPT_CP: c->oo.palette_map = "palette.map"; break;
+	case OPT_HASH: c->oo.no_hash = c->oo.random = false; break;
+	case OPT_RANDOM: c->oo.random = true; break;
+	case OPT_REVERSE: c->oo.reverse = true; break;
 	case 'F':
 		if (!parse_uint(arg, &c->hz) || !c->hz || c->hz > 1000000000)
 			return bad("bad --hz", arg);
@@ -357,9 +495,11 @@ static int check_combinations(const struct cli *c)
 	if ((f & FOLD_USER_ONLY) && (f & FOLD_KERNEL_ONLY))
 		why = "-U and -K exclude each other";
 	else if ((f & FOLD_DELIMIT) && (f & (FOLD_USER_ONLY | FOLD_KERNEL_ONLY)))
-		why = "-d marks where user frames end and kernel frames begin: not with -U or -K";
+		why = "--delimit marks where user frames end and kernel frames begin: not with -U or -K";
 	else if ((f & FOLD_NO_COMM) && (f & (FOLD_PID | FOLD_TID)))
-		why = "--no-comm leaves out the process frame that -p and --tid add to";
+		why = "--no-comm leaves out the process frame that --show-pid and --tid add to";
+	else if (c->sort && c->record)
+		why = "record takes no --sort: report the raw capture (--save-raw) with it";
 	else if ((f & FOLD_LINES) && c->so.no_dwarf)
 		why = "--lines needs DWARF, which --no-dwarf leaves out";
 	else if (c->diff_before && c->record)
@@ -405,13 +545,18 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	c->record = record;
 	c->formats[0] = out_format_find("folded");
 	c->nformats = 1;
+	c->oo.provenance = false;	/* --provenance: asked for */
 	optind = 1;
 	opterr = 0;	/* cli_getopt_error() says it, getopt names argv[0] */
-	const char *shorts = record ? "+:f:o:pUKdqhF:D:" : ":f:o:pUKdqhF:";
+	const char *shorts = record ? "+:f:o:p:UKdqvhVF:D:" : ":f:o:p:UKdqvhVF:";
 	int opt;
 	while ((opt = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			cli_usage(stdout, record);
+			return EXIT_OK;
+		}
+		if (opt == 'V') {
+			cli_version(stdout);
 			return EXIT_OK;
 		}
 		if (opt == '?' || opt == ':')
@@ -422,6 +567,8 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	}
 	c->inputs = argv + optind;
 	c->ninputs = argc - optind;
+	if (c->quiet)	/* -q wins over -v, wherever given */
+		c->verbose = false;
 	int st = check_combinations(c);
 	if (st >= 0)
 		return st;

@@ -27,6 +27,11 @@ struct cli {
 	struct sym_opts so;
 	bool quiet;
 	unsigned max_stacks;	/* --max-stacks, 0: no bound */
+	bool verbose;		/* -v: the read: summary and own CPU/RSS */
+	int pids[CLI_MAX_WATCH];	/* -p, --pid: only these processes' */
+	unsigned npids;			/* samples (0: every process) */
+	const char *sort;	/* --sort KEYS of the top table (comm,dso,sym) */
+	bool diff_counts;	/* --diff --no-normalize: raw counts */
 	const char *diff_before, *diff_after;
 	char **inputs;		/* remaining arguments */
 	int ninputs;
@@ -66,5 +71,8 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv);
 void cli_outputs(const struct cli *c, struct report_output *outs,
 		 char paths[][4096]);
 void cli_usage(FILE *out, bool record);
+/* --version, -V: one line with the project's version and the bpftrace
+ * found on PATH (asked with a timeout), to out. */
+void cli_version(FILE *out);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "cmd/cli.h"
 #include "cmds.h"
 #include "output/profile.pb-c.h"
 #include "base/util.h"
@@ -77,6 +78,10 @@ static int comments_of(const char *path)
 
 int cmd_comments(int argc, char **argv)
 {
+	if (argc > 1 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+		cli_version(stdout);
+		return EXIT_OK;
+	}
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs("usage: stackfold comments FILE.pb.gz...\n"
 		      "Print each pprof profile's comment lines as \"FILE: COMMENT\"\n"

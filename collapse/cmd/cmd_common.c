@@ -11,6 +11,35 @@
 #include "cmds.h"
 #include "capture/linereader.h"
 #include "output/losses.h"
+#include "ingest/pprof_in.h"
+#include "model/pidfilter.h"
+
+/* Bytes no profile text holds: an ELF file, or binary data (NULs, or
+ * other control bytes than tab, CR, LF, ESC and form feed, in more than
+ * 10% of the first block, and 8 at least: a NUL in a name of a short
+ * text is read as `?`). */
+static bool not_text(const unsigned char *h, size_t n)
+{
+	if (n >= 4 && !memcmp(h, "\x7f" "ELF", 4))
+		return true;
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += h[i] == 0 || (h[i] < 0x20 && !strchr("\t\n\r\x1b\f", h[i])) ||
+		       h[i] == 0x7f;
+	return bad >= 8 && bad * 10 > n;
+}
+
+static int hz_differs(const struct report *r, const char *name,
+		      const struct report_input_stats *st)
+{
+	if (!st->hz_differs)
+		return 0;
+	fprintf(stderr, "stackfold: %s: sampled at %" PRIu64 " Hz, an "
+		"earlier input at %" PRIu64 " Hz: samples of different "
+		"rates cannot be added into one profile\n", name,
+		st->hz_differs, r->prof.meta.hz);
+	return EXIT_BADINPUT;
+}
 
 int cmd_max_stacks(const struct report *r, const char *name)
 {
@@ -35,6 +64,44 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	size_t len;
 	int ret = linereader_init(&lr, fd);
 	report_begin_input(r, name);
+	const unsigned char *head;
+	size_t hn = 0;
+	if (!ret)
+		ret = linereader_peek(&lr, 4096, &head, &hn);
+	/* gzip, or a binary protobuf (text starts with '\n' too) */
+	if (!ret && pprof_sniff(head, hn) &&
+	    ((hn >= 2 && head[0] == 0x1f && head[1] == 0x8b) || not_text(head, hn))) {
+		struct sf_err err = { "" };
+		/* a profile, not folded lines: the svg is drawn from its fold
+		 * (the stream or tree is set for one input only: empty) */
+		svg_stream_free(r->svg);
+		svg_tree_free(r->tree);
+		r->svg = NULL;
+		r->tree = NULL;
+		ret = pprof_read(r, head, hn, fd, &err);
+		linereader_release(&lr);
+		if (!is_stdin)
+			close(fd);
+		if (ret) {
+			fprintf(stderr, "stackfold: %s: %s\n", name, err.msg);
+			return ret == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
+		}
+		struct report_input_stats st;
+		if (report_end_input(r, &st) == -ENOMEM) {
+			fprintf(stderr, "stackfold: out of memory\n");
+			return EXIT_IO;
+		}
+		return hz_differs(r, name, &st);
+	}
+	if (!ret && not_text(head, hn)) {
+		linereader_release(&lr);
+		if (!is_stdin)
+			close(fd);
+		fprintf(stderr, "stackfold: %s: not a profile: expected bpftrace "
+			"output, a stackfold raw capture, folded stacks ('a;b;c "
+			"COUNT' lines) or pprof (.pb.gz, .pb)\n", name);
+		return EXIT_BADINPUT;
+	}
 	while (!ret && (ret = linereader_next(&lr, &line, &len, stop)) > 0)
 		ret = ret == 1 ? report_line(r, line, len) : report_overlong_line(r);
 	linereader_release(&lr);
@@ -69,13 +136,8 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		fprintf(stderr, "stackfold: read '%s': %s\n", name, strerror(-ret));
 		return ret == -ENOMEM ? EXIT_IO : EXIT_BADINPUT;
 	}
-	if (st.hz_differs) {
-		fprintf(stderr, "stackfold: %s: sampled at %" PRIu64 " Hz, an "
-			"earlier input at %" PRIu64 " Hz: samples of different "
-			"rates cannot be added into one profile\n", name,
-			st.hz_differs, r->prof.meta.hz);
+	if (hz_differs(r, name, &st))
 		return EXIT_BADINPUT;
-	}
 	if (st.unparsable)
 		fprintf(stderr, "stackfold: %s:%zu: ignored %" PRIu64
 			" %s (first at line %zu)\n", name, st.first_bad_line,
@@ -105,6 +167,36 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	return 0;
 }
 
+/* What each loss means for the graph, and what to do about it: one line
+ * each, after the summary's counts. */
+static void advise(const struct pf_counters *k)
+{
+	if (k->map_dropped || k->map_full_warnings)
+		fputs("stackfold: the BPF map of stacks was full, so samples are "
+		      "missing from the graph: capture for less time, sample at a "
+		      "lower -F, or flush more often (--flush)\n", stderr);
+	if (k->stackid_errors)
+		fputs("stackfold: some stacks could not be read (stack-id errors): "
+		      "their samples count under [unknown]; a larger stack map "
+		      "or fewer processes sampled (-p PID) helps\n", stderr);
+	if (k->lost_events)
+		fputs("stackfold: bpftrace lost events that name new processes: "
+		      "some frames of short-lived processes show as [unknown]; "
+		      "more perf-buffer pages (BPFTRACE_PERF_RB_PAGES) helps\n",
+		      stderr);
+	if (k->captures_cut)
+		fputs("stackfold: bpftrace ended early (killed or failed): the "
+		      "samples since its last flush are missing; see its message "
+		      "above\n", stderr);
+	if (k->over_total)
+		fputs("stackfold: bpftrace printed a map twice: those samples are "
+		      "counted twice in the graph\n", stderr);
+	if (k->unparsable_lines || k->incomplete_records)
+		fputs("stackfold: lines that are not bpftrace output nor folded "
+		      "stacks were skipped (the input was cut short or mixed with "
+		      "other text)\n", stderr);
+}
+
 void cmd_summary(struct report *r, const struct cli *c, const char *what)
 {
 	if (r->sym) {
@@ -124,9 +216,9 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	const struct pf_counters *k = &r->prof.counters;
 	char losses[1024];
 	bool lost = report_losses(r, losses, sizeof(losses));
-	/* -q: the summary only when samples were or may have been lost,
-	 * which is never kept quiet */
-	if (c->quiet && !lost && !k->maps_unsaved)
+	/* quiet unless -v, as flamegraph.pl is: the summary only when
+	 * samples were or may have been lost, which is never kept quiet */
+	if (!c->verbose && !lost && !k->maps_unsaved)
 		return;
 	/* --countname: the values are not always samples (off-CPU ns) */
 	/* a flame chart merges a stack with its neighbour only: one that
@@ -134,11 +226,16 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " %s, %zu %sstacks%s",
 		what, report_samples(r), c->oo.countname ? c->oo.countname : "samples",
 		report_unique_stacks(r), c->oo.flamechart ? "" : "unique ", losses);
+	if (k->other_pids)
+		fprintf(stderr, "; %" PRIu64 " samples of other processes left "
+			"out (--pid)", k->other_pids);
 	fputc('\n', stderr);
 	if (k->maps_unsaved)
 		fprintf(stderr, "stackfold: %" PRIu64 " %s (frames shown as "
 			"[unknown])\n", k->maps_unsaved,
 			loss_word(LOSS_MAPS_UNSAVED, k->maps_unsaved));
+	if (lost)
+		advise(k);
 }
 
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
@@ -146,9 +243,31 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	struct report_output outs[CLI_MAX_OUTPUTS];
 	static char paths[CLI_MAX_OUTPUTS][4096];
 	struct sf_err err = { "" };
+	if (c->npids && !fold) {
+		r->prof.counters.other_pids +=
+			profile_keep_pids(&r->prof, c->pids, c->npids);
+		if (!report_samples(r)) {
+			fprintf(stderr, "stackfold: no samples of --pid %d%s (%" PRIu64
+				" samples of other processes)\n", c->pids[0],
+				c->npids > 1 ? " and the others" : "",
+				r->prof.counters.other_pids);
+			return EXIT_BADINPUT;
+		}
+	}
 	if (!r->prof.meta.hz)	/* -F: the input's own rate wins */
 		r->prof.meta.hz = c->hz;
 	cli_outputs(c, outs, paths);
+	/* as gzip: binary or page-long output is not shown on a terminal
+	 * unless asked for with -o - */
+	for (unsigned i = 0; !c->output && i < c->nformats; i++) {
+		const char *n = outs[i].fmt->name;
+		if ((outs[i].fmt->binary || !strcmp(n, "svg")) &&
+		    isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "stackfold: not writing %s to a terminal: "
+				"-o FILE, or -o - to force it, or a pipe\n", n);
+			return EXIT_USAGE;
+		}
+	}
 	int ret = report_write(r, outs, c->nformats, &c->oo, fold, &err);
 	if (ret < 0) {
 		fprintf(stderr, "stackfold: %s\n", err.msg);

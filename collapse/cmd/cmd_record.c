@@ -465,7 +465,7 @@ static double cpu_s(int who)
 static void print_cost(const struct rec *x)
 {
 	struct rusage self;
-	if (x->c->quiet || getrusage(RUSAGE_SELF, &self))
+	if (!x->c->verbose || getrusage(RUSAGE_SELF, &self))
 		return;
 	fprintf(stderr, "stackfold: cpu: stackfold %.3f s, bpftrace %.3f s "
 		"(user+sys); stackfold max rss %ld KiB\n",

@@ -10,6 +10,7 @@
 #include "cmd/cli.h"
 #include "cmd/cmd_common.h"
 #include "cmds.h"
+#include "model/pidfilter.h"
 #include "capture/stopsig.h"
 
 static int read_all(struct report *r, char **inputs, int n)
@@ -42,6 +43,8 @@ static bool want_direct(const struct cli *c)
 	 * a profile, the same for every output */
 	if (c->oo.fold_flags & (FOLD_USER_ONLY | FOLD_KERNEL_ONLY | FOLD_DELIMIT))
 		return false;
+	if (c->npids)	/* the filter works on the profile's samples */
+		return false;
 	for (unsigned i = 0; i < c->nformats; i++)
 		if (strcmp(c->formats[i]->name, "pprof") == 0)
 			return false;
@@ -66,7 +69,7 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 	struct stat st;
 	*stdin_at = -1;
 	if (c->nformats != 1 || strcmp(c->formats[0]->name, "svg") ||
-	    c->ninputs > 1)
+	    c->ninputs > 1 || c->npids || c->oo.reverse)
 		return SVG_FOLD;
 	if (c->oo.flamechart)	/* input order, never read again */
 		return SVG_STREAM;
@@ -116,6 +119,12 @@ static int report_diff(struct cli *c)
 		st = read_all(&after, (char **)&c->diff_after, 1);
 	if (st)
 		goto out;
+	if (c->npids) {
+		before.prof.counters.other_pids +=
+			profile_keep_pids(&before.prof, c->pids, c->npids);
+		after.prof.counters.other_pids +=
+			profile_keep_pids(&after.prof, c->pids, c->npids);
+	}
 	if (!report_samples(&before) && !report_samples(&after)) {
 		st = no_samples(c->inputs, 2);
 		goto out;
@@ -130,6 +139,8 @@ static int report_diff(struct cli *c)
 		ret = report_fold(&after, c->oo.fold_flags, &fa);
 	if (!ret)
 		ret = fold_diff(&fd, &fb, &fa);
+	if (!ret && !c->oo.diff_counts)	/* shares, not counts */
+		fold_diff_normalize(&fd);
 	if (ret == -EOVERFLOW) {
 		fprintf(stderr, "stackfold: " REPORT_OVERFLOW_MSG "\n");
 		st = EXIT_BADINPUT;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/untrusted.h"
+#include "cmd/cli.h"
 #include "cmds.h"
 #include "elf/elfindex.h"
 
@@ -100,7 +101,10 @@ static int parse_args(int argc, char **argv, struct symbolize_env *env)
 			env->cache_dir = argv[++i];
 		else if (!strncmp(a, "--cache-dir=", 12))
 			env->cache_dir = a + 12;
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			cli_version(stdout);
+			return 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(usage, stdout);
 			return 1;
 		} else {

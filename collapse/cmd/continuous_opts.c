@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cmd/cli.h"
 #include "cmds.h"
 
 static void usage(FILE *out)
@@ -110,6 +111,7 @@ static const struct option long_opts[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -145,6 +147,7 @@ static int parse_one(struct continuous_opts *o, int opt, const char *arg)
 	case 'q': o->quiet = true; return -1;
 	case OPT_CHECK: o->check = true; return -1;
 	case 'h': usage(stdout); return EXIT_OK;
+	case 'V': cli_version(stdout); return EXIT_OK;
 	default: usage(stderr); return EXIT_USAGE;
 	}
 }
@@ -159,7 +162,7 @@ int continuous_opts_parse(struct continuous_opts *o, int argc, char **argv)
 	int opt;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:w:F:qh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:o:w:F:qhV", long_opts, NULL)) != -1) {
 		if (opt == '?' || opt == ':')
 			return cli_getopt_error(opt, argv, "continuous: ");
 		int st = parse_one(o, opt, optarg);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -630,9 +631,70 @@ static int decide(struct report *r, const char *line, size_t len)
 	return 0;
 }
 
+/* "%20" and the like of a provenance value, decoded in place */
+static size_t pct_decode(char *v, size_t n)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned x;
+		if (v[i] == '%' && i + 2 < n + 0 && sscanf(v + i + 1, "%2x", &x) == 1) {
+			v[o++] = (char)x;
+			i += 2;
+		} else {
+			v[o++] = v[i];
+		}
+	}
+	return o;
+}
+
+/* The provenance line of stackfold's folded output (out.h): KEY=VALUE
+ * words, the capture's #meta keys and its loss counters. */
+static int provenance(struct report *r, const char *line, size_t len)
+{
+	static const struct { const char *key; size_t off; } ctr[] = {
+		{ "map_dropped", offsetof(struct pf_counters, map_dropped) },
+		{ "over_total", offsetof(struct pf_counters, over_total) },
+		{ "incomplete_records", offsetof(struct pf_counters, incomplete_records) },
+		{ "truncated_stacks", offsetof(struct pf_counters, truncated_stacks) },
+		{ "map_full_warnings", offsetof(struct pf_counters, map_full_warnings) },
+		{ "maps_unsaved", offsetof(struct pf_counters, maps_unsaved) },
+		{ "captures_cut", offsetof(struct pf_counters, captures_cut) },
+		{ "unparsable_lines", offsetof(struct pf_counters, unparsable_lines) },
+	};
+	char *copy = strndup(line, len);
+	if (!copy)
+		return -ENOMEM;
+	char *save = NULL;
+	for (char *w = strtok_r(copy + PROVENANCE_LEN, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(w, '=');
+		if (!eq)
+			continue;
+		size_t klen = (size_t)(eq - w), vlen = pct_decode(eq + 1, strlen(eq + 1));
+		uint64_t n;
+		bool counter = false;
+		for (size_t i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+			if (klen == strlen(ctr[i].key) && !memcmp(w, ctr[i].key, klen) &&
+			    sf_parse_u64(eq + 1, vlen, &n)) {
+				sf_sat_addto((uint64_t *)((char *)&r->prof.counters +
+							  ctr[i].off), n);
+				counter = true;
+			}
+		if (!counter && !(klen == 12 && !memcmp(w, "captures_cut", 12)))
+			on_meta(r, w, klen, eq + 1, vlen);
+	}
+	free(copy);
+	return 0;
+}
+
 int report_line(struct report *r, const char *line, size_t len)
 {
 	r->in.lines++;
+	if (r->in.fmt != REPORT_BPFTRACE && len >= PROVENANCE_LEN &&
+	    !memcmp(line, PROVENANCE, PROVENANCE_LEN)) {
+		r->in.fmt = REPORT_FOLDED;	/* only folded text has it */
+		return provenance(r, line, len);
+	}
 	if (r->in.fmt == REPORT_UNKNOWN) {
 		int d = decide(r, line, len);
 		if (d <= 0)
@@ -865,7 +927,11 @@ int report_write(struct report *r, const struct report_output *outs,
 	     (r->tree && svg_tree_total(r->tree))) && !r->prof.counters.samples) {
 		/* svg is the only output, from the stream or the tree */
 		struct out_input in = { .svg = r->svg, .tree = r->tree,
-					.counters = &r->prof.counters };
+					.counters = &r->prof.counters,
+					.meta = &r->prof,
+					/* a provenance line's rate and time */
+					.prof = r->prof.meta.duration_nanos ?
+						&r->prof : NULL };
 		return write_all(outs, nouts, &in, oo, err);
 	}
 	if (!fold) {
@@ -879,10 +945,11 @@ int report_write(struct report *r, const struct report_output *outs,
 	/* folded-text input only: the writers work from the fold alone; no
 	 * samples at all (a window of the continuous mode in which nothing
 	 * ran): the profile, which has its time and counters */
-	bool prof = r->prof.counters.samples || !fold->total;
+	bool prof = r->prof.counters.samples || !fold->total ||
+		    r->prof.meta.duration_nanos;
 	struct out_input in = { .counters = &r->prof.counters,
 				.prof = prof ? &r->prof : NULL,
-				.fold = fold };
+				.meta = &r->prof, .fold = fold };
 	if (r->diff_before)
 		in.counters_before = &r->diff_before->prof.counters;
 	ret = write_all(outs, nouts, &in, oo, err);

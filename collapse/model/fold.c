@@ -528,3 +528,12 @@ int fold_diff(struct fold *out, const struct fold *before,
 	}
 	return ret;
 }
+
+void fold_diff_normalize(struct fold *d)
+{
+	if (!d->total2 || d->total2 == d->total)
+		return;
+	double k = (double)d->total / (double)d->total2;
+	for (size_t i = 0; i < d->n; i++)
+		d->lines[i].count2 = (uint64_t)((double)d->lines[i].count2 * k);
+}

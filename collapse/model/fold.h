@@ -153,6 +153,12 @@ void fold_release(struct fold *f);
 int fold_diff(struct fold *out, const struct fold *before,
 	      const struct fold *after);
 
+/* difffolded.pl -n on a fold_diff() result: each before count scaled to
+ * the after total (count2 * total / total2, truncated as difffolded.pl
+ * does), so captures of different lengths compare shares; total2 keeps
+ * the before input's own total. */
+void fold_diff_normalize(struct fold *d);
+
 /* Iterate the ';'-separated frames of a stack. */
 static inline const char *fold_next_frame(const char *s, const char *end,
 					  size_t *len)

@@ -132,6 +132,8 @@ struct pf_counters {
 	uint64_t dwarf_bad_lines;	/* malformed records */
 	uint64_t dwarf_truncated;	/* stack copy ended before the stack */
 	uint64_t dwarf_unwind_errors;	/* the unwinder could not go on */
+	uint64_t other_pids;	/* samples of processes --pid left out (not
+				 * a loss: asked for) */
 	bool losses_unknown;	/* folded text only: the capture's losses
 				 * (lost events, drops, stack-id errors) were
 				 * not recorded in it */

@@ -36,6 +36,26 @@ struct out_opts {
 				 * when minwidth_px */
 	bool minwidth_px;
 	bool inverted, flamechart, no_hash;
+	/* flamegraph.pl's options, with its meaning and defaults */
+	unsigned frame_height;	/* --height: px per frame, 0 = 16 */
+	double fontsize;	/* --fontsize, 0 = 12 */
+	double fontwidth;	/* --fontwidth: average glyph width / size,
+				 * 0 = 0.59 */
+	const char *fonttype;	/* --fonttype, NULL = Verdana */
+	const char *bgcolors;	/* --bgcolors yellow|blue|green|grey|#rrggbb,
+				 * NULL = the palette's */
+	const char *nametype;	/* --nametype, NULL = "Function:" */
+	const char *notes;	/* --notes: an XML comment in the SVG */
+	const char *palette_map;	/* --cp: consistent colours kept in
+					 * this file (palette.map) */
+	bool random;		/* --random: colours not keyed by name */
+	bool reverse;		/* --reverse: stacks leaf first */
+	bool negate;		/* --negate: differential hues swapped */
+	bool diff_counts;	/* differential: raw counts, not shares */
+	/* folded */
+	bool provenance;	/* a first "# stackfold: " line (report.h) */
+	/* top */
+	const char *sort;	/* --sort comm,dso,sym (NULL: sym) */
 	/* pprof */
 	bool pprof_no_gzip;
 };
@@ -79,6 +99,9 @@ struct out_input {
 	/* what was lost reading the input, also when prof is NULL (folded
 	 * text: unparsable lines); NULL when unknown */
 	const struct pf_counters *counters;
+	/* the capture's metadata and counters (profile.h's meta, counters,
+	 * strings), also when prof is NULL; NULL when none */
+	const struct profile *meta;
 	/* --diff: the before input's losses (counters are the after's);
 	 * NULL otherwise */
 	const struct pf_counters *counters_before;

@@ -23,6 +23,8 @@
 #include "output/svg_layout.h"
 #include "output/losses.h"
 #include "output/svg_color.h"
+#include "output/svg_elide.h"
+#include "output/svg_palmap.h"
 #include "output/svg_js.h"
 #include "output/svg_text.h"
 
@@ -31,11 +33,21 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- output ---- */
 
 struct svg_geom {
 	unsigned width, height;
+	unsigned fh;		/* frame pitch (--height) */
+	double fs, fw;		/* font size, glyph width / size */
+	bool random, negate;
+	const struct svg_elide *el;
+	struct elide_out *eo;
+	struct svg_palmap *cp;	/* --cp: NULL when not asked */
+	uint64_t rseed;		/* --random */
+	const char *nametype;
 	double px_per_count;
 	int ybase, ystep;	/* y of depth 0, and per level */
 	int pal;
@@ -68,10 +80,13 @@ static struct svg_rgb frame_color(const struct svg_geom *g,
 				  size_t idx)
 {
 	if (g->diff)
-		return svg_diff_color(v->self_delta, g->max_delta);
-	uint64_t seed = g->hash ? sf_hash_bytes(v->name, dlen, 0)
+		return svg_diff_color(g->negate ? -v->self_delta : v->self_delta,
+				      g->max_delta);
+	uint64_t seed = g->random ? g->rseed ^ (((uint64_t)v->depth << 40) + idx) :
+			g->hash ? sf_hash_bytes(v->name, dlen, 0)
 				: ((uint64_t)v->depth << 40) ^ idx;
-	return svg_color(g->pal, v->name, v->len, sf_hash_u64(seed));
+	struct svg_rgb c = svg_color(g->pal, v->name, v->len, sf_hash_u64(seed));
+	return g->cp ? svg_palmap_color(g->cp, v->name, dlen, c) : c;
 }
 
 /* hundredths of a percent of total */
@@ -170,6 +185,101 @@ static int frames_aux(const struct layout *l, struct frame_aux *aux)
 	return 0;
 }
 
+/* The left-out frames' groups as written: chains numbered in the order
+ * the frames first use them (a chain's parent before it), names likewise,
+ * a frame's groups in the order of their names, so the bytes follow from
+ * the groups alone, whichever way the layout was built. */
+struct elide_out {
+	uint32_t *node_idx;	/* node id -> index + 1, 0: not yet written */
+	uint32_t *order;	/* index -> node id */
+	size_t n;
+	struct strtab names;	/* as shown (no _[k]), first-use order */
+};
+
+/* A group's names, top-down, joined by \x01: what its order follows. */
+static char *chain_key(const struct svg_elide *el, uint32_t node)
+{
+	size_t n = 1;
+	for (uint32_t i = node; i; i = el->nodes[i].parent)
+		n += strlen(strtab_get(&el->names, el->nodes[i].name)) + 1;
+	char *k = malloc(n), *p = k;
+	if (!k)
+		return NULL;
+	for (uint32_t i = node; i; i = el->nodes[i].parent) {
+		const char *s = strtab_get(&el->names, el->nodes[i].name);
+		size_t l = strlen(s);
+		memcpy(p, s, l);
+		p += l;
+		*p++ = '\x01';
+	}
+	*p = 0;
+	return k;
+}
+
+struct keyed_ent {
+	char *key;
+	const struct se_ent *e;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct keyed_ent *)a)->key,
+		      ((const struct keyed_ent *)b)->key);
+}
+
+/* A chain's index as written, numbering it (its parents first, and its
+ * names) on first use; UINT32_MAX out of memory. */
+static uint32_t node_index(const struct svg_geom *g, uint32_t node)
+{
+	struct elide_out *eo = g->eo;
+	const struct svg_elide *el = g->el;
+	if (eo->node_idx[node])
+		return eo->node_idx[node] - 1;
+	uint32_t parent = el->nodes[node].parent;
+	if (parent && node_index(g, parent) == UINT32_MAX)
+		return UINT32_MAX;
+	const char *s = strtab_get(&el->names, el->nodes[node].name);
+	if (strtab_intern(&eo->names, s, display_len(s, strlen(s))) < 0)
+		return UINT32_MAX;
+	eo->order[eo->n] = node;
+	eo->node_idx[node] = (uint32_t)++eo->n;
+	return (uint32_t)eo->n - 1;
+}
+
+/* data-x="CHAIN:SAMPLES,..." in the order of the chains' names */
+static void put_groups(struct svg_buf *b, const struct svg_geom *g,
+		       uint32_t list)
+{
+	size_t n = 0, k = 0;
+	for (uint32_t i = list; i; i = g->el->pool[i].next)
+		n++;
+	struct keyed_ent *e = calloc(n, sizeof(*e));
+	if (!e)
+		return;	/* the search is then short of these */
+	for (uint32_t i = list; i; i = g->el->pool[i].next, k++) {
+		e[k].e = &g->el->pool[i];
+		e[k].key = chain_key(g->el, g->el->pool[i].node);
+		if (!e[k].key)
+			n = k;
+	}
+	qsort(e, n, sizeof(*e), by_key);
+	svg_put(b, " data-x=\"", 9);
+	for (k = 0; k < n; k++) {
+		uint32_t idx = node_index(g, e[k].e->node);
+		if (idx == UINT32_MAX)
+			break;
+		if (k)
+			svg_putc(b, ',');
+		svg_put_u64(b, idx);
+		svg_putc(b, ':');
+		svg_put_u64(b, e[k].e->count);
+	}
+	svg_putc(b, '"');
+	for (k = 0; k < n; k++)
+		free(e[k].key);
+	free(e);
+}
+
 static void put_frame(struct svg_buf *b, const struct svg_geom *g,
 		      const struct vframe *v, size_t idx,
 		      const struct frame_aux *aux)
@@ -183,7 +293,9 @@ static void put_frame(struct svg_buf *b, const struct svg_geom *g,
 		svg_put_u64(b, aux->rel);
 		svg_putc(b, '"');
 	}
-	if (aux->elided) {
+	if (v->ex && g->eo)	/* what its left-out descendants hold */
+		put_groups(b, g, v->ex);
+	else if (!g->eo && aux->elided) {	/* over budget: their total */
 		svg_put(b, " data-e=\"", 9);
 		svg_put_u64(b, aux->elided);
 		svg_putc(b, '"');
@@ -196,16 +308,19 @@ static void put_frame(struct svg_buf *b, const struct svg_geom *g,
 	svg_put_fixed(b, y, 0);
 	svg_put(b, "\" width=\"", 9);
 	svg_put_fixed(b, x2 - x1, 1);
-	svg_put(b, "\" height=\"15\" fill=\"", 20);
+	svg_put(b, "\" height=\"", 10);
+	svg_put_u64(b, g->fh - 1);
+	svg_put(b, "\" fill=\"", 8);
 	put_rgb(b, frame_color(g, v, dlen, idx));
 	svg_put(b, "\"/>", 3);
 	/* the same fit rule as label() in the script */
-	double chars = floor((double)(x2 - x1) / 10.0 / (FONT_SIZE * FONT_WIDTH));
+	double chars = floor((double)(x2 - x1) / 10.0 / (g->fs * g->fw));
 	if (chars >= 3) {
 		svg_put(b, "<text x=\"", 9);
 		svg_put_fixed(b, x1 + 30, 1);
 		svg_put(b, "\" y=\"", 5);
-		svg_put_fixed(b, (int64_t)y * 10 + 105, 1);
+		/* flamegraph.pl's: 3 px below the frame's middle */
+		svg_put_fixed(b, (int64_t)y * 10 + ((int64_t)g->fh - 1) * 5 + 30, 1);
 		svg_put(b, "\">", 2);
 		svg_put_xml(b, v->name, dlen, (size_t)chars);
 		svg_put(b, "</text>", 7);
@@ -231,10 +346,31 @@ static void put_attr_num(struct svg_buf *b, const char *name, int64_t v)
 	svg_putc(b, '"');
 }
 
-static void put_head(struct svg_buf *b, const struct svg_geom *g)
+/* s without the bytes that could end its CSS rule or CDATA section */
+static void put_css_word(struct svg_buf *b, const char *s)
+{
+	for (; *s; s++)
+		if (!strchr("{};<>]\\", *s))
+			svg_putc(b, *s);
+}
+
+/* --notes as an XML comment, which may not hold "--" */
+static void put_notes(struct svg_buf *b, const char *s)
+{
+	svg_puts(b, "<!-- ");
+	for (const char *p = s; *p; p++) {
+		svg_putc(b, *p);
+		if (*p == '-' && (p[1] == '-' || !p[1]))
+			svg_putc(b, ' ');
+	}
+	svg_puts(b, " -->\n");
+}
+
+static void put_head(struct svg_buf *b, const struct svg_geom *g,
+		     const struct out_opts *o)
 {
 	const char *top, *bottom;
-	svg_palette_background(g->pal, &top, &bottom);
+	svg_palette_background(g->pal, o->bgcolors, &top, &bottom);
 	svg_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		    "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\"");
 	put_attr_num(b, "width", g->width);
@@ -246,7 +382,18 @@ static void put_head(struct svg_buf *b, const struct svg_geom *g)
 	svg_puts(b, "\">\n<!-- flame graph written by stackfold -->\n"
 		    "<style type=\"text/css\"><![CDATA[\n");
 	svg_puts(b, svg_css);
-	svg_puts(b, "]]></style>\n<defs><linearGradient id=\"background\" "
+	if (o->fonttype || o->fontsize) {	/* flamegraph.pl's --font* */
+		char sz[128];
+		svg_puts(b, "text { font-family: ");
+		put_css_word(b, o->fonttype ? o->fonttype : "Verdana");
+		snprintf(sz, sizeof(sz), ", sans-serif; font-size: %gpx; }\n"
+			 "#title { font-size: %gpx; }\n", g->fs, g->fs + 5);
+		svg_puts(b, sz);
+	}
+	svg_puts(b, "]]></style>\n");
+	if (o->notes)
+		put_notes(b, o->notes);
+	svg_puts(b, "<defs><linearGradient id=\"background\" "
 		    "y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"");
 	svg_puts(b, top);
 	svg_puts(b, "\" offset=\"5%\"/><stop stop-color=\"");
@@ -261,30 +408,62 @@ static void put_head(struct svg_buf *b, const struct svg_geom *g)
 static void put_controls(struct svg_buf *b, const struct svg_geom *g,
 			 const char *title, const char *subtitle)
 {
-	char attrs[128];
-	snprintf(attrs, sizeof(attrs), "id=\"title\" x=\"%u\" y=\"24\"",
-		 g->width / 2);
+	char attrs[160];
+	int ty = (int)lround(2 * g->fs), by = (int)g->height - (int)lround(g->fs + 5);
+	snprintf(attrs, sizeof(attrs), "id=\"title\" x=\"%u\" y=\"%d\"",
+		 g->width / 2, ty);
 	put_text(b, attrs, title);
 	if (g->has_sub) {
 		snprintf(attrs, sizeof(attrs),
-			 "id=\"subtitle\" x=\"%u\" y=\"48\"", g->width / 2);
+			 "id=\"subtitle\" x=\"%u\" y=\"%d\"", g->width / 2, 2 * ty);
 		put_text(b, attrs, subtitle);
 	}
-	snprintf(attrs, sizeof(attrs), "id=\"details\" x=\"%d\" y=\"%u\"",
-		 XPAD, g->height - 17);
+	snprintf(attrs, sizeof(attrs), "id=\"details\" x=\"%d\" y=\"%d\"",
+		 XPAD, by);
 	put_text(b, attrs, " ");
-	put_text(b, "id=\"unzoom\" class=\"btn hide\" x=\"10\" y=\"24\"",
-		 "Reset Zoom");
 	snprintf(attrs, sizeof(attrs),
-		 "id=\"search\" class=\"btn\" x=\"%u\" y=\"24\"",
-		 g->width - XPAD - 30);
+		 "id=\"unzoom\" class=\"btn hide\" x=\"10\" y=\"%d\"", ty);
+	put_text(b, attrs, "Reset Zoom");
+	snprintf(attrs, sizeof(attrs),
+		 "id=\"search\" class=\"btn\" x=\"%u\" y=\"%d\"",
+		 g->width - XPAD - 30, ty);
 	put_text(b, attrs, "Search");
-	snprintf(attrs, sizeof(attrs), "id=\"ic\" class=\"btn\" x=\"%u\" y=\"24\"",
-		 g->width - XPAD);
+	snprintf(attrs, sizeof(attrs),
+		 "id=\"unsearch\" class=\"btn hide\" x=\"%u\" y=\"%d\"",
+		 g->width - XPAD - 85, ty);
+	put_text(b, attrs, "Reset Search");
+	snprintf(attrs, sizeof(attrs), "id=\"ic\" class=\"btn\" x=\"%u\" y=\"%d\"",
+		 g->width - XPAD, ty);
 	put_text(b, attrs, "ic");
-	snprintf(attrs, sizeof(attrs), "id=\"matched\" x=\"%u\" y=\"%u\"",
-		 g->width - XPAD, g->height - 17);
+	snprintf(attrs, sizeof(attrs), "id=\"matched\" x=\"%u\" y=\"%d\"",
+		 g->width - XPAD, by);
 	put_text(b, attrs, " ");
+}
+
+/* --colors lang: what each colour means, in a row under the titles */
+static void put_legend(struct svg_buf *b, const struct svg_geom *g)
+{
+	static const struct { const char *sample, *label; } items[] = {
+		{ "f", "user code" }, { "f_[k]", "kernel" }, { "f_[j]", "JIT" },
+		{ "f_[i]", "inlined" }, { "[unknown]", "no symbol" },
+		{ "f_[w]", "waker" },
+	};
+	int y = (int)lround(3 * g->fs + (g->has_sub ? 2 * g->fs : 0));
+	char attrs[160];
+	svg_puts(b, "<g id=\"legend\">\n");
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+		int x = XPAD + (int)i * 130;
+		struct svg_rgb c = svg_color(SVG_PAL_LANG, items[i].sample,
+					     strlen(items[i].sample), 0x8000);
+		snprintf(attrs, sizeof(attrs), "<rect x=\"%d\" y=\"%d\" width=\"12\" "
+			 "height=\"12\" fill=\"", x, y);
+		svg_puts(b, attrs);
+		put_rgb(b, c);
+		svg_puts(b, "\"/>");
+		snprintf(attrs, sizeof(attrs), "x=\"%d\" y=\"%d\"", x + 16, y + 11);
+		put_text(b, attrs, items[i].label);
+	}
+	svg_puts(b, "</g>\n");
 }
 
 static void put_script(struct svg_buf *b, const struct svg_geom *g)
@@ -295,11 +474,41 @@ static void put_script(struct svg_buf *b, const struct svg_geom *g)
 	svg_put_fixed(b, g->ybase, 0);
 	svg_puts(b, ", step: ");
 	svg_put_fixed(b, g->ystep, 0);
-	svg_puts(b, ", ty: 10.5, fs: 12, fw: 0.59, total: ");
+	char num[96];
+	snprintf(num, sizeof(num), ", ty: %g, fs: %g, fw: %g, total: ",
+		 (g->fh - 1) / 2.0 + 3, g->fs, g->fw);
+	svg_puts(b, num);
 	svg_put_u64(b, g->total);
 	svg_puts(b, ", cn: \"");
 	svg_put_js_string(b, g->countname, strlen(g->countname));
-	svg_puts(b, "\", nt: \"Function:\"};\n");
+	svg_puts(b, "\", nt: \"");
+	svg_put_js_string(b, g->nametype, strlen(g->nametype));
+	svg_puts(b, "\", H: ");
+	svg_put_u64(b, g->height);
+	svg_puts(b, ", bo: ");
+	svg_put_u64(b, (uint64_t)lround(g->fs + 5));
+	/* the left-out frames' names, and the name sets data-x refers to */
+	const struct elide_out *eo = g->eo;
+	svg_puts(b, ",\nen: [");
+	for (size_t i = 1; eo && i < eo->names.n; i++) {
+		const char *n = strtab_get(&eo->names, (uint32_t)i);
+		svg_puts(b, i > 1 ? ",\"" : "\"");
+		svg_put_js_string(b, n, strlen(n));
+		svg_putc(b, '"');
+	}
+	/* each chain: its parent chain's index or -1, its name's index */
+	svg_puts(b, "],\nes: [");
+	for (size_t i = 0; eo && i < eo->n; i++) {
+		const struct se_node *nd = &g->el->nodes[eo->order[i]];
+		const char *s = strtab_get(&g->el->names, nd->name);
+		int64_t id = strtab_intern((struct strtab *)&eo->names, s, display_len(s, strlen(s)));
+		char buf[48];
+		snprintf(buf, sizeof(buf), "%s%lld,%lld", i ? "," : "",
+			 nd->parent ? (long long)eo->node_idx[nd->parent] - 1 : -1LL,
+			 (long long)id - 1);
+		svg_puts(b, buf);
+	}
+	svg_puts(b, "]};\n");
 	svg_puts(b, svg_js);
 	svg_puts(b, "]]></script>\n");
 }
@@ -373,7 +582,9 @@ static void sub_cmdline(char *buf, size_t cap, const char *cmd,
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples; lost: 12 events, ..." from
  * what the profile knows, fitted to width px; "" when it knows nothing. */
 static void default_subtitle(char *buf, size_t cap,
-			     const struct out_input *in, unsigned width)
+			     const struct out_input *in,
+			     const struct out_opts *o, unsigned width,
+			     double fs, double fw)
 {
 	const struct profile *p = in->prof;
 	uint64_t total = input_total(in);
@@ -381,9 +592,10 @@ static void default_subtitle(char *buf, size_t cap,
 	if (in->fold && in->fold->has_second) {
 		snprintf(buf, cap,
 			 "Differential: widths from after (%" PRIu64
-			 "), colour by change against before (%" PRIu64
-			 "): red grew, blue shrank",
-			 in->fold->total, in->fold->total2);
+			 "), colour by change %s before (%" PRIu64 "): %s",
+			 in->fold->total, o->diff_counts ? "in count against" :
+			 "in share against", in->fold->total2, o->negate ?
+			 "blue grew, red shrank" : "red grew, blue shrank");
 		if (in->counters)
 			sub_losses(buf, cap, in->counters, "after ");
 		if (in->counters_before)
@@ -401,7 +613,7 @@ static void default_subtitle(char *buf, size_t cap,
 	const struct pf_counters *k = p ? &p->counters : in->counters;
 	if (k)
 		sub_losses(rest, sizeof(rest), k, "");
-	size_t chars = (size_t)((width - 2.0 * XPAD) / (FONT_SIZE * FONT_WIDTH));
+	size_t chars = (size_t)((width - 2.0 * XPAD) / (fs * fw));
 	if (p && p->meta.cmdline)
 		sub_cmdline(buf, cap, profile_str(p, p->meta.cmdline), rest, chars);
 	else
@@ -500,21 +712,37 @@ static int geom_init(struct svg_geom *g, const struct out_input *in,
 	g->hash = !o->no_hash;
 	g->has_sub = has_sub;
 	g->countname = o->countname ? o->countname : "samples";
+	g->nametype = o->nametype ? o->nametype : "Function:";
+	g->fh = o->frame_height ? o->frame_height : FRAME_H;
+	g->fs = o->fontsize > 0 ? o->fontsize : FONT_SIZE;
+	g->fw = o->fontwidth > 0 ? o->fontwidth : FONT_WIDTH;
+	g->random = o->random;
+	g->negate = o->negate;
+	if (g->random)	/* flamegraph.pl --random: a new colour each run */
+		g->rseed = sf_hash_u64((uint64_t)time(NULL) ^
+				       ((uint64_t)getpid() << 32));
 	return 0;
 }
 
 static void geom_rows(struct svg_geom *g, const struct layout *l, bool inv)
 {
-	unsigned top = YPAD_TITLE + (g->has_sub ? YPAD_SUB : 0);
-	g->height = (l->max_depth + 1) * FRAME_H + top + YPAD_BOTTOM;
-	g->ybase = inv ? (int)top : (int)(g->height - YPAD_BOTTOM - FRAME_H + 1);
-	g->ystep = inv ? FRAME_H : -FRAME_H;
-	g->max_delta = l->max_delta ? l->max_delta : 1;
+	unsigned top = (unsigned)lround(3 * g->fs + (g->has_sub ? 2 * g->fs : 0) +
+					(g->pal == SVG_PAL_LANG ? 2 * g->fs : 0));
+	unsigned bottom = (unsigned)lround(2 * g->fs + 10);
+	g->height = (l->max_depth + 1) * g->fh + top + bottom;
+	g->ybase = inv ? (int)top : (int)(g->height - bottom - g->fh + 1);
+	g->ystep = inv ? (int)g->fh : -(int)g->fh;
+	/* full colour at the largest change, or at a tenth of the samples
+	 * when every change is smaller: a share that moved 2 points is pale,
+	 * not the deep colour of the largest change of a near-equal pair */
+	g->max_delta = l->max_delta > g->total / 10 ? l->max_delta : g->total / 10;
+	if (!g->max_delta)
+		g->max_delta = 1;
 }
 
 static int write_svg(FILE *out, const struct svg_geom *g,
-		     const struct layout *l, const char *title,
-		     const char *subtitle)
+		     const struct layout *l, const struct out_opts *o,
+		     const char *title, const char *subtitle)
 {
 	struct svg_buf *b = malloc(sizeof(*b));
 	struct frame_aux *aux = calloc(l->nv ? l->nv : 1, sizeof(*aux));
@@ -523,9 +751,25 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 		free(aux);
 		return -ENOMEM;
 	}
+	struct elide_out eo = { 0 };
+	size_t ns = g->el && !g->el->full ? g->el->nnodes + 1 : 0;
+	if (ns && (strtab_init(&eo.names) ||
+		   !(eo.node_idx = calloc(ns, sizeof(*eo.node_idx))) ||
+		   !(eo.order = calloc(ns, sizeof(*eo.order))))) {
+		free(eo.node_idx);
+		free(b);
+		free(aux);
+		strtab_release(&eo.names);
+		return -ENOMEM;
+	}
+	struct svg_geom gg = *g;
+	gg.eo = ns ? &eo : NULL;
+	g = &gg;
 	svg_buf_init(b, out);
-	put_head(b, g);
+	put_head(b, g, o);
 	put_controls(b, g, title, subtitle);
+	if (g->pal == SVG_PAL_LANG)
+		put_legend(b, g);
 	svg_puts(b, "<g id=\"frames\">\n");
 	for (size_t i = l->nv; g->total && i-- > 0;)
 		put_frame(b, g, &l->v[i], l->nv - 1 - i, &aux[i]);
@@ -535,17 +779,83 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 	int ret = svg_buf_flush(b);
 	free(b);
 	free(aux);
+	if (ns) {
+		free(eo.node_idx);
+		free(eo.order);
+		strtab_release(&eo.names);
+	}
 	return ret;
 }
+
+/* flamegraph.pl --reverse: each stack leaf first.  0 or -ENOMEM (a
+ * count past 2^63 cannot come from a fold that held it). */
+static int reverse_fold(struct fold *rev, const struct fold *f)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	int ret = fold_init(rev);
+	for (size_t i = 0; !ret && i < f->n; i++) {
+		const struct fold_line *l = &f->lines[i];
+		if (l->len + 1 > cap) {
+			cap = (size_t)l->len + 1;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		size_t o = 0;
+		const char *end = l->stack + l->len;
+		for (const char *e = end; e > l->stack;) {
+			const char *b = e;
+			while (b > l->stack && b[-1] != ';')
+				b--;
+			if (o)
+				buf[o++] = ';';
+			memcpy(buf + o, b, (size_t)(e - b));
+			o += (size_t)(e - b);
+			e = b > l->stack ? b - 1 : b;
+		}
+		ret = fold_add(rev, buf, o, l->count, l->count2);
+	}
+	free(buf);
+	if (!ret)
+		ret = fold_finish(rev);
+	return ret;
+}
+
+static int svg_write(FILE *out, const struct out_input *in,
+		     const struct out_opts *opts, struct sf_err *err);
 
 int out_svg_write(FILE *out, const struct out_input *in,
 		  const struct out_opts *opts, struct sf_err *err)
 {
+	if (!opts->reverse || !in->fold)
+		return svg_write(out, in, opts, err);
+	struct fold rev;
+	int ret = reverse_fold(&rev, in->fold);
+	if (ret) {
+		fold_release(&rev);
+		return sf_err_set(err, ENOMEM, "svg: out of memory");
+	}
+	struct out_input r = *in;
+	r.fold = &rev;
+	ret = svg_write(out, &r, opts, err);
+	fold_release(&rev);
+	return ret;
+}
+
+static int svg_write(FILE *out, const struct out_input *in,
+		     const struct out_opts *opts, struct sf_err *err)
+{
 	char sub[2048];
 	const char *subtitle = opts->subtitle;
 	if (!subtitle) {
-		default_subtitle(sub, sizeof(sub), in,
-				 opts->width ? opts->width : DEFAULT_WIDTH);
+		default_subtitle(sub, sizeof(sub), in, opts,
+				 opts->width ? opts->width : DEFAULT_WIDTH,
+				 opts->fontsize > 0 ? opts->fontsize : FONT_SIZE,
+				 opts->fontwidth > 0 ? opts->fontwidth : FONT_WIDTH);
 		subtitle = sub;
 	}
 	struct svg_geom g;
@@ -554,18 +864,34 @@ int out_svg_write(FILE *out, const struct out_input *in,
 		return ret;
 	struct layout own = { .fold = in->fold }, *l = &own;
 	double min = min_count(opts, g.total, g.px_per_count);
-	if (in->svg) {
+	if (!in->svg) {
+		if (svg_elide_init(&own.el))
+			ret = -ENOMEM;
+		own.el_on = !ret;
+	}
+	if (ret) {
+		;
+	} else if (in->svg) {
 		l = &in->svg->l;
 		ret = svg_stream_finish(in->svg, min);
 	} else if (in->tree) {
-		ret = svg_tree_walk(in->tree, min, svg_layout_tree_frame, &own);
+		own.min_count = min;
+		ret = svg_tree_walk(in->tree, 0, svg_layout_tree_frame, &own);
 	} else {
 		own.min_count = min;
 		ret = svg_layout_build(&own, opts->flamechart);
 	}
+	struct svg_palmap cp;
+	if (!ret && opts->palette_map) {
+		ret = svg_palmap_load(&cp, opts->palette_map, err);
+		g.cp = &cp;
+	}
 	if (!ret) {
+		g.el = &l->el;
 		geom_rows(&g, l, opts->inverted);
-		ret = write_svg(out, &g, l, default_title(opts), subtitle);
+		ret = write_svg(out, &g, l, opts, default_title(opts), subtitle);
+		if (!ret && g.cp)
+			ret = svg_palmap_save(&cp, opts->palette_map, err);
 		if (ret == -EIO)
 			sf_err_set(err, EIO, "write svg: %s", strerror(EIO));
 	}
@@ -573,6 +899,8 @@ int out_svg_write(FILE *out, const struct out_input *in,
 		sf_err_set(err, ENOMEM, "svg: out of memory");
 	if (ret == -EINVAL)
 		sf_err_set(err, EINVAL, "svg: the stream was written already");
+	if (g.cp)
+		svg_palmap_release(&cp);
 	svg_layout_release(&own);
 	return ret;
 }

@@ -2,6 +2,13 @@
  * out_top.c - the top table: share of samples per function, self (leaf)
  * and total (anywhere on the stack, counted once per stack), then the
  * hottest stacks, like `70.0%  main;compute;matrix_multiply`.
+ *
+ * With --sort KEYS (comm, pid, dso, sym, as perf report --sort) a row is
+ * one function in one process and object: "read" of bash and "read" of
+ * python are two rows.  From the profile's samples: comm the process
+ * frame's name, dso the mapping's file name ([kernel.kallsyms], [unknown]
+ * when none); folded input has no objects: the root frame is the comm
+ * (comm-PID gives the pid), the dso [unknown].
  */
 #include "output/out.h"
 
@@ -59,6 +66,184 @@ static int top_collect(struct top *t, const struct fold *f)
 	return 0;
 }
 
+/* ---- --sort KEYS ---- */
+
+enum { K_COMM, K_PID, K_DSO, K_SYM, NKEYS };
+static const char *const key_names[NKEYS] = { "comm", "pid", "dso", "sym" };
+static const char *const key_heads[NKEYS] = { "COMM", "PID", "DSO", "FUNCTION" };
+
+struct keys {
+	int order[NKEYS];	/* the keys asked for, in order */
+	int n;
+	char *buf;		/* the row's key text, fields split by '\t' */
+	size_t len, cap;
+};
+
+static int keys_parse(struct keys *k, const char *sort)
+{
+	k->n = 0;
+	for (const char *p = sort; *p;) {
+		size_t n = strcspn(p, ",");
+		for (int i = 0; i < NKEYS; i++)
+			if (strlen(key_names[i]) == n && !strncmp(key_names[i], p, n))
+				k->order[k->n++] = i;
+		p += n + (p[n] == ',');
+	}
+	return k->n ? 0 : -EINVAL;
+}
+
+static int keys_add(struct keys *k, const char *s, size_t n)
+{
+	if (sf_grow((void **)&k->buf, &k->cap, k->len + n + 2, 1))
+		return -ENOMEM;
+	if (k->len)
+		k->buf[k->len++] = '\t';
+	memcpy(k->buf + k->len, s, n);
+	k->len += n;
+	k->buf[k->len] = 0;
+	return 0;
+}
+
+/* The row key of one frame. */
+static int keys_row(struct top *t, struct keys *k, const char *f[NKEYS],
+		    const size_t fl[NKEYS], uint64_t count, bool leaf, size_t line)
+{
+	k->len = 0;
+	for (int i = 0; i < k->n; i++)
+		if (keys_add(k, f[k->order[i]], fl[k->order[i]]))
+			return -ENOMEM;
+	return top_frame(t, k->buf, k->len, count, leaf, line);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b && b[1] ? b + 1 : path;
+}
+
+/* The dso of a location. */
+static const char *loc_dso(const struct profile *p, const struct pf_location *l)
+{
+	if (l->kind == PF_LOC_KERNEL)
+		return "[kernel.kallsyms]";
+	if (l->kind == PF_LOC_JIT)
+		return "[jit]";
+	if (!l->mapping || !p->mappings[l->mapping].filename)
+		return "[unknown]";
+	return base_name(profile_str(p, p->mappings[l->mapping].filename));
+}
+
+static int keys_sample(struct top *t, struct keys *k, const struct profile *p,
+		       const struct pf_sample *s, unsigned flags, size_t line)
+{
+	const char *f[NKEYS];
+	size_t fl[NKEYS];
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%u", s->pid);
+	f[K_COMM] = s->comm ? profile_str(p, s->comm) : "[unknown]";
+	f[K_PID] = s->pid ? pid : "-";
+	fl[K_COMM] = strlen(f[K_COMM]);
+	fl[K_PID] = strlen(f[K_PID]);
+	const uint32_t *st = profile_stack(p, s);
+	bool leaf = true;
+	for (uint32_t i = 0; i < s->depth; i++) {
+		const struct pf_location *l = &p->locations[st[i]];
+		if (!fold_loc_wanted(l, flags))
+			continue;
+		f[K_DSO] = loc_dso(p, l);
+		fl[K_DSO] = strlen(f[K_DSO]);
+		const char *sfx = l->kind == PF_LOC_KERNEL ? "_[k]" :
+				  l->kind == PF_LOC_JIT ? "_[j]" : "";
+		for (uint32_t j = 0; j < (l->nlines ? l->nlines : 1); j++) {
+			char name[1024];
+			const char *n = l->nlines ? profile_str(p, p->functions[
+				p->lines[l->line_start + j].function].name) :
+				l->unknown_name ? profile_str(p, l->unknown_name) : "[unknown]";
+			snprintf(name, sizeof(name), "%s%s", n, sfx);
+			f[K_SYM] = name;
+			fl[K_SYM] = strlen(name);
+			if (keys_row(t, k, f, fl, s->count, leaf, line))
+				return -ENOMEM;
+			leaf = false;
+		}
+	}
+	if (leaf) {	/* no frame: the process alone, as the fold has it */
+		f[K_DSO] = "[unknown]";
+		f[K_SYM] = f[K_COMM];
+		fl[K_DSO] = strlen(f[K_DSO]);
+		fl[K_SYM] = fl[K_COMM];
+		return keys_row(t, k, f, fl, s->count, true, line);
+	}
+	return 0;
+}
+
+/* Folded lines: the root frame is the process ("comm" or "comm-PID"). */
+static int keys_line(struct top *t, struct keys *k, const struct fold_line *l,
+		     size_t line)
+{
+	const char *f[NKEYS];
+	size_t fl[NKEYS];
+	const char *p = l->stack, *end = l->stack + l->len;
+	size_t rlen;
+	const char *e = fold_next_frame(p, end, &rlen);
+	size_t d = rlen;
+	while (d && p[d - 1] >= '0' && p[d - 1] <= '9')
+		d--;
+	bool haspid = d < rlen && d > 0 && p[d - 1] == '-';
+	f[K_COMM] = p;
+	fl[K_COMM] = haspid ? d - 1 : rlen;
+	f[K_PID] = haspid ? p + d : "-";
+	fl[K_PID] = haspid ? rlen - d : 1;
+	f[K_DSO] = "[unknown]";
+	fl[K_DSO] = 9;
+	if (e == end) {	/* the process frame alone */
+		f[K_SYM] = p;
+		fl[K_SYM] = rlen;
+		return keys_row(t, k, f, fl, l->count, true, line);
+	}
+	for (p = e + 1; p <= end; p = e + 1) {
+		size_t n;
+		e = fold_next_frame(p, end, &n);
+		f[K_SYM] = p;
+		fl[K_SYM] = n;
+		if (keys_row(t, k, f, fl, l->count, e == end, line))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int keys_collect(struct top *t, struct keys *k, const struct out_input *in,
+			unsigned flags)
+{
+	const struct profile *p = in->prof;
+	if (p && p->counters.samples) {
+		for (size_t i = 1; i < p->nsamples; i++)
+			if (p->samples[i].count &&
+			    keys_sample(t, k, p, &p->samples[i], flags, i))
+				return -ENOMEM;
+		return 0;
+	}
+	for (size_t i = 0; i < in->fold->n; i++)
+		if (keys_line(t, k, &in->fold->lines[i], i))
+			return -ENOMEM;
+	return 0;
+}
+
+/* A keyed row: each field but the last padded to its column. */
+static void keys_print(FILE *out, const struct keys *k, const char *row)
+{
+	static const int width[NKEYS] = { 16, 7, 24, 0 };
+	for (int i = 0; i < k->n; i++) {
+		size_t n = strcspn(row, "\t");
+		if (i == k->n - 1)
+			fprintf(out, "%.*s", (int)n, row);
+		else
+			fprintf(out, "%-*.*s ", width[k->order[i]], (int)n, row);
+		row += n + (row[n] == '\t');
+	}
+	fputc('\n', out);
+}
+
 static const struct top *sort_ctx;
 
 static int by_self(const void *a, const void *b)
@@ -79,25 +264,37 @@ static double pct(uint64_t n, uint64_t total)
 }
 
 static int top_print_functions(FILE *out, const struct top *t, uint64_t total,
-			       unsigned rows)
+			       unsigned rows, const struct keys *k)
 {
 	size_t n = t->names.n;
 	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
-	size_t k = 0;
+	size_t nk = 0;
 	for (size_t i = 0; i < n && i < t->cap; i++)
 		if (t->fn[i].total)
-			ids[k++] = (uint32_t)i;
+			ids[nk++] = (uint32_t)i;
 	sort_ctx = t;
-	qsort(ids, k, sizeof(*ids), by_self);
-	fprintf(out, "%7s %10s %7s %10s  %s\n", "SELF%", "SELF", "TOTAL%",
-		"TOTAL", "FUNCTION");
-	for (size_t i = 0; i < k && i < rows; i++) {
+	qsort(ids, nk, sizeof(*ids), by_self);
+	fprintf(out, "%7s %10s %7s %10s  ", "SELF%", "SELF", "TOTAL%", "TOTAL");
+	if (k) {
+		char head[64] = "";
+		for (int i = 0; i < k->n; i++)
+			snprintf(head + strlen(head), sizeof(head) - strlen(head),
+				 "%s%s", i ? "\t" : "", key_heads[k->order[i]]);
+		keys_print(out, k, head);
+	} else {
+		fprintf(out, "FUNCTION\n");
+	}
+	for (size_t i = 0; i < nk && i < rows; i++) {
 		const struct top_fn *f = &t->fn[ids[i]];
-		fprintf(out, "%6.1f%% %10" PRIu64 " %6.1f%% %10" PRIu64 "  %s\n",
+		fprintf(out, "%6.1f%% %10" PRIu64 " %6.1f%% %10" PRIu64 "  ",
 			pct(f->self, total), f->self, pct(f->total, total),
-			f->total, strtab_get(&t->names, ids[i]));
+			f->total);
+		if (k)
+			keys_print(out, k, strtab_get(&t->names, ids[i]));
+		else
+			fprintf(out, "%s\n", strtab_get(&t->names, ids[i]));
 	}
 	free(ids);
 	return 0;
@@ -139,11 +336,16 @@ int out_top_write(FILE *out, const struct out_input *in,
 	const char *unit = opts->countname ? opts->countname : "samples";
 	if (strtab_init(&t.names))
 		return sf_err_set(err, ENOMEM, "out of memory");
-	int ret = top_collect(&t, in->fold);
+	struct keys k = { .n = 0 };
+	bool keyed = opts->sort && !keys_parse(&k, opts->sort);
+	int ret = keyed ? keys_collect(&t, &k, in, opts->fold_flags)
+			: top_collect(&t, in->fold);
 	if (!ret) {
 		fprintf(out, "%" PRIu64 " %s\n", in->fold->total, unit);
-		ret = top_print_functions(out, &t, in->fold->total, rows);
+		ret = top_print_functions(out, &t, in->fold->total, rows,
+					  keyed ? &k : NULL);
 	}
+	free(k.buf);
 	if (!ret)	/* (a part missing is an error, not a shorter table) */
 		ret = top_print_stacks(out, in->fold, rows < 10 ? rows : 10);
 	strtab_release(&t.names);

@@ -11,7 +11,9 @@ static const char *const pal_names[] = {
 	[SVG_PAL_GREEN] = "green",   [SVG_PAL_BLUE] = "blue",
 	[SVG_PAL_YELLOW] = "yellow", [SVG_PAL_PURPLE] = "purple",
 	[SVG_PAL_AQUA] = "aqua",     [SVG_PAL_ORANGE] = "orange",
-	[SVG_PAL_LANG] = "lang",
+	[SVG_PAL_LANG] = "lang",     [SVG_PAL_JAVA] = "java",
+	[SVG_PAL_JS] = "js",	     [SVG_PAL_PERL] = "perl",
+	[SVG_PAL_WAKEUP] = "wakeup", [SVG_PAL_CHAIN] = "chain",
 };
 #define NPAL (sizeof(pal_names) / sizeof(pal_names[0]))
 
@@ -27,24 +29,117 @@ int svg_palette_find(const char *name)
 
 const char *svg_palette_names(void)
 {
-	return "hot, mem, io, red, green, blue, yellow, purple, aqua, orange, "
-	       "lang";
+	return "hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, "
+	       "yellow, purple, aqua, orange, lang";
 }
 
-void svg_palette_background(int pal, const char **top, const char **bottom)
+bool svg_bgcolors_ok(const char *s)
 {
+	if (!strcmp(s, "yellow") || !strcmp(s, "blue") || !strcmp(s, "green") ||
+	    !strcmp(s, "grey"))
+		return true;
+	if (s[0] != '#' || strlen(s) != 7)
+		return false;
+	for (int i = 1; i < 7; i++)
+		if (!strchr("0123456789abcdefABCDEF", s[i]))
+			return false;
+	return true;
+}
+
+/* flamegraph.pl's gradients */
+void svg_palette_background(int pal, const char *bg, const char **top,
+			    const char **bottom)
+{
+	if (!bg)
+		bg = pal == SVG_PAL_MEM ? "green" : pal == SVG_PAL_IO ? "blue" :
+		     pal == SVG_PAL_CHAIN ? "grey" : "yellow";
 	*top = "#eeeeee";
-	switch (pal) {
-	case SVG_PAL_MEM:
+	if (!strcmp(bg, "yellow")) {
+		*bottom = "#eeeeb0";
+	} else if (!strcmp(bg, "blue")) {
 		*bottom = "#e0e0ff";
-		break;
-	case SVG_PAL_IO:
+	} else if (!strcmp(bg, "green")) {
+		*top = "#eef2ee";
+		*bottom = "#e0ffe0";
+	} else if (!strcmp(bg, "grey")) {
 		*top = "#f8f8f8";
 		*bottom = "#e8e8e8";
-		break;
-	default:
-		*bottom = "#eeeeb0";
+	} else {	/* flat */
+		*top = *bottom = bg;
 	}
+}
+
+static bool has(const char *name, size_t len, const char *what)
+{
+	return memmem(name, len, what, strlen(what)) != NULL;
+}
+
+static bool ends(const char *name, size_t len, const char *what)
+{
+	size_t n = strlen(what);
+	return len >= n && !memcmp(name + len - n, what, n);
+}
+
+/* ^L?(java|javax|jdk|net|org|com|io|sun)/ */
+static bool java_package(const char *name, size_t len)
+{
+	static const char *const pk[] = { "java/", "javax/", "jdk/", "net/",
+					  "org/", "com/", "io/", "sun/" };
+	if (len && name[0] == 'L') {
+		name++;
+		len--;
+	}
+	for (size_t i = 0; i < sizeof(pk) / sizeof(pk[0]); i++)
+		if (len >= strlen(pk[i]) && !strncmp(name, pk[i], strlen(pk[i])))
+			return true;
+	return false;
+}
+
+/* flamegraph.pl's color(): the rules of its java, perl, js, wakeup and
+ * chain palettes, in its order */
+int svg_palette_for(int pal, const char *name, size_t len)
+{
+	switch (pal) {
+	case SVG_PAL_JAVA:
+		if (ends(name, len, "_[j]"))
+			return SVG_PAL_GREEN;	/* JIT compiled */
+		if (ends(name, len, "_[i]"))
+			return SVG_PAL_AQUA;	/* inlined */
+		if (java_package(name, len) || has(name, len, ":::"))
+			return SVG_PAL_GREEN;	/* Java */
+		if (has(name, len, "::"))
+			return SVG_PAL_YELLOW;	/* C++ */
+		if (ends(name, len, "_[k]"))
+			return SVG_PAL_ORANGE;	/* kernel */
+		return SVG_PAL_RED;		/* system */
+	case SVG_PAL_PERL:
+		if (has(name, len, "::"))
+			return SVG_PAL_YELLOW;
+		if (has(name, len, "Perl") || has(name, len, ".pl"))
+			return SVG_PAL_GREEN;
+		if (ends(name, len, "_[k]"))
+			return SVG_PAL_ORANGE;
+		return SVG_PAL_RED;
+	case SVG_PAL_JS:
+		if (ends(name, len, "_[j]"))	/* source, or a builtin */
+			return has(name, len, "/") ? SVG_PAL_GREEN : SVG_PAL_AQUA;
+		if (has(name, len, "::"))
+			return SVG_PAL_YELLOW;
+		if (has(name, len, "/") && has(name, len, ".js"))
+			return SVG_PAL_GREEN;
+		if (has(name, len, ":"))
+			return SVG_PAL_AQUA;
+		if (len == 1 && name[0] == ' ')	/* a missing symbol */
+			return SVG_PAL_GREEN;
+		if (has(name, len, "_[k]"))
+			return SVG_PAL_ORANGE;
+		return SVG_PAL_RED;
+	case SVG_PAL_WAKEUP:
+		return SVG_PAL_AQUA;
+	case SVG_PAL_CHAIN:
+		return has(name, len, "_[w]") ? SVG_PAL_AQUA : SVG_PAL_BLUE;
+	}
+	return pal;
 }
 
 enum svg_suffix svg_suffix_of(const char *name, size_t len)
@@ -142,7 +237,7 @@ struct svg_rgb svg_color(int pal, const char *name, size_t len,
 	double v3 = (double)((seed >> 32) & 0xffff) / 65536.0;
 	if (pal == SVG_PAL_LANG)
 		return lang(name, len, v1);
-	return solid(pal, v1, v2, v3);
+	return solid(svg_palette_for(pal, name, len), v1, v2, v3);
 }
 
 struct svg_rgb svg_diff_color(int64_t delta, uint64_t max)

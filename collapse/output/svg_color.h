@@ -9,6 +9,7 @@
 #ifndef SF_SVG_COLOR_H
 #define SF_SVG_COLOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,13 @@ enum svg_palette {
 	SVG_PAL_AQUA,
 	SVG_PAL_ORANGE,
 	SVG_PAL_LANG,	/* kernel / JIT / user / inlined by frame suffix */
+	/* flamegraph.pl's multi-palettes: a base palette chosen per frame by
+	 * its name, with flamegraph.pl's rules */
+	SVG_PAL_JAVA,
+	SVG_PAL_JS,
+	SVG_PAL_PERL,
+	SVG_PAL_WAKEUP,
+	SVG_PAL_CHAIN,
 };
 
 struct svg_rgb {
@@ -34,8 +42,17 @@ struct svg_rgb {
 int svg_palette_find(const char *name);
 /* Comma-separated list of the names, for error messages. */
 const char *svg_palette_names(void);
-/* Background gradient (top, bottom) as "#rrggbb" strings. */
-void svg_palette_background(int pal, const char **top, const char **bottom);
+/* Background gradient (top, bottom) as "#rrggbb" strings: bg (--bgcolors:
+ * yellow, blue, green, grey, or one flat "#rrggbb"), or when NULL the
+ * palette's (flamegraph.pl's choice: mem green, io blue, chain grey, else
+ * yellow). */
+void svg_palette_background(int pal, const char *bg, const char **top,
+			    const char **bottom);
+/* Is s a --bgcolors value? */
+bool svg_bgcolors_ok(const char *s);
+/* The palette a multi-palette (java, js, perl, wakeup, chain) uses for
+ * the frame name (with its _[k]-style suffix); pal itself otherwise. */
+int svg_palette_for(int pal, const char *name, size_t len);
 /* Colour of a frame; name is the full frame text (with its _[k]-style
  * suffix, which the lang palette reads). */
 struct svg_rgb svg_color(int pal, const char *name, size_t len,

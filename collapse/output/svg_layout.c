@@ -15,7 +15,11 @@ static int close_frame(struct layout *l, size_t depth)
 	uint64_t count = l->time - o->start;
 	double min = l->stream ? l->min_frac * (double)l->time : l->min_count;
 	if (depth && (!count || (double)count < min))
-		return 0;
+		return count ? svg_elide_drop(&l->el, &l->el.pend, (uint32_t)depth,
+					      o->name, o->len, o->self, 0) : 0;
+	uint32_t ex;
+	if (svg_elide_keep(&l->el, &l->el.pend, (uint32_t)depth, &ex))
+		return -ENOMEM;
 	const char *name = o->name;
 	if (l->stream && depth) {	/* pbuf changes with the next line */
 		int64_t id = strtab_intern(&l->names, o->name, o->len);
@@ -29,7 +33,7 @@ static int close_frame(struct layout *l, size_t depth)
 		.name = name, .len = o->len, .depth = (uint32_t)depth,
 		.start = o->start, .count = count,
 		.count2 = l->time2 - o->start2, .self = o->self,
-		.self_delta = o->self_delta,
+		.self_delta = o->self_delta, .ex = ex,
 	};
 	if (depth > l->max_depth)
 		l->max_depth = (uint32_t)depth;
@@ -185,6 +189,8 @@ int svg_layout_build(struct layout *l, bool flamechart)
 
 void svg_layout_release(struct layout *l)
 {
+	if (l->el_on)
+		svg_elide_release(&l->el);
 	free(l->order);
 	free(l->open);
 	free(l->v);
@@ -216,6 +222,11 @@ struct svg_stream *svg_stream_new(const struct out_opts *o)
 	st->any_order = o->flamechart;
 	st->l.min_frac = min_frac(o);
 	st->l.nv_compact = 1024;
+	if (svg_elide_init(&st->l.el)) {
+		free(st);
+		return NULL;
+	}
+	st->l.el_on = true;
 	if (strtab_init(&st->l.names) || open_frame(&st->l, "all", 0, 3)) {
 		svg_stream_free(st);
 		return NULL;
@@ -243,19 +254,39 @@ size_t svg_stream_stacks(const struct svg_stream *st)
 }
 
 /* Drop the frames kept so far that are narrower than min (never root). */
-static void filter_frames(struct layout *l, double min)
+static int filter_frames(struct layout *l, double min)
 {
+	struct se_pending p2 = { 0 };
 	size_t w = 0;
+	int ret = 0;
 	l->max_depth = 0;
-	for (size_t i = 0; i < l->nv; i++) {
-		const struct vframe *v = &l->v[i];
-		if (v->depth && (double)v->count < min)
+	for (size_t i = 0; !ret && i < l->nv; i++) {
+		struct vframe *v = &l->v[i];
+		if (v->depth && (double)v->count < min) {
+			/* what it held goes to its parent (svg_elide.h) */
+			ret = svg_elide_drop(&l->el, &p2, v->depth, v->name,
+					     v->len, v->self, v->ex);
 			continue;
+		}
+		uint32_t more;
+		ret = svg_elide_keep(&l->el, &p2, v->depth, &more);
+		if (more) {	/* v's list, then its dropped children's */
+			uint32_t *t = &v->ex;
+			while (*t)
+				t = &l->el.pool[*t].next;
+			*t = more;
+			v->ex = svg_elide_compact(&l->el, v->ex);
+		}
 		if (v->depth > l->max_depth)
 			l->max_depth = v->depth;
 		l->v[w++] = *v;
 	}
 	l->nv = w;
+	/* for frames still open (a stream's compaction) */
+	if (!ret)
+		ret = svg_elide_merge(&l->el, &l->el.pend, &p2);
+	svg_pending_release(&p2);
+	return ret;
 }
 
 /* Copy s into pbuf, moving the open frames' names along if it grows. */
@@ -304,7 +335,7 @@ int svg_stream_line(struct svg_stream *st, const char *stack, size_t len,
 	if (!ret)
 		ret = open_rest(l, l->pbuf, (uint32_t)n, same, count, 0);
 	if (!ret && l->nv >= l->nv_compact) {
-		filter_frames(l, l->min_frac * (double)l->time);
+		ret = filter_frames(l, l->min_frac * (double)l->time);
 		l->nv_compact = l->nv * 2 > 1024 ? l->nv * 2 : 1024;
 	}
 	return ret;
@@ -317,12 +348,19 @@ int svg_stream_line(struct svg_stream *st, const char *stack, size_t len,
 int svg_layout_tree_frame(void *ctx, const struct svg_tree_frame *f)
 {
 	struct layout *l = ctx;
-	if (sf_grow((void **)&l->v, &l->v_cap, l->nv + 1, sizeof(*l->v)))
+	/* every frame comes (the walk's min is 0): those narrower than
+	 * l->min_count go to the search's record of them */
+	if (f->depth && (double)f->count < l->min_count)
+		return svg_elide_drop(&l->el, &l->el.pend, f->depth, f->name,
+				      f->len, f->self, 0);
+	uint32_t ex;
+	if (svg_elide_keep(&l->el, &l->el.pend, f->depth, &ex) ||
+	    sf_grow((void **)&l->v, &l->v_cap, l->nv + 1, sizeof(*l->v)))
 		return -ENOMEM;
 	l->v[l->nv++] = (struct vframe){
 		.name = f->name, .len = f->len, .depth = f->depth,
 		.start = f->start, .count = f->count, .self = f->self,
-		.self_delta = (int64_t)f->self,
+		.self_delta = (int64_t)f->self, .ex = ex,
 	};
 	if (f->depth > l->max_depth)
 		l->max_depth = f->depth;
@@ -342,6 +380,6 @@ int svg_stream_finish(struct svg_stream *st, double min)
 	for (size_t d = l->nopen; !ret && d-- > 0;)
 		ret = close_frame(l, d);
 	if (!ret)
-		filter_frames(l, min);
+		ret = filter_frames(l, min);
 	return ret;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "output/out.h"
+#include "output/svg_elide.h"
 
 /* The drawing's geometry (px), which the minimum width depends on. */
 #define XPAD 10		/* left and right margin, px */
@@ -41,9 +42,13 @@ struct vframe {
 	uint32_t len, depth;
 	uint64_t start, count, count2, self;
 	int64_t self_delta;
+	uint32_t ex;		/* svg_elide list: left-out descendants */
 };
 
 struct layout {
+	struct svg_elide el;	/* what the left-out frames hold, for the
+				 * search (svg_elide.h) */
+	bool el_on;		/* el initialised */
 	const struct fold *fold;
 	uint32_t *order;	/* line order (flame chart); NULL: the fold's */
 	double min_count;	/* narrower frames are dropped */

@@ -9,7 +9,12 @@
 //   "hover": name, "zoom": name, "hidden": name, "bookmark": {...},
 //   "exact": {"zoom": name, "kids": [names of equal counts], "of": N}
 //            (each kid 1/N of the zoomed frame, the first at its left),
-//   "ic": {"term": re, "pct": "60.00"}, "badre": re}
+//   "ic": {"term": re, "pct": "60.00"}, "badre": re,
+//   "reset": true      (after the searches: the Reset Search button clears
+//                       the result, the highlight and the URL, and hides),
+//   "pin": true        (a graph taller than the window: the hover line and
+//                       the match result are in view at the top and the
+//                       bottom of the page)}
 // A search entry may give "text", the whole #matched text, in place of pct.
 // Prints one "PASS: ..." / "FAIL: ..." line per check (tests/lib.sh format)
 // and exits 1 when anything failed.  Never downloads a browser.  Also checks
@@ -99,6 +104,37 @@ try {
 	const hl = await magenta();
 	if (hl > 0 || cfg.search.every((s) => s.text)) pass(`matches highlighted (${hl} frames)`);
 	else fail('matches highlighted', 'no magenta frame');
+
+	// Reset Search: shown while a search is on; clears it
+	if (cfg.reset) {
+		const shown = await page.$eval('#unsearch', (e) => !e.classList.contains('hide'));
+		checkEq('Reset Search shown after a search', true, shown);
+		await page.click('#unsearch');
+		checkEq('Reset Search: result cleared', '', (await page.textContent('#matched')).trim());
+		checkEq('Reset Search: no frame highlighted', 0, await magenta());
+		checkEq('Reset Search: no search in the URL', false, /[?&]s=/.test(page.url()));
+		checkEq('Reset Search: the button hides again', true,
+			await page.$eval('#unsearch', (e) => e.classList.contains('hide')));
+	}
+
+	// a graph taller than the window: the result line stays in view
+	if (cfg.pin) {
+		await page.setViewportSize({ width: cfg.width + 20, height: 600 });
+		page.once('dialog', (d) => d.accept(cfg.search.length ? cfg.search[0].term : '.'));
+		await page.click('#search');
+		for (const where of ['top', 'bottom']) {
+			await page.evaluate((w) => window.scrollTo(0, w === 'top' ? 0 : document.documentElement.scrollHeight), where);
+			await page.waitForTimeout(100);
+			const box = await page.$eval('#matched', (e) => {
+				const r = e.getBoundingClientRect();
+				return { top: r.top, bottom: r.bottom, vh: window.innerHeight, H: FG.H };
+			});
+			const inView = box.top >= 0 && box.bottom <= box.vh;
+			if (inView && box.H > box.vh) pass(`result line in view, scrolled to the ${where}`);
+			else fail(`result line in view, scrolled to the ${where}`, JSON.stringify(box));
+		}
+		await page.keyboard.press('Escape');
+	}
 
 	// an invalid regular expression clears the previous search
 	if (cfg.badre) {

@@ -1,0 +1,436 @@
+/* pprof_in.c - see pprof_in.h.  Decoded by protobuf-c from the same
+ * collapse/profile.proto the writer uses; zlib undoes the gzip. */
+#include "ingest/pprof_in.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "output/profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile PProf;
+
+bool pprof_sniff(const unsigned char *h, size_t n)
+{
+	if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+		return true;
+	/* field 1..14 with its wire type: sample_type (1, LEN), sample (2,
+	 * LEN), mapping (3), location (4), function (5), string_table (6);
+	 * text input never starts with these control bytes */
+	if (n < 2)
+		return false;
+	unsigned field = h[0] >> 3, wire = h[0] & 7;
+	return field >= 1 && field <= 6 && wire == 2;
+}
+
+/* All of fd after head, into *buf. */
+static int slurp(const unsigned char *head, size_t n, int fd,
+		 unsigned char **buf, size_t *len)
+{
+	size_t cap = n + 65536;
+	*buf = malloc(cap);
+	if (!*buf)
+		return -ENOMEM;
+	memcpy(*buf, head, n);
+	*len = n;
+	for (;;) {
+		if (*len == cap) {
+			if (cap >= PPROF_IN_MAX)
+				return -EFBIG;
+			unsigned char *nb = realloc(*buf, cap * 2);
+			if (!nb)
+				return -ENOMEM;
+			*buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, *buf + *len, cap - *len);
+		if (r == 0)
+			return 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		*len += (size_t)r;
+	}
+}
+
+/* Gunzip in[0..n) into *out (concatenated members too). */
+static int gunzip(const unsigned char *in, size_t n, unsigned char **out,
+		  size_t *olen)
+{
+	z_stream z = { 0 };
+	size_t cap = n * 4 + 65536;
+	int ret = 0;
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -ENOMEM;
+	*out = malloc(cap);
+	*olen = 0;
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)n;
+	while (!ret) {
+		if (!*out) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (*olen == cap) {
+			if (cap >= PPROF_IN_MAX) {
+				ret = -EFBIG;
+				break;
+			}
+			unsigned char *nb = realloc(*out, cap * 2);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			*out = nb;
+			cap *= 2;
+		}
+		z.next_out = *out + *olen;
+		z.avail_out = (uInt)(cap - *olen);
+		int zr = inflate(&z, Z_NO_FLUSH);
+		*olen = cap - z.avail_out;
+		if (zr == Z_STREAM_END) {
+			if (!z.avail_in)
+				break;
+			inflateReset(&z);	/* another member */
+		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			ret = -EIO;
+		} else if (zr == Z_BUF_ERROR && !z.avail_in) {
+			ret = -EIO;	/* cut short */
+		}
+	}
+	inflateEnd(&z);
+	return ret;
+}
+
+struct imp {
+	struct report *r;
+	const PProf *pp;
+	struct u64map maps, fns, locs;	/* pprof id -> our id (uint32_t) */
+	uint32_t *lbuf;
+	size_t lcap;
+	uint32_t no_stack;	/* our id of stackfold's "[no stack]" frame */
+};
+
+static const char *str(const PProf *pp, int64_t i)
+{
+	return i >= 0 && (size_t)i < pp->n_string_table ? pp->string_table[i] : "";
+}
+
+static int64_t intern(struct imp *x, int64_t i)
+{
+	const char *s = str(x->pp, i);
+	return *s ? strtab_intern_cstr(&x->r->prof.strs, s) : 0;
+}
+
+static int put_id(struct u64map *m, uint64_t key, uint32_t v)
+{
+	bool found;
+	uint32_t *slot = u64map_slot(m, key, &found);
+	if (!slot)
+		return -ENOMEM;
+	*slot = v;
+	return 0;
+}
+
+static uint32_t get_id(const struct u64map *m, uint64_t key)
+{
+	const uint32_t *v = key ? u64map_find(m, key) : NULL;
+	return v ? *v : 0;
+}
+
+static int import_mappings(struct imp *x)
+{
+	for (size_t i = 0; i < x->pp->n_mapping; i++) {
+		const Perftools__Profiles__Mapping *m = x->pp->mapping[i];
+		const char *file = str(x->pp, m->filename);
+		int64_t fn = intern(x, m->filename), bid = intern(x, m->build_id);
+		if (fn < 0 || bid < 0)
+			return -ENOMEM;
+		struct pf_mapping pm = {
+			.start = m->memory_start, .limit = m->memory_limit,
+			.offset = m->file_offset, .filename = (uint32_t)fn,
+			.build_id = (uint32_t)bid,
+			.is_kernel = !strncmp(file, "[kernel", 7) ||
+				     !strcmp(file, "[vmlinux]"),
+			.has_functions = m->has_functions,
+			.has_filenames = m->has_filenames,
+			.has_line_numbers = m->has_line_numbers,
+			.has_inline_frames = m->has_inline_frames,
+			.is_main = i == 0,
+		};
+		int64_t id = profile_mapping(&x->r->prof, &pm);
+		if (id < 0 || put_id(&x->maps, m->id, (uint32_t)id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int import_functions(struct imp *x)
+{
+	for (size_t i = 0; i < x->pp->n_function; i++) {
+		const Perftools__Profiles__Function *f = x->pp->function[i];
+		int64_t name = intern(x, f->name), sys = intern(x, f->system_name),
+			file = intern(x, f->filename);
+		if (name < 0 || sys < 0 || file < 0)
+			return -ENOMEM;
+		struct pf_function pf = {
+			.name = (uint32_t)name, .system_name = (uint32_t)sys,
+			.filename = (uint32_t)file,
+			.start_line = f->start_line > 0 && f->start_line < INT32_MAX ?
+				      (uint32_t)f->start_line : 0,
+		};
+		int64_t id = profile_function(&x->r->prof, &pf);
+		if (id < 0 || put_id(&x->fns, f->id, (uint32_t)id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A synthetic frame stackfold writes without a mapping: "-", "[...]" */
+static bool mark_name(const char *s)
+{
+	size_t n = strlen(s);
+	return (n == 1 && s[0] == '-') || (n >= 2 && s[0] == '[' && s[n - 1] == ']');
+}
+
+/* The text of a location without lines: file+0xOFF, or [unknown]. */
+static int64_t unknown_name(struct imp *x, const Perftools__Profiles__Location *l,
+			    const Perftools__Profiles__Mapping *m)
+{
+	char buf[512];
+	if (m && *str(x->pp, m->filename)) {
+		const char *f = str(x->pp, m->filename), *b = strrchr(f, '/');
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, b ? b + 1 : f,
+			 l->address - m->memory_start + m->file_offset);
+	} else {
+		snprintf(buf, sizeof(buf), "[unknown]");
+	}
+	return strtab_intern_cstr(&x->r->prof.strs, buf);
+}
+
+static const Perftools__Profiles__Mapping *mapping_of(const PProf *pp,
+						       uint64_t id)
+{
+	for (size_t i = 0; id && i < pp->n_mapping; i++)
+		if (pp->mapping[i]->id == id)
+			return pp->mapping[i];
+	return NULL;
+}
+
+static int import_location(struct imp *x, const Perftools__Profiles__Location *l)
+{
+	struct profile *p = &x->r->prof;
+	struct pf_line lines[64];
+	uint32_t n = 0;
+	for (size_t k = 0; k < l->n_line && n < 64; k++) {
+		uint32_t fid = get_id(&x->fns, l->line[k]->function_id);
+		if (!fid)
+			continue;
+		lines[n++] = (struct pf_line){ fid, l->line[k]->line > 0 &&
+			l->line[k]->line < INT32_MAX ? (uint32_t)l->line[k]->line : 0 };
+	}
+	uint32_t map = get_id(&x->maps, l->mapping_id);
+	struct pf_location key = { .mapping = map, .address = l->address };
+	if (map && p->mappings[map].is_kernel)
+		key.kind = PF_LOC_KERNEL;
+	/* without an address a location is its lines (profile.h): its
+	 * mapping would make every such location of one mapping one */
+	if (!l->address)
+		key.mapping = 0;
+	else if (!map && n && mark_name(profile_str(p, p->functions[lines[n - 1].function].name)))
+		key.kind = PF_LOC_MARK;
+	if (!n) {
+		int64_t u = unknown_name(x, l, mapping_of(x->pp, l->mapping_id));
+		if (u < 0)
+			return -ENOMEM;
+		key.unknown_name = (uint32_t)u;
+	}
+	int64_t id = profile_location(p, &key, lines, n);
+	if (id < 0 || put_id(&x->locs, l->id, (uint32_t)id))
+		return -ENOMEM;
+	/* what the writer puts for an empty stack (pprof's readers drop a
+	 * sample without locations): read back as the empty stack it was */
+	if (!map && n == 1 && !strcmp(profile_str(p, p->functions[lines[0].function].name),
+				      "[no stack]"))
+		x->no_stack = (uint32_t)id;
+	return 0;
+}
+
+/* The sample value counted: type "samples" (stackfold's and Go's CPU
+ * profiles), else the last (pprof's default). */
+static size_t value_index(const PProf *pp)
+{
+	for (size_t i = 0; i < pp->n_sample_type; i++)
+		if (!strcmp(str(pp, pp->sample_type[i]->type), "samples"))
+			return i;
+	return pp->n_sample_type ? pp->n_sample_type - 1 : 0;
+}
+
+static int import_sample(struct imp *x, const Perftools__Profiles__Sample *s,
+			 size_t vi)
+{
+	struct profile *p = &x->r->prof;
+	if (vi >= s->n_value || s->value[vi] <= 0)
+		return 0;
+	if (s->n_location_id > x->lcap) {
+		uint32_t *nb = realloc(x->lbuf, s->n_location_id * sizeof(*nb));
+		if (!nb)
+			return -ENOMEM;
+		x->lbuf = nb;
+		x->lcap = s->n_location_id;
+	}
+	uint32_t depth = 0;
+	for (size_t k = 0; k < s->n_location_id; k++) {
+		uint32_t id = get_id(&x->locs, s->location_id[k]);
+		if (id && id != x->no_stack)
+			x->lbuf[depth++] = id;
+	}
+	struct pf_sample key = { 0 };
+	for (size_t k = 0; k < s->n_label; k++) {
+		const Perftools__Profiles__Label *lb = s->label[k];
+		const char *name = str(x->pp, lb->key);
+		int64_t v;
+		if (!strcmp(name, "pid") && lb->num > 0 && lb->num <= INT32_MAX)
+			key.pid = (uint32_t)lb->num;
+		else if (!strcmp(name, "tid") && lb->num > 0 && lb->num <= INT32_MAX)
+			key.tid = (uint32_t)lb->num;
+		else if (!strcmp(name, "comm") || !strcmp(name, "thread_name")) {
+			if ((v = intern(x, lb->str)) < 0)
+				return -ENOMEM;
+			if (name[0] == 'c')
+				key.comm = key.process = (uint32_t)v;
+			else
+				key.thread_name = (uint32_t)v;
+		}
+	}
+	uint64_t c = (uint64_t)s->value[vi];
+	if (p->counters.samples > INT64_MAX - c)
+		return -EOVERFLOW;
+	int64_t r = profile_add_sample_id(p, &key, x->lbuf, depth, c);
+	return r < 0 ? (int)r : 0;
+}
+
+/* stackfold's comments: "samples=N lost_events=N ..." and "bpftrace=V
+ * kernel=K host=H cmdline=C" (the command line last: it holds blanks). */
+static void import_comment(struct imp *x, const char *c)
+{
+	struct profile *p = &x->r->prof;
+	struct pf_counters *k = &p->counters;
+	static const struct { const char *key; size_t off; } ctr[] = {
+		{ "lost_events", offsetof(struct pf_counters, lost_events) },
+		{ "map_dropped", offsetof(struct pf_counters, map_dropped) },
+		{ "stackid_errors", offsetof(struct pf_counters, stackid_errors) },
+		{ "incomplete_records", offsetof(struct pf_counters, incomplete_records) },
+		{ "truncated_stacks", offsetof(struct pf_counters, truncated_stacks) },
+		{ "over_total", offsetof(struct pf_counters, over_total) },
+		{ "maps_unsaved", offsetof(struct pf_counters, maps_unsaved) },
+		{ "map_full_warnings", offsetof(struct pf_counters, map_full_warnings) },
+		{ "captures_cut", offsetof(struct pf_counters, captures_cut) },
+		{ "nonstack_not_added", offsetof(struct pf_counters, nonstack_ignored) },
+		{ "unparsable_lines", offsetof(struct pf_counters, unparsable_lines) },
+	};
+	for (const char *w = c; w && *w; w = strchr(w, ' '), w = w ? w + 1 : w) {
+		if (!strncmp(w, "cmdline=", 8) || !strncmp(w, "bpftrace=", 9) ||
+		    !strncmp(w, "kernel=", 7) || !strncmp(w, "host=", 5)) {
+			const char *v = strchr(w, '=') + 1;
+			size_t n = w[0] == 'c' ? strlen(v) : strcspn(v, " ");
+			uint32_t *field = w[0] == 'c' ? &p->meta.cmdline :
+					  w[0] == 'b' ? &p->meta.bpftrace_version :
+					  w[0] == 'k' ? &p->meta.kernel_release :
+							&p->meta.hostname;
+			int64_t id = strtab_intern(&p->strs, v, n);
+			if (id > 0 && !*field)
+				*field = (uint32_t)id;
+			if (w[0] == 'c')
+				return;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++) {
+			size_t kl = strlen(ctr[i].key);
+			if (strncmp(w, ctr[i].key, kl) || w[kl] != '=')
+				continue;
+			if (!strncmp(w + kl + 1, "unknown", 7)) {
+				k->losses_unknown = true;
+				break;
+			}
+			uint64_t v = strtoull(w + kl + 1, NULL, 10);
+			sf_sat_addto((uint64_t *)((char *)k + ctr[i].off), v);
+			break;
+		}
+	}
+}
+
+static void import_meta(struct imp *x)
+{
+	const PProf *pp = x->pp;
+	struct report_input_stats *in = &x->r->in;
+	if (pp->period_type && pp->period > 0 &&
+	    !strcmp(str(pp, pp->period_type->type), "cpu") &&
+	    !strcmp(str(pp, pp->period_type->unit), "nanoseconds"))
+		in->hz = (uint64_t)llround(1e9 / (double)pp->period);
+	if (pp->time_nanos > 0)
+		in->start_ns = (uint64_t)pp->time_nanos;
+	if (pp->duration_nanos > 0)
+		in->duration_ns = (uint64_t)pp->duration_nanos;
+	for (size_t i = 0; i < pp->n_comment; i++)
+		import_comment(x, str(pp, pp->comment[i]));
+}
+
+static int import(struct imp *x)
+{
+	int ret = import_mappings(x);
+	if (!ret)
+		ret = import_functions(x);
+	for (size_t i = 0; !ret && i < x->pp->n_location; i++)
+		ret = import_location(x, x->pp->location[i]);
+	size_t vi = value_index(x->pp);
+	for (size_t i = 0; !ret && i < x->pp->n_sample; i++)
+		ret = import_sample(x, x->pp->sample[i], vi);
+	if (!ret)
+		import_meta(x);
+	return ret;
+}
+
+int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
+	       struct sf_err *err)
+{
+	unsigned char *raw = NULL, *plain = NULL;
+	size_t rlen = 0, plen = 0;
+	int ret = slurp(head, n, fd, &raw, &rlen);
+	if (!ret && rlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b)
+		ret = gunzip(raw, rlen, &plain, &plen);
+	const unsigned char *b = plain ? plain : raw;
+	size_t blen = plain ? plen : rlen;
+	PProf *pp = ret ? NULL : perftools__profiles__profile__unpack(NULL, blen, b);
+	if (!ret && !pp)
+		ret = -EINVAL;
+	if (!ret) {
+		struct imp x = { .r = r, .pp = pp };
+		x.maps.valsz = x.fns.valsz = x.locs.valsz = sizeof(uint32_t);
+		ret = import(&x);
+		u64map_release(&x.maps);
+		u64map_release(&x.fns);
+		u64map_release(&x.locs);
+		free(x.lbuf);
+	}
+	if (pp)
+		perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	free(plain);
+	if (ret == -EINVAL)
+		sf_err_set(err, EINVAL, "not a pprof profile (protobuf decoding failed)");
+	else if (ret == -EFBIG)
+		sf_err_set(err, EFBIG, "larger than %u MiB decompressed", PPROF_IN_MAX >> 20);
+	else if (ret == -EIO)
+		sf_err_set(err, EIO, "corrupt or truncated gzip");
+	else if (ret == -EOVERFLOW)
+		sf_err_set(err, EOVERFLOW, REPORT_OVERFLOW_MSG);
+	else if (ret)
+		sf_err_set(err, -ret, "%s", strerror(-ret));
+	return ret;
+}

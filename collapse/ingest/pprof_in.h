@@ -1,0 +1,38 @@
+/*
+ * pprof_in.h - pprof as input (perftools.profiles.Profile, gzipped or
+ * not: stackfold's own .pb.gz, Go's runtime/pprof, any other writer's),
+ * read into a report's profile, so every output and --diff take it.
+ *
+ * What is kept: mappings, functions, locations with their line chains
+ * (inline frames as pprof lists them, innermost first), samples with the
+ * pid, tid, comm and thread_name labels stackfold writes; the value of
+ * the "samples" sample type (else the last one, pprof's default); the
+ * rate (period of cpu/nanoseconds), start and duration; stackfold's own
+ * comments (loss counters, capture metadata), so a re-rendered graph keeps
+ * its subtitle.  Locations in a kernel mapping are kernel frames.
+ */
+#ifndef SF_PPROF_IN_H
+#define SF_PPROF_IN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ingest/report.h"
+
+/* Input starting with these bytes may be pprof: gzip, or a protobuf whose
+ * first field is one a Profile starts with (sample_type, sample,
+ * mapping...; text that starts with '\n' looks the same: the caller also
+ * asks whether the bytes are binary). */
+bool pprof_sniff(const unsigned char *head, size_t n);
+
+/* Read the profile: head[0..n) already read from fd, the rest from fd.
+ * Into r's profile (its rate, times into r->in), as one input between
+ * report_begin_input() and report_end_input().  0, or a negative errno
+ * with err filled: -EINVAL not a pprof profile, -EFBIG larger than
+ * PPROF_IN_MAX decompressed, -EIO corrupt gzip or a read error, -ENOMEM,
+ * -EOVERFLOW counts past 2^63. */
+#define PPROF_IN_MAX (1024u << 20)
+int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
+	       struct sf_err *err);
+
+#endif
