@@ -143,7 +143,7 @@ head -c 100000000 /dev/zero | tr '\0' x
 printf '\n@[\n\tleaf2\n\troot\n]: 2\n'
 SH
 chmod +x "$T/faultbt"
-"$STACKFOLD" record -f folded,pprof -o "$T/fault" --save-raw "$T/fault.raw" -- "$T/faultbt" \
+"$STACKFOLD" record -v -f folded,pprof -o "$T/fault" --save-raw "$T/fault.raw" -- "$T/faultbt" \
 	>/dev/null 2>"$T/fault.err"
 check_eq "bpftrace faults: exit 0, both records written" "0 5" "$? $(folded_total "$T/fault.folded")"
 check "map full on bpftrace's stderr: counted in the summary" \

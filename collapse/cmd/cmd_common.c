@@ -216,9 +216,10 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	const struct pf_counters *k = &r->prof.counters;
 	char losses[1024];
 	bool lost = report_losses(r, losses, sizeof(losses));
-	/* quiet unless -v, as flamegraph.pl is: the summary only when
-	 * samples were or may have been lost, which is never kept quiet */
-	if (!c->verbose && !lost && !k->maps_unsaved)
+	/* a filter (report) is quiet unless -v, as flamegraph.pl is; a
+	 * capture (record) says what it recorded, as perf record does,
+	 * unless -q; either says when samples were or may have been lost */
+	if ((c->record ? c->quiet : !c->verbose) && !lost && !k->maps_unsaved)
 		return;
 	/* --countname: the values are not always samples (off-CPU ns) */
 	/* a flame chart merges a stack with its neighbour only: one that
