@@ -333,7 +333,7 @@ check "--sort dso: the mapping's file" grep -Eq '^ *100\.0% +4 .* fake +fakeprog
 # ---- the folded file's provenance line ----
 "$SF" --provenance cap.txt >prov.folded 2>/dev/null
 check_eq "--provenance: a first line FlameGraph's parsers skip (no ' DIGITS' end)" \
-	"# stackfold: hz=99 duration_ns=2000000000 lost=7 cmdline=prog%20-x%205" "$(head -1 prov.folded)"
+	"# stackfold: hz=99 duration_ns=2000000000 lost_events=7 cmdline=prog%20-x%205" "$(head -1 prov.folded)"
 check "the line does not match flamegraph.pl's '^(.*)\\s+(\\d+(?:\\.\\d*)?)\$'" \
 	bash -c "! head -1 prov.folded | grep -Pq '^(.*)\\s+(\\d+(?:\\.\\d*)?)\$'"
 check "re-rendering keeps the subtitle" \

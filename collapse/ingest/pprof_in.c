@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "output/losses.h"
 #include "output/profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PProf;
@@ -321,19 +322,6 @@ static void import_comment(struct imp *x, const char *c)
 {
 	struct profile *p = &x->r->prof;
 	struct pf_counters *k = &p->counters;
-	static const struct { const char *key; size_t off; } ctr[] = {
-		{ "lost_events", offsetof(struct pf_counters, lost_events) },
-		{ "map_dropped", offsetof(struct pf_counters, map_dropped) },
-		{ "stackid_errors", offsetof(struct pf_counters, stackid_errors) },
-		{ "incomplete_records", offsetof(struct pf_counters, incomplete_records) },
-		{ "truncated_stacks", offsetof(struct pf_counters, truncated_stacks) },
-		{ "over_total", offsetof(struct pf_counters, over_total) },
-		{ "maps_unsaved", offsetof(struct pf_counters, maps_unsaved) },
-		{ "map_full_warnings", offsetof(struct pf_counters, map_full_warnings) },
-		{ "captures_cut", offsetof(struct pf_counters, captures_cut) },
-		{ "nonstack_not_added", offsetof(struct pf_counters, nonstack_ignored) },
-		{ "unparsable_lines", offsetof(struct pf_counters, unparsable_lines) },
-	};
 	for (const char *w = c; w && *w; w = strchr(w, ' '), w = w ? w + 1 : w) {
 		if (!strncmp(w, "cmdline=", 8) || !strncmp(w, "bpftrace=", 9) ||
 		    !strncmp(w, "kernel=", 7) || !strncmp(w, "host=", 5)) {
@@ -350,16 +338,17 @@ static void import_comment(struct imp *x, const char *c)
 				return;
 			continue;
 		}
-		for (size_t i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++) {
-			size_t kl = strlen(ctr[i].key);
-			if (strncmp(w, ctr[i].key, kl) || w[kl] != '=')
+		for (size_t i = 0; i < LOSS_N; i++) {
+			size_t kl = strlen(loss_table[i].key);
+			if (i == LOSS_UNSYMBOLIZED_FRAMES ||	/* counted again */
+			    strncmp(w, loss_table[i].key, kl) || w[kl] != '=')
 				continue;
 			if (!strncmp(w + kl + 1, "unknown", 7)) {
 				k->losses_unknown = true;
 				break;
 			}
 			uint64_t v = strtoull(w + kl + 1, NULL, 10);
-			sf_sat_addto((uint64_t *)((char *)k + ctr[i].off), v);
+			sf_sat_addto((uint64_t *)((char *)k + loss_table[i].off), v);
 			break;
 		}
 	}

@@ -651,16 +651,6 @@ static size_t pct_decode(char *v, size_t n)
  * words, the capture's #meta keys and its loss counters. */
 static int provenance(struct report *r, const char *line, size_t len)
 {
-	static const struct { const char *key; size_t off; } ctr[] = {
-		{ "map_dropped", offsetof(struct pf_counters, map_dropped) },
-		{ "over_total", offsetof(struct pf_counters, over_total) },
-		{ "incomplete_records", offsetof(struct pf_counters, incomplete_records) },
-		{ "truncated_stacks", offsetof(struct pf_counters, truncated_stacks) },
-		{ "map_full_warnings", offsetof(struct pf_counters, map_full_warnings) },
-		{ "maps_unsaved", offsetof(struct pf_counters, maps_unsaved) },
-		{ "captures_cut", offsetof(struct pf_counters, captures_cut) },
-		{ "unparsable_lines", offsetof(struct pf_counters, unparsable_lines) },
-	};
 	char *copy = strndup(line, len);
 	if (!copy)
 		return -ENOMEM;
@@ -673,14 +663,16 @@ static int provenance(struct report *r, const char *line, size_t len)
 		size_t klen = (size_t)(eq - w), vlen = pct_decode(eq + 1, strlen(eq + 1));
 		uint64_t n;
 		bool counter = false;
-		for (size_t i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
-			if (klen == strlen(ctr[i].key) && !memcmp(w, ctr[i].key, klen) &&
+		for (size_t i = 0; i < LOSS_N; i++)	/* unsymbolized: counted */
+			if (i != LOSS_UNSYMBOLIZED_FRAMES &&
+			    klen == strlen(loss_table[i].key) &&
+			    !memcmp(w, loss_table[i].key, klen) &&
 			    sf_parse_u64(eq + 1, vlen, &n)) {
 				sf_sat_addto((uint64_t *)((char *)&r->prof.counters +
-							  ctr[i].off), n);
+							  loss_table[i].off), n);
 				counter = true;
 			}
-		if (!counter && !(klen == 12 && !memcmp(w, "captures_cut", 12)))
+		if (!counter)	/* hz, start_ns, duration_ns, cmdline... */
 			on_meta(r, w, klen, eq + 1, vlen);
 	}
 	free(copy);

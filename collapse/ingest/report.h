@@ -27,7 +27,7 @@
 #define REPORT_OVERFLOW_MSG "sample counts add up past 2^63 (corrupt input?)"
 
 /* The first line of stackfold's folded output when it knows the capture:
- * "# stackfold: hz=99 duration_ns=... lost=0 ... cmdline=profile%20-d%205",
+ * "# stackfold: hz=99 duration_ns=... lost_events=3 ... cmdline=profile%20-d%205"
  * KEY=VALUE words with blanks and '%' in values as %20 and %25, so that no
  * line ends in " DIGITS" (flamegraph.pl and difffolded.pl read only lines
  * that do, and ignore this one). */

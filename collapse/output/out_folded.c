@@ -1,5 +1,6 @@
 /* out_folded.c - FlameGraph folded stacks: `frame;...;frame COUNT`. */
 #include "output/out.h"
+#include "output/losses.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,16 +33,9 @@ static void put_provenance(FILE *out, const struct profile *p)
 	put_num(out, "hz", m->hz);
 	put_num(out, "start_ns", m->time_nanos);
 	put_num(out, "duration_ns", m->duration_nanos);
-	put_num(out, "lost", c->lost_events);
-	put_num(out, "stackid_errors", c->stackid_errors);
-	put_num(out, "map_dropped", c->map_dropped);
-	put_num(out, "over_total", c->over_total);
-	put_num(out, "incomplete_records", c->incomplete_records);
-	put_num(out, "unparsable_lines", c->unparsable_lines);
-	put_num(out, "truncated_stacks", c->truncated_stacks);
-	put_num(out, "map_full_warnings", c->map_full_warnings);
-	put_num(out, "maps_unsaved", c->maps_unsaved);
-	put_num(out, "captures_cut", c->captures_cut);
+	for (size_t i = 0; i < LOSS_N; i++)	/* pprof's comment's keys */
+		if (i != LOSS_UNSYMBOLIZED_FRAMES)	/* counted when read */
+			put_num(out, loss_table[i].key, loss_value(c, (enum loss_id)i));
 	if (m->bpftrace_version)
 		put_word(out, "bpftrace", profile_str(p, m->bpftrace_version));
 	if (m->kernel_release)
