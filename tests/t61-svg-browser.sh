@@ -127,6 +127,7 @@ node "$B/svg_test.mjs" "$T/gap.json" | sed 's/^\(PASS\|FAIL\): /\1: gap zoom: /'
 # (the CLI), a pipe read into a frame tree (the CLI)
 p3=$(share 'kernel_fn_[0-9]*5$'); p4=$(share '^Interp[0-9][.]run')
 "$STACKFOLD" -f svg "$T/gen.folded" >"$T/gen-stream.svg" || fail "stream: writer failed"
+# shellcheck disable=SC2002
 cat "$T/gen.folded" | "$STACKFOLD" -f svg >"$T/gen-tree.svg" || fail "tree: writer failed"
 check "frames were left out (the search must count them)" \
 	test "$(grep -c '<g' "$T/gen-min.svg")" -lt "$(grep -c '<g' "$T/gen.svg")"

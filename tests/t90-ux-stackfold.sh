@@ -27,6 +27,7 @@ while IFS='|' read -r args want_rc want; do
 	"$SF" "$@" >out 2>err
 	rc=$?
 	check_eq "parse [$args]: exit" "$want_rc" "$rc"
+	# shellcheck disable=SC2016
 	case $want in
 	o:*) check "parse [$args]: stdout ~ ${want#o:}" grep -Eq -- "${want#o:}" out ;;
 	e:*) check "parse [$args]: stderr ~ ${want#e:}" grep -Eq -- "${want#e:}" err ;;
@@ -189,7 +190,7 @@ GO
 		check "Go pprof: -f svg" bash -c "'$SF' -f svg go.pb.gz | grep -q 'main.spinHot'"
 		check "Go pprof: the rate from its period (100 Hz)" bash -c "'$SF' -f svg go.pb.gz | grep -q 'at 100 Hz'"
 	else
-		fail "Go pprof: build or run failed" "$(cat gop/build.log 2>/dev/null | tail -3)"
+		fail "Go pprof: build or run failed" "$(tail -3 gop/build.log 2>/dev/null)"
 	fi
 else
 	fail "Go pprof: go not installed (golang-go)"
@@ -220,18 +221,21 @@ is() {	# KIND HEX
 }
 "$SF" -f svg --colors java -o java.svg pal.folded
 for row in "java/lang/Thread.run green" "foo orange" "std::vector::push yellow" "plain red" "x green" "y aqua"; do
+	# shellcheck disable=SC2086
 	set -- $row
 	check "--colors java: $1 is $2 (flamegraph.pl's rule)" is "$2" "$(fills java.svg "$1")"
 done
 printf 'main;Perl_pp_entersub 3\nmain;Foo::bar 2\nmain;read_[k] 2\nmain;libc 1\n' >perl.folded
 "$SF" -f svg --colors perl -o perl.svg perl.folded
 for row in "Perl_pp_entersub green" "Foo::bar yellow" "read orange" "libc red"; do
+	# shellcheck disable=SC2086
 	set -- $row
 	check "--colors perl: $1 is $2" is "$2" "$(fills perl.svg "$1")"
 done
 printf 'main;/app/x.js:run_[j] 3\nmain;Builtin:Call_[j] 2\nmain;node::Start 2\nmain;/app/y.js:f 2\nmain;v8:gc 1\nmain;sys 1\n' >js.folded
 "$SF" -f svg --colors js -o js.svg js.folded
 for row in "/app/x.js:run green" "Builtin:Call aqua" "node::Start yellow" "/app/y.js:f green" "v8:gc aqua" "sys red"; do
+	# shellcheck disable=SC2086
 	set -- $row
 	check "--colors js: $1 is $2" is "$2" "$(fills js.svg "$1")"
 done
@@ -245,6 +249,7 @@ check "--colors wakeup: aqua" is aqua "$(fills wake.svg sleep)"
 "$SF" -f svg --colors mem -o mem.svg chain.folded
 check "--colors mem: green background (flamegraph.pl's default for mem)" grep -q 'stop-color="#eef2ee" offset="5%"/><stop stop-color="#e0ffe0"' mem.svg
 for row in "yellow eeeeee eeeeb0" "blue eeeeee e0e0ff" "green eef2ee e0ffe0" "grey f8f8f8 e8e8e8" "#123456 123456 123456"; do
+	# shellcheck disable=SC2086
 	set -- $row
 	"$SF" -f svg --bgcolors "$1" -o bg.svg chain.folded
 	check "--bgcolors $1: gradient #$2 to #$3" grep -q "stop-color=\"#$2\" offset=\"5%\"/><stop stop-color=\"#$3\"" bg.svg
