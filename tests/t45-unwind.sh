@@ -13,8 +13,8 @@ F=$TOP/tests/fixtures/unwind
 
 # fixture MODE: the capture with the fixture's directory put back
 fixture() { sed "s|@FIXDIR@|$F/elf|g" "$F/$1.raw"; }
-# unwind FILE: user frames, folded (stderr: the summary, to $T/sum)
-unwind() { "$STACKFOLD" -U -f folded -o - "$1" 2>"$T/sum"; }
+# unwind FILE: user frames, folded (stderr: the -v summary, to $T/sum)
+unwind() { "$STACKFOLD" -v -U -f folded -o - "$1" 2>"$T/sum"; }
 # not CMD...: CMD fails
 not() { ! "$@"; }
 # samples FILE: the #U records in a capture
