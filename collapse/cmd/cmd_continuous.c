@@ -88,6 +88,9 @@
  * refresh; a pid not seen for this long is forgotten. */
 #define REFRESH_WINDOWS 6
 #define COALESCE_MS 20
+/* At exit, the queued windows are delivered for at most this long; the
+ * rest wait on disk for the next start. */
+#define PUSH_GRACE_S 5
 #define RESTART_MAX_S 60
 /* bpftrace never clears its stack maps: once their buckets are taken, new
  * stacks fail ("failed to look up stack id") and a churning machine loses
@@ -143,6 +146,7 @@ struct cont {
 	char host[256], kernel[256];
 	struct watch watch;	/* the --watch-pid targets */
 	uint64_t watch_at;	/* monotonic ns of the last look at them */
+	struct spool *spool;	/* --push: delivers the windows written */
 };
 
 
@@ -506,6 +510,7 @@ static int window_end(struct cont *x, bool at_eof)
 			uint64_t bytes;
 			x->written++;
 			ret = windir_add(&x->dir, stem, t, &bytes);
+			spool_notify(x->spool, stem);
 			log_written(x, stem, bytes, retention(x, true), warn);
 		}
 		stackmap_check(x);
@@ -840,6 +845,9 @@ static int setup(struct cont *x)
 	if ((rc = scan_dir(x)))
 		return rc;
 	log_removed(retention(x, false));	/* limits apply from the start */
+	if ((rc = push_cli_start(&x->o.push, x->o.dir, NULL, x->o.max_age,
+				 &x->spool)))
+		return rc;
 	raise_nofile();
 	x->ss = sym_session_new(&x->o.so, &e);
 	if (!x->ss) {
@@ -848,7 +856,8 @@ static int setup(struct cont *x)
 	}
 	struct utsname u;
 	if (uname(&u) == 0) {
-		snprintf(x->host, sizeof(x->host), "%s", u.nodename);
+		snprintf(x->host, sizeof(x->host), "%s",
+			 x->o.host ? x->o.host : u.nodename);
 		snprintf(x->kernel, sizeof(x->kernel), "%s", u.release);
 	}
 	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
@@ -888,6 +897,7 @@ int cmd_continuous(int argc, char **argv)
 		fprintf(stderr, "stackfold: stopped: %" PRIu64 " window%s written, %"
 			PRIu64 " lost, %" PRIu64 " cut short by a bpftrace exit\n",
 			x.written, x.written == 1 ? "" : "s", x.failed, x.cut_short);
+	spool_stop(x.spool, PUSH_GRACE_S);
 	if (x.r_open)
 		window_release(&x);
 	bt_child_release(&x.bt);

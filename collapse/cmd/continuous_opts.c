@@ -28,6 +28,13 @@ static void usage(FILE *out)
 	      "      --no-cache, --cache-dir DIR  (as for record)\n"
 	      "      --watch-pid PID[,PID...]  stop (the window in progress\n"
 	      "                         written) once every one has exited\n"
+	      "      --host NAME        the host name the windows carry (default:\n"
+	      "                         the machine's)\n"
+	      "      --push URL         also send each window to a store:\n"
+	      "                         clickhouse[s]://[USER@]HOST:PORT/DATABASE or\n"
+	      "                         pyroscope://HOST:PORT[/APP] (repeatable;\n"
+	      "                         implies --folded: the files are the spool)\n"
+	      "      --push-auth FILE   the stores' USER:PASSWORD (or PASSWORD)\n"
 	      "  -q, --quiet            log only problems (default: one line a window)\n"
 	      "      --check            check the options and exit (0, or 1 with\n"
 	      "                         the usage error): nothing is run or written\n\n"
@@ -94,7 +101,8 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 }
 
 enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXAGE, OPT_NOCACHE, OPT_CACHEDIR,
-       OPT_NODWARF, OPT_DWARF, OPT_WATCH, OPT_CHECK };
+       OPT_NODWARF, OPT_DWARF, OPT_WATCH, OPT_CHECK, OPT_HOST, OPT_PUSH,
+       OPT_PUSHAUTH };
 
 static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, 'o' },
@@ -109,6 +117,9 @@ static const struct option long_opts[] = {
 	{ "dwarf", no_argument, NULL, OPT_DWARF },
 	{ "watch-pid", required_argument, NULL, OPT_WATCH },
 	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "push-auth", required_argument, NULL, OPT_PUSHAUTH },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -122,7 +133,7 @@ static int bad_arg(const char *what, const char *arg)
 	return EXIT_USAGE;
 }
 
-static int parse_one(struct continuous_opts *o, int opt, const char *arg)
+static int parse_one(struct continuous_opts *o, int opt, char *arg)
 {
 	switch (opt) {
 	case 'o':
@@ -145,6 +156,9 @@ static int parse_one(struct continuous_opts *o, int opt, const char *arg)
 		return cli_parse_pids("--watch-pid", arg, o->watch_pids,
 				      &o->nwatch, CLI_MAX_WATCH);
 	case 'q': o->quiet = true; return -1;
+	case OPT_HOST: o->host = arg; return -1;
+	case OPT_PUSH: o->folded = true; return push_cli_add(&o->push, arg);
+	case OPT_PUSHAUTH: o->push.auth_file = arg; return -1;
 	case OPT_CHECK: o->check = true; return -1;
 	case 'h': usage(stdout); return EXIT_OK;
 	case 'V': cli_version(stdout); return EXIT_OK;
@@ -178,5 +192,5 @@ int continuous_opts_parse(struct continuous_opts *o, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o->argv = argv + optind;
-	return -1;
+	return push_cli_finish(&o->push);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cmd/cli.h"
+#include "cmd/push_cli.h"
 #include "symbolizer.h"
 
 struct continuous_opts {
@@ -19,6 +20,8 @@ struct continuous_opts {
 	uint64_t max_age;	/* seconds, 0 = no cap */
 	bool check;		/* --check: the options only, nothing run */
 	bool folded, quiet;
+	const char *host;	/* --host: the windows' host name */
+	struct push_cli push;	/* --push: stores to send windows to */
 	struct sym_opts so;
 	char **argv;		/* bpftrace command */
 	int watch_pids[CLI_MAX_WATCH];	/* --watch-pid: stop once every one */

@@ -1,0 +1,66 @@
+/*
+ * push_cli.c - see push_cli.h.
+ */
+#include "cmd/push_cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+
+int push_cli_add(struct push_cli *p, char *url)
+{
+	struct sf_err e = { "" };
+	if (p->n >= SPOOL_MAX_TARGETS) {
+		fprintf(stderr, "stackfold: continuous: at most %d --push targets\n",
+			SPOOL_MAX_TARGETS);
+		return EXIT_USAGE;
+	}
+	if (store_url_parse(url, &p->urls[p->n], &e)) {
+		fprintf(stderr, "stackfold: continuous: --push: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	/* blank the password in argv: /proc/PID/cmdline shows argv's bytes */
+	char *at = strchr(url, '@'), *colon = strstr(url, "://");
+	colon = colon ? strchr(colon + 3, ':') : NULL;
+	if (at && colon && colon < at)
+		memset(colon + 1, 'x', (size_t)(at - colon - 1));
+	p->n++;
+	return -1;
+}
+
+int push_cli_finish(struct push_cli *p)
+{
+	struct sf_err e = { "" };
+	for (unsigned i = 0; p->auth_file && i < p->n; i++)
+		if (!p->urls[i].password[0] &&
+		    store_url_auth_file(&p->urls[i], p->auth_file, &e)) {
+			fprintf(stderr, "stackfold: continuous: --push-auth: %s\n", e.msg);
+			return EXIT_USAGE;
+		}
+	return -1;
+}
+
+static void push_log(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "stackfold: %s\n", line);
+}
+
+int push_cli_start(const struct push_cli *p, const char *dir,
+		   const char *host, uint64_t max_age, struct spool **out)
+{
+	*out = NULL;
+	if (!p->n)
+		return 0;
+	struct sf_err e = { "" };
+	struct spool_opts o = { .dir = dir, .host = host, .max_age = max_age,
+				.urls = p->urls, .nurls = p->n,
+				.log = push_log };
+	*out = spool_start(&o, &e);
+	if (!*out) {
+		fprintf(stderr, "stackfold: continuous: --push: %s\n", e.msg);
+		return EXIT_IO;
+	}
+	return 0;
+}

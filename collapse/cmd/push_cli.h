@@ -1,0 +1,33 @@
+/*
+ * push_cli.h - the --push options of `stackfold continuous`: the store
+ * URLs (store/http.h), their credentials, and the spool (store/spool.h)
+ * that delivers the windows, with its log lines on stderr.
+ *
+ * A password is read from --push-auth FILE ("USER:PASSWORD" or
+ * "PASSWORD"), or from the URL; one given in the URL is blanked in argv
+ * at once, so that ps shows it only for the instant before.  Prints its
+ * own errors ("stackfold: continuous: ...").
+ */
+#ifndef SF_CMD_PUSH_CLI_H
+#define SF_CMD_PUSH_CLI_H
+
+#include <stdint.h>
+
+#include "store/spool.h"
+
+struct push_cli {
+	struct store_url urls[SPOOL_MAX_TARGETS];
+	unsigned n;
+	const char *auth_file;
+};
+
+/* --push URL: -1 to go on, or EXIT_USAGE (said). */
+int push_cli_add(struct push_cli *p, char *url);
+/* After the options: read --push-auth.  -1 or EXIT_USAGE (said). */
+int push_cli_finish(struct push_cli *p);
+/* Start delivering DIR's windows (none to do without --push: NULL, 0).
+ * 0, or EXIT_IO (said). */
+int push_cli_start(const struct push_cli *p, const char *dir,
+		   const char *host, uint64_t max_age, struct spool **out);
+
+#endif

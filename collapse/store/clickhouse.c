@@ -1,0 +1,410 @@
+/*
+ * clickhouse.c - see clickhouse.h.
+ */
+#include "store/clickhouse.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+/* A known-stacks set larger than this is forgotten (memory bound): its
+ * stacks are sent again, and merge away. */
+#define CH_KNOWN_MAX (1u << 20)
+#define CH_TIMEOUT_S 30
+/* Old partitions are looked for this often (seconds). */
+#define CH_EXPIRE_EVERY 3600
+
+static const char *const schema_sql[] = {
+	"CREATE DATABASE IF NOT EXISTS %s",
+	"CREATE TABLE IF NOT EXISTS %s.stacks (day Date, stack_id UInt64, "
+	"frames Array(String)) ENGINE = ReplacingMergeTree() "
+	"PARTITION BY day ORDER BY stack_id",
+	"CREATE TABLE IF NOT EXISTS %s.samples (window_start DateTime, "
+	"host String, window_id UInt64, attempt UInt64, stack_id UInt64, "
+	"pid UInt32, tid UInt32, comm String, labels String, count UInt64) "
+	"ENGINE = MergeTree() PARTITION BY toDate(window_start) "
+	"ORDER BY (host, window_start, stack_id)",
+	"CREATE TABLE IF NOT EXISTS %s.windows (window_id UInt64, "
+	"attempt UInt64, window_start DateTime, start_ns UInt64, "
+	"duration_ns UInt64, hz UInt32, host String, kernel String, "
+	"stem String, samples UInt64, map_dropped UInt64, over_total UInt64, "
+	"stackid_errors UInt64, lost_events UInt64, map_full_warnings UInt64, "
+	"captures_cut UInt64, unparsable_lines UInt64, "
+	"incomplete_records UInt64, maps_unsaved UInt64, losses_unknown UInt8) "
+	"ENGINE = ReplacingMergeTree() PARTITION BY toDate(window_start) "
+	"ORDER BY (host, window_start, window_id)",
+};
+
+int ch_store_init(struct ch_store *s, const struct store_url *u,
+		  uint64_t max_age)
+{
+	*s = (struct ch_store){ .url = u, .max_age = max_age };
+	s->known.valsz = 1;
+	return http_conn_init(&s->conn, u);
+}
+
+void ch_store_release(struct ch_store *s)
+{
+	http_conn_release(&s->conn);
+	u64map_release(&s->known);
+}
+
+/* POST sql (as the query parameter) with body. */
+static int ch_post(struct ch_store *s, const char *sql, const struct buf *body,
+		   struct buf *resp, struct sf_err *err)
+{
+	struct buf pq = { 0 };
+	buf_str(&pq, "/?query=");
+	http_urlencode(&pq, sql, strlen(sql));
+	buf_add(&pq, "", 1);
+	if (pq.oom)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	int ret = http_post(&s->conn, pq.data, "application/octet-stream",
+			    body ? body->data : NULL, body ? body->len : 0, resp,
+			    CH_TIMEOUT_S, err);
+	buf_free(&pq);
+	return ret;
+}
+
+/* SQL as the POST body (queries that read). */
+static int ch_select(struct ch_store *s, const struct buf *sql,
+		     struct buf *resp, struct sf_err *err)
+{
+	if (sql->oom)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	return http_post(&s->conn, "/", "text/plain", sql->data, sql->len,
+			 resp, CH_TIMEOUT_S * 4, err);
+}
+
+int ch_schema(struct ch_store *s, struct sf_err *err)
+{
+	char sql[1024];
+	for (size_t i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
+		snprintf(sql, sizeof(sql), schema_sql[i], s->url->path);
+		int ret = ch_post(s, sql, NULL, NULL, err);
+		if (ret)
+			return ret;
+	}
+	s->schema_ok = true;
+	return 0;
+}
+
+static uint32_t day_of(uint64_t sec)
+{
+	return (uint32_t)(sec / 86400);
+}
+
+/* The window's stacks not sent yet today: one row each. */
+static void stacks_body(struct ch_store *s, const struct store_window *w,
+			struct buf *b, uint64_t **added, size_t *nadded)
+{
+	uint32_t day = day_of((uint64_t)(w->start_ns / 1000000000U));
+	if (day != s->known_day || s->known.n > CH_KNOWN_MAX) {
+		u64map_release(&s->known);
+		s->known.valsz = 1;
+		s->known_day = day;
+	}
+	*added = calloc(w->nstacks + 1, sizeof(**added));
+	*nadded = 0;
+	if (!*added) {
+		b->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < w->nstacks; i++) {
+		const struct win_stack *k = &w->stacks[i];
+		uint64_t id = k->stack_id ? k->stack_id : 1;
+		bool dup = u64map_find(&s->known, id) != NULL;
+		for (size_t j = 0; !dup && j < *nadded; j++)
+			dup = (*added)[j] == id;
+		if (dup)
+			continue;
+		(*added)[(*nadded)++] = id;
+		buf_add(b, (unsigned char[]){ (unsigned char)day,
+				     (unsigned char)(day >> 8) }, 2);
+		buf_u64(b, k->stack_id);
+		buf_uleb(b, k->nframes);
+		for (uint32_t f = 0; f < k->nframes; f++)
+			buf_rbstr(b, w->frames[k->frame0 + f].s,
+				  w->frames[k->frame0 + f].len);
+	}
+}
+
+static void samples_body(const struct store_window *w, uint64_t attempt,
+			 struct buf *b)
+{
+	uint32_t start = (uint32_t)((uint64_t)(w->start_ns / 1000000000U));
+	for (size_t i = 0; i < w->nstacks; i++) {
+		const struct win_stack *k = &w->stacks[i];
+		buf_u32(b, start);
+		buf_rbstr(b, w->host, strlen(w->host));
+		buf_u64(b, w->id);
+		buf_u64(b, attempt);
+		buf_u64(b, k->stack_id);
+		buf_u32(b, k->pid);
+		buf_u32(b, 0);		/* tid: the .folded has none */
+		buf_rbstr(b, k->comm, k->comm_len);
+		buf_rbstr(b, "", 0);	/* labels */
+		buf_u64(b, k->count);
+	}
+}
+
+static void window_body(const struct store_window *w, uint64_t attempt,
+			struct buf *b)
+{
+	buf_u64(b, w->id);
+	buf_u64(b, attempt);
+	buf_u32(b, (uint32_t)(w->start_ns / 1000000000ULL));
+	buf_u64(b, w->start_ns);
+	buf_u64(b, w->duration_ns);
+	buf_u32(b, w->hz);
+	buf_rbstr(b, w->host, strlen(w->host));
+	buf_rbstr(b, w->kernel, strlen(w->kernel));
+	buf_rbstr(b, w->stem, strlen(w->stem));
+	buf_u64(b, w->total);
+	for (int i = 0; i < WIN_NLOSS; i++)
+		buf_u64(b, w->loss[i]);
+	buf_u8(b, w->losses_unknown);
+}
+
+/* Whether a committed attempt of w is in the store. */
+static int committed(struct ch_store *s, const struct store_window *w,
+		     bool *yes, struct sf_err *err)
+{
+	struct buf sql = { 0 }, resp = { 0 };
+	buf_printf(&sql, "SELECT count() FROM %s.windows WHERE window_id = %"
+		   PRIu64 " AND window_start = toDateTime(%" PRIu64 ")",
+		   s->url->path, w->id, (uint64_t)(w->start_ns / 1000000000U));
+	int ret = ch_select(s, &sql, &resp, err);
+	*yes = !ret && resp.len && resp.data[0] != '0';
+	buf_free(&sql);
+	buf_free(&resp);
+	return ret;
+}
+
+static int insert(struct ch_store *s, const char *table, const char *cols,
+		  const struct buf *body, struct sf_err *err)
+{
+	if (body->oom)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	char sql[1024];
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s (%s) FORMAT RowBinary",
+		 s->url->path, table, cols);
+	int ret = ch_post(s, sql, body, NULL, err);
+	if (!ret)
+		s->bytes += body->len;
+	return ret;
+}
+
+/* Drop the partitions (days) wholly past --max-age, at most hourly. */
+static void expire(struct ch_store *s)
+{
+	time_t now = time(NULL);
+	if (!s->max_age || now - s->expired_at < CH_EXPIRE_EVERY)
+		return;
+	s->expired_at = now;
+	struct sf_err e = { "" };
+	struct buf sql = { 0 }, resp = { 0 };
+	/* a day goes once its last second is older than max_age */
+	buf_printf(&sql, "SELECT DISTINCT table, partition FROM system.parts "
+		   "WHERE database = '%s' AND active AND table IN "
+		   "('stacks', 'samples', 'windows') AND partition < "
+		   "toString(toDate(toDateTime(%" PRIu64 "))) FORMAT TSV",
+		   s->url->path, (uint64_t)now - s->max_age - (uint64_t)86400);
+	if (!ch_select(s, &sql, &resp, &e) && !resp.oom) {
+		buf_add(&resp, "", 1);
+		char *save = NULL;
+		for (char *l = strtok_r(resp.data, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save)) {
+			char *tab = strchr(l, '\t'), q[512];
+			if (!tab)
+				continue;
+			*tab = 0;
+			snprintf(q, sizeof(q), "ALTER TABLE %s.%s DROP PARTITION '%s'",
+				 s->url->path, l, tab + 1);
+			ch_post(s, q, NULL, NULL, &e);
+		}
+	}
+	buf_free(&sql);
+	buf_free(&resp);
+}
+
+int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
+	       struct sf_err *err)
+{
+	int ret;
+	bool done = false;
+	if (!s->schema_ok && (ret = ch_schema(s, err)))
+		return ret;
+	if (retry && ((ret = committed(s, w, &done, err)) || done))
+		return ret;
+	uint64_t attempt;
+	if (getrandom(&attempt, sizeof(attempt), 0) != sizeof(attempt))
+		attempt = (uint64_t)time(NULL) ^ w->id;
+	struct buf stacks = { 0 }, rows = { 0 }, win = { 0 };
+	uint64_t *added = NULL;
+	size_t nadded = 0;
+	stacks_body(s, w, &stacks, &added, &nadded);
+	samples_body(w, attempt, &rows);
+	window_body(w, attempt, &win);
+	ret = 0;
+	if (nadded)
+		ret = insert(s, "stacks", "day, stack_id, frames", &stacks, err);
+	if (!ret && w->nstacks)
+		ret = insert(s, "samples", "window_start, host, window_id, attempt, "
+			     "stack_id, pid, tid, comm, labels, count", &rows, err);
+	if (!ret)
+		ret = insert(s, "windows", "window_id, attempt, window_start, "
+			     "start_ns, duration_ns, hz, host, kernel, stem, "
+			     "samples, map_dropped, over_total, stackid_errors, "
+			     "lost_events, map_full_warnings, captures_cut, "
+			     "unparsable_lines, incomplete_records, maps_unsaved, "
+			     "losses_unknown", &win, err);
+	/* the stacks are in the store once their insert was acknowledged */
+	for (size_t i = 0; !ret && nadded && i < nadded; i++)
+		if (!u64map_slot(&s->known, added[i], &done))
+			break;
+	if (!ret) {
+		s->windows++;
+		s->rows += w->nstacks;
+		expire(s);
+	}
+	free(added);
+	buf_free(&stacks);
+	buf_free(&rows);
+	buf_free(&win);
+	return ret;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+/* s as a ClickHouse string literal. */
+static void sql_str(struct buf *b, const char *s)
+{
+	buf_add(b, "'", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\'' || c == '\\')
+			buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			buf_printf(b, "\\x%02X", c);
+		else
+			buf_add(b, s, 1);
+	}
+	buf_add(b, "'", 1);
+}
+
+/* The windows' WHERE: time range and host. */
+static void where_windows(struct buf *b, const struct ch_query *q)
+{
+	buf_printf(b, " WHERE window_start >= toDateTime(%" PRIu64 ") AND "
+		   "window_start < toDateTime(%" PRIu64 ")", q->from, q->to);
+	if (q->host) {
+		buf_str(b, " AND host = ");
+		sql_str(b, q->host);
+	}
+}
+
+/* One committed attempt per window: the smallest. */
+static void where_samples(struct buf *b, const struct ch_query *q,
+			  const char *db)
+{
+	where_windows(b, q);
+	if (q->comm) {
+		buf_str(b, " AND comm = ");
+		sql_str(b, q->comm);
+	}
+	for (unsigned i = 0; i < q->npids; i++)
+		buf_printf(b, "%s%u", i ? ", " : " AND pid IN (", q->pids[i]);
+	if (q->npids)
+		buf_str(b, ")");
+	buf_printf(b, " AND attempt IN (SELECT min(attempt) FROM %s.windows", db);
+	where_windows(b, q);
+	buf_str(b, " GROUP BY window_id)");
+}
+
+static int parse_rows(const struct buf *resp, ch_row_fn fn, void *ctx,
+		      struct sf_err *err)
+{
+	struct rbread r = { (const unsigned char *)resp->data,
+			    (const unsigned char *)resp->data + resp->len };
+	struct win_frame *fr = NULL;
+	size_t cap = 0;
+	int ret = 0;
+	while (!ret && r.p < r.end) {
+		const char *comm;
+		size_t comm_len;
+		uint32_t pid;
+		uint64_t count, n;
+		if (!rb_str(&r, &comm, &comm_len) || !rb_u32(&r, &pid) ||
+		    !rb_u64(&r, &count) || !rb_uleb(&r, &n) ||
+		    n > (size_t)(r.end - r.p)) {
+			ret = sf_err_set(err, EBADMSG, "ClickHouse's answer is cut short");
+			break;
+		}
+		if (sf_grow((void **)&fr, &cap, n + 1, sizeof(*fr))) {
+			ret = sf_err_set(err, ENOMEM, "out of memory");
+			break;
+		}
+		for (uint64_t i = 0; i < n && !ret; i++) {
+			size_t len;
+			if (!rb_str(&r, &fr[i].s, &len))
+				ret = sf_err_set(err, EBADMSG, "ClickHouse's answer is cut short");
+			fr[i].len = (uint32_t)len;
+		}
+		if (!ret)
+			ret = fn(ctx, comm, comm_len, pid, fr, (uint32_t)n, count);
+	}
+	free(fr);
+	return ret;
+}
+
+int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
+		    ch_row_fn fn, void *ctx, struct sf_err *err)
+{
+	const char *db = s->url->path;
+	struct buf sql = { 0 }, resp = { 0 };
+	buf_printf(&sql, "SELECT comm, pid, c, frames FROM (SELECT stack_id, "
+		   "comm, pid, sum(count) AS c FROM %s.samples", db);
+	where_samples(&sql, q, db);
+	buf_printf(&sql, " GROUP BY stack_id, comm, pid) ANY INNER JOIN "
+		   "(SELECT stack_id, any(frames) AS frames FROM %s.stacks "
+		   "GROUP BY stack_id) USING stack_id FORMAT RowBinary", db);
+	int ret = ch_select(s, &sql, &resp, err);
+	if (!ret)
+		ret = resp.oom ? sf_err_set(err, ENOMEM, "out of memory")
+			       : parse_rows(&resp, fn, ctx, err);
+	buf_free(&sql);
+	buf_free(&resp);
+	return ret;
+}
+
+int ch_query_windows(struct ch_store *s, const struct ch_query *q,
+		     uint64_t *nwindows, uint64_t *samples,
+		     uint64_t loss[WIN_NLOSS], struct sf_err *err)
+{
+	struct buf sql = { 0 }, resp = { 0 };
+	buf_str(&sql, "SELECT count(), sum(samples)");
+	for (int i = 0; i < WIN_NLOSS; i++)
+		buf_printf(&sql, ", sum(%s)", win_loss_keys[i]);
+	buf_str(&sql, " FROM (SELECT window_id, any(samples) AS samples");
+	for (int i = 0; i < WIN_NLOSS; i++)
+		buf_printf(&sql, ", any(%s) AS %s", win_loss_keys[i], win_loss_keys[i]);
+	buf_printf(&sql, " FROM %s.windows", s->url->path);
+	where_windows(&sql, q);
+	buf_str(&sql, " GROUP BY window_id) FORMAT RowBinary");
+	int ret = ch_select(s, &sql, &resp, err);
+	struct rbread r = { (const unsigned char *)resp.data,
+			    (const unsigned char *)resp.data + resp.len };
+	if (!ret && (!rb_u64(&r, nwindows) || !rb_u64(&r, samples)))
+		ret = sf_err_set(err, EBADMSG, "ClickHouse's answer is cut short");
+	for (int i = 0; !ret && i < WIN_NLOSS; i++)
+		if (!rb_u64(&r, &loss[i]))
+			ret = sf_err_set(err, EBADMSG, "ClickHouse's answer is cut short");
+	buf_free(&sql);
+	buf_free(&resp);
+	return ret;
+}

@@ -1,0 +1,79 @@
+/*
+ * clickhouse.h - windows into ClickHouse, and flame graphs out of it,
+ * through its HTTP interface (RowBinary both ways: names travel as bytes,
+ * never escaped).  The schema (docs/fleet.md) is plain MergeTree SQL that
+ * ClickHouse 18.16 and current releases both accept:
+ *
+ *   DB.stacks   (day, stack_id, frames Array(String))  ReplacingMergeTree:
+ *               a stack once per day (a stack sent again merges away)
+ *   DB.samples  (window_start, host, window_id, attempt, stack_id, pid, tid,
+ *               comm, labels, count)                  one row per stack
+ *   DB.windows  (window_id, attempt, start, length, host, kernel, stem,
+ *               samples, hz, the loss counters)       one row per window
+ *
+ * Nothing twice: a window's samples go in one INSERT (one part: all or
+ * nothing), tagged with a random attempt id; its windows row, inserted
+ * after the samples were acknowledged, commits that attempt.  Readers
+ * count, per window_id, the samples of one committed attempt (the
+ * smallest), so an insert retried after a lost answer, or after a crash
+ * before the spool's journal said "delivered", never counts twice, and
+ * samples of an attempt that never committed never count.
+ *
+ * Nothing here prints; errors are negative errno values with a text.
+ */
+#ifndef SF_STORE_CLICKHOUSE_H
+#define SF_STORE_CLICKHOUSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "store/http.h"
+#include "store/window.h"
+
+struct ch_store {
+	struct http_conn conn;
+	const struct store_url *url;	/* not owned */
+	bool schema_ok;		/* tables created (or found) */
+	uint64_t max_age;	/* seconds; partitions past it are dropped */
+	time_t expired_at;	/* last look for old partitions */
+	struct u64map known;	/* stack ids sent on known_day */
+	uint32_t known_day;
+	uint64_t windows, rows, bytes;	/* delivered so far */
+};
+
+int ch_store_init(struct ch_store *s, const struct store_url *u,
+		  uint64_t max_age);
+void ch_store_release(struct ch_store *s);
+/* Create the database and tables when missing.  0 or negative errno. */
+int ch_schema(struct ch_store *s, struct sf_err *err);
+/* Deliver one window.  retry: an earlier attempt of it may have reached
+ * the store (it is looked up first).  0 when the store holds it. */
+int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
+	       struct sf_err *err);
+
+/* A flame-graph query: the windows starting in [from, to) (UTC seconds),
+ * of one host or all (NULL), one comm or all, some pids or all. */
+struct ch_query {
+	uint64_t from, to;
+	const char *host, *comm;
+	const uint32_t *pids;
+	unsigned npids;
+};
+
+/* Called once per (stack, comm, pid) with its summed count; frames root
+ * first.  Nonzero stops the query with that value. */
+typedef int (*ch_row_fn)(void *ctx, const char *comm, size_t comm_len,
+			 uint32_t pid, const struct win_frame *frames,
+			 uint32_t nframes, uint64_t count);
+
+/* Run q, the aggregation in ClickHouse.  0, the callback's value, or a
+ * negative errno. */
+int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
+		    ch_row_fn fn, void *ctx, struct sf_err *err);
+/* The windows q covers and their summed losses (loss[] as window.h). */
+int ch_query_windows(struct ch_store *s, const struct ch_query *q,
+		     uint64_t *nwindows, uint64_t *samples,
+		     uint64_t loss[WIN_NLOSS], struct sf_err *err);
+
+#endif

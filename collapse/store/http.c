@@ -1,0 +1,263 @@
+/*
+ * http.c - see http.h.
+ */
+#include "store/http.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int set_kind(struct store_url *u, const char *scheme, size_t n)
+{
+	static const struct { const char *name; enum store_kind kind; bool tls;
+			      unsigned port; } schemes[] = {
+		{ "clickhouse", STORE_CLICKHOUSE, false, 8123 },
+		{ "clickhouses", STORE_CLICKHOUSE, true, 8443 },
+		{ "pyroscope", STORE_PYROSCOPE, false, 4040 },
+		{ "pyroscopes", STORE_PYROSCOPE, true, 4040 },
+		{ "http", STORE_PYROSCOPE, false, 4040 },
+		{ "https", STORE_PYROSCOPE, true, 4040 },
+	};
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
+		if (strlen(schemes[i].name) == n && !memcmp(scheme, schemes[i].name, n)) {
+			u->kind = schemes[i].kind;
+			u->tls = schemes[i].tls;
+			u->port = schemes[i].port;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* "[USER[:PASS]@]" at the start of s; *rest past it. */
+static int parse_userinfo(const char *s, const char **rest, struct store_url *u)
+{
+	const char *at = strchr(s, '@'), *slash = strchr(s, '/');
+	*rest = s;
+	if (!at || (slash && slash < at))
+		return 0;
+	const char *colon = memchr(s, ':', (size_t)(at - s));
+	size_t ulen = (size_t)((colon ? colon : at) - s);
+	if (ulen >= sizeof(u->user) ||
+	    (colon && (size_t)(at - colon - 1) >= sizeof(u->password)))
+		return -EINVAL;
+	memcpy(u->user, s, ulen);
+	u->user[ulen] = 0;
+	if (colon) {
+		memcpy(u->password, colon + 1, (size_t)(at - colon - 1));
+		u->password[at - colon - 1] = 0;
+	}
+	*rest = at + 1;
+	return 0;
+}
+
+static int parse_hostport(const char *s, const char **rest, struct store_url *u)
+{
+	size_t n = strcspn(s, ":/");
+	if (!n || n >= sizeof(u->host))
+		return -EINVAL;
+	memcpy(u->host, s, n);
+	u->host[n] = 0;
+	s += n;
+	if (*s == ':') {
+		char *end;
+		unsigned long p = strtoul(s + 1, &end, 10);
+		if (end == s + 1 || p == 0 || p > 65535 || (*end && *end != '/'))
+			return -EINVAL;
+		u->port = (unsigned)p;
+		s = end;
+	}
+	*rest = s;
+	return 0;
+}
+
+static bool name_ok(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
+			return false;
+	return true;
+}
+
+int store_url_parse(const char *s, struct store_url *u, struct sf_err *err)
+{
+	*u = (struct store_url){ 0 };
+	const char *sep = strstr(s, "://"), *rest;
+	if (!sep || set_kind(u, s, (size_t)(sep - s)))
+		return sf_err_set(err, EINVAL, "'%.80s' is not clickhouse://, "
+				  "clickhouses://, pyroscope:// or http(s)://", s);
+	if (parse_userinfo(sep + 3, &rest, u) || parse_hostport(rest, &rest, u))
+		return sf_err_set(err, EINVAL, "cannot read host and port in '%.80s'", s);
+	if (*rest == '/')
+		rest++;
+	if (strlen(rest) >= sizeof(u->path) || !name_ok(rest))
+		return sf_err_set(err, EINVAL, "bad database or application name "
+				  "in '%.80s' (letters, digits, _ . -)", s);
+	snprintf(u->path, sizeof(u->path), "%s", rest);
+	if (u->kind == STORE_CLICKHOUSE && (!u->path[0] || strchr(u->path, '.') ||
+					   strchr(u->path, '-')))
+		return sf_err_set(err, EINVAL, "'%.80s' names no database "
+				  "(clickhouse://HOST:PORT/DATABASE; letters, digits, _)", s);
+	if (u->kind == STORE_PYROSCOPE && !u->path[0])
+		snprintf(u->path, sizeof(u->path), "stackfold");
+	snprintf(u->text, sizeof(u->text), "%.*s://%s%s%s:%u/%s", (int)(sep - s), s,
+		 u->user, u->user[0] ? "@" : "", u->host, u->port, u->path);
+	return 0;
+}
+
+int store_url_auth_file(struct store_url *u, const char *path,
+			struct sf_err *err)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return sf_err_set(err, errno, "cannot read '%s': %s", path,
+				  strerror(errno));
+	char line[512];
+	bool got = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	if (!got)
+		return sf_err_set(err, EINVAL, "'%s' is empty", path);
+	line[strcspn(line, "\r\n")] = 0;
+	char *colon = strchr(line, ':');
+	const char *pw = line;
+	if (colon) {
+		*colon = 0;
+		if (strlen(line) >= sizeof(u->user))
+			return sf_err_set(err, EINVAL, "user name too long in '%s'", path);
+		snprintf(u->user, sizeof(u->user), "%s", line);
+		pw = colon + 1;
+	}
+	if (strlen(pw) >= sizeof(u->password))
+		return sf_err_set(err, EINVAL, "password too long in '%s'", path);
+	snprintf(u->password, sizeof(u->password), "%s", pw);
+	memset(line, 0, sizeof(line));
+	return 0;
+}
+
+int http_global_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) ? -ENOMEM : 0;
+}
+
+int http_conn_init(struct http_conn *c, const struct store_url *u)
+{
+	*c = (struct http_conn){ .url = u };
+	c->curl = curl_easy_init();
+	return c->curl ? 0 : -ENOMEM;
+}
+
+void http_conn_release(struct http_conn *c)
+{
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	c->curl = NULL;
+}
+
+static size_t on_data(char *p, size_t size, size_t n, void *ctx)
+{
+	struct buf *b = ctx;
+	if (b) {
+		buf_add(b, p, size * n);
+		if (b->oom)
+			return 0;
+	}
+	return size * n;
+}
+
+void http_urlencode(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' ||
+		    ch == '.' || ch == '~') {
+			buf_add(b, &s[i], 1);
+		} else {
+			char e[3] = { '%', hex[ch >> 4], hex[ch & 15] };
+			buf_add(b, e, 3);
+		}
+	}
+}
+
+static int curl_errno(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT: return -ETIMEDOUT;
+	case CURLE_OUT_OF_MEMORY: return -ENOMEM;
+	case CURLE_COULDNT_CONNECT: return -ECONNREFUSED;
+	default: return -EHOSTDOWN;
+	}
+}
+
+/* The answer's first line, for the error text. */
+static void first_line(const struct buf *r, char *out, size_t n)
+{
+	const char *nl = r->len ? memchr(r->data, '\n', r->len) : NULL;
+	size_t len = nl ? (size_t)(nl - r->data) : r->len;
+	snprintf(out, n, "%.*s", (int)(len > 300 ? 300 : len), len ? r->data : "");
+}
+
+int http_post(struct http_conn *c, const char *path_query,
+	      const char *content_type, const void *body, size_t len,
+	      struct buf *resp, long timeout_s, struct sf_err *err)
+{
+	CURL *h = c->curl;
+	const struct store_url *u = c->url;
+	struct buf url = { 0 }, own = { 0 };
+	struct buf *r = resp ? resp : &own;
+	size_t r0 = r->len;
+	buf_printf(&url, "%s://%s:%u%s", u->tls ? "https" : "http", u->host,
+		   u->port, path_query);
+	buf_add(&url, "", 1);
+	if (url.oom)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	struct curl_slist *hdr = NULL;
+	char ct[128];
+	if (content_type) {
+		snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
+		hdr = curl_slist_append(hdr, ct);
+	}
+	hdr = curl_slist_append(hdr, "Expect:");	/* no 100-continue wait */
+	curl_easy_reset(h);
+	curl_easy_setopt(h, CURLOPT_URL, url.data);
+	curl_easy_setopt(h, CURLOPT_POST, 1L);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, len ? body : "");
+	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);	/* threads */
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (u->user[0] || u->password[0]) {
+		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(h, CURLOPT_USERNAME, u->user[0] ? u->user : "default");
+		curl_easy_setopt(h, CURLOPT_PASSWORD, u->password);
+	}
+	CURLcode rc = curl_easy_perform(h);
+	curl_slist_free_all(hdr);
+	buf_free(&url);
+	c->status = 0;
+	int ret = 0;
+	if (rc != CURLE_OK) {
+		ret = r->oom ? sf_err_set(err, ENOMEM, "out of memory")
+			     : sf_err_set(err, -curl_errno(rc), "%s:%u: %s", u->host,
+					  u->port, curl_easy_strerror(rc));
+	} else {
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status);
+		c->sent_bytes += len;
+		if (c->status < 200 || c->status > 299) {
+			char line[320];
+			struct buf tail = { .data = r->data ? r->data + r0 : NULL,
+					    .len = r->len - r0 };
+			first_line(&tail, line, sizeof(line));
+			ret = sf_err_set(err, EIO, "HTTP %ld: %s", c->status, line);
+		}
+	}
+	buf_free(&own);
+	return ret;
+}

@@ -1,0 +1,71 @@
+/*
+ * http.h - the stores' addresses and their HTTP transport (libcurl).
+ *
+ * A store URL names the kind of store, where it listens and what to write
+ * to:
+ *   clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE   (HTTP, port 8123)
+ *   clickhouses://...                                     (HTTPS, port 8443)
+ *   pyroscope://HOST[:PORT][/APP]  (HTTP, port 4040; APP default stackfold)
+ *   pyroscopes://...               (HTTPS)
+ * A password can also come from a file (http_url_auth_file()), so that it
+ * is never on a command line that ps shows.
+ *
+ * struct http_conn keeps one libcurl handle: its connection is reused
+ * between requests.  Nothing here prints; errors are negative errno values
+ * with a text in sf_err.
+ */
+#ifndef SF_STORE_HTTP_H
+#define SF_STORE_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store/buf.h"
+#include "base/util.h"
+
+enum store_kind { STORE_CLICKHOUSE = 1, STORE_PYROSCOPE };
+
+struct store_url {
+	enum store_kind kind;
+	bool tls;
+	char host[256];
+	unsigned port;
+	char path[256];		/* DATABASE or APP, without the '/' */
+	char user[128], password[256];
+	char text[800];		/* the URL without its password, for logs */
+};
+
+/* Parse s.  0, or -EINVAL with the reason in err. */
+int store_url_parse(const char *s, struct store_url *u, struct sf_err *err);
+/* Read "USER:PASSWORD" or "PASSWORD" (first line) from path into u.  0,
+ * or a negative errno with err filled. */
+int store_url_auth_file(struct store_url *u, const char *path,
+			struct sf_err *err);
+
+struct http_conn {
+	void *curl;		/* CURL * */
+	const struct store_url *url;	/* not owned */
+	long status;		/* of the last request, 0 when none came */
+	size_t sent_bytes;	/* request bodies so far */
+};
+
+/* 0 or -ENOMEM.  curl_global_init() must have run (http_global_init()). */
+int http_global_init(void);
+int http_conn_init(struct http_conn *c, const struct store_url *u);
+void http_conn_release(struct http_conn *c);
+
+/*
+ * POST body (may be empty) to the store at path_query ("/?query=..." or
+ * "/ingest?..."), with content_type (NULL for none); the response body is
+ * appended to resp (may be NULL).  timeout_s bounds the whole request.
+ * 0 on a 2xx answer; -EIO when the store answered otherwise (err holds the
+ * status and the answer's first line); -ECONNREFUSED, -ETIMEDOUT or -EHOSTDOWN when
+ * it could not be reached; -ENOMEM.
+ */
+int http_post(struct http_conn *c, const char *path_query,
+	      const char *content_type, const void *body, size_t len,
+	      struct buf *resp, long timeout_s, struct sf_err *err);
+/* The URL-encoded form of s appended to b (RFC 3986 unreserved kept). */
+void http_urlencode(struct buf *b, const char *s, size_t n);
+
+#endif

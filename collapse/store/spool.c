@@ -1,0 +1,515 @@
+/*
+ * spool.c - see spool.h.
+ */
+#include "store/spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/clickhouse.h"
+#include "store/pyroscope.h"
+#include "store/window.h"
+
+#define STEM_MAX 64
+#define DELAY_MAX_S 60
+/* The journal is compacted (rewritten with the windows still on disk)
+ * once this many lines were appended. */
+#define JOURNAL_COMPACT 8192
+/* A store still away is said again this often (seconds). */
+#define SAY_AGAIN_S 60
+
+typedef char stem_t[STEM_MAX];
+
+struct target {
+	struct store_url url;
+	struct ch_store ch;		/* kind clickhouse */
+	struct http_conn http;		/* kind pyroscope */
+	char journal[4200];
+	int jfd;
+	unsigned jlines;
+	stem_t *q;			/* the queue: q[qhead..qn) */
+	size_t qhead, qn, qcap;
+	bool retry;			/* the head's last attempt may have landed */
+	bool down;
+	uint64_t down_since, said_at;	/* monotonic s */
+	uint64_t next_try_ns;		/* monotonic */
+	unsigned delay;
+	uint64_t delivered, expired, failures, delivered_down;
+};
+
+struct spool {
+	struct spool_opts o;
+	char dir[4096];
+	char host[256];
+	struct target t[SPOOL_MAX_TARGETS];
+	unsigned n;
+	pthread_t th;
+	bool th_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	stem_t *in;			/* notified, not yet queued */
+	size_t nin, incap;
+	bool in_lost;			/* a notification found no room */
+	bool stop;
+	uint64_t stop_deadline_ns;
+};
+
+static uint64_t now_ns(void)
+{
+	return sf_clock_ns(CLOCK_MONOTONIC);
+}
+
+static void say(struct spool *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(struct spool *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (s->o.log)
+		s->o.log(s->o.log_ctx, line);
+}
+
+/* ---- the queue -------------------------------------------------------- */
+
+static int q_push(struct target *t, const char *stem)
+{
+	if (t->qhead && t->qhead * 2 >= t->qn) {
+		memmove(t->q, t->q + t->qhead, (t->qn - t->qhead) * sizeof(*t->q));
+		t->qn -= t->qhead;
+		t->qhead = 0;
+	}
+	if (sf_grow((void **)&t->q, &t->qcap, t->qn + 1, sizeof(*t->q)))
+		return -ENOMEM;
+	snprintf(t->q[t->qn++], STEM_MAX, "%s", stem);
+	return 0;
+}
+
+static size_t q_len(const struct target *t)
+{
+	return t->qn - t->qhead;
+}
+
+/* ---- the journal -------------------------------------------------------- */
+
+static bool window_on_disk(const struct spool *s, const char *stem)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s.pb.gz", s->dir, stem);
+	return access(path, F_OK) == 0;
+}
+
+/* Read the journal into sent (names of windows still on disk) and rewrite
+ * it with those only. */
+static int journal_load(struct spool *s, struct target *t, struct u64map *sent)
+{
+	char tmp[4300];
+	FILE *f = fopen(t->journal, "re");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", t->journal);
+	FILE *out = fopen(tmp, "we");
+	if (!out) {
+		if (f)
+			fclose(f);
+		return -errno;
+	}
+	char line[256];
+	unsigned kept = 0;
+	bool found;
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0] || strlen(line) >= STEM_MAX || strchr(line, '/') ||
+		    !window_on_disk(s, line))
+			continue;
+		uint64_t h = sf_hash_bytes(line, strlen(line), 1) | 1;
+		if (!u64map_slot(sent, h, &found)) {
+			fclose(f);
+			fclose(out);
+			return -ENOMEM;
+		}
+		fprintf(out, "%s\n", line);
+		kept++;
+	}
+	if (f)
+		fclose(f);
+	if (fflush(out) || fdatasync(fileno(out)) || fclose(out) ||
+	    rename(tmp, t->journal))
+		return -errno;
+	t->jlines = kept;
+	t->jfd = open(t->journal, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	return t->jfd < 0 ? -errno : 0;
+}
+
+static void journal_add(struct spool *s, struct target *t, const char *stem)
+{
+	char line[STEM_MAX + 1];
+	int n = snprintf(line, sizeof(line), "%s\n", stem);
+	if (t->jfd < 0 || write(t->jfd, line, (size_t)n) != n ||
+	    fdatasync(t->jfd))
+		say(s, "push %s: cannot write '%s': %s (window %s may be sent "
+		    "again after a restart; the store keeps it once)",
+		    t->url.text, t->journal, strerror(errno), stem);
+	if (++t->jlines >= JOURNAL_COMPACT) {
+		struct u64map tmp = { .valsz = 1 };
+		close(t->jfd);
+		t->jfd = -1;
+		if (journal_load(s, t, &tmp))
+			say(s, "push %s: cannot compact '%s'", t->url.text,
+			    t->journal);
+		u64map_release(&tmp);
+	}
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static int stem_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The windows in DIR (their .pb.gz: written last, the commit mark),
+ * sorted: names sort in time order. */
+static int scan(struct spool *s, stem_t **out, size_t *n)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(s->dir);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len < 7 || len - 6 >= STEM_MAX || de->d_name[0] < '0' ||
+		    de->d_name[0] > '9' || strcmp(de->d_name + len - 6, ".pb.gz") ||
+		    strstr(de->d_name, ".tmp."))
+			continue;
+		if (sf_grow((void **)out, &cap, *n + 1, sizeof(**out))) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		snprintf((*out)[(*n)++], STEM_MAX, "%.*s", (int)(len - 6), de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), stem_cmp);
+	return 0;
+}
+
+static int target_open(struct spool *s, struct target *t, const stem_t *all,
+		       size_t nall, struct sf_err *err)
+{
+	t->jfd = -1;
+	t->delay = 1;
+	snprintf(t->journal, sizeof(t->journal), "%s/.push-%016" PRIx64 ".sent",
+		 s->dir, sf_hash_bytes(t->url.text, strlen(t->url.text), 7));
+	int ret = t->url.kind == STORE_CLICKHOUSE
+		? ch_store_init(&t->ch, &t->url, s->o.max_age)
+		: http_conn_init(&t->http, &t->url);
+	if (ret)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	struct u64map sent = { .valsz = 1 };
+	ret = journal_load(s, t, &sent);
+	if (ret) {
+		u64map_release(&sent);
+		return sf_err_set(err, -ret, "cannot write '%s': %s", t->journal,
+				  strerror(-ret));
+	}
+	for (size_t i = 0; i < nall && !ret; i++)
+		if (!u64map_find(&sent, sf_hash_bytes(all[i], strlen(all[i]), 1) | 1))
+			ret = q_push(t, all[i]);
+	u64map_release(&sent);
+	/* the first try of a window found at start may follow a crash that
+	 * came after its delivery and before its journal line */
+	t->retry = q_len(t) > 0;
+	return ret ? sf_err_set(err, ENOMEM, "out of memory") : 0;
+}
+
+/* ---- delivery ------------------------------------------------------------ */
+
+static int deliver(struct spool *s, struct target *t,
+		   const struct store_window *w, struct sf_err *e)
+{
+	if (t->url.kind == STORE_CLICKHOUSE)
+		return ch_deliver(&t->ch, w, t->retry, e);
+	return pyro_deliver(&t->http, w, e);
+}
+
+static void went_down(struct spool *s, struct target *t, const char *why)
+{
+	uint64_t now = now_ns() / 1000000000ULL;
+	t->failures++;
+	t->next_try_ns = now_ns() + (uint64_t)t->delay * 1000000000ULL;
+	if (!t->down) {
+		t->down = true;
+		t->down_since = t->said_at = now;
+		t->delivered_down = 0;
+		say(s, "push %s: store unreachable (%s); %zu window%s wait%s, "
+		    "retrying with backoff", t->url.text, why, q_len(t),
+		    q_len(t) == 1 ? "" : "s", q_len(t) == 1 ? "s" : "");
+	} else if (now - t->said_at >= SAY_AGAIN_S) {
+		t->said_at = now;
+		say(s, "push %s: still unreachable after %" PRIu64 " s (%s); %zu "
+		    "window%s wait", t->url.text, now - t->down_since, why,
+		    q_len(t), q_len(t) == 1 ? "" : "s");
+	}
+	t->delay = t->delay * 2 > DELAY_MAX_S ? DELAY_MAX_S : t->delay * 2;
+}
+
+static void came_back(struct spool *s, struct target *t)
+{
+	if (!t->down || q_len(t))
+		return;
+	uint64_t now = now_ns() / 1000000000ULL;
+	say(s, "push %s: store back after %" PRIu64 " s; %" PRIu64 " waiting "
+	    "window%s delivered, none waits", t->url.text, now - t->down_since,
+	    t->delivered_down, t->delivered_down == 1 ? "" : "s");
+	t->down = false;
+	t->delay = 1;
+}
+
+/* Deliver the queue's head.  false when the store failed (try later). */
+static bool deliver_head(struct spool *s, struct target *t)
+{
+	const char *stem = t->q[t->qhead];
+	struct store_window w;
+	struct sf_err e = { "" };
+	int ret = store_window_read(&w, s->dir, stem, s->o.host, &e);
+	if (ret == -ENOENT) {
+		t->expired++;
+		say(s, "push %s: window %s removed (--max-size or --max-age) "
+		    "before its delivery", t->url.text, stem);
+	} else if (ret) {
+		t->expired++;
+		say(s, "push %s: window %s not sent: %s", t->url.text, stem, e.msg);
+	} else if ((ret = deliver(s, t, &w, &e))) {
+		store_window_release(&w);
+		t->retry = true;
+		went_down(s, t, e.msg);
+		return false;
+	} else {
+		journal_add(s, t, stem);
+		t->delivered++;
+		if (t->down)
+			t->delivered_down++;
+	}
+	store_window_release(&w);
+	t->qhead++;
+	t->retry = false;
+	came_back(s, t);
+	return true;
+}
+
+static void deliver_due(struct spool *s, struct target *t, bool stopping)
+{
+	if (t->down && now_ns() < t->next_try_ns && !stopping)
+		return;
+	while (q_len(t)) {
+		if (stopping && now_ns() > s->stop_deadline_ns)
+			return;
+		if (!deliver_head(s, t))
+			return;
+		pthread_mutex_lock(&s->mu);
+		bool news = s->nin > 0;
+		pthread_mutex_unlock(&s->mu);
+		if (news && !stopping)
+			return;		/* take them in first: order */
+	}
+}
+
+/* ---- the thread ------------------------------------------------------------ */
+
+/* Move the notified names to every queue; a lost notification (no
+ * memory for it) rescans the directory. */
+static void take_incoming(struct spool *s, stem_t *in, size_t nin, bool lost)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		for (size_t j = 0; j < nin; j++)
+			if (q_push(&s->t[i], in[j]))
+				lost = true;
+	if (!lost)
+		return;
+	stem_t *all;
+	size_t nall;
+	if (scan(s, &all, &nall))
+		return;
+	for (unsigned i = 0; i < s->n; i++) {
+		struct target *t = &s->t[i];
+		const char *last = q_len(t) ? t->q[t->qn - 1] : "";
+		for (size_t j = 0; j < nall; j++)
+			if (strcmp(all[j], last) > 0)
+				q_push(t, all[j]);
+	}
+	free(all);
+}
+
+static uint64_t next_due(struct spool *s)
+{
+	uint64_t due = UINT64_MAX;
+	for (unsigned i = 0; i < s->n; i++)
+		if (q_len(&s->t[i]) && s->t[i].down && s->t[i].next_try_ns < due)
+			due = s->t[i].next_try_ns;
+	return due;
+}
+
+static void *spool_main(void *arg)
+{
+	struct spool *s = arg;
+	/* a background job: the window writer comes first */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	stem_t *in = NULL;
+	size_t incap = 0;
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		uint64_t due = next_due(s);
+		bool work = false;
+		for (unsigned i = 0; i < s->n; i++)
+			work |= q_len(&s->t[i]) && !s->t[i].down;
+		while (!s->stop && !s->nin && !work && now_ns() < due) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		}
+		bool stopping = s->stop, lost = s->in_lost;
+		size_t nin = s->nin;
+		if (nin && !sf_grow((void **)&in, &incap, nin, sizeof(*in)))
+			memcpy(in, s->in, nin * sizeof(*in));
+		else if (nin)
+			lost = true;
+		s->nin = 0;
+		s->in_lost = false;
+		pthread_mutex_unlock(&s->mu);
+		take_incoming(s, in, nin, lost);
+		for (unsigned i = 0; i < s->n; i++)
+			deliver_due(s, &s->t[i], stopping);
+		if (stopping)
+			break;
+	}
+	free(in);
+	return NULL;
+}
+
+struct spool *spool_start(const struct spool_opts *o, struct sf_err *err)
+{
+	if (o->nurls > SPOOL_MAX_TARGETS) {
+		sf_err_set(err, EINVAL, "at most %d --push targets", SPOOL_MAX_TARGETS);
+		return NULL;
+	}
+	if (http_global_init()) {
+		sf_err_set(err, ENOMEM, "cannot initialise libcurl");
+		return NULL;
+	}
+	struct spool *s = calloc(1, sizeof(*s));
+	if (!s) {
+		sf_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->o = *o;
+	snprintf(s->dir, sizeof(s->dir), "%s", o->dir);
+	if (o->host) {
+		snprintf(s->host, sizeof(s->host), "%s", o->host);
+		s->o.host = s->host;
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	stem_t *all = NULL;
+	size_t nall = 0;
+	int ret = scan(s, &all, &nall);
+	if (ret)
+		sf_err_set(err, -ret, "cannot read '%s': %s", s->dir, strerror(-ret));
+	for (unsigned i = 0; !ret && i < o->nurls; i++) {
+		s->t[i].url = o->urls[i];
+		s->n++;
+		ret = target_open(s, &s->t[i], all, nall, err);
+	}
+	free(all);
+	if (!ret) {
+		ret = pthread_create(&s->th, NULL, spool_main, s);
+		if (ret)
+			sf_err_set(err, ret, "cannot start the push thread: %s",
+				   strerror(ret));
+		s->th_started = !ret;
+	}
+	if (ret) {
+		spool_stop(s, 0);
+		return NULL;
+	}
+	for (unsigned i = 0; i < s->n; i++)
+		if (q_len(&s->t[i]))
+			say(s, "push %s: %zu window%s from earlier runs wait",
+			    s->t[i].url.text, q_len(&s->t[i]),
+			    q_len(&s->t[i]) == 1 ? "" : "s");
+	return s;
+}
+
+void spool_notify(struct spool *s, const char *stem)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (!sf_grow((void **)&s->in, &s->incap, s->nin + 1, sizeof(*s->in)))
+		snprintf(s->in[s->nin++], STEM_MAX, "%s", stem);
+	else
+		s->in_lost = true;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void spool_stats(struct spool *s, struct spool_stats *st)
+{
+	*st = (struct spool_stats){ 0 };
+	pthread_mutex_lock(&s->mu);
+	for (unsigned i = 0; i < s->n; i++) {
+		st->delivered += s->t[i].delivered;
+		st->queued += q_len(&s->t[i]);
+		st->expired += s->t[i].expired;
+		st->failures += s->t[i].failures;
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+void spool_stop(struct spool *s, unsigned grace_s)
+{
+	if (!s)
+		return;
+	if (s->th_started) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = true;
+		s->stop_deadline_ns = now_ns() + (uint64_t)grace_s * 1000000000ULL;
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		struct target *t = &s->t[i];
+		if (q_len(t))
+			say(s, "push %s: %zu window%s not delivered yet: sent at "
+			    "the next start", t->url.text, q_len(t),
+			    q_len(t) == 1 ? "" : "s");
+		if (t->url.kind == STORE_CLICKHOUSE)
+			ch_store_release(&t->ch);
+		else
+			http_conn_release(&t->http);
+		if (t->jfd >= 0)
+			close(t->jfd);
+		free(t->q);
+	}
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s->in);
+	free(s);
+}

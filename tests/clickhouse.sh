@@ -1,0 +1,123 @@
+# tests/clickhouse.sh - sourced by the fleet tests and bench/fleet.sh: a
+# private ClickHouse server (Debian's clickhouse-server) for one run.
+#
+#   ch_start DIR    start it with its own config in DIR (created), listening
+#                   on 127.0.0.1 only, on free ports; sets CH_HTTP (port),
+#                   CH_TCP, CH_URL (clickhouse://127.0.0.1:PORT/stackfold),
+#                   CH_PID; returns 1 (with the log's tail on stderr) when it
+#                   is not ready in CH_START_TIMEOUT seconds (default 60)
+#   ch_stop         stop it (SIGTERM, then SIGKILL after 10 s); idempotent
+#   ch_restart      stop and start again on the same ports and data
+#   ch_sql SQL      run SQL through the HTTP interface; the result on stdout
+#
+# The caller installs the trap: `trap 'ch_stop; rm -rf "$T"' EXIT`.
+# shellcheck shell=bash
+
+CH_PID="" CH_DIR="" CH_HTTP="" CH_TCP="" CH_URL=""
+
+# A port nothing listens on now (the kernel's pick of an ephemeral one).
+ch_free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+ch_write_config() {
+	local d=$1
+	mkdir -p "$d/data/" "$d/tmp/" "$d/user_files/" "$d/log"
+	cat >"$d/config.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+    <logger><level>warning</level><log>$d/log/server.log</log>
+        <errorlog>$d/log/error.log</errorlog><size>10M</size><count>1</count></logger>
+    <listen_host>127.0.0.1</listen_host>
+    <http_port>$CH_HTTP</http_port>
+    <tcp_port>$CH_TCP</tcp_port>
+    <max_connections>64</max_connections>
+    <keep_alive_timeout>3</keep_alive_timeout>
+    <max_concurrent_queries>16</max_concurrent_queries>
+    <uncompressed_cache_size>8388608</uncompressed_cache_size>
+    <mark_cache_size>67108864</mark_cache_size>
+    <path>$d/data/</path>
+    <tmp_path>$d/tmp/</tmp_path>
+    <user_files_path>$d/user_files/</user_files_path>
+    <users_config>$d/users.xml</users_config>
+    <default_profile>default</default_profile>
+    <default_database>default</default_database>
+    <timezone>UTC</timezone>
+    <mlock_executable>false</mlock_executable>
+    <builtin_dictionaries_reload_interval>0</builtin_dictionaries_reload_interval>
+    <max_table_size_to_drop>0</max_table_size_to_drop>
+</yandex>
+XML
+	cat >"$d/users.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+    <profiles><default>
+        <max_memory_usage>1000000000</max_memory_usage>
+        <max_threads>2</max_threads>
+        <log_queries>0</log_queries>
+    </default></profiles>
+    <users><default>
+        <password></password>
+        <networks><ip>127.0.0.1</ip></networks>
+        <profile>default</profile><quota>default</quota>
+    </default>
+    <fleet>
+        <password>s3cret pass</password>
+        <networks><ip>127.0.0.1</ip></networks>
+        <profile>default</profile><quota>default</quota>
+    </fleet></users>
+    <quotas><default><interval><duration>3600</duration>
+        <queries>0</queries><errors>0</errors><result_rows>0</result_rows>
+        <read_rows>0</read_rows><execution_time>0</execution_time>
+    </interval></default></quotas>
+</yandex>
+XML
+}
+
+ch_sql() {
+	curl -sS --fail-with-body --max-time 60 "http://127.0.0.1:$CH_HTTP/" --data-binary "$1"
+}
+
+ch_launch() {
+	clickhouse-server --config-file="$CH_DIR/config.xml" \
+		>"$CH_DIR/log/stdout" 2>&1 </dev/null &
+	CH_PID=$!
+	local i
+	for ((i = 0; i < ${CH_START_TIMEOUT:-60} * 10; i++)); do
+		if curl -s --max-time 1 "http://127.0.0.1:$CH_HTTP/ping" 2>/dev/null | grep -q Ok; then
+			return 0
+		fi
+		kill -0 "$CH_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "clickhouse-server did not start:" >&2
+	tail -n 20 "$CH_DIR/log/error.log" "$CH_DIR/log/stdout" >&2 2>/dev/null
+	ch_stop
+	return 1
+}
+
+ch_start() {
+	CH_DIR=$1
+	CH_HTTP=$(ch_free_port) && CH_TCP=$(ch_free_port) || return 1
+	CH_URL="clickhouse://127.0.0.1:$CH_HTTP/stackfold"
+	ch_write_config "$CH_DIR"
+	ch_launch
+}
+
+ch_stop() {
+	[ -n "$CH_PID" ] || return 0
+	kill -TERM "$CH_PID" 2>/dev/null
+	local i
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$CH_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$CH_PID" 2>/dev/null
+	wait "$CH_PID" 2>/dev/null
+	CH_PID=""
+}
+
+ch_restart() {
+	ch_stop
+	ch_launch
+}
