@@ -144,7 +144,7 @@ install: all
 	install -m 644 bt/*.bt $(DESTDIR)$(PREFIX)/share/stackfold/bt/
 	install -m 755 scripts/profile scripts/continuous scripts/flame scripts/install-deps \
 		$(DESTDIR)$(PREFIX)/share/stackfold/scripts/
-	install -m 644 scripts/pids.sh scripts/caps.sh $(DESTDIR)$(PREFIX)/share/stackfold/scripts/
+	install -m 644 scripts/pids.sh scripts/caps.sh scripts/flame-store.sh $(DESTDIR)$(PREFIX)/share/stackfold/scripts/
 	for s in profile continuous flame; do \
 		ln -sf ../share/stackfold/scripts/$$s $(DESTDIR)$(PREFIX)/bin/stackfold-$$s; done
 	install -m 644 man/stackfold.1 $(DESTDIR)$(PREFIX)/share/man/man1/

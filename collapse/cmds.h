@@ -24,6 +24,7 @@ int cmd_record(int argc, char **argv);	  /* run bpftrace, then report */
 int cmd_symbolize(int argc, char **argv); /* MODULE ADDRESS lines */
 int cmd_continuous(int argc, char **argv); /* always-on: a profile per window */
 int cmd_comments(int argc, char **argv);  /* a pprof profile's comments */
+int cmd_query(int argc, char **argv);	  /* folded stacks from a store */
 
 /* The subcommand closest to word (a typo: `stackfold recrod`), "--help"
  * for help, or NULL when none is close. */

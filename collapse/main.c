@@ -25,6 +25,7 @@ static const struct command {
 	{ "symbolize", cmd_symbolize, false },
 	{ "continuous", cmd_continuous, true },
 	{ "comments", cmd_comments, false },
+	{ "query", cmd_query, false },
 	{ "report", cmd_report, false },
 };
 

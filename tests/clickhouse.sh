@@ -13,7 +13,8 @@
 # The caller installs the trap: `trap 'ch_stop; rm -rf "$T"' EXIT`.
 # shellcheck shell=bash
 
-CH_PID="" CH_DIR="" CH_HTTP="" CH_TCP="" CH_URL=""
+CH_PID="" CH_DIR="" CH_HTTP="" CH_TCP=""
+export CH_URL=""
 
 # A port nothing listens on now (the kernel's pick of an ephemeral one).
 ch_free_port() {
