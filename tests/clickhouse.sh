@@ -6,7 +6,9 @@
 #                   CH_TCP, CH_URL (clickhouse://127.0.0.1:PORT/stackfold),
 #                   CH_PID; returns 1 (with the log's tail on stderr) when it
 #                   is not ready in CH_START_TIMEOUT seconds (default 60)
-#   ch_stop         stop it (SIGTERM, then SIGKILL after 10 s); idempotent
+#   ch_stop [-KILL] stop it (SIGTERM, then SIGKILL after 10 s; a server
+#                   stopped so waits for its keep-alive connections); with
+#                   -KILL at once, as a crash; idempotent
 #   ch_restart      stop and start again on the same ports and data
 #   ch_sql SQL      run SQL through the HTTP interface; the result on stdout
 #
@@ -80,9 +82,9 @@ ch_sql() {
 }
 
 ch_launch() {
-	clickhouse-server --config-file="$CH_DIR/config.xml" \
-		>"$CH_DIR/log/stdout" 2>&1 </dev/null &
-	CH_PID=$!
+	# not our child (a subshell's): its death by SIGKILL is no job message
+	CH_PID=$(clickhouse-server --config-file="$CH_DIR/config.xml" \
+		>"$CH_DIR/log/stdout" 2>&1 </dev/null & echo $!)
 	local i
 	for ((i = 0; i < ${CH_START_TIMEOUT:-60} * 10; i++)); do
 		if curl -s --max-time 1 "http://127.0.0.1:$CH_HTTP/ping" 2>/dev/null | grep -q Ok; then
@@ -93,7 +95,7 @@ ch_launch() {
 	done
 	echo "clickhouse-server did not start:" >&2
 	tail -n 20 "$CH_DIR/log/error.log" "$CH_DIR/log/stdout" >&2 2>/dev/null
-	ch_stop
+	ch_stop -TERM
 	return 1
 }
 
@@ -107,18 +109,54 @@ ch_start() {
 
 ch_stop() {
 	[ -n "$CH_PID" ] || return 0
-	kill -TERM "$CH_PID" 2>/dev/null
+	kill "${1:--TERM}" "$CH_PID" 2>/dev/null
 	local i
 	for ((i = 0; i < 100; i++)); do
 		kill -0 "$CH_PID" 2>/dev/null || break
 		sleep 0.1
 	done
 	kill -KILL "$CH_PID" 2>/dev/null
-	wait "$CH_PID" 2>/dev/null
+	while kill -0 "$CH_PID" 2>/dev/null; do sleep 0.05; done
 	CH_PID=""
 }
 
 ch_restart() {
-	ch_stop
+	ch_stop -TERM
 	ch_launch
+}
+
+# ch_prereq NAME: clickhouse-server, curl and python3 are here (else SKIP,
+# or FAIL in CI, as live_prereq).
+ch_prereq() {
+	local why="" c
+	for c in clickhouse-server curl python3; do
+		command -v "$c" >/dev/null 2>&1 || why="$c not installed (scripts/install-deps --test)"
+	done
+	if [ -n "$why" ]; then
+		if [ "${CI:-}" = true ]; then fail "$1" "cannot run in CI: $why"; else skip "$1" "$why"; fi
+		return 1
+	fi
+	return 0
+}
+
+# A fake bpftrace for `stackfold continuous`: prints FAKE_WINDOWS windows
+# (default 3), FAKE_GAP seconds apart (default 0.3), window i holding
+# stack work 7+i and idle 3 of process 4242 "fake", then waits for
+# SIGINT as bpftrace does.  Written to $1.
+ch_fake_bpftrace() {
+	cat >"$1" <<'SH'
+#!/bin/bash
+trap 'kill "$sleeper" 2>/dev/null; printf "\n@stackfold_total: 0\n"; exit 0' INT
+echo "Attaching 4 probes..."
+echo "#attached Tracing stacks"
+for ((i = 0; i < ${FAKE_WINDOWS:-3}; i++)); do
+	printf '#pid 4242 fake\n@stackfold[4242, 4242, fake, \n        work+12\n        main+30\n, ]: %d\n' $((7 + i))
+	printf '@stackfold[4242, 4243, fake, \n        idle+5\n        main+30\n, ]: 3\n\n@stackfold_total: %d\n' $((10 + i))
+	sleep "${FAKE_GAP:-0.3}"
+done
+sleep 600 &
+sleeper=$!
+wait
+SH
+	chmod +x "$1"
 }

@@ -42,6 +42,8 @@ struct target {
 	stem_t *q;			/* the queue: q[qhead..qn) */
 	size_t qhead, qn, qcap;
 	bool retry;			/* the head's last attempt may have landed */
+	size_t nretry;			/* the queue's first windows, found at
+					 * start: each may have landed too */
 	bool down;
 	uint64_t down_since, said_at;	/* monotonic s */
 	uint64_t next_try_ns;		/* monotonic */
@@ -234,7 +236,7 @@ static int target_open(struct spool *s, struct target *t, const stem_t *all,
 	u64map_release(&sent);
 	/* the first try of a window found at start may follow a crash that
 	 * came after its delivery and before its journal line */
-	t->retry = q_len(t) > 0;
+	t->nretry = q_len(t);
 	return ret ? sf_err_set(err, ENOMEM, "out of memory") : 0;
 }
 
@@ -244,7 +246,7 @@ static int deliver(struct spool *s, struct target *t,
 		   const struct store_window *w, struct sf_err *e)
 {
 	if (t->url.kind == STORE_CLICKHOUSE)
-		return ch_deliver(&t->ch, w, t->retry, e);
+		return ch_deliver(&t->ch, w, t->retry || t->nretry, e);
 	return pyro_deliver(&t->http, w, e);
 }
 
@@ -309,6 +311,8 @@ static bool deliver_head(struct spool *s, struct target *t)
 	store_window_release(&w);
 	t->qhead++;
 	t->retry = false;
+	if (t->nretry)
+		t->nretry--;
 	came_back(s, t);
 	return true;
 }

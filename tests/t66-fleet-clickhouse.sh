@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# t66-fleet-clickhouse: `stackfold continuous --push clickhouse://...`
+# into a real ClickHouse (Debian's clickhouse-server, a private instance
+# on a free loopback port), fed by a fake bpftrace so that every window is
+# known.  Checks: two instances with different --host values, queried per
+# host and together, equal to their local files (totals and the folded
+# bytes of scripts/flame); the server stopped mid-run and started again,
+# then a SIGKILLed stackfold restarted with windows queued, every window
+# in the store exactly once; a retry after a lost journal line, and
+# duplicated and uncommitted attempts, not counted twice; hostile names
+# byte for byte; credentials from a file, none left in argv.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/clickhouse.sh
+. "$TOP/tests/clickhouse.sh"
+
+ch_prereq "fleet clickhouse" || exit 0
+cpids=()
+cleanup() {
+	local p
+	for p in "${cpids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	ch_stop -TERM
+	[ -n "$KEEP" ] && cp -r "$T" "$KEEP"; rm -rf "$T"
+}
+trap cleanup EXIT
+KEEP=${KEEP:-}
+ch_start "$T/ch" || { fail "fleet: clickhouse-server starts"; exit 0; }
+ch_fake_bpftrace "$T/fake"
+T0=$(( $(date +%s) - 60 ))
+
+# wait_for N PATTERN FILE [SECONDS]: until FILE has N lines matching
+wait_for() {
+	local i
+	for ((i = 0; i < ${4:-20} * 10; i++)); do
+		[ "$(grep -c -- "$2" "$3" 2>/dev/null)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# start DIR HOST [OPTION...]: stackfold continuous over the fake, pushing
+# to the server; its pid in $cpid, its log in DIR.log
+start() {
+	local dir=$1 host=$2
+	shift 2
+	"$STACKFOLD" continuous -o "$dir" --window 1 --host "$host" \
+		--push "$CH_URL" "$@" -- "$T/fake" 2>>"$dir.log" &
+	cpid=$!
+	cpids+=("$cpid")
+}
+stop() { kill -TERM "$cpid"; wait "$cpid"; }
+sent() { cat "$1"/.push-*.sent 2>/dev/null | grep -c .; }
+wait_sent() {	# DIR N: the journal says N windows delivered
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(sent "$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+local_total() { cat "$1"/*.folded | folded_total /dev/stdin; }
+# store_folded OUT [HOST]: stackfold query's folded output
+store_folded() {
+	"$STACKFOLD" query "$CH_URL" --from "$T0" --to $(( $(date +%s) + 60 )) \
+		${2:+--host "$2"} -o "$1"
+}
+store_total() { store_folded "$T/st.folded" "${1:-}" && folded_total "$T/st.folded"; }
+# windows in the store for HOST, and the most attempts one of them has
+windows_of() { ch_sql "SELECT uniqExact(window_id) FROM stackfold.windows WHERE host = '$1'"; }
+attempts_max() { ch_sql "SELECT max(n) FROM (SELECT window_id, uniqExact(attempt) AS n FROM stackfold.samples WHERE host = '$1' GROUP BY window_id)"; }
+
+# --- two hosts ---------------------------------------------------------------
+FAKE_WINDOWS=4 start "$T/a" hA
+pa=$cpid
+FAKE_WINDOWS=3 start "$T/b" hB
+cpid=$pa
+wait_sent "$T/a" 4 && wait_sent "$T/b" 3
+check_eq "two hosts: every window of hA delivered" 4 "$(sent "$T/a")"
+check_eq "two hosts: every window of hB delivered" 3 "$(sent "$T/b")"
+stop
+cpid=${cpids[1]}
+stop
+ta=$(local_total "$T/a") tb=$(local_total "$T/b")
+check_eq "hA: the store's samples equal the local files'" "$ta" "$(store_total hA)"
+check_eq "hB: the store's samples equal the local files'" "$tb" "$(store_total hB)"
+check_eq "both hosts together" $(( ta + tb )) "$(store_total)"
+check_eq "hA: 4 windows in the store" 4 "$(windows_of hA)"
+"$TOP/scripts/flame" "$T/a" --since 1h -f folded -o "$T/fa-dir" 2>/dev/null
+"$TOP/scripts/flame" --from "$CH_URL" --since 1h --host hA -f folded -o "$T/fa-store" 2>/dev/null
+check_diff "scripts/flame: the store gives the local merge's bytes (hA)" "$T/fa-dir.folded" "$T/fa-store.folded"
+cat "$T"/a/*.folded "$T"/b/*.folded | "$STACKFOLD" -q -f folded -o "$T/both-dir.folded" /dev/stdin
+store_folded "$T/both-store.folded"
+check_diff "stackfold query: both hosts' merge, comm-PID frames" "$T/both-dir.folded" "$T/both-store.folded"
+
+# --- the server stopped mid-run ---------------------------------------------
+FAKE_WINDOWS=8 FAKE_GAP=0.6 start "$T/c" hC
+wait_sent "$T/c" 2
+ch_stop -KILL
+wait_for 1 "store unreachable" "$T/c.log"
+wait_for 6 " samples, " "$T/c.log"
+ch_launch || fail "fleet: clickhouse-server starts again"
+wait_sent "$T/c" 8
+stop
+check "server away: the log says so, and how many windows wait" grep -q "store unreachable.*windows\? wait" "$T/c.log"
+check "server back: the log says the waiting windows were delivered" grep -q "store back after .*waiting windows\? delivered" "$T/c.log"
+check_eq "server away: every window delivered" 8 "$(sent "$T/c")"
+check_eq "server away: 8 windows in the store, each once" "8 1" "$(windows_of hC) $(attempts_max hC)"
+check_eq "server away: the store's samples equal the local files'" "$(local_total "$T/c")" "$(store_total hC)"
+
+# --- stackfold killed with windows queued, restarted --------------------------
+ch_stop -TERM
+FAKE_WINDOWS=3 start "$T/d" hD
+wait_for 3 " samples, " "$T/d.log"
+kids=$(ps -o pid= --ppid "$cpid")
+kill -KILL "$cpid"
+wait "$cpid" 2>/dev/null
+for k in $kids; do kill -KILL "$k" 2>/dev/null; done
+check_eq "killed: nothing delivered while the server was away" 0 "$(sent "$T/d")"
+ch_launch || fail "fleet: clickhouse-server starts again"
+FAKE_WINDOWS=1 start "$T/d" hD
+wait_sent "$T/d" 4
+stop
+check "restart: the queued windows are said" grep -q "3 windows from earlier runs wait" "$T/d.log"
+check_eq "restart: 4 windows in the store, each once" "4 1" "$(windows_of hD) $(attempts_max hD)"
+check_eq "restart: the store's samples equal the local files'" "$(local_total "$T/d")" "$(store_total hD)"
+
+# --- retries ------------------------------------------------------------------
+# a crash after the store acknowledged, before the journal line: the
+# windows are sent again as retries, and found already there
+rm "$T"/a/.push-*.sent
+FAKE_WINDOWS=0 start "$T/a" hA
+wait_sent "$T/a" 4
+stop
+check_eq "lost journal: hA's windows still once each" "4 1" "$(windows_of hA) $(attempts_max hA)"
+check_eq "lost journal: hA's samples unchanged" "$ta" "$(store_total hA)"
+# an insert whose answer was lost and that was sent again (a second
+# committed attempt), and one that never committed (no windows row)
+w1=$(ch_sql "SELECT window_id FROM stackfold.windows WHERE host = 'hA' ORDER BY window_start, stem LIMIT 1")
+cols="window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count"
+ch_sql "INSERT INTO stackfold.samples ($cols) SELECT window_start, host, window_id, attempt + 1, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE window_id = $w1"
+ch_sql "INSERT INTO stackfold.windows SELECT window_id, attempt + 1, window_start, start_ns, duration_ns, hz, host, kernel, stem, samples, map_dropped, over_total, stackid_errors, lost_events, map_full_warnings, captures_cut, unparsable_lines, incomplete_records, maps_unsaved, losses_unknown FROM stackfold.windows WHERE window_id = $w1"
+ch_sql "INSERT INTO stackfold.samples ($cols) SELECT window_start, host, window_id, 42, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE window_id = $w1 AND attempt IN (SELECT min(attempt) FROM stackfold.windows WHERE window_id = $w1)"
+naive=$(ch_sql "SELECT sum(count) FROM stackfold.samples WHERE host = 'hA'")
+check "retried inserts: the raw rows do hold the window three times" test "$naive" -gt "$ta"
+check_eq "retried inserts: counted once" "$ta" "$(store_total hA)"
+
+# --- hostile names --------------------------------------------------------------
+cat >"$T/hostile" <<'SH'
+#!/bin/bash
+trap 'kill "$sleeper" 2>/dev/null; printf "\n@stackfold_total: 0\n"; exit 0' INT
+echo "Attaching 4 probes..."
+echo "#attached Tracing stacks"
+printf '#pid 77 q\x27u"o\\te\n@stackfold[77, 77, q\x27u"o\\te, \n        we\x27ird"na\\me\x80\xff\t+12\n        main+30\n, ]: 5\n\n@stackfold_total: 5\n'
+sleep 600 &
+sleeper=$!
+wait
+SH
+chmod +x "$T/hostile"
+"$STACKFOLD" continuous -o "$T/h" --window 1 --host hH --push "$CH_URL" -- "$T/hostile" 2>"$T/h.log" &
+cpid=$!
+cpids+=("$cpid")
+wait_sent "$T/h" 1
+stop
+want=$(LC_ALL=C grep -o "main;[^ ]*" "$T"/h/*.folded | head -1 | tr -d "\n" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)
+got=$(ch_sql "SELECT hex(arrayStringConcat(frames, ';')) FROM stackfold.stacks WHERE has(frames, 'main') AND length(frames[2]) > 6 FORMAT TSV" | tr -d '\n')
+check_eq "hostile names: the stored frames are the window's bytes" "$want" "$got"
+check "hostile names: quotes, backslash and bytes 80 FF are among them" grep -q "27.*22.*5C.*80FF" <<<"$got"
+"$TOP/scripts/flame" "$T/h" --since 1h -f folded -o "$T/fh-dir" 2>/dev/null
+"$TOP/scripts/flame" --from "$CH_URL" --since 1h --host hH -f folded -o "$T/fh-store" 2>/dev/null
+check_diff "hostile names: scripts/flame gives the same bytes from the store" "$T/fh-dir.folded" "$T/fh-store.folded"
+
+# --- credentials -----------------------------------------------------------------
+url=${CH_URL%/*}
+url="clickhouse://fleet:wrong@${url#clickhouse://}/authdb"
+FAKE_WINDOWS=1 "$STACKFOLD" continuous -o "$T/e" --window 1 --push "$url" -- "$T/fake" 2>"$T/e.log" &
+cpid=$!
+cpids+=("$cpid")
+wait_for 1 "store unreachable" "$T/e.log"
+check "a wrong password: the store's refusal is logged" grep -q "store unreachable (HTTP" "$T/e.log"
+check "a password in the URL is blanked in argv (ps)" bash -c "tr '\0' ' ' </proc/$cpid/cmdline | grep -q 'fleet:xxxxx@' && ! grep -q wrong /proc/$cpid/cmdline"
+stop
+printf 'fleet:s3cret pass\n' >"$T/auth"
+chmod 600 "$T/auth"
+url="clickhouse://fleet@${url#*@}"
+FAKE_WINDOWS=1 "$STACKFOLD" continuous -o "$T/e2" --window 1 --push "$url" --push-auth "$T/auth" -- "$T/fake" 2>"$T/e2.log" &
+cpid=$!
+cpids+=("$cpid")
+wait_sent "$T/e2" 1
+stop
+check_eq "--push-auth: delivered as user fleet" 1 "$(ch_sql "SELECT count() FROM authdb.windows")"
