@@ -66,6 +66,7 @@ struct spool {
 	bool in_lost;			/* a notification found no room */
 	bool stop;
 	uint64_t stop_deadline_ns;
+	uint64_t cpu_ns;		/* the thread's CPU time, at its end */
 };
 
 static uint64_t now_ns(void)
@@ -404,6 +405,9 @@ static void *spool_main(void *arg)
 			break;
 	}
 	free(in);
+	struct timespec cpu;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+		s->cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ULL + (uint64_t)cpu.tv_nsec;
 	return NULL;
 }
 
@@ -447,6 +451,8 @@ struct spool *spool_start(const struct spool_opts *o, struct sf_err *err)
 			sf_err_set(err, ret, "cannot start the push thread: %s",
 				   strerror(ret));
 		s->th_started = !ret;
+		if (!ret)	/* for top -H and bench/overhead */
+			pthread_setname_np(s->th, "sf-push");
 	}
 	if (ret) {
 		spool_stop(s, 0);
@@ -498,8 +504,21 @@ void spool_stop(struct spool *s, unsigned grace_s)
 		pthread_mutex_unlock(&s->mu);
 		pthread_join(s->th, NULL);
 	}
+	uint64_t windows = 0;
+	for (unsigned i = 0; i < s->n; i++)
+		windows += s->t[i].delivered;
+	if (s->th_started && windows)
+		say(s, "push: %" PRIu64 " window%s delivered, %.1f ms of CPU (%.2f ms "
+		    "a window)", windows, windows == 1 ? "" : "s", s->cpu_ns / 1e6,
+		    s->cpu_ns / 1e6 / (double)windows);
 	for (unsigned i = 0; i < s->n; i++) {
 		struct target *t = &s->t[i];
+		size_t sent = t->url.kind == STORE_CLICKHOUSE ? t->ch.conn.sent_bytes
+							      : t->http.sent_bytes;
+		if (t->delivered)
+			say(s, "push %s: %" PRIu64 " window%s, %zu bytes of request "
+			    "bodies", t->url.text, t->delivered,
+			    t->delivered == 1 ? "" : "s", sent);
 		if (q_len(t))
 			say(s, "push %s: %zu window%s not delivered yet: sent at "
 			    "the next start", t->url.text, q_len(t),
