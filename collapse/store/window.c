@@ -10,9 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
-#include "output/profile.pb-c.h"
 
 /* Window files bigger than this are refused (memory bound). */
 #define WIN_MAX_BYTES (256u << 20)
@@ -33,45 +32,79 @@ uint64_t win_stack_id(const struct win_frame *f, uint32_t n)
 	return h;
 }
 
+/* fd's bytes (st_size of them) into *buf, NUL-terminated. */
+static int read_all(int fd, size_t size, char **buf)
+{
+	*buf = malloc(size + 1);
+	if (!*buf)
+		return -ENOMEM;
+	size_t got = 0;
+	while (got < size) {
+		ssize_t n = read(fd, *buf + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EBADMSG;
+		got += (size_t)n;
+	}
+	(*buf)[size] = 0;
+	return 0;
+}
+
+/* A gzip file (one member: what the pprof writer makes) inflated by
+ * libdeflate, to the size its trailer gives. */
+static int gunzip(char **buf, size_t *len)
+{
+	if (*len < 18)
+		return -EBADMSG;
+	const unsigned char *t = (const unsigned char *)*buf + *len - 4;
+	size_t out_len = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 |
+			 (size_t)t[3] << 24;
+	if (out_len > WIN_MAX_BYTES)
+		return -EFBIG;
+	char *out = malloc(out_len + 1);
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	size_t got = 0;
+	enum libdeflate_result r = out && d
+		? libdeflate_gzip_decompress(d, *buf, *len, out, out_len, &got)
+		: LIBDEFLATE_INSUFFICIENT_SPACE;
+	if (d)
+		libdeflate_free_decompressor(d);
+	free(*buf);
+	*buf = out;
+	if (!out || !d)
+		return -ENOMEM;
+	if (r != LIBDEFLATE_SUCCESS || got != out_len)
+		return -EBADMSG;
+	out[out_len] = 0;
+	*len = out_len;
+	return 0;
+}
+
 /* path's bytes (gunzipped when gz) into *buf, NUL-terminated.  The file is
  * opened without following a symlink and without blocking. */
 static int slurp(const char *path, bool gz, char **buf, size_t *len)
 {
+	*buf = NULL;
+	*len = 0;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EBADMSG;
+	int ret = 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		ret = -EBADMSG;
+	else if (st.st_size > WIN_MAX_BYTES)
+		ret = -EFBIG;
+	else
+		ret = read_all(fd, (size_t)st.st_size, buf);
+	close(fd);
+	if (!ret) {
+		*len = (size_t)st.st_size;
+		if (gz)
+			ret = gunzip(buf, len);
 	}
-	gzFile f = gzdopen(fd, "rb");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
-	if (!gz)
-		gzdirect(f);
-	size_t cap = 0;
-	int n;
-	*buf = NULL;
-	*len = 0;
-	do {
-		if (*len + 65537 > WIN_MAX_BYTES) {
-			gzclose(f);
-			return -EFBIG;
-		}
-		if (sf_grow((void **)buf, &cap, *len + 65537, 1)) {
-			gzclose(f);
-			return -ENOMEM;
-		}
-		n = gzread(f, *buf + *len, 65536);
-		if (n > 0)
-			*len += (size_t)n;
-	} while (n > 0);
-	gzclose(f);
-	(*buf)[*len] = 0;
-	return n < 0 ? -EBADMSG : 0;
+	return ret;
 }
 
 /* "key=V" words of a comment. */
@@ -105,6 +138,81 @@ static void comment_words(struct store_window *w, const char *c)
 	}
 }
 
+/* A protobuf varint at *p (< end); false when cut short. */
+static bool pb_varint(const unsigned char **p, const unsigned char *end,
+		      uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
+		unsigned char c = *(*p)++;
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return true;
+	}
+	return false;
+}
+
+struct pb_str {
+	const unsigned char *s;
+	uint32_t len;
+};
+
+struct pb_meta {
+	struct pb_str *str;		/* string_table, pointing into the input */
+	size_t nstr, cap;
+	uint64_t comments[8];
+	size_t ncomments;
+};
+
+/* One top-level field of a Profile message (profile.proto): the string
+ * table, time_nanos (9), duration_nanos (10), period (12), comment (13,
+ * packed or not) are kept; the rest (samples, locations: most of the
+ * bytes) are skipped unread, which costs a tenth of unpacking them. */
+static int pb_field(struct store_window *w, struct pb_meta *m,
+		    const unsigned char **p, const unsigned char *end)
+{
+	uint64_t key, v, period = 0;
+	if (!pb_varint(p, end, &key))
+		return -EBADMSG;
+	unsigned field = (unsigned)(key >> 3), type = key & 7;
+	if (type == 0) {
+		if (!pb_varint(p, end, &v))
+			return -EBADMSG;
+		if (field == 9)
+			w->start_ns = v;
+		else if (field == 10)
+			w->duration_ns = v;
+		else if (field == 12)
+			period = v;
+		else if (field == 13 && m->ncomments < 8)
+			m->comments[m->ncomments++] = v;
+		if (period)
+			w->hz = (uint32_t)((1000000000ULL + period / 2) / period);
+		return 0;
+	}
+	if (type == 1 || type == 5) {
+		size_t n = type == 1 ? 8 : 4;
+		if ((size_t)(end - *p) < n)
+			return -EBADMSG;
+		*p += n;
+		return 0;
+	}
+	if (type != 2 || !pb_varint(p, end, &v) || v > (uint64_t)(end - *p))
+		return -EBADMSG;
+	const unsigned char *body = *p;
+	*p += v;
+	if (field == 6) {
+		if (sf_grow((void **)&m->str, &m->cap, m->nstr + 1, sizeof(*m->str)))
+			return -ENOMEM;
+		m->str[m->nstr++] = (struct pb_str){ body, (uint32_t)v };
+	} else if (field == 13) {	/* packed comments */
+		for (const unsigned char *q = body; q < *p && m->ncomments < 8;)
+			if (!pb_varint(&q, *p, &m->comments[m->ncomments++]))
+				return -EBADMSG;
+	}
+	return 0;
+}
+
 static int read_meta(struct store_window *w, const char *path, struct sf_err *err)
 {
 	char *buf;
@@ -116,18 +224,26 @@ static int read_meta(struct store_window *w, const char *path, struct sf_err *er
 			: sf_err_set(err, -ret == EBADMSG ? EBADMSG : -ret,
 				     "cannot read '%s': %s", path, strerror(-ret));
 	}
-	Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(
-		NULL, len, (const uint8_t *)buf);
+	struct pb_meta m = { 0 };
+	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
+	while (!ret && p < end)
+		ret = pb_field(w, &m, &p, end);
+	char c[4096];
+	for (size_t i = 0; !ret && i < m.ncomments; i++)
+		if (m.comments[i] < m.nstr) {
+			size_t n = m.str[m.comments[i]].len;
+			if (n >= sizeof(c))
+				n = sizeof(c) - 1;
+			memcpy(c, m.str[m.comments[i]].s, n);
+			c[n] = 0;
+			comment_words(w, c);
+		}
+	free(m.str);
 	free(buf);
-	if (!p)
+	if (ret == -ENOMEM)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	if (ret)
 		return sf_err_set(err, EBADMSG, "'%s' is not a pprof profile", path);
-	w->start_ns = p->time_nanos > 0 ? (uint64_t)p->time_nanos : 0;
-	w->duration_ns = p->duration_nanos > 0 ? (uint64_t)p->duration_nanos : 0;
-	w->hz = p->period > 0 ? (uint32_t)((1000000000LL + p->period / 2) / p->period) : 0;
-	for (size_t i = 0; i < p->n_comment; i++)
-		if (p->comment[i] >= 0 && (size_t)p->comment[i] < p->n_string_table)
-			comment_words(w, p->string_table[p->comment[i]]);
-	perftools__profiles__profile__free_unpacked(p, NULL);
 	return 0;
 }
 

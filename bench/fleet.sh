@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# bench/fleet.sh - what the fleet store costs and gives (docs/fleet.md):
+#   1. push cost: CPU of stackfold's push thread per window of 2,000
+#      unique stacks, and the bytes sent, for a first window (every stack
+#      new to the store) and for the windows after it (stacks known);
+#   2. storage per sample in ClickHouse after merges, for a day of
+#      windows of 10 hosts (generated in ClickHouse: 250 rows a window,
+#      ~2,000 samples, stacks from a pool of 20,000 shared by every host,
+#      skewed as real profiles are);
+#   3. query latency: a flame graph of those 24 h x 10 hosts (21.6 M
+#      rows) by `stackfold query` and scripts/flame --from, side by side
+#      with scripts/flame DIR merging the same windows of one host from
+#      files (8,640 windows; ten hosts would be ten times that).
+# A private clickhouse-server (tests/clickhouse.sh) in a temporary
+# directory.  Environment: STACKFOLD, PUSH_WINDOWS (30).
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
+PUSH_WINDOWS=${PUSH_WINDOWS:-30}
+die() { echo "fleet: $*" >&2; exit 1; }
+command -v clickhouse-server >/dev/null || die "clickhouse-server not installed (scripts/install-deps --test)"
+[ -x "$STACKFOLD" ] || die "$STACKFOLD is not built (run: make)"
+# shellcheck source=tests/clickhouse.sh
+. "$TOP/tests/clickhouse.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-fleet.XXXXXX") || die mktemp
+trap 'ch_stop -TERM; rm -rf "$work"' EXIT
+t_start=$(date +%s.%N)
+ch_start "$work/ch" || die "clickhouse-server did not start"
+t_ready=$(date +%s.%N)
+DB=stackfold
+
+echo "machine: $(uname -n), $(nproc) x $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r); ClickHouse $(ch_sql 'SELECT version()'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'clickhouse-server start: %.2f s to ready\n' "$(echo "$t_ready - $t_start" | bc)"
+
+# --- 1. push cost ------------------------------------------------------------
+# a canned window of 2,000 unique stacks, 20 frames deep, 3 processes
+awk 'BEGIN {
+	srand(7)
+	for (s = 0; s < 2000; s++) {
+		pid = 100 + s % 3
+		if (s % 3 == 0 || s < 3) printf "#pid %d app%d\n", pid, pid
+		printf "@stackfold[%d, %d, app%d, \n", pid, pid, pid
+		for (d = 0; d < 20; d++)
+			printf "        fn_%d_%d+%d\n", d, (d < 6 ? s % (d + 2) : int(rand() * 500)), 4 * d
+		printf ", ]: %d\n", 1 + s % 2
+	}
+	print ""
+}' >"$work/window.txt"
+total=$(awk '/^, \]: / { s += $3 } END { print s }' "$work/window.txt")
+cat >"$work/fake" <<SH
+#!/bin/bash
+trap 'kill "\$sleeper" 2>/dev/null; printf "\n@stackfold_total: 0\n"; exit 0' INT
+echo "#attached"
+for ((i = 0; i < \$1; i++)); do cat "$work/window.txt"; echo "@stackfold_total: $total"; sleep 0.2; done
+sleep 600 & sleeper=\$!
+wait
+SH
+chmod +x "$work/fake"
+push_run() {	# N: windows; prints "CPU_MS_PER_WINDOW BYTES_PER_WINDOW"
+	rm -rf "$work/w"
+	"$STACKFOLD" continuous -q -o "$work/w" --window 1 --push "$CH_URL" -- "$work/fake" "$1" 2>"$work/push.log" &
+	local p=$! i
+	for ((i = 0; i < 600; i++)); do
+		[ "$(cat "$work"/w/.push-*.sent 2>/dev/null | grep -c .)" -ge "$1" ] && break
+		sleep 0.1
+	done
+	kill -TERM "$p"
+	wait "$p"
+	awk -v n="$1" '/push: .* ms of CPU/ { for (i = 1; i <= NF; i++) if ($i == "ms") { cpu = $(i - 1); break } }
+		/bytes of request bodies/ { for (i = 1; i <= NF; i++) if ($i == "bytes") b = $(i - 1) }
+		END { sub(/^\(/, "", cpu); printf "%.2f %.0f\n", cpu / n, b / n }' "$work/push.log"
+}
+ch_sql "DROP DATABASE IF EXISTS $DB"
+read -r cpu1 bytes1 < <(push_run 1)
+read -r cpun bytesn < <(push_run "$PUSH_WINDOWS")
+folded_bytes=$(find "$work/w" -name '*.folded' -printf '%s\n' | head -1)
+echo
+echo "1. push cost, a window of 2,000 unique stacks (20 frames), ClickHouse on loopback:"
+printf '   first window (every stack new):  %6.2f ms CPU of the push thread, %8d bytes sent\n' "$cpu1" "$bytes1"
+printf '   %d windows, stacks known after the first: %6.2f ms CPU and %d bytes a window\n' "$PUSH_WINDOWS" "$cpun" "$bytesn"
+printf '   (the window'"'"'s .folded file: %d bytes; at one window per 10 s, %.4f%% of one CPU)\n' "$folded_bytes" "$(echo "$cpun / 10000 * 100" | bc -l)"
+
+# --- 2./3. a day of 10 hosts ------------------------------------------------------
+DAY0=$(( $(date -u +%s) / 86400 * 86400 - 86400 ))	# yesterday, 00:00 UTC
+# the schema as stackfold creates it, emptied (today's partitions: the
+# generated day is yesterday)
+today=$(date -u +%F)
+for t in stacks samples windows; do
+	ch_sql "ALTER TABLE $DB.$t DROP PARTITION '$today'"
+done
+POOL=20000 ROWS=250
+t0=$(date +%s.%N)
+ch_sql "INSERT INTO $DB.stacks SELECT toDate($DAY0), cityHash64(number),
+	arrayMap(i -> concat('mod', toString(i), '_fn', toString(intDiv(number, greatest(1, intDiv($POOL, toUInt64(pow(2, i + 1))))) % 997)), range(toUInt64(8 + number % 23)))
+	FROM numbers($POOL)"
+ch_sql "INSERT INTO $DB.samples (window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count)
+	SELECT toDateTime($DAY0 + 10 * w), concat('host', toString(h)), cityHash64(h, w), cityHash64(h, w, 1),
+	       cityHash64(k), toUInt32(1000 + k % 40), 0, concat('app', toString(k % 40)), '', 1 + intHash64(number + 1) % 15
+	FROM (SELECT number, intDiv(number, $ROWS * 8640) AS h, intDiv(number, $ROWS) % 8640 AS w,
+	             toUInt64(pow((intHash64(number) % 1000000) / 1000000, 3) * $POOL) AS k
+	      FROM numbers(10 * 8640 * $ROWS))"
+ch_sql "INSERT INTO $DB.windows (window_id, attempt, window_start, start_ns, duration_ns, hz, host, kernel, stem, samples)
+	SELECT cityHash64(h, w), cityHash64(h, w, 1), toDateTime($DAY0 + 10 * w), ($DAY0 + 10 * w) * 1000000000, 10000000000, 99,
+	       concat('host', toString(h)), 'generated', toString(w), 0
+	FROM (SELECT intDiv(number, 8640) AS h, number % 8640 AS w FROM numbers(86400))"
+for t in stacks samples windows; do ch_sql "OPTIMIZE TABLE $DB.$t FINAL"; done
+t1=$(date +%s.%N)
+rows=$(ch_sql "SELECT count() FROM $DB.samples")
+samples=$(ch_sql "SELECT sum(count) FROM $DB.samples")
+ch_sql "SELECT table, sum(rows), sum(bytes_on_disk) FROM system.parts WHERE database = '$DB' AND active GROUP BY table ORDER BY table FORMAT TSV" >"$work/parts"
+disk=$(awk '{ s += $3 } END { print s }' "$work/parts")
+echo
+printf '2. storage: 24 h x 10 hosts generated and merged in %.0f s: %s rows, %s samples\n' "$(echo "$t1 - $t0" | bc)" "$rows" "$samples"
+awk '{ printf "   %-8s %10d rows %12d bytes on disk\n", $1, $2, $3 }' "$work/parts"
+printf '   %.2f bytes per sample, %.2f bytes per row, all tables after OPTIMIZE FINAL\n' \
+	"$(echo "$disk / $samples" | bc -l)" "$(echo "$disk / $rows" | bc -l)"
+
+# --- 3. query latency -------------------------------------------------------------
+best() {	# best wall seconds of 3 runs of CMD
+	local i b="" s e d
+	for i in 1 2 3; do
+		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || return 1; e=$(date +%s.%N)
+		d=$(echo "$e - $s" | bc)
+		if [ -z "$b" ] || [ "$(echo "$d < $b" | bc)" = 1 ]; then b=$d; fi
+	done
+	echo "$b"
+}
+from=$DAY0 to=$(( DAY0 + 86400 ))
+q_all=$(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/all.folded")
+q_one=$(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" --host host0 -o "$work/h0-store.folded")
+until_t=$(date -u -d "@$to" +%FT%TZ)
+f_all=$(best "$TOP/scripts/flame" --from "$CH_URL" --since 1d --until "$until_t" -f svg -o "$work/all")
+# host0's windows as files: one .folded each (and a .pb.gz, which
+# scripts/flame needs beside it)
+printf 'gen-1;a 1\n' | "$STACKFOLD" -q -f pprof -o "$work/one.pb.gz" /dev/stdin
+mkdir -p "$work/dir"
+ch_sql "SELECT toUInt32(window_start), concat(comm, '-', toString(pid), ';', arrayStringConcat(frames, ';')), count
+	FROM $DB.samples ANY INNER JOIN (SELECT stack_id, any(frames) AS frames FROM $DB.stacks GROUP BY stack_id) USING stack_id
+	WHERE host = 'host0' ORDER BY window_start FORMAT TSV" |
+	awk -F '\t' -v d="$work/dir" '$1 != last { if (f) close(f); f = d "/" strftime("%Y%m%dT%H%M%SZ", $1, 1) ".folded"; last = $1 }
+		{ print $2 " " $3 > f }'
+for f in "$work"/dir/*.folded; do cp "$work/one.pb.gz" "${f%.folded}.pb.gz"; done
+nfiles=$(find "$work/dir" -name '*.folded' | wc -l)
+dir_bytes=$(du -sb "$work/dir" | cut -f1)
+since=$(( ( $(date -u +%s) - from ) / 3600 + 1 ))h
+f_dir=$(best "$TOP/scripts/flame" "$work/dir" --since "$since" -f folded --keep-pid -o "$work/h0-dir")
+"$STACKFOLD" -q -f folded -o "$work/h0-store-sorted.folded" "$work/h0-store.folded"
+same=no
+cmp -s "$work/h0-dir.folded" "$work/h0-store-sorted.folded" && same=yes
+echo
+echo "3. a flame graph of 24 h (best of 3 runs, wall seconds):"
+printf '   stackfold query, 10 hosts, %s rows summed by ClickHouse:  %6.2f s\n' "$rows" "$q_all"
+printf '   scripts/flame --from clickhouse://, 10 hosts, SVG:         %6.2f s\n' "$f_all"
+printf '   stackfold query, host0 only:                               %6.2f s\n' "$q_one"
+printf '   scripts/flame DIR, host0 only (%d window files, %d MB):   %6.2f s\n' "$nfiles" $(( dir_bytes / 1000000 )) "$f_dir"
+printf '   (ten hosts from files: ten such directories, about %.0f s)\n' "$(echo "$f_dir * 10" | bc)"
+echo "   host0 from the store and from the files, same folded bytes: $same"
