@@ -35,22 +35,16 @@ nformats=$(tr ',' '\n' <<<"$formats" | grep -c .)
 work=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-flame.XXXXXX") || die 4 "cannot create a temporary directory"
 trap 'rm -rf "$work"' EXIT
 
-# query OUT FROM TO HOST: the folded stacks (comm-PID first) and the
-# windows' line (OUT.meta); flame's awk then drops the pid, as for files
+# query OUT FROM TO HOST: the folded stacks (comm first; comm-PID with
+# --keep-pid) and the windows' line (OUT.meta)
 query() {
-	local st=0
+	local st=0 bypid=""
+	[ "$keep_pid" = 1 ] && bypid=--by-pid
 	"$STACKFOLD" query "$store" --from "$2" --to "$3" ${4:+--host "$4"} \
-		${comm:+--comm "$comm"} ${pids:+--pid "$pids"} \
+		${comm:+--comm "$comm"} ${pids:+--pid "$pids"} $bypid \
 		${STACKFOLD_PUSH_AUTH:+--push-auth "$STACKFOLD_PUSH_AUTH"} \
-		--meta "$1.meta" -o "$1.raw" || st=$?
+		--meta "$1.meta" -o "$1" || st=$?
 	[ "$st" = 0 ] || exit "$st"
-	awk -v keep="$keep_pid" '{
-		semi = index($0, ";")
-		first = semi ? substr($0, 1, semi - 1) : $0
-		if (!keep && match(first, /-[0-9]+$/))
-			$0 = substr(first, 1, RSTART - 1) (semi ? substr($0, semi) : "")
-		print
-	}' "$1.raw" >"$1"
 }
 # the nonzero loss counters of a .meta line
 losses_of() { tr ' ' '\n' <"$1" | grep -v '^windows=\|^samples=\|=0$' | paste -sd ' ' -; }

@@ -32,7 +32,7 @@ T0=$(( $(date +%s) - 60 ))
 wait_for() {
 	local i
 	for ((i = 0; i < ${4:-20} * 10; i++)); do
-		[ "$(grep -c -- "$2" "$3" 2>/dev/null)" -ge "$1" ] && return 0
+		[ "$(grep -c -- "$2" "$3" 2>/dev/null || :)" -ge "$1" ] 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
@@ -61,7 +61,7 @@ local_total() { cat "$1"/*.folded | folded_total /dev/stdin; }
 # store_folded OUT [HOST]: stackfold query's folded output
 store_folded() {
 	"$STACKFOLD" query "$CH_URL" --from "$T0" --to $(( $(date +%s) + 60 )) \
-		${2:+--host "$2"} -o "$1"
+		--by-pid ${2:+--host "$2"} -o "$1"
 }
 store_total() { store_folded "$T/st.folded" "${1:-}" && folded_total "$T/st.folded"; }
 # windows in the store for HOST, and the most attempts one of them has
@@ -161,7 +161,7 @@ cpids+=("$cpid")
 wait_sent "$T/h" 1
 stop
 want=$(LC_ALL=C grep -o "main;[^ ]*" "$T"/h/*.folded | head -1 | tr -d "\n" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)
-got=$(ch_sql "SELECT hex(arrayStringConcat(frames, ';')) FROM stackfold.stacks WHERE has(frames, 'main') AND length(frames[2]) > 6 FORMAT TSV" | tr -d '\n')
+got=$(ch_sql "SELECT hex(arrayStringConcat(arraySlice(frames, 2), ';')) FROM stackfold.stacks WHERE has(frames, 'main') AND length(frames[3]) > 6 FORMAT TSV" | tr -d '\n')
 check_eq "hostile names: the stored frames are the window's bytes" "$want" "$got"
 check "hostile names: quotes, backslash and bytes 80 FF are among them" grep -q "27.*22.*5C.*80FF" <<<"$got"
 "$TOP/scripts/flame" "$T/h" --since 1h -f folded -o "$T/fh-dir" 2>/dev/null

@@ -3,10 +3,11 @@
  * the folded stacks of the windows a store holds (scripts/flame --from
  * clickhouse://...).
  *
- * ClickHouse sums the counts per (stack, comm, pid) (store/clickhouse.h);
- * the rows become a profile of named frames, folded as a window's .folded
- * sidecar is (comm-PID first, the fold's ordering and escaping), so the
- * same windows give the same bytes from the store as from their files.
+ * ClickHouse sums the counts per stack (its comm and frames), and per pid
+ * too with --by-pid (store/clickhouse.h); the rows become a profile of
+ * named frames, folded by the code that writes a window's .folded (comm
+ * first, or comm-PID; the fold's ordering and escaping), so the same
+ * windows give the same bytes from the store as from their files.
  * --meta FILE gets one line "windows=N samples=N KEY=N..." (the windows'
  * loss counters summed), for the flame graph's subtitle.
  */
@@ -37,9 +38,11 @@ static void usage(FILE *f)
 	fputs("usage: stackfold query clickhouse://[USER@]HOST:PORT/DATABASE\n"
 	      "                       --from SECONDS --to SECONDS [--host NAME]\n"
 	      "                       [--comm NAME] [--pid PID[,PID...]]\n"
-	      "                       [--push-auth FILE] [-o FILE] [--meta FILE]\n"
-	      "Folded stacks (comm-PID first) of the windows that start in\n"
-	      "[--from, --to) (UTC seconds since the epoch), summed by ClickHouse.\n"
+	      "                       [--by-pid] [--push-auth FILE] [-o FILE]\n"
+	      "                       [--meta FILE]\n"
+	      "Folded stacks (comm first) of the windows that start in [--from,\n"
+	      "--to) (UTC seconds since the epoch), summed by ClickHouse.\n"
+	      "  --by-pid      a stack per process: comm-PID first\n"
 	      "  --meta FILE   write \"windows=N samples=N KEY=N...\" (losses) there\n"
 	      "Exit status: 0 ok; 1 usage; 2 no window in the range; 4 the store\n"
 	      "failed or an output could not be written.\n", f);
@@ -63,6 +66,7 @@ static int parse(struct qopts *o, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "push-auth", required_argument, NULL, 'a' },
 		{ "meta", required_argument, NULL, 'm' },
+		{ "by-pid", no_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -84,6 +88,7 @@ static int parse(struct qopts *o, int argc, char **argv)
 			break;
 		case 'a': o->auth = optarg; break;
 		case 'm': o->meta = optarg; break;
+		case 'P': o->q.by_pid = true; break;
 		case 'o': o->out = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: return cli_getopt_error(opt, argv, "query: ");
@@ -133,18 +138,19 @@ static int add_row(void *ctx, const char *comm, size_t comm_len, uint32_t pid,
 	return id < 0 ? (int)id : 0;
 }
 
-static int write_folded(const char *path, const struct profile *p)
+static int write_folded(const char *path, const struct profile *p,
+			unsigned flags)
 {
 	struct sf_err e = { "" };
 	struct fold f = { 0 };
-	int ret = fold_build(&f, p, FOLD_PID);
+	int ret = fold_build(&f, p, flags);
 	if (ret) {
 		fold_release(&f);
 		fprintf(stderr, "stackfold: query: out of memory\n");
 		return EXIT_IO;
 	}
 	struct out_input in = { .prof = p, .fold = &f, .counters = &p->counters };
-	struct out_opts oo = { .fold_flags = FOLD_PID };
+	struct out_opts oo = { .fold_flags = flags };
 	struct atomic_file af;
 	if (!path || !strcmp(path, "-")) {
 		ret = out_folded_write(stdout, &in, &oo, &e);
@@ -209,7 +215,7 @@ int cmd_query(int argc, char **argv)
 			o.url.text);
 		st = EXIT_BADINPUT;
 	} else {
-		st = write_folded(o.out, &p);
+		st = write_folded(o.out, &p, o.q.by_pid ? FOLD_PID : 0);
 		if (!st && o.meta)
 			st = write_meta(o.meta, nwin, samples, loss);
 	}

@@ -59,10 +59,12 @@ struct ch_query {
 	const char *host, *comm;
 	const uint32_t *pids;
 	unsigned npids;
+	bool by_pid;		/* a row per pid (else pid 0: summed) */
 };
 
-/* Called once per (stack, comm, pid) with its summed count; frames root
- * first.  Nonzero stops the query with that value. */
+/* Called once per stack (comm and frames; and pid with by_pid) with its
+ * summed count; frames root first.  Nonzero stops the query with that
+ * value. */
 typedef int (*ch_row_fn)(void *ctx, const char *comm, size_t comm_len,
 			 uint32_t pid, const struct win_frame *frames,
 			 uint32_t nframes, uint64_t count);

@@ -22,9 +22,11 @@ const char *const win_loss_keys[WIN_NLOSS] = {
 	"incomplete_records", "maps_unsaved",
 };
 
-uint64_t win_stack_id(const struct win_frame *f, uint32_t n)
+uint64_t win_stack_id(const char *comm, size_t comm_len,
+		      const struct win_frame *f, uint32_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = sf_hash_bytes(comm, comm_len, 0xcbf29ce484222325ULL);
+	h = sf_hash_bytes("", 1, h);
 	for (uint32_t i = 0; i < n; i++) {
 		h = sf_hash_bytes(f[i].s, f[i].len, h);
 		h = sf_hash_bytes("", 1, h);
@@ -317,7 +319,9 @@ static int read_folded(struct store_window *w, const char *path, struct sf_err *
 	}
 	/* frames point into text: stack ids once every frame is in place */
 	for (size_t i = 0; i < w->nstacks; i++)
-		w->stacks[i].stack_id = win_stack_id(w->frames + w->stacks[i].frame0,
+		w->stacks[i].stack_id = win_stack_id(w->stacks[i].comm,
+						     w->stacks[i].comm_len,
+						     w->frames + w->stacks[i].frame0,
 						     w->stacks[i].nframes);
 	return 0;
 }

@@ -34,7 +34,7 @@ struct win_stack {
 	uint32_t pid;
 	uint32_t frame0, nframes;	/* into frames[], root first */
 	uint64_t count;
-	uint64_t stack_id;	/* win_stack_id() of the frames */
+	uint64_t stack_id;	/* win_stack_id() of comm and frames */
 };
 
 struct store_window {
@@ -62,8 +62,10 @@ int store_window_read(struct store_window *w, const char *dir,
 		      struct sf_err *err);
 void store_window_release(struct store_window *w);
 
-/* A stack's identity: 64-bit FNV-1a over its frames, each followed by a
- * NUL byte (stable: it is stored). */
-uint64_t win_stack_id(const struct win_frame *f, uint32_t n);
+/* A stack's identity: 64-bit FNV-1a over its process name (comm, the
+ * flame graph's root frame) and its frames, each followed by a NUL byte
+ * (stable: it is stored). */
+uint64_t win_stack_id(const char *comm, size_t comm_len,
+		      const struct win_frame *f, uint32_t n);
 
 #endif
