@@ -91,7 +91,8 @@ done
 POOL=20000 ROWS=250
 t0=$(date +%s.%N)
 ch_sql "INSERT INTO $DB.stacks SELECT toDate($DAY0), cityHash64(number),
-	arrayMap(i -> concat('mod', toString(i), '_fn', toString(intDiv(number, greatest(1, intDiv($POOL, toUInt64(pow(2, i + 1))))) % 997)), range(toUInt64(8 + number % 23)))
+	arrayConcat([concat('app', toString(number % 40))],
+		arrayMap(i -> concat('mod', toString(i), '_fn', toString(intDiv(number, greatest(1, intDiv($POOL, toUInt64(pow(2, i + 1))))) % 997)), range(toUInt64(8 + number % 23))))
 	FROM numbers($POOL)"
 ch_sql "INSERT INTO $DB.samples (window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count)
 	SELECT toDateTime($DAY0 + 10 * w), concat('host', toString(h)), cityHash64(h, w), cityHash64(h, w, 1),
@@ -116,25 +117,29 @@ printf '   %.2f bytes per sample, %.2f bytes per row, all tables after OPTIMIZE 
 	"$(echo "$disk / $samples" | bc -l)" "$(echo "$disk / $rows" | bc -l)"
 
 # --- 3. query latency -------------------------------------------------------------
-best() {	# best wall seconds of 3 runs of CMD
-	local i b="" s e d
+# the server's CPU seconds so far (utime+stime of every thread)
+ch_cpu() { awk -v t="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); split($0, f, " "); printf "%.2f\n", (f[12] + f[13]) / t }' "/proc/$CH_PID/stat"; }
+best() {	# "WALL CPU": best wall seconds of 3 runs of CMD, and the server's CPU seconds in that run
+	local i b="" s e d c0 c1 c=""
 	for i in 1 2 3; do
+		c0=$(ch_cpu)
 		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || return 1; e=$(date +%s.%N)
+		c1=$(ch_cpu)
 		d=$(echo "$e - $s" | bc)
-		if [ -z "$b" ] || [ "$(echo "$d < $b" | bc)" = 1 ]; then b=$d; fi
+		if [ -z "$b" ] || [ "$(echo "$d < $b" | bc)" = 1 ]; then b=$d c=$(echo "$c1 - $c0" | bc); fi
 	done
-	echo "$b"
+	echo "$b $c"
 }
 from=$DAY0 to=$(( DAY0 + 86400 ))
-q_all=$(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/all.folded")
-q_one=$(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" --host host0 -o "$work/h0-store.folded")
+read -r q_all q_all_cpu < <(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/all.folded")
+read -r q_one q_one_cpu < <(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" --host host0 --by-pid -o "$work/h0-store.folded")
 until_t=$(date -u -d "@$to" +%FT%TZ)
-f_all=$(best "$TOP/scripts/flame" --from "$CH_URL" --since 1d --until "$until_t" -f svg -o "$work/all")
+read -r f_all _ < <(best "$TOP/scripts/flame" --from "$CH_URL" --since 1d --until "$until_t" -f svg -o "$work/all")
 # host0's windows as files: one .folded each (and a .pb.gz, which
 # scripts/flame needs beside it)
 printf 'gen-1;a 1\n' | "$STACKFOLD" -q -f pprof -o "$work/one.pb.gz" /dev/stdin
 mkdir -p "$work/dir"
-ch_sql "SELECT toUInt32(window_start), concat(comm, '-', toString(pid), ';', arrayStringConcat(frames, ';')), count
+ch_sql "SELECT toUInt32(window_start), concat(comm, '-', toString(pid), ';', arrayStringConcat(arraySlice(frames, 2), ';')), count
 	FROM $DB.samples ANY INNER JOIN (SELECT stack_id, any(frames) AS frames FROM $DB.stacks GROUP BY stack_id) USING stack_id
 	WHERE host = 'host0' ORDER BY window_start FORMAT TSV" |
 	awk -F '\t' -v d="$work/dir" '$1 != last { if (f) close(f); f = d "/" strftime("%Y%m%dT%H%M%SZ", $1, 1) ".folded"; last = $1 }
@@ -143,15 +148,15 @@ for f in "$work"/dir/*.folded; do cp "$work/one.pb.gz" "${f%.folded}.pb.gz"; don
 nfiles=$(find "$work/dir" -name '*.folded' | wc -l)
 dir_bytes=$(du -sb "$work/dir" | cut -f1)
 since=$(( ( $(date -u +%s) - from ) / 3600 + 1 ))h
-f_dir=$(best "$TOP/scripts/flame" "$work/dir" --since "$since" -f folded --keep-pid -o "$work/h0-dir")
+read -r f_dir _ < <(best "$TOP/scripts/flame" "$work/dir" --since "$since" -f folded --keep-pid -o "$work/h0-dir")
 "$STACKFOLD" -q -f folded -o "$work/h0-store-sorted.folded" "$work/h0-store.folded"
 same=no
 cmp -s "$work/h0-dir.folded" "$work/h0-store-sorted.folded" && same=yes
 echo
-echo "3. a flame graph of 24 h (best of 3 runs, wall seconds):"
-printf '   stackfold query, 10 hosts, %s rows summed by ClickHouse:  %6.2f s\n' "$rows" "$q_all"
+echo "3. a flame graph of 24 h (best of 3 runs, wall seconds; load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs):"
+printf '   stackfold query, 10 hosts, %s rows summed by ClickHouse:  %6.2f s (server CPU %.2f s)\n' "$rows" "$q_all" "$q_all_cpu"
 printf '   scripts/flame --from clickhouse://, 10 hosts, SVG:         %6.2f s\n' "$f_all"
-printf '   stackfold query, host0 only:                               %6.2f s\n' "$q_one"
+printf '   stackfold query --by-pid, host0 only:                      %6.2f s (server CPU %.2f s)\n' "$q_one" "$q_one_cpu"
 printf '   scripts/flame DIR, host0 only (%d window files, %d MB):   %6.2f s\n' "$nfiles" $(( dir_bytes / 1000000 )) "$f_dir"
 printf '   (ten hosts from files: ten such directories, about %.0f s)\n' "$(echo "$f_dir * 10" | bc)"
 echo "   host0 from the store and from the files, same folded bytes: $same"
