@@ -28,6 +28,7 @@ t_start=$(date +%s.%N)
 ch_start "$work/ch" || die "clickhouse-server did not start"
 t_ready=$(date +%s.%N)
 DB=stackfold
+export CH_SQL_TIMEOUT=900
 
 echo "machine: $(uname -n), $(nproc) x $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r); ClickHouse $(ch_sql 'SELECT version()'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'clickhouse-server start: %.2f s to ready\n' "$(echo "$t_ready - $t_start" | bc)"

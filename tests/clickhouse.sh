@@ -11,6 +11,7 @@
 #                   -KILL at once, as a crash; idempotent
 #   ch_restart      stop and start again on the same ports and data
 #   ch_sql SQL      run SQL through the HTTP interface; the result on stdout
+#                   (at most CH_SQL_TIMEOUT seconds, default 60)
 #
 # The caller installs the trap: `trap 'ch_stop; rm -rf "$T"' EXIT`.
 # shellcheck shell=bash
@@ -78,7 +79,7 @@ XML
 }
 
 ch_sql() {
-	curl -sS --fail-with-body --max-time 60 "http://127.0.0.1:$CH_HTTP/" --data-binary "$1"
+	curl -sS --fail-with-body --max-time "${CH_SQL_TIMEOUT:-60}" "http://127.0.0.1:$CH_HTTP/" --data-binary "$1"
 }
 
 ch_launch() {
