@@ -136,6 +136,12 @@ read -r q_all q_all_cpu < <(best "$STACKFOLD" query "$CH_URL" --from "$from" --t
 read -r q_one q_one_cpu < <(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" --host host0 --by-pid -o "$work/h0-store.folded")
 until_t=$(date -u -d "@$to" +%FT%TZ)
 read -r f_all _ < <(best "$TOP/scripts/flame" --from "$CH_URL" --since 1d --until "$until_t" -f svg -o "$work/all")
+# the same with the server and the client at nice -15: this VM is shared
+# by other jobs (see the load average); this is closer to the machine alone
+for t in /proc/"$CH_PID"/task/*; do renice -n -15 -p "${t##*/}" >/dev/null; done
+read -r n_all n_all_cpu < <(best nice -n -15 "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/all-nice.folded")
+read -r nf_all _ < <(best nice -n -15 "$TOP/scripts/flame" --from "$CH_URL" --since 1d --until "$until_t" -f svg -o "$work/all-nice")
+for t in /proc/"$CH_PID"/task/*; do renice -n 0 -p "${t##*/}" >/dev/null; done
 # host0's windows as files: one .folded each (and a .pb.gz, which
 # scripts/flame needs beside it)
 printf 'gen-1;a 1\n' | "$STACKFOLD" -q -f pprof -o "$work/one.pb.gz" /dev/stdin
@@ -157,6 +163,7 @@ echo
 echo "3. a flame graph of 24 h (best of 3 runs, wall seconds; load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs):"
 printf '   stackfold query, 10 hosts, %s rows summed by ClickHouse:  %6.2f s (server CPU %.2f s)\n' "$rows" "$q_all" "$q_all_cpu"
 printf '   scripts/flame --from clickhouse://, 10 hosts, SVG:         %6.2f s\n' "$f_all"
+printf '   the same two at nice -15 (server and client):             %6.2f s (server CPU %.2f s), %.2f s\n' "$n_all" "$n_all_cpu" "$nf_all"
 printf '   stackfold query --by-pid, host0 only:                      %6.2f s (server CPU %.2f s)\n' "$q_one" "$q_one_cpu"
 printf '   scripts/flame DIR, host0 only (%d window files, %d MB):   %6.2f s\n' "$nfiles" $(( dir_bytes / 1000000 )) "$f_dir"
 printf '   (ten hosts from files: ten such directories, about %.0f s)\n' "$(echo "$f_dir * 10" | bc)"

@@ -143,6 +143,16 @@ naive=$(ch_sql "SELECT sum(count) FROM stackfold.samples WHERE host = 'hA'")
 check "retried inserts: the raw rows do hold the window three times" test "$naive" -gt "$ta"
 check_eq "retried inserts: counted once" "$ta" "$(store_total hA)"
 
+# --- --max-age: whole days past it are dropped ------------------------------
+old=$(( $(date +%s) - 3 * 86400 ))
+ch_sql "INSERT INTO stackfold.samples ($cols) VALUES ($old, 'hOld', 1, 1, 1, 1, 0, 'x', '', 5)"
+ch_sql "INSERT INTO stackfold.windows (window_id, attempt, window_start, host, stem) VALUES (1, 1, $old, 'hOld', 'old')"
+FAKE_WINDOWS=1 start "$T/g" hG --max-age 2d
+wait_sent "$T/g" 1
+stop
+check_eq "--max-age 2d: the day 3 days old is dropped from the store" 0 "$(ch_sql "SELECT count() FROM stackfold.samples WHERE host = 'hOld'")"
+check_eq "--max-age 2d: today's windows stay" "4 1" "$(windows_of hA) $(windows_of hG)"
+
 # --- hostile names --------------------------------------------------------------
 cat >"$T/hostile" <<'SH'
 #!/bin/bash

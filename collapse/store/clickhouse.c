@@ -212,7 +212,7 @@ static void expire(struct ch_store *s)
 	/* a day goes once its last second is older than max_age */
 	buf_printf(&sql, "SELECT DISTINCT table, partition FROM system.parts "
 		   "WHERE database = '%s' AND active AND table IN "
-		   "('stacks', 'samples', 'windows') AND partition < "
+		   "('stacks', 'samples', 'windows') AND partition <= "
 		   "toString(toDate(toDateTime(%" PRIu64 "))) FORMAT TSV",
 		   s->url->path, (uint64_t)now - s->max_age - (uint64_t)86400);
 	if (!ch_select(s, &sql, &resp, &e) && !resp.oom) {

@@ -320,7 +320,9 @@ static bool deliver_head(struct spool *s, struct target *t)
 
 static void deliver_due(struct spool *s, struct target *t, bool stopping)
 {
-	if (t->down && now_ns() < t->next_try_ns && !stopping)
+	/* at the stop, a store away is not waited for (its connect timeout
+	 * would hold the exit): its windows wait on disk */
+	if (t->down && (stopping || now_ns() < t->next_try_ns))
 		return;
 	while (q_len(t)) {
 		if (stopping && now_ns() > s->stop_deadline_ns)
@@ -357,6 +359,7 @@ static void take_incoming(struct spool *s, stem_t *in, size_t nin, bool lost)
 		for (size_t j = 0; j < nall; j++)
 			if (strcmp(all[j], last) > 0)
 				q_push(t, all[j]);
+		t->nretry = q_len(t);	/* delivered ones may be among them */
 	}
 	free(all);
 }
