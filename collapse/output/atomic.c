@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -51,17 +52,112 @@ static void af_release(struct atomic_file *af)
 	af->fp = NULL;
 }
 
-/* Devices and FIFOs are written in place, never renamed over. */
+/* Devices and FIFOs are written in place, never renamed over.  Opened
+ * without blocking and without following a link (resolve() followed the
+ * trusted ones), then checked to be what lstat() saw. */
 static int open_special(struct atomic_file *af, const char *path,
-			struct sf_err *err)
+			const struct stat *seen, struct sf_err *err)
 {
-	af->path = strdup(path);
-	af->fp = af->path ? fopen(path, "w") : NULL;
-	if (!af->fp) {
-		int e = af->path ? errno : ENOMEM;
-		af_release(af);
-		return sf_err_set(err, e, "cannot write '%s': %s", path, strerror(e));
+	int nofollow = strncmp(path, "/proc/", 6) == 0 ? 0 : O_NOFOLLOW;
+	int fd, e;
+	/* A FIFO of ours (the only kind that gets here, owner_trusted())
+	 * with no reader yet: its reader is waited for, as a shell's
+	 * redirection does, but in steps, never inside open(). */
+	while ((fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+			  nofollow)) < 0 && errno == ENXIO && seen &&
+	       S_ISFIFO(seen->st_mode))
+		poll(NULL, 0, 20);
+	e = errno;
+	struct stat st;
+	if (fd >= 0 && seen && (fstat(fd, &st) != 0 || st.st_dev != seen->st_dev ||
+				st.st_ino != seen->st_ino)) {
+		close(fd);
+		fd = -1;
+		e = EAGAIN;	/* replaced between the look and the open */
 	}
+	int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	af->path = fd >= 0 ? strdup(path) : NULL;
+	af->fp = af->path ? fdopen(fd, "w") : NULL;
+	if (!af->fp) {
+		e = fd < 0 ? e : af->path ? errno : ENOMEM;
+		if (fd >= 0)
+			close(fd);
+		af_release(af);
+		if (e == ENXIO)
+			return sf_err_set(err, e, "cannot write '%s': a FIFO "
+					  "that nobody reads (not waited for)",
+					  path);
+		return sf_err_set(err, e, "cannot write '%s': %s", path,
+				  strerror(e));
+	}
+	return 0;
+}
+
+/* The kernel's fs.protected_symlinks and protected_regular rules, applied
+ * whatever those settings are: a symbolic link is followed, and a file
+ * that is not a regular file is written in place, only when its owner is
+ * the user running stackfold or the owner of its directory.  Anyone else
+ * who can create names there (a sticky /tmp) could otherwise point root's
+ * output at a file of their choosing, or hang it on a FIFO. */
+static bool owner_trusted(const char *path, const struct stat *st)
+{
+	if (st->st_uid == geteuid())
+		return true;
+	char *copy = strdup(path);
+	struct stat d;
+	bool ok = copy && stat(dirname(copy), &d) == 0 && d.st_uid == st->st_uid;
+	free(copy);
+	return ok;
+}
+
+static int refuse(const char *path, const char *what, const struct stat *st,
+		  struct sf_err *err)
+{
+	return sf_err_set(err, EPERM, "refusing to write '%s': %s owned by uid "
+			  "%u, neither this user (uid %u) nor the directory's "
+			  "owner", path, what, (unsigned)st->st_uid,
+			  (unsigned)geteuid());
+}
+
+/* Follow the symbolic links at path (the last component, as many hops as
+ * the kernel allows), each checked by owner_trusted(), into *out (owned).
+ * *st: lstat() of the end, *exists false when it names nothing.  Stops at
+ * a /proc or /dev/fd name (a descriptor's link names a pipe, not a path).
+ * 0 or -errno with err filled. */
+static int resolve(const char *path, char **out, struct stat *st,
+		   bool *exists, struct sf_err *err)
+{
+	char *cur = strdup(path);
+	for (int hops = 0; cur; hops++) {
+		*exists = lstat(cur, st) == 0;
+		if (!*exists || !S_ISLNK(st->st_mode) || hops == 40 ||
+		    strncmp(cur, "/proc/", 6) == 0 ||
+		    strncmp(cur, "/dev/fd/", 8) == 0)
+			break;
+		if (!owner_trusted(cur, st)) {
+			int ret = refuse(cur, "a symbolic link", st, err);
+			free(cur);
+			return ret;
+		}
+		char target[PATH_MAX];
+		ssize_t n = readlink(cur, target, sizeof(target) - 1);
+		if (n <= 0)
+			break;
+		target[n] = 0;
+		char *next = NULL, *dir = strdup(cur);
+		if (target[0] == '/' || !strchr(cur, '/'))
+			next = strdup(target);
+		else if (dir && asprintf(&next, "%s/%s", dirname(dir), target) < 0)
+			next = NULL;
+		free(dir);
+		free(cur);
+		cur = next;
+	}
+	if (!cur)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	*out = cur;
 	return 0;
 }
 
@@ -115,15 +211,46 @@ static int tmp_name(const char *path, char **tmp)
 	return asprintf(tmp, "%.*s.stackfold.tmp.XXXXXX", (int)(base - path), path);
 }
 
-/* The mode the new file gets: the old file's, else 0666 less the umask
- * (never wider than what the user had or asked for). */
+/* The mode the new file gets: the old file's when it was this user's,
+ * else 0666 less the umask; never set-id or sticky. */
 static mode_t file_mode(const struct stat *old)
 {
-	if (old)
-		return old->st_mode & 07777;
+	if (old && old->st_uid == geteuid())
+		return old->st_mode & 0777;
 	mode_t mask = umask(0);
 	umask(mask);
 	return 0666 & ~mask;
+}
+
+/* Where resolve() ended: a descriptor, a device or FIFO, or a file to
+ * replace through a temporary.  Takes real. */
+static int open_at_end(struct atomic_file *af, char *real, struct stat *st,
+		       bool exists, struct sf_err *err)
+{
+	int nfd = named_fd(real);
+	if (nfd >= 0) {
+		int ret = open_fd(af, real, nfd, err);
+		free(real);
+		return ret;
+	}
+	/* a descriptor's link (named nothing openable), or a /proc file */
+	if (strncmp(real, "/proc/", 6) == 0 || strncmp(real, "/dev/fd/", 8) == 0 ||
+	    (exists && !S_ISREG(st->st_mode))) {
+		int ret = exists && !S_ISLNK(st->st_mode) && !owner_trusted(real, st) ?
+			  refuse(real, S_ISFIFO(st->st_mode) ? "a FIFO" :
+				 "a file that is not a regular file", st, err) :
+			  open_special(af, real, exists && !S_ISLNK(st->st_mode) ?
+				       st : NULL, err);
+		free(real);
+		return ret;
+	}
+	af->path = real;
+	if (tmp_name(af->path, &af->tmp) < 0) {
+		af->tmp = NULL;
+		af_release(af);
+		return sf_err_set(err, ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
@@ -134,35 +261,22 @@ int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 	int nfd = named_fd(path);
 	if (nfd >= 0)
 		return open_fd(af, path, nfd, err);
-	/* A symbolic link is written through: the file it names is replaced
-	 * (renaming over the link would replace the link).  One that names
-	 * nothing yet, or a descriptor's (under /proc), is written in place. */
-	char *real = NULL;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		real = realpath(path, NULL);
-		if (!real || strncmp(real, "/proc/", 6) == 0) {
-			free(real);
-			return open_special(af, path, err);
-		}
-	}
-	bool exists = stat(real ? real : path, &st) == 0;
-	if (exists && !S_ISREG(st.st_mode)) {
-		int ret = open_special(af, real ? real : path, err);
-		free(real);
+	/* A symbolic link (a trusted one: resolve()) is written through:
+	 * the file it names is replaced, or created when it names nothing
+	 * yet (renaming over the link would replace the link). */
+	char *real;
+	bool exists;
+	int ret = resolve(path, &real, &st, &exists, err);
+	if (ret || (ret = open_at_end(af, real, &st, exists, err)) || af->fp)
 		return ret;
-	}
-	af->path = real ? real : strdup(path);
-	if (!af->path || tmp_name(af->path, &af->tmp) < 0) {
-		af->tmp = NULL;
-		af_release(af);
-		return sf_err_set(err, ENOMEM, "out of memory");
-	}
 	/* No signal between the file's creation and its slot: a SIGTERM
-	 * there left the file behind (1 run in 20 of t70's SIGTERM test). */
+	 * there left the file behind (1 run in 20 of t70's SIGTERM test).
+	 * mkostemp() creates with O_EXCL: a name planted meanwhile is not
+	 * opened, another is drawn. */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int fd = mkstemp(af->tmp);
+	int fd = mkostemp(af->tmp, O_CLOEXEC);
 	int e = errno;
 	if (fd >= 0)
 		af->slot = slot_take(af->tmp);

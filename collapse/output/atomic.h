@@ -20,14 +20,20 @@ struct atomic_file {
 };
 
 /* Open a temporary file next to path (PATH.tmp.XXXXXX, or
- * DIR/.stackfold.tmp.XXXXXX for a name too long for that).  Written
- * directly instead: a descriptor named as /dev/stdout, /dev/stderr,
- * /dev/fd/N or /proc/self/fd/N (through that descriptor); a path that
- * exists and is not a regular file (/dev/null, a FIFO): renaming over it
- * would replace the device with a file.  A symbolic link is followed: the
- * file it names is the one replaced (written in place when it names
- * nothing yet or a /proc file).  0, or -errno with err filled
- * ("cannot write '<path>': <reason>"). */
+ * DIR/.stackfold.tmp.XXXXXX for a name too long for that), created with
+ * O_EXCL, never one that exists.  Written directly instead: a descriptor
+ * named as /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N
+ * (through that descriptor); a path that exists and is not a regular file
+ * (/dev/null, a FIFO): renaming over it would replace the device with a
+ * file.  Such a file is opened without blocking (a FIFO of ours with no
+ * reader yet is waited for in steps, as a redirection would).  A symbolic
+ * link is followed (the file it names is the one replaced, or created)
+ * only when its owner is this user or its directory's owner; so is a
+ * non-regular file written in place (the kernel's protected_symlinks and
+ * protected_regular rules, whatever their settings): else -EPERM,
+ * "refusing to write '<path>': ...".  The new file takes the old one's
+ * permissions only when it was this user's, never set-id bits.  0, or
+ * -errno with err filled ("cannot write '<path>': <reason>"). */
 int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err);
 /* Remove every temporary file open now (async-signal-safe: for a handler
  * of a signal that ends the process).  The files stay open and owned. */

@@ -43,8 +43,22 @@ static unsigned long stem_suffix(const char *stem)
 	return strlen(stem) > 17 ? strtoul(stem + 17, NULL, 10) : 0;
 }
 
+/* A temporary of atomic.h: FINAL.tmp.XXXXXX, six characters mkstemp()
+ * draws. */
+static bool tmp_suffix(const char *s)
+{
+	if (strncmp(s, ".tmp.", 5) != 0 || strlen(s + 5) != 6)
+		return false;
+	for (const char *p = s + 5; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return false;
+	return true;
+}
+
 /* Our file kinds: 0 not ours, 1 .pb.gz, 2 .folded, 3 a temporary of either
- * (atomic.h names them FINAL.tmp.XXXXXX). */
+ * (exactly STEM.pb.gz.tmp.XXXXXX or STEM.folded.tmp.XXXXXX: a user's
+ * STEM.tmp.mine is not one). */
 static int file_kind(const char *name, char *stem, time_t *t)
 {
 	const char *dot = strchr(name, '.');
@@ -53,13 +67,27 @@ static int file_kind(const char *name, char *stem, time_t *t)
 		return 0;
 	memcpy(stem, name, (size_t)(dot - name));
 	stem[dot - name] = 0;
-	if (strstr(dot, ".tmp."))
-		return 3;
-	if (strcmp(dot, ".pb.gz") == 0)
-		return 1;
-	if (strcmp(dot, ".folded") == 0)
-		return 2;
+	static const char *const ext[] = { ".pb.gz", ".folded" };
+	for (int i = 0; i < 2; i++) {
+		size_t n = strlen(ext[i]);
+		if (strncmp(dot, ext[i], n) != 0)
+			continue;
+		if (!dot[n])
+			return i + 1;
+		return tmp_suffix(dot + n) ? 3 : 0;
+	}
 	return 0;
+}
+
+/* Only files this user made are indexed or removed: a regular file (not a
+ * link, whose target unlink() would spare but whose name is someone
+ * else's) owned by us.  Another user who can create names in DIR cannot
+ * make one, so nothing of theirs is ever taken for a window. */
+static bool ours(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid();
 }
 
 bool windir_path(const struct windir *w, char *buf, size_t n,
@@ -119,6 +147,8 @@ static int scan_entry(struct windir *w, const char *name, uint64_t *stale)
 	int kind = file_kind(name, stem, &t);
 	if (!kind || !windir_path(w, path, sizeof(path), name, ""))
 		return 0;
+	if (!ours(path))
+		return 0;
 	if (kind == 3) {
 		if (unlink(path) == 0)
 			(*stale)++;
@@ -136,7 +166,7 @@ static void drop_orphan(struct windir *w, const char *name, uint64_t *stale)
 	    !windir_path(w, pb, sizeof(pb), stem, ".pb.gz") ||
 	    !windir_path(w, path, sizeof(path), name, ""))
 		return;
-	if (access(pb, F_OK) != 0 && unlink(path) == 0)
+	if (access(pb, F_OK) != 0 && ours(path) && unlink(path) == 0)
 		(*stale)++;
 }
 
@@ -210,17 +240,23 @@ int windir_add(struct windir *w, const char *stem, time_t t, uint64_t *bytes)
 	return index_add(w, stem, t, *bytes);
 }
 
-static void remove_file(struct windir *w, size_t i)
+/* Drop window i from the index and its files from DIR (only files still
+ * ours: one replaced since the scan is left).  True when its .pb.gz was
+ * removed here. */
+static bool remove_file(struct windir *w, size_t i)
 {
 	char path[4096];
+	bool removed = false;
 	if (windir_path(w, path, sizeof(path), w->files[i].stem, ".pb.gz"))
-		unlink(path);
-	if (windir_path(w, path, sizeof(path), w->files[i].stem, ".folded"))
+		removed = ours(path) && unlink(path) == 0;
+	if (windir_path(w, path, sizeof(path), w->files[i].stem, ".folded") &&
+	    ours(path))
 		unlink(path);
 	w->total_bytes -= w->files[i].bytes;
 	memmove(&w->files[i], &w->files[i + 1],
 		(w->nfiles - i - 1) * sizeof(*w->files));
 	w->nfiles--;
+	return removed;
 }
 
 uint64_t windir_retain(struct windir *w, uint64_t max_size, uint64_t max_age,
@@ -232,8 +268,7 @@ uint64_t windir_retain(struct windir *w, uint64_t max_size, uint64_t max_age,
 	       ((max_size && w->total_bytes > max_size) ||
 		(max_age && now > w->files[0].t &&
 		 (uint64_t)(now - w->files[0].t) > max_age))) {
-		remove_file(w, 0);
-		removed++;
+		removed += remove_file(w, 0);
 	}
 	return removed;
 }

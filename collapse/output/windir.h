@@ -37,7 +37,9 @@ struct windir {
 
 /* Index dir's windows (an empty index first).  Temporaries a crash left
  * mid-write and .folded files whose .pb.gz is missing are removed and
- * counted in *stale.  0, or -errno of opendir(), or -ENOMEM. */
+ * counted in *stale.  Only regular files of this user with exactly the
+ * names written here are indexed or removed (never another user's file,
+ * nor a link).  0, or -errno of opendir(), or -ENOMEM. */
 int windir_scan(struct windir *w, uint64_t *stale);
 /* buf = DIR/STEM SUFFIX.  false when it does not fit in n bytes (DIR is
  * checked against PATH_MAX by the caller's option parsing). */
@@ -54,7 +56,9 @@ int windir_add(struct windir *w, const char *stem, time_t t, uint64_t *bytes);
 /* Remove windows, oldest first, while over max_size bytes or older than
  * max_age seconds (0: no limit).  keep_newest: the last one stays even
  * when it alone is over max_size.  A window dated in the future (the
- * clock stepped back) is not too old.  Returns how many went. */
+ * clock stepped back) is not too old.  Returns how many this call removed
+ * (a window whose .pb.gz someone else removed or replaced is dropped from
+ * the index, not counted). */
 uint64_t windir_retain(struct windir *w, uint64_t max_size, uint64_t max_age,
 		       bool keep_newest);
 void windir_release(struct windir *w);
