@@ -124,14 +124,65 @@ static const char *skip_ws(const char *s, const char *end)
 	return s;
 }
 
-/* bpftrace prints a buf()'s NUL bytes as "\x00": dropped from a comm's end */
-static size_t strip_nul_escapes(const char *s, size_t len)
+/* A byte bpftrace prints as itself in a buf(): it writes \xNN only for the
+ * others, and a backslash as itself. */
+static bool printable(int c)
 {
-	static const char esc[] = "\\x00";
-	const size_t n = sizeof(esc) - 1;
-	while (len >= n && memcmp(s + len - n, esc, n) == 0)
-		len -= n;
-	return len;
+	return c >= 32 && c <= 126;
+}
+
+/* The \xNN at s[i] (i + 3 < len): its byte, else -1. */
+static int esc_at(const char *s, size_t len, size_t i)
+{
+	int hi, lo;
+	if (s[i] != '\\' || i + 3 >= len || s[i + 1] != 'x' ||
+	    (hi = sf_hexval((unsigned char)s[i + 2])) < 0 ||
+	    (lo = sf_hexval((unsigned char)s[i + 3])) < 0)
+		return -1;
+	return hi << 4 | lo;
+}
+
+size_t protocol_comm_decode(const char *s, size_t len, char *out, size_t cap)
+{
+	/* Tokens: bytes, and \xNN.  A \xNN of a printable byte is the four
+	 * characters (bpftrace would have printed the byte); one of another
+	 * is that byte, or the four characters of a name that holds them:
+	 * the PROTOCOL_COMM_BYTES bytes printed tell how many are which. */
+	size_t ntok = 0, nesc = 0, amb = 0, min = 0;
+	int c = -1;	/* the last token's byte, -1 for a character */
+	for (size_t i = 0; i < len; ntok++) {
+		c = esc_at(s, len, i);
+		nesc += c >= 0;
+		amb += c >= 0 && !printable(c);
+		min += c >= 0 && printable(c) ? 4 : 1;
+		i += c >= 0 ? 4 : 1;
+	}
+	/* %rx (every byte escaped): exactly PROTOCOL_COMM_BYTES escapes */
+	bool rx = nesc == ntok && ntok == PROTOCOL_COMM_BYTES;
+	size_t literal = 0;
+	/* a comm has at most 15 bytes: the last one printed is a NUL */
+	if (!rx && c == 0 && min < PROTOCOL_COMM_BYTES &&
+	    (PROTOCOL_COMM_BYTES - min) % 3 == 0 && (PROTOCOL_COMM_BYTES - min) / 3 < amb)
+		literal = (PROTOCOL_COMM_BYTES - min) / 3;
+	size_t n = 0;
+	for (size_t i = 0; i < len && n + 1 < cap;) {
+		c = esc_at(s, len, i);
+		bool esc = c >= 0 && (rx || !printable(c));
+		if (esc && !rx && literal) {	/* the leftmost are the text */
+			literal--;
+			esc = false;
+		}
+		if (esc && !c)
+			break;	/* the name ends at its NUL */
+		if (esc) {
+			out[n++] = (char)c;
+			i += 4;
+		} else {
+			out[n++] = s[i++];
+		}
+	}
+	out[n] = 0;
+	return n;
 }
 
 bool protocol_pid_line(const char *s, size_t len, struct protocol_pid *out)
@@ -139,23 +190,32 @@ bool protocol_pid_line(const char *s, size_t len, struct protocol_pid *out)
 	const char *e = s + len;
 	if (!starts(s, len, "#pid "))
 		return false;
-	const char *p = skip_ws(s + 5, e), *q = p, *colon = NULL;
-	uint64_t v, stack = 0;
-	while (q < e && *q != ' ') {
-		if (*q == ':' && !colon)
-			colon = q;
+	/* PID[:STACK[:PARENT]] */
+	const char *q = skip_ws(s + 5, e);
+	uint64_t v[3] = { 0, 0, 0 };
+	for (int f = 0; f < 3; f++) {
+		const char *fe = q;
+		while (fe < e && *fe != ' ' && *fe != ':')
+			fe++;
+		if (!sf_parse_u64(q, (size_t)(fe - q), &v[f]))
+			return false;
+		q = fe;
+		if (q >= e || *q != ':')
+			break;
 		q++;
 	}
-	const char *ve = colon ? colon : q;
-	if (!sf_parse_u64(p, (size_t)(ve - p), &v) || !protocol_pid_of(v) ||
-	    protocol_pid_of(v) > INT32_MAX ||
-	    (colon && !sf_parse_u64(colon + 1, (size_t)(q - colon - 1), &stack)))
+	if ((q < e && *q != ' ') || !protocol_pid_of(v[0]) ||
+	    protocol_pid_of(v[0]) > INT32_MAX || protocol_pid_of(v[2]) > INT32_MAX)
 		return false;
 	q = skip_ws(q, e);
-	*out = (struct protocol_pid){ .pid = protocol_pid_of(v),
-				      .image = protocol_image_of(v),
-				      .start_stack = stack, .comm = q,
-				      .comm_len = strip_nul_escapes(q, (size_t)(e - q)) };
+	*out = (struct protocol_pid){ .pid = protocol_pid_of(v[0]),
+				      .image = protocol_image_of(v[0]),
+				      .start_stack = v[1],
+				      .parent_pid = protocol_pid_of(v[2]),
+				      .parent_image = protocol_image_of(v[2]) };
+	out->comm_len = protocol_comm_decode(q, (size_t)(e - q), out->comm_buf,
+					     sizeof(out->comm_buf));
+	out->comm = out->comm_buf;
 	return true;
 }
 

@@ -7,7 +7,9 @@
  *   # stackfold-capture 1       first line of a capture stackfold made
  *   #meta KEY VALUE             capture metadata (enum protocol_meta)
  *   #maps PID ... #endmaps      a process's memory map (raw capture)
- *   #pid PID[:STACK] COMM       a process's first sample: snapshot its map
+ *   #pid PID[:STACK[:PARENT]] COMM  a process's first sample: snapshot
+ *                               its map (COMM with %rx)
+ *   #window T                   bt/continuous.bt's clock at a window boundary
  *   #attached                   every probe attached: sampling starts
  *   #flushed                    bt/profile.bt printed and cleared a buffer
  *   #end                        bt/continuous.bt's END printed its window
@@ -106,15 +108,39 @@ static inline uint64_t protocol_pid_field(uint32_t pid, uint32_t image)
 	return (uint64_t)image << 32 | pid;
 }
 
-/* A "#pid PID[:STACK] COMM" line, split: PID is a pid field, STACK the
- * process's start of stack at the sample (mm->start_stack, see
- * sym_process_snapshot(); absent in older captures: 0).  The comm points
- * into the line, its trailing \x00 escapes dropped. */
+/* An image whose exec count is past the probe's cap (its low 7 bits all
+ * set: 126 execs or more since the fork, bt/profile.bt): several programs
+ * share it, so no frame is ever named from a map of it. */
+static inline bool protocol_image_capped(uint32_t image)
+{
+	return (image & 127) == 127;
+}
+
+/* bpftrace's buf(comm, 16): the bytes a comm field prints. */
+#define PROTOCOL_COMM_BYTES 16
+/* A buf(comm, 16) as bpftrace prints it, with %r (\xNN for bytes outside
+ * 32..126, a backslash as itself) or %rx (every byte \xNN), into out (cap
+ * bytes, NUL-terminated), up to its first NUL; returns the length.  A \xNN
+ * of a printable byte is read as its four characters (%r never escapes
+ * one); one of another byte is that byte, unless the 16 bytes printed
+ * leave room for the four characters of a comm that holds them (then
+ * they are taken from the left: a comm holding both a control byte and
+ * the spelling of one reads back ambiguously only with %r, not with %rx). */
+size_t protocol_comm_decode(const char *s, size_t len, char *out, size_t cap);
+
+/* A "#pid PID[:STACK[:PARENT]] COMM" line, split: PID is a pid field,
+ * STACK the process's start of stack at the sample (mm->start_stack, see
+ * sym_process_snapshot(); absent in older captures: 0), PARENT its
+ * parent's pid field when the process has run no exec since its fork and
+ * has its parent's start of stack (0: not so, or not told).  The comm is
+ * decoded (protocol_comm_decode()) into comm_buf. */
 struct protocol_pid {
 	uint32_t pid, image;	/* pid in 1..INT32_MAX */
 	uint64_t start_stack;	/* 0: not told */
-	const char *comm;
+	uint32_t parent_pid, parent_image;	/* 0: none */
+	const char *comm;	/* comm_buf */
 	size_t comm_len;
+	char comm_buf[PROTOCOL_COMM_BYTES + 1];
 };
 /* Parse one; false when it is not a well-formed "#pid" line. */
 bool protocol_pid_line(const char *s, size_t len, struct protocol_pid *out);

@@ -118,8 +118,8 @@ static int buf_append(struct bt_parser *bp, const char *s, size_t len,
 	return 0;
 }
 
-/* buf_append() of a buf()-printed string, its \xNN escapes made bytes
- * again, up to its first NUL: a thread named "é" is printed "\xc3\xa9".
+/* buf_append() of a buf()-printed comm, made bytes again up to its first
+ * NUL (protocol_comm_decode()): a thread named "é" is printed "\xc3\xa9".
  * (Outputs make control bytes safe themselves: the fold writes them as
  * '?'.)  *outlen gets the decoded length. */
 static int buf_append_unescaped(struct bt_parser *bp, const char *s,
@@ -127,22 +127,9 @@ static int buf_append_unescaped(struct bt_parser *bp, const char *s,
 {
 	if (buf_append(bp, s, len, off))
 		return -ENOMEM;
+	/* decoded in place: never longer than the text */
 	char *d = bp->buf + *off;
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++) {
-		int hi, lo;
-		if (s[i] == '\\' && i + 3 < len && s[i + 1] == 'x' &&
-		    (hi = sf_hexval((unsigned char)s[i + 2])) >= 0 &&
-		    (lo = sf_hexval((unsigned char)s[i + 3])) >= 0) {
-			if (!(hi | lo))
-				break;	/* the name ends at its NUL */
-			d[n++] = (char)(hi << 4 | lo);
-			i += 3;
-		} else {
-			d[n++] = s[i];
-		}
-	}
-	d[n] = 0;
+	size_t n = protocol_comm_decode(s, len, d, len + 1);
 	bp->blen = *off + n + 1;
 	*outlen = n;
 	return 0;
@@ -470,7 +457,7 @@ static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
 		if (bp->has_comm)
 			return 0;
 		bp->has_comm = true;
-		return buf_append_unescaped(bp, s, stripped, &bp->comm_off,
+		return buf_append_unescaped(bp, s, len, &bp->comm_off,
 					    &bp->comm_len);
 	}
 	uint64_t v;
