@@ -32,6 +32,8 @@ enum protocol_line protocol_line(const char *s, size_t len)
 		return PROTOCOL_FLUSHED;
 	if (is(s, len, "#end"))
 		return PROTOCOL_END;
+	if (starts(s, len, "#window "))
+		return PROTOCOL_WINDOW;
 	if (starts(s, len, PROTOCOL_MAPS_WORD " "))
 		return PROTOCOL_MAPS;
 	if (starts(s, len, PROTOCOL_ENDMAPS_WORD))

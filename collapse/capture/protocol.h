@@ -55,6 +55,7 @@ enum protocol_line {
 	PROTOCOL_ATTACHED,	/* "#attached" */
 	PROTOCOL_FLUSHED,	/* "#flushed", alone */
 	PROTOCOL_END,		/* "#end", alone */
+	PROTOCOL_WINDOW,	/* "#window " */
 	PROTOCOL_MAPS,		/* "#maps " */
 	PROTOCOL_ENDMAPS,	/* "#endmaps" */
 	PROTOCOL_META,		/* "#meta " */

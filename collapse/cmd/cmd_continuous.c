@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -120,6 +121,10 @@ struct cont {
 	struct report r;
 	bool r_open;
 	uint64_t win_start_ns;	/* CLOCK_REALTIME */
+	/* The probe's clock (CLOCK_MONOTONIC ns, "#window T" lines) at the
+	 * window's start and at its end once printed; 0 when not told (a
+	 * program without those lines: then the times are when we read). */
+	uint64_t clk_start, clk_end;
 	uint64_t win_records;	/* stack entries read in this window */
 	struct seen *seen;	/* pid memo, open addressing, 0 = empty */
 	size_t nseen, seen_cap;	/* cap: a power of 2 or 0 */
@@ -131,6 +136,7 @@ struct cont {
 	struct bt_child bt;
 	bool ever_attached;
 	bool ended;		/* "#end": its END printed the last window */
+	int fatal;		/* an exit status: stop now (check_dir()) */
 	bool err_nonblock;	/* err.fd does not block: drain_err() may read */
 	struct loading_list loading;	/* snapshots taken while ld.so was
 					 * still loading (loading.h) */
@@ -140,6 +146,11 @@ struct cont {
 	char last_err[256];	/* bpftrace's last stderr line */
 	uint64_t err_lines;
 	struct windir dir;	/* DIR's windows */
+	int lock_fd;		/* DIR/.lock, flock()ed; -1 before */
+	dev_t dir_dev;		/* DIR as locked: a DIR removed or replaced */
+	ino_t dir_ino;		/* since is another */
+	int prog_fd;		/* the bpftrace program in DIR, kept open */
+	char prog_arg[32];	/* "/dev/fd/N": its name for bpftrace */
 	uint64_t written, failed;
 	uint64_t cut_short;	/* windows whose samples since bpftrace's last
 				 * print died with it (count unknown) */
@@ -168,6 +179,110 @@ static int scan_dir(struct cont *x)
 		fprintf(stderr, "stackfold: removed %" PRIu64 " unfinished file%s "
 			"left in '%s' by an earlier run\n", stale,
 			stale == 1 ? "" : "s", x->o.dir);
+	return 0;
+}
+
+/* One writer a directory: DIR/.lock, flock()ed for as long as we run
+ * (scripts/continuous takes it too while it writes the program, and lets
+ * go before it execs us).  A second instance would rewrite the first's
+ * windows and remove its files in progress.  The lock must be a regular
+ * file of ours: another user's name there is refused, never followed.
+ * 0, or an exit status with its line printed. */
+static int take_lock(struct cont *x)
+{
+	char path[4096];
+	struct stat st, d;
+	if (!windir_path(&x->dir, path, sizeof(path), ".lock", ""))
+		return EXIT_IO;
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+		      O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "stackfold: cannot open '%s': %s\n", path,
+			strerror(errno));
+		return EXIT_IO;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		fprintf(stderr, "stackfold: refusing '%s': not a regular file "
+			"of this user\n", path);
+		return EXIT_IO;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		fprintf(stderr, "stackfold: another profiler writes to '%s' "
+			"(its lock: %s)\n", x->o.dir, path);
+		return EXIT_IO;
+	}
+	if (stat(x->o.dir, &d)) {
+		close(fd);
+		fprintf(stderr, "stackfold: cannot open '%s': %s\n", x->o.dir,
+			strerror(errno));
+		return EXIT_IO;
+	}
+	if (x->lock_fd >= 0)
+		close(x->lock_fd);
+	x->lock_fd = fd;
+	x->dir_dev = d.st_dev;
+	x->dir_ino = d.st_ino;
+	return 0;
+}
+
+/* DIR removed or replaced under us (its lock and program went with it):
+ * made again, locked again and indexed again before a window is written.
+ * 0, or an exit status with its line printed (another profiler took the
+ * new DIR: we stop). */
+static int check_dir(struct cont *x)
+{
+	struct stat d;
+	if (stat(x->o.dir, &d) == 0 && d.st_dev == x->dir_dev &&
+	    d.st_ino == x->dir_ino)
+		return 0;
+	int rc = sf_mkdir_p(x->o.dir, 0755);
+	if (rc) {
+		fprintf(stderr, "stackfold: '%s' was removed and cannot be "
+			"created again: %s\n", x->o.dir, strerror(-rc));
+		return EXIT_IO;
+	}
+	if ((rc = take_lock(x)))
+		return rc;
+	windir_release(&x->dir);
+	uint64_t stale = 0;
+	rc = windir_scan(&x->dir, &stale);
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		return EXIT_IO;
+	}
+	fprintf(stderr, "stackfold: '%s' was removed or replaced while running: "
+		"made again and locked again (the windows in it before are "
+		"gone)\n", x->o.dir);
+	return 0;
+}
+
+/* bpftrace's program when it lives in DIR (scripts/continuous keeps it
+ * there as .continuous.bt): held open and given to bpftrace as
+ * /dev/fd/N, so that a restart still has it when DIR was removed. */
+static int hold_program(struct cont *x)
+{
+	size_t n = strlen(x->o.dir);
+	for (char **a = x->o.argv + 1; *a; a++) {
+		struct stat st;
+		if (strncmp(*a, x->o.dir, n) != 0 || (*a)[n] != '/')
+			continue;
+		int fd = open(*a, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid() || fd < 3) {
+			close(fd);
+			fprintf(stderr, "stackfold: refusing '%s': not a regular "
+				"file of this user\n", *a);
+			return EXIT_IO;
+		}
+		x->prog_fd = fd;	/* inherited by bpftrace: no O_CLOEXEC */
+		snprintf(x->prog_arg, sizeof(x->prog_arg), "/dev/fd/%d", fd);
+		*a = x->prog_arg;
+		return 0;
+	}
 	return 0;
 }
 
@@ -486,14 +601,25 @@ static int window_next(struct cont *x, uint64_t now, int ret)
 static int window_end(struct cont *x, bool at_eof)
 {
 	uint64_t now = sf_clock_ns(CLOCK_REALTIME);
+	uint64_t dur = now - x->win_start_ns;
 	char buf[32];
-	snprintf(buf, sizeof(buf), "%" PRIu64, now - x->win_start_ns);
+	if (x->clk_start && x->clk_end > x->clk_start) {
+		/* when the samples were taken, not when we read them */
+		dur = x->clk_end - x->clk_start;
+		now = x->win_start_ns + dur;
+		x->clk_start = x->clk_end;
+	}
+	x->clk_end = 0;
+	snprintf(buf, sizeof(buf), "%" PRIu64, dur);
 	feed_meta(x, PROTOCOL_META_DURATION_NS, buf);
 	struct report_input_stats st;
 	int ret = report_end_input(&x->r, &st);
 	char warn[SF_ERRLEN + 64];
 	take_warnings(x, warn, sizeof(warn));
-	if (!ret && !(at_eof && !x->win_records)) {
+	if (!ret && !(at_eof && !x->win_records) && !x->fatal &&
+	    (x->fatal = check_dir(x))) {
+		x->failed++;	/* its line said why; we stop */
+	} else if (!ret && !(at_eof && !x->win_records)) {
 		char stem[WINDIR_STEM_MAX];
 		time_t t = (time_t)(x->win_start_ns / 1000000000ULL);
 		struct sf_err e = { "" };
@@ -576,9 +702,41 @@ static int total_line(struct cont *x, const char *s, size_t len)
 static void attached(struct cont *x)
 {
 	char buf[32];
-	if (x->win_records)
+	if (x->win_records || x->clk_start)
 		return;
 	x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
+	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
+	feed_meta(x, PROTOCOL_META_START_NS, buf);
+}
+
+/* The probe's clock now as CLOCK_REALTIME: bpftrace's nsecs is
+ * CLOCK_MONOTONIC (bpf_ktime_get_ns()). */
+static uint64_t probe_to_real(uint64_t mono)
+{
+	uint64_t r = sf_clock_ns(CLOCK_REALTIME), m = sf_clock_ns(CLOCK_MONOTONIC);
+	return mono > m ? r : r - (m - mono);
+}
+
+/* "#window T": bt/continuous.bt's clock at a window boundary (BEGIN, each
+ * interval, END), printed before that window's entries.  The first of a
+ * run starts the window; each later one ends the window being printed,
+ * which window_end() names and times from it, however late we read it (a
+ * stopped or starved stackfold). */
+static void window_mark(struct cont *x, const char *s, size_t len)
+{
+	uint64_t t;
+	const char *p = s + 8;
+	if (!sf_parse_u64(p, len - 8, &t) || !t)
+		return;
+	if (x->clk_start) {
+		x->clk_end = t;
+		return;
+	}
+	if (x->win_records)
+		return;	/* samples before any boundary: read-time clock */
+	char buf[32];
+	x->clk_start = t;
+	x->win_start_ns = probe_to_real(t);
 	snprintf(buf, sizeof(buf), "%" PRIu64, x->win_start_ns);
 	feed_meta(x, PROTOCOL_META_START_NS, buf);
 }
@@ -595,6 +753,9 @@ static int out_line(void *ctx, const char *s, size_t len)
 		x->ever_attached = true;
 		x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 		attached(x);
+		return 0;
+	case PROTOCOL_WINDOW:
+		window_mark(x, s, len);
 		return 0;
 	case PROTOCOL_END:
 		x->ended = true;
@@ -630,7 +791,7 @@ static int err_line(void *ctx, const char *s, size_t len)
 		return 0;
 	x->err_lines++;
 	snprintf(x->last_err, sizeof(x->last_err), "%.*s", (int)len, s);
-	if (!x->ever_attached)
+	if (!x->bt.clock.attached_ns)	/* start-up errors, of every run */
 		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
 	return 0;
 }
@@ -689,6 +850,8 @@ static int pump(struct cont *x)
 		int n = poll(pf, 2, poll_ms(x));
 		if (stopsig_abort())
 			return EXIT_INTERRUPTED;
+		if (x->fatal)
+			return x->fatal;
 		if (stopsig_count() || x->refresh || b->stop_wanted)
 			stop_child(x);	/* sent once */
 		watch_targets(x);
@@ -743,6 +906,7 @@ static bool backoff(unsigned secs)
 static int run_once(struct cont *x, unsigned *delay)
 {
 	x->ended = false;
+	x->clk_start = x->clk_end = 0;
 	x->last_err[0] = 0;
 	x->err_lines = 0;
 	if (bt_child_start(&x->bt, x->o.argv)) {
@@ -778,6 +942,8 @@ static int run_once(struct cont *x, unsigned *delay)
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
+	if (x->fatal)
+		return x->fatal;
 	if (killed && x->bt.stop_sent) {
 		x->cut_short++;
 		fprintf(stderr, "stackfold: the samples of the window in progress "
@@ -799,8 +965,9 @@ static int run_once(struct cont *x, unsigned *delay)
 		return EXIT_ENV;
 	}
 	if (!x->bt.clock.attached_ns) {	/* a restart that died young */
-		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s); "
-			"restarting in %u s\n", how, *delay);
+		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s%s%s); "
+			"restarting in %u s\n", how, x->last_err[0] ? ": " : "",
+			x->last_err, *delay);
 	} else if (x->ended) {	/* stopped by someone else: its END printed all */
 		fprintf(stderr, "stackfold: bpftrace exited (%s) after printing "
 			"the window in progress; restarting in %u s\n", how,
@@ -842,7 +1009,7 @@ static int setup(struct cont *x)
 			strerror(-rc));
 		return EXIT_IO;
 	}
-	if ((rc = scan_dir(x)))
+	if ((rc = take_lock(x)) || (rc = hold_program(x)) || (rc = scan_dir(x)))
 		return rc;
 	log_removed(retention(x, false));	/* limits apply from the start */
 	if ((rc = push_cli_start(&x->o.push, x->o.dir, NULL, x->o.max_age,
@@ -877,7 +1044,7 @@ static int setup(struct cont *x)
 int cmd_continuous(int argc, char **argv)
 {
 	struct cont x = { .bt = { .out.fd = -1, .err.fd = -1 },
-			  .watch = { .epfd = -1 } };
+			  .watch = { .epfd = -1 }, .lock_fd = -1, .prog_fd = -1 };
 	int st = continuous_opts_parse(&x.o, argc, argv);
 	if (st >= 0)
 		return st;
@@ -906,5 +1073,9 @@ int cmd_continuous(int argc, char **argv)
 	loading_release(&x.loading);
 	sym_session_free(x.ss);
 	watch_close(&x.watch);
+	if (x.prog_fd >= 0)
+		close(x.prog_fd);
+	if (x.lock_fd >= 0)
+		close(x.lock_fd);
 	return st;
 }
