@@ -1,7 +1,9 @@
 /* protocol.c - see protocol.h. */
 #include "capture/protocol.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -221,11 +223,45 @@ bool protocol_pid_line(const char *s, size_t len, struct protocol_pid *out)
 	return true;
 }
 
+/* A child whose own map could not be read (it exited) and whose line names
+ * its parent (no exec since the fork, the parent's start of stack: the
+ * probe checked) gets a copy of the parent's map, the parent snapshotted
+ * now if it has none.  The parent's map as it is now, not at the fork: a
+ * library it mapped since is in it too.  0 or -errno. */
+static int snapshot_from_parent(struct sym_session *ss,
+				const struct protocol_pid *pl)
+{
+	int ppid = (int)pl->parent_pid;
+	uint32_t pimage = pl->parent_image;
+	if (!ppid || protocol_image_capped(pimage))
+		return -ENOENT;
+	if (!sym_process_known(ss, ppid, pimage) &&
+	    sym_process_snapshot(ss, ppid, pimage, pl->start_stack, NULL))
+		return -ESRCH;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	int ret = sym_process_write_maps(ss, ppid, pimage, f);
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = sym_process_load_maps(ss, (int)pl->pid, pl->image, text, len,
+					    NULL, NULL);
+	free(text);
+	return ret;
+}
+
 int protocol_snapshot(struct sym_session *ss, const struct protocol_pid *pl)
 {
 	int pid = (int)pl->pid;
-	if (!ss || sym_process_newer_known(ss, pid, pl->image) ||
-	    sym_process_snapshot(ss, pid, pl->image, pl->start_stack, NULL))
-		return -1;
-	return 0;
+	if (!ss || protocol_image_capped(pl->image))
+		return -1;	/* past the exec cap: several programs' key */
+	if (!sym_process_newer_known(ss, pid, pl->image) &&
+	    !sym_process_snapshot(ss, pid, pl->image, pl->start_stack, NULL))
+		return 0;
+	/* gone, or exec'd since: the image of the sample ran no exec since
+	 * its fork when the parent is named, so the parent's map is its */
+	return snapshot_from_parent(ss, pl) ? -1 : 0;
 }

@@ -146,10 +146,12 @@ struct protocol_pid {
 /* Parse one; false when it is not a well-formed "#pid" line. */
 bool protocol_pid_line(const char *s, size_t len, struct protocol_pid *out);
 /* The first-sample snapshot of a "#pid" line's process in ss (NULL: none
- * to take it in).  0 when taken; -1 when the map could not be saved: the
- * process exited, or ran exec since the sample, or a newer image of it is
- * known already (per-CPU buffers are read in turn); the caller counts it
- * (report_map_unsaved()). */
+ * to take it in).  0 when taken (for a child gone already that ran no exec
+ * since its fork, a copy of its parent's map, when the line names the
+ * parent); -1 when the map could not be saved: the process exited, or ran
+ * exec since the sample, or a newer image of it is known already (per-CPU
+ * buffers are read in turn), or its image is past the exec cap
+ * (protocol_image_capped()); the caller counts it (report_map_unsaved()). */
 int protocol_snapshot(struct sym_session *ss, const struct protocol_pid *pl);
 
 #endif

@@ -305,6 +305,8 @@ static bool may_refresh(struct resolver *r, uint32_t pid, uint32_t image)
 static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 		       uint64_t addr, bool is_return, struct sym_result *res)
 {
+	if (protocol_image_capped(image))
+		return 0;	/* several programs under one key: unnamed */
 	int ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return, res);
 	if (!ret && res->reason == SYM_NO_PROCESS && r->lazy_snapshot &&
 	    !sym_process_newer_known(r->sym, (int)pid, image) &&

@@ -44,6 +44,14 @@ const struct loss_kind loss_table[LOSS_N] = {
 		"process exited before its memory map could be saved",
 		"processes exited before their memory map could be saved",
 		NULL, false, true, LOSS_KNOWN, AT(maps_unsaved) },
+	/* drawn, but its frames unnamed: past the probe's exec cap one
+	 * key holds several programs */
+	[LOSS_EXEC_CAPPED] = { "exec_capped",
+		"process past 126 execs since its fork (frames unnamed)",
+		"processes past 126 execs since their fork (frames unnamed)",
+		"%s image%s past 126 execs since the fork (frames unnamed: "
+		"one key holds several programs)", false, true, LOSS_KNOWN,
+		AT(exec_capped) },
 	/* bpftrace's own "map full" text: samples lost, how many unknown */
 	[LOSS_MAP_FULL_WARNINGS] = { "map_full_warnings", "map-full warning",
 		"map-full warnings", "bpftrace warned %s times that a map was "
@@ -138,7 +146,8 @@ bool loss_summary(const struct pf_counters *c, char *buf, size_t size)
 {
 	static const enum loss_id order[] = {
 		LOSS_MAP_DROPPED, LOSS_OVER_TOTAL, LOSS_STACKID_ERRORS,
-		LOSS_LOST_EVENTS, LOSS_MAP_FULL_WARNINGS, LOSS_CAPTURES_CUT,
+		LOSS_LOST_EVENTS, LOSS_MAP_FULL_WARNINGS, LOSS_EXEC_CAPPED,
+		LOSS_CAPTURES_CUT,
 		LOSS_UNPARSABLE_LINES, LOSS_DWARF_PARTIAL, LOSS_DWARF_BAD_LINES,
 		LOSS_UNSYMBOLIZED_FRAMES, LOSS_TRUNCATED_STACKS,
 		LOSS_DWARF_TRUNCATED, LOSS_DWARF_UNWIND_ERRORS,
