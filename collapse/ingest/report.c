@@ -157,7 +157,7 @@ static int on_maps(void *ctx, uint32_t pid, uint32_t image, const char *text,
 	struct report *r = ctx;
 	struct sym_session *s = report_session(r, &r->err);
 	struct sym_origin at = { .src = r->in_name, .line = line };
-	if (!s)
+	if (!s || protocol_image_capped(image))
 		return 0;	/* symbolization degrades; frames stay honest */
 	return sym_process_load_maps(s, (int)pid, image, text, len, &at,
 				     &r->err) == -ENOMEM
@@ -172,8 +172,12 @@ void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image)
 	r->unsaved.valsz = 1;	/* a set: the value is not used */
 	if (u64map_slot(&r->unsaved, protocol_pid_field(pid, image), &found) && found)
 		return;
-	r->prof.counters.maps_unsaved++;	/* out of memory: may count twice */
+	if (protocol_image_capped(image))	/* never snapshotted: several programs */
+		r->prof.counters.exec_capped++;
+	else
+		r->prof.counters.maps_unsaved++;	/* out of memory: may count twice */
 }
+
 
 /* "#pid PID COMM" in a raw capture: its map, if saved, came before. */
 static int on_first_sample(void *ctx, uint32_t pid, uint32_t image,

@@ -135,7 +135,7 @@ struct pf_counters {
 	uint64_t other_pids;	/* samples of processes --pid left out (not
 				 * a loss: asked for) */
 	uint64_t exec_capped;	/* "#pid" marks of an image past the probe's
-				 * exec cap (bt_image_capped()): several
+				 * exec cap (protocol_image_capped()): several
 				 * programs under one key, so its frames
 				 * stay unnamed */
 	bool losses_unknown;	/* folded text only: the capture's losses
