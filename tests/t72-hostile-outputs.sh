@@ -12,6 +12,8 @@
 # "#window" clock, not by when they are read.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"	# pb_decode
 [ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
 	if [ "${CI:-}" = true ]; then fail "hostile outputs" "needs root and setpriv"; else skip "hostile outputs" "needs root and setpriv"; fi
@@ -113,10 +115,8 @@ secs=$(printf '%s\n' "$names" | while read -r n; do date -u -d "${n:0:8} ${n:9:2
 check_eq "six windows read at once: one second apart" "1 1 1 1 1" \
 	"$(printf '%s\n' "$secs" | awk 'NR > 1 { printf "%s%d", s, $1 - p; s = " " } { p = $1 }')"
 first=$(printf '%s\n' "$names" | head -n1)
-if command -v pb_decode >/dev/null 2>&1 || . "$TOP/tests/tools/pprof_build.sh" 2>/dev/null && pprof_tools_build >/dev/null 2>&1; then
-	check "six windows read at once: each 1 s long (duration_nanos)" \
-		grep -qx ' *duration_nanos: 1000000000' <(pb_decode "$D/$first.pb.gz" 2>/dev/null)
-fi
+check "six windows read at once: each 1 s long (duration_nanos)" \
+	grep -qx ' *duration_nanos: 1000000000' <(pb_decode "$D/$first.pb.gz" 2>/dev/null)
 
 # Start-up clean-up and --max-age: only stackfold's own files go.
 D=$T/cont-clean

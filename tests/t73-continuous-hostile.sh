@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# t73-continuous-hostile: live, names and times that a process or the
+# scheduler could make wrong.  A SIGSTOPped `stackfold continuous` writes
+# its windows, once resumed, with the times their samples were taken; an
+# exec ping-pong of two non-PIE programs past the probe's exec cap (126)
+# never names one's samples from the other's map, and says how many were
+# left unnamed; a fork storm of children that exit before their map can be
+# read is named from the parent's map; a comm of the four characters
+# \x42 reads back as them, not as "B".
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"	# pb_decode
+live_prereq "continuous hostile" || exit 0
+PROFILE=$TOP/scripts/profile
+chmod 755 "$T"
+for n in alpha beta; do
+	cc -O1 -no-pie -fno-pie -DNAME="$n" -o "$T/${n}_np" "$TOP/tests/t73/pingpong.c" ||
+		{ fail "build $n (cc -no-pie)"; exit 0; }
+done
+cc -O1 -o "$T/forkstorm" "$TOP/tests/t73/forkstorm.c" || { fail "build forkstorm"; exit 0; }
+
+# --- exec ping-pong past the cap --------------------------------------------------
+timeout 120 "$PROFILE" -F 199 -f folded -o "$T/pp" -- "$T/alpha_np" 300 "$T/beta_np" "$T/alpha_np" \
+	>/dev/null 2>"$T/pp.err"
+check_eq "exec ping-pong: exit 0" 0 "$?"
+check "exec ping-pong: named before the cap" grep -q 'alpha_work' "$T/pp.folded"
+wrong=$(grep -E '^alpha_np;.*beta_|^beta_np;.*alpha_' "$T/pp.folded" | head -n 3)
+check_eq "exec ping-pong: no sample of one program named from the other's map" "" "$wrong"
+check "exec ping-pong: the images past the cap are said" grep -q 'past 126 execs' "$T/pp.err"
+
+# --- fork storm ---------------------------------------------------------------------
+timeout 120 "$PROFILE" -F 499 -f folded -o "$T/fs" -- "$T/forkstorm" 400 >/dev/null 2>"$T/fs.err"
+check_eq "fork storm: exit 0" 0 "$?"
+# the children's user-space samples: those not in the kernel alone
+read -r named all <<<"$(awk '/^forkstorm;/ && !/_\[k\] [0-9]+$/ || /child_work/ {
+	all += $NF; if (/child_work/) named += $NF } END { print named + 0, all + 0 }' "$T/fs.folded")"
+if [ "$all" -gt 50 ] && [ $((named * 100)) -ge $((all * 85)) ]; then
+	pass "fork storm: children named from the parent's map ($named of $all user samples in child_work)"
+else
+	fail "fork storm: children named from the parent's map" "$named of $all user samples in child_work" \
+		"$(grep -v child_work "$T/fs.folded" | sort -t' ' -k2 -nr | head -n 5)"
+fi
+
+# --- a backslash comm ---------------------------------------------------------------
+# shellcheck disable=SC2016
+timeout 60 "$PROFILE" -f folded -o "$T/bs" -- sh -c 'printf "%s" "\\x42" >/proc/$$/comm
+	end=$(( $(date +%s) + 2 )); while [ "$(date +%s)" -lt "$end" ]; do :; done' >/dev/null 2>"$T/bs.err"
+check_eq "backslash comm: exit 0" 0 "$?"
+check "backslash comm: read back as its four characters" grep -q '^\\x42;' "$T/bs.folded"
+check_eq "backslash comm: never read as B" "" "$(grep '^B;' "$T/bs.folded" | head -n 2)"
+
+# --- a SIGSTOPped stackfold continuous ---------------------------------------------
+D=$T/cont
+sh -c 'while :; do :; done' &
+busy=$!
+"$TOP/scripts/continuous" -o "$D" -p "$busy" --window 1 -q 2>"$T/cont.err" &
+cpid=$!	# the script execs stackfold
+for ((i = 0; i < 150; i++)); do [ "$(find "$D" -name '*.pb.gz' 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.1; done
+kill -STOP "$cpid"
+sleep 5
+kill -CONT "$cpid"
+sleep 3
+kill -TERM "$cpid"
+wait "$cpid"
+kill "$busy"
+names=$(find "$D" -name '*.pb.gz' -printf '%f\n' | sed 's/\.pb\.gz$//' | sort)
+n=$(printf '%s\n' "$names" | grep -c .)
+check "stopped continuous: 8 windows or more written" test "$n" -ge 8
+check_eq "stopped continuous: no window named with a _NNN suffix (two in one second)" "" \
+	"$(printf '%s\n' "$names" | grep _)"
+# every window but the last (cut by the stop) is 1 s of samples
+bad=""
+for s in $(printf '%s\n' "$names" | sed '$d'); do
+	d=$(pb_decode "$D/$s.pb.gz" 2>/dev/null | awk '/^duration_nanos:/ { print $2 }')
+	if [ -z "$d" ] || [ "$d" -lt 900000000 ] || [ "$d" -gt 1100000000 ]; then bad="$bad $s=${d:-none}"; fi
+done
+check_eq "stopped continuous: every whole window is 1 s long (probe time), none 16 ms or 6 s" "" "$bad"
