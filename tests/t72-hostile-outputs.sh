@@ -174,3 +174,26 @@ for ((i = 0; i < 60; i++)); do grep -q 'fake start-up failure' "$T/gone.err" && 
 kill -TERM "$cpid"; wait "$cpid"
 check "a failing restart: bpftrace's own error is said" grep -q 'fake start-up failure' "$T/gone.err"
 rm -f "$T/EXIT_AFTER" "$T/FAIL_NEXT"
+
+# The memory budget: a window of 60000 unique stacks (12 unique kernel
+# frames each: 380 MB without a budget) under --max-memory 48M keeps to it,
+# every sample still counted, those past it in one [overflow] stack.
+D=$T/cont-mem
+mkdir "$D"
+awk 'BEGIN { srand(3); print "#attached"; print "#window 1000000000"; print "#window 2000000000"
+	for (i = 0; i < 60000; i++) {
+		print "@stackfold[4242, 4242, fake\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00, "
+		for (d = 0; d < 12; d++) printf "        ffffffff%08x\n", int(rand() * 268435456)
+		print ", ]: 2"; print ""
+	}
+	print "@stackfold_total: 120000" }' >"$D/.continuous.bt"
+"$STACKFOLD" continuous -o "$D" --folded --no-cache --max-memory 48M -- "$T/fake-bpftrace" "$D/.continuous.bt" 2>"$T/mem.err" &
+cpid=$!
+for ((i = 0; i < 600; i++)); do [ -n "$(find "$D" -name '*.pb.gz')" ] && break; sleep 0.2; done
+hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$cpid/status" 2>/dev/null)
+kill -TERM "$cpid"; wait "$cpid"
+check "memory budget: peak RSS within --max-memory 48M (${hwm:-?} KiB)" test "${hwm:-999999}" -le 49152
+f=$(find "$D" -name '*.folded' | head -n 1)
+check_eq "memory budget: every sample in the window" 120000 "$(folded_total "$f")"
+check "memory budget: the rest counted in one [overflow] stack" grep -q '^\[overflow\]' "$f"
+check "memory budget: said" grep -q 'samples past the memory budget' "$T/mem.err"

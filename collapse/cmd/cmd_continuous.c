@@ -152,6 +152,14 @@ struct cont {
 	int prog_fd;		/* the bpftrace program in DIR, kept open */
 	char prog_arg[32];	/* "/dev/fd/N": its name for bpftrace */
 	uint64_t written, failed;
+	/* --max-memory: once the window's reading has taken its share of
+	 * the budget, its further entries are not added but counted into
+	 * one [overflow] entry of their map, fed before the total line */
+	bool overflow;
+	uint64_t mem_mark;	/* RSS at which the window overflows */
+	bool ov_skipping;	/* in an entry not added */
+	int ov_map;		/* protocol_own_map() of the entries skipped */
+	uint64_t ov_samples, ov_entries;
 	uint64_t cut_short;	/* windows whose samples since bpftrace's last
 				 * print died with it (count unknown) */
 	char host[256], kernel[256];
@@ -406,6 +414,18 @@ static void feed_meta(struct cont *x, enum protocol_meta k, const char *v)
 		feed(x, line, n);
 }
 
+static uint64_t rss_bytes(void)
+{
+	unsigned long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 static int window_begin(struct cont *x)
 {
 	char buf[64];
@@ -418,6 +438,13 @@ static int window_begin(struct cont *x)
 	x->r_open = true;
 	x->r.live_snapshots = true;	/* its own snapshots, no #maps fed */
 	x->win_records = 0;
+	x->overflow = x->ov_skipping = false;
+	/* A window's outputs (fold, pprof) take up to about twice what its
+	 * stacks took to read: reading gets a third of what the budget
+	 * leaves above the memory held between windows. */
+	uint64_t base = x->o.max_mem ? rss_bytes() : 0;
+	x->mem_mark = base < x->o.max_mem ? base + (x->o.max_mem - base) / 3 : 0;
+	x->ov_samples = x->ov_entries = 0;
 	x->nsnap = 0;
 	x->snap_skipped = 0;
 	report_begin_input(&x->r, NULL);
@@ -442,6 +469,8 @@ static void window_release(struct cont *x)
 {
 	report_release(&x->r);	/* leaves the borrowed session alone */
 	x->r_open = false;
+	if (x->overflow)	/* a window at the budget: give it back */
+		malloc_trim(0);
 }
 
 static int write_file(struct cont *x, const struct out_format *fmt,
@@ -509,17 +538,6 @@ static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 	fprintf(stderr, "%s\n", warn);
 }
 
-static uint64_t rss_bytes(void)
-{
-	unsigned long size = 0, resident = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
-		resident = 0;
-	fclose(f);
-	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
-}
 
 static bool session_full(struct cont *x)
 {
@@ -684,10 +702,46 @@ static int drain_err(struct cont *x)
 	       bt_child_read(&x->bt, true, err_line, x);
 }
 
+/* A line of an entry not added (x->ov_skipping): its last ("]: N", after
+ * the stacks) adds N to the overflow. */
+static void overflow_line(struct cont *x, const char *s, size_t len)
+{
+	const char *p = memmem(s, len, "]: ", 3);
+	uint64_t n;
+	if (!p || (p != s && memcmp(s, ", ]: ", 5) != 0))
+		return;
+	p += 3;
+	if (sf_parse_u64(p, (size_t)(s + len - p), &n)) {
+		x->ov_samples += n;
+		x->ov_skipping = false;
+	}
+}
+
+/* The overflow as one entry of the window's map, named [overflow] (comm
+ * and frame), so the window's samples still sum to its total and the
+ * outputs show the weight; counted as mem_overflow. */
+static void overflow_feed(struct cont *x)
+{
+	char line[160];
+	if (!x->ov_samples)
+		return;
+	int n = snprintf(line, sizeof(line), "%s[0, 0, [overflow]\\x00\\x00"
+			 "\\x00\\x00\\x00\\x00, ", x->ov_map == 1 ?
+			 PROTOCOL_OWN_MAP "_b" : PROTOCOL_OWN_MAP);
+	feed(x, line, (size_t)n);
+	feed(x, "        [overflow]", 18);
+	n = snprintf(line, sizeof(line), ", ]: %" PRIu64, x->ov_samples);
+	feed(x, line, (size_t)n);
+	x->r.prof.counters.mem_overflow += x->ov_samples;
+	x->ov_samples = 0;
+	x->ov_skipping = false;
+}
+
 static int total_line(struct cont *x, const char *s, size_t len)
 {
 	if (drain_err(x))
 		return -ENOMEM;
+	overflow_feed(x);
 	feed(x, s, len);
 	/* At exit bpftrace prints every keyless map again (as 0): an empty
 	 * window after the stop, or after "#end" (bpftrace stopped by someone
@@ -770,8 +824,22 @@ static int out_line(void *ctx, const char *s, size_t len)
 	 * @stackfold and @stackfold_b, with totals @stackfold_total and
 	 * @stackfold_total_b, which the parser holds against them */
 	int own = protocol_own_entry(s, len);
-	if (own == 2 || own == 1)
+	if (own == 2 || own == 1) {
 		x->win_records++;
+		if (!x->overflow && x->o.max_mem && !(x->win_records & 255) &&
+		    rss_bytes() > x->mem_mark)
+			x->overflow = true;
+		if (x->overflow) {
+			x->ov_skipping = true;
+			x->ov_map = own;
+			x->ov_entries++;
+			return 0;
+		}
+	}
+	if (x->ov_skipping) {
+		overflow_line(x, s, len);
+		return 0;
+	}
 	feed(x, s, len);
 	return 0;
 }

@@ -21,6 +21,10 @@ static void usage(FILE *out)
 	      "      --folded           also write DIR/STEM.folded (comm-PID frames)\n"
 	      "      --max-size SIZE    keep at most SIZE bytes of windows (K, M, G;\n"
 	      "                         default 1G; 0 = no cap), oldest removed first\n"
+	      "      --max-memory SIZE  memory budget (default 256M; 0 = none): once a\n"
+	      "                         window's stacks take a third of what is free\n"
+	      "                         of it, its further stacks are counted in one\n"
+	      "                         [overflow] stack\n"
 	      "      --max-age DURATION remove windows older than this (s, m, h, d;\n"
 	      "                         default: no cap)\n"
 	      "      --dwarf            inline frames and source lines from DWARF\n"
@@ -100,9 +104,9 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 	return true;
 }
 
-enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXAGE, OPT_NOCACHE, OPT_CACHEDIR,
-       OPT_NODWARF, OPT_DWARF, OPT_WATCH, OPT_CHECK, OPT_HOST, OPT_PUSH,
-       OPT_PUSHAUTH };
+enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXMEM, OPT_MAXAGE, OPT_NOCACHE,
+       OPT_CACHEDIR, OPT_NODWARF, OPT_DWARF, OPT_WATCH, OPT_CHECK, OPT_HOST,
+       OPT_PUSH, OPT_PUSHAUTH };
 
 static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, 'o' },
@@ -111,6 +115,7 @@ static const struct option long_opts[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "max-size", required_argument, NULL, OPT_MAXSIZE },
 	{ "max-age", required_argument, NULL, OPT_MAXAGE },
+	{ "max-memory", required_argument, NULL, OPT_MAXMEM },
 	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
 	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
 	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
@@ -146,6 +151,8 @@ static int parse_one(struct continuous_opts *o, int opt, char *arg)
 	case OPT_FOLDED: o->folded = true; return -1;
 	case OPT_MAXSIZE: return parse_size(arg, &o->max_size) ? -1
 			: bad_arg("--max-size", arg);
+	case OPT_MAXMEM: return parse_size(arg, &o->max_mem) ? -1
+			: bad_arg("--max-memory", arg);
 	case OPT_MAXAGE: return parse_duration(arg, &o->max_age) ? -1
 			: bad_arg("--max-age", arg);
 	case OPT_NOCACHE: o->so.no_cache = true; return -1;
@@ -172,7 +179,7 @@ int continuous_opts_parse(struct continuous_opts *o, int argc, char **argv)
 	 * cost an always-on profiler most of its memory and index time on a
 	 * machine that keeps running new binaries. */
 	*o = (struct continuous_opts){ .window = 10, .hz = 99, .max_size = 1ULL << 30,
-			     .so.no_dwarf = true, .so.dwarf_whole = true };
+			     .max_mem = 256ULL << 20, .so.no_dwarf = true, .so.dwarf_whole = true };
 	int opt;
 	optind = 1;
 	opterr = 0;

@@ -18,6 +18,7 @@ struct continuous_opts {
 	unsigned window, hz;
 	uint64_t max_size;	/* bytes, 0 = no cap */
 	uint64_t max_age;	/* seconds, 0 = no cap */
+	uint64_t max_mem;	/* bytes, 0 = no budget (--max-memory) */
 	bool check;		/* --check: the options only, nothing run */
 	bool folded, quiet;
 	const char *host;	/* --host: the windows' host name */

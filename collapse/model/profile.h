@@ -134,6 +134,9 @@ struct pf_counters {
 	uint64_t dwarf_unwind_errors;	/* the unwinder could not go on */
 	uint64_t other_pids;	/* samples of processes --pid left out (not
 				 * a loss: asked for) */
+	uint64_t mem_overflow;	/* samples of stacks past the memory budget
+				 * (continuous --max-memory), added as one
+				 * [overflow] stack */
 	uint64_t exec_capped;	/* "#pid" marks of an image past the probe's
 				 * exec cap (protocol_image_capped()): several
 				 * programs under one key, so its frames

@@ -52,6 +52,12 @@ const struct loss_kind loss_table[LOSS_N] = {
 		"%s image%s past 126 execs since the fork (frames unnamed: "
 		"one key holds several programs)", false, true, LOSS_KNOWN,
 		AT(exec_capped) },
+	/* drawn, but as one [overflow] stack: past the memory budget */
+	[LOSS_MEM_OVERFLOW] = { "mem_overflow",
+		"sample past the memory budget", "samples past the memory budget",
+		"%s samples past the memory budget (--max-memory), counted in "
+		"one [overflow] stack", false, true, LOSS_KNOWN,
+		AT(mem_overflow) },
 	/* bpftrace's own "map full" text: samples lost, how many unknown */
 	[LOSS_MAP_FULL_WARNINGS] = { "map_full_warnings", "map-full warning",
 		"map-full warnings", "bpftrace warned %s times that a map was "
@@ -147,6 +153,7 @@ bool loss_summary(const struct pf_counters *c, char *buf, size_t size)
 	static const enum loss_id order[] = {
 		LOSS_MAP_DROPPED, LOSS_OVER_TOTAL, LOSS_STACKID_ERRORS,
 		LOSS_LOST_EVENTS, LOSS_MAP_FULL_WARNINGS, LOSS_EXEC_CAPPED,
+		LOSS_MEM_OVERFLOW,
 		LOSS_CAPTURES_CUT,
 		LOSS_UNPARSABLE_LINES, LOSS_DWARF_PARTIAL, LOSS_DWARF_BAD_LINES,
 		LOSS_UNSYMBOLIZED_FRAMES, LOSS_TRUNCATED_STACKS,
