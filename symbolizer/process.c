@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -341,6 +344,36 @@ void process_warn_bad_lines(struct sym_session *s, struct sym_process *p,
 	}
 }
 
+/* maps marks a deleted file by " (deleted)" after its name, which a file
+ * may also really end in: when a file of that whole name, seen from the
+ * process's root, is the mapped one (device and inode), it is that file,
+ * not a deleted one, and keeps its whole name (a stat: never opened).
+ * 0 or -ENOMEM. */
+static int undelete_real_names(int pid, struct maps_list *ml)
+{
+	static const char sfx[] = " (deleted)";
+	for (size_t i = 0; i < ml->n; i++) {
+		struct maps_entry *e = &ml->v[i];
+		char full[4352];
+		struct stat st;
+		if (!e->deleted || e->kind != MAPS_FILE ||
+		    snprintf(full, sizeof(full), "/proc/%d/root%s%s", pid, e->path,
+			     sfx) >= (int)sizeof(full) ||
+		    stat(full, &st) != 0 || st.st_ino != e->inode ||
+		    major(st.st_dev) != e->dev_major ||
+		    minor(st.st_dev) != e->dev_minor)
+			continue;
+		size_t skip = strlen("/proc/") + (size_t)snprintf(NULL, 0, "%d", pid) +
+			      strlen("/root");
+		char *name = sf_strpool_copy(&ml->pool, full + skip, strlen(full + skip));
+		if (!name)
+			return -ENOMEM;
+		e->path = name;
+		e->deleted = false;
+	}
+	return 0;
+}
+
 /* /proc/PID/maps of the process started at starttime into ml. */
 static int read_maps(int pid, uint64_t starttime, struct maps_list *ml,
 		     struct sf_err *err)
@@ -352,6 +385,8 @@ static int read_maps(int pid, uint64_t starttime, struct maps_list *ml,
 				  strerror(fd == -ENOENT ? ESRCH : -fd));
 	int rc = maps_list_read_fd(ml, fd);
 	close(fd);
+	if (!rc)
+		rc = undelete_real_names(pid, ml);
 	if (rc)
 		return sf_err_set(err, -rc, "cannot read '/proc/%d/maps': %s",
 				  pid, strerror(-rc));

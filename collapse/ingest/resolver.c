@@ -172,7 +172,14 @@ static int64_t module_mapping(struct resolver *r, const struct sym_module *m)
 {
 	if (m->is_kernel)
 		return kernel_mapping(r);
-	int64_t fn = intern(r, m->path), bid = intern(r, m->build_id);
+	/* a deleted file's name says so, as maps does: "PATH (deleted)" (a
+	 * file really named so is not deleted: sym_module.deleted is false) */
+	char del[4352];
+	const char *name = m->path;
+	if (m->deleted && snprintf(del, sizeof(del), "%s (deleted)", m->path) <
+			  (int)sizeof(del))
+		name = del;
+	int64_t fn = intern(r, name), bid = intern(r, m->build_id);
 	if (fn < 0 || bid < 0)
 		return -ENOMEM;
 	struct pf_mapping pm = {

@@ -22,8 +22,9 @@ __attribute__((noinline)) void WORK(double ms)
 {
 	volatile unsigned long x = 0;
 	double end = now() + ms / 1e3;
-	while (now() < end)
-		x++;
+	while (now() < end)	/* the time in this function, not the clock's */
+		for (int i = 0; i < 20000; i++)
+			x++;
 }
 
 int main(int argc, char **argv)
