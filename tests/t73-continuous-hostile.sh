@@ -15,10 +15,10 @@ live_prereq "continuous hostile" || exit 0
 PROFILE=$TOP/scripts/profile
 chmod 755 "$T"
 for n in alpha beta; do
-	cc -O1 -no-pie -fno-pie -DNAME="$n" -o "$T/${n}_np" "$TOP/tests/t73/pingpong.c" ||
+	cc -O1 -no-pie -fno-pie -DNAME="$n" -o "$T/${n}_np" "$TOP/tests/fixtures/live/pingpong.c" ||
 		{ fail "build $n (cc -no-pie)"; exit 0; }
 done
-cc -O1 -o "$T/forkstorm" "$TOP/tests/t73/forkstorm.c" || { fail "build forkstorm"; exit 0; }
+cc -O1 -o "$T/forkstorm" "$TOP/tests/fixtures/live/forkstorm.c" || { fail "build forkstorm"; exit 0; }
 
 # --- exec ping-pong past the cap --------------------------------------------------
 timeout 120 "$PROFILE" -F 199 -f folded -o "$T/pp" -- "$T/alpha_np" 300 "$T/beta_np" "$T/alpha_np" \
@@ -80,7 +80,7 @@ check_eq "stopped continuous: every whole window is 1 s long (probe time), none 
 # --- " (deleted)" in a mapping's name ----------------------------------------------
 # A file really named "real (deleted)" is that file, not a deleted "real";
 # a deleted file's mapping says " (deleted)".
-if cc -O1 -o "$T/real (deleted)" "$TOP/tests/t73/burn.c" && cp "$T/real (deleted)" "$T/gone"; then
+if cc -O1 -o "$T/real (deleted)" "$TOP/tests/fixtures/live/burn.c" && cp "$T/real (deleted)" "$T/gone"; then
 	real="$T/real (deleted)"
 	"$real" 4000 &
 	rpid=$!
