@@ -98,6 +98,21 @@ n=$(samples "$T/lib.raw")
 check_eq "records lost: the complete samples only" "$((n - 2))" "$(folded_total "$T/lost.folded")"
 check "records lost: 2 partial samples counted" grep -q "2 samples partial" "$T/sum"
 check "records lost: bpftrace's lost events counted" grep -q "lost 7 events" "$T/sum"
+
+# the first chunk of a 4-chunk sample lost: its 3 later chunks are out of
+# order, and the one sample is counted partial once, not once per chunk
+awk '/^#U / { u++ } /^#W / && u == 2 && !done2 { done2 = 1; next } { print }' \
+	"$T/recurse.raw" >"$T/lost1.raw"
+unwind "$T/lost1.raw" >"$T/lost1.folded"
+check_eq "chunk lost: the complete samples only" "$(($(samples "$T/recurse.raw") - 1))" \
+	"$(folded_total "$T/lost1.folded")"
+check "chunk lost: 1 partial sample counted, once" grep -q "[^0-9]1 samples partial" "$T/sum"
+# the header of the first sample of a CPU never seen lost: its 4 chunks
+# are one partial sample
+awk '/^#U / { u++ } u == 1 && /^#[UW] / { $2 = 9 } u == 1 && /^#U / { next } { print }' \
+	"$T/recurse.raw" >"$T/lost2.raw"
+unwind "$T/lost2.raw" >"$T/lost2.folded"
+check "header lost on a new CPU: 1 partial sample counted, once" grep -q "[^0-9]1 samples partial" "$T/sum"
 unwind "$T/lib.raw" >/dev/null
 check "complete capture: no partial samples said" bash -c "! grep -q partial '$T/sum'"
 

@@ -151,11 +151,15 @@ static struct dw_open *cpu_slot(struct dwrec *d, uint64_t cpu)
 	return &d->cpus[cpu];
 }
 
-/* An open sample that will not complete. */
+/* An open sample that will not complete: counted once, its later
+ * records then orphans of the same seq (not counted again). */
 static void drop(struct dwrec *d, struct dw_open *o)
 {
-	if (o->open)
+	if (o->open) {
 		d->c.partial++;
+		o->orphaned = true;
+		o->orphan_seq = o->s.seq;
+	}
 	o->open = false;
 }
 
@@ -167,10 +171,6 @@ static void orphan(struct dwrec *d, struct dw_open *o, uint64_t seq)
 	d->c.orphans++;
 	if (!o) {
 		d->c.partial++;
-		return;
-	}
-	if (o->open && o->s.seq == seq) {
-		drop(d, o);
 		return;
 	}
 	drop(d, o);
@@ -260,11 +260,15 @@ static int chunk(struct dwrec *d, const char *s, size_t len, size_t line)
 	struct field f[2 + DWREC_CHUNK_WORDS];
 	uint64_t cpu, tag;
 	if (split(s, len, f, 2 + DWREC_CHUNK_WORDS) != 2 + DWREC_CHUNK_WORDS ||
-	    !dec(&f[0], &cpu) || !hex(&f[1], &tag)) {
+	    !dec(&f[0], &cpu) || !hex(&f[1], &tag) || cpu >= DWREC_MAX_CPUS) {
 		bad(d, line);
 		return 0;
 	}
-	struct dw_open *o = cpu < d->ncpus ? &d->cpus[cpu] : NULL;
+	/* a CPU never seen gets its slot: the lost header's sample is then
+	 * counted partial once, not once per chunk */
+	struct dw_open *o = cpu_slot(d, cpu);
+	if (!o)
+		return -ENOMEM;
 	uint64_t seq = tag >> 8, idx = tag & 0xff;
 	if (!o || !o->open || o->s.seq != seq || o->want_k || idx != o->got) {
 		orphan(d, o, seq);	/* a record before it was lost */
