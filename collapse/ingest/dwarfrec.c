@@ -183,6 +183,8 @@ static void orphan(struct dwrec *d, struct dw_open *o, uint64_t seq)
 static int emit(struct dwrec *d, struct dw_open *o)
 {
 	o->open = false;
+	o->orphaned = true;	/* a stray record of it later is no lost sample */
+	o->orphan_seq = o->s.seq;
 	o->s.stack = o->bytes;
 	o->s.stack_len = o->len < (uint64_t)o->got * DWREC_CHUNK_BYTES
 				 ? (size_t)o->len
