@@ -116,18 +116,53 @@ static bool window_on_disk(const struct spool *s, const char *stem)
 	return access(path, F_OK) == 0;
 }
 
+/* The journal for reading: only a regular file of ours, opened without
+ * following a link or blocking (DIR may be shared: another user's name
+ * there is no journal).  NULL when there is none. */
+static FILE *journal_open_read(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	FILE *f = NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/* The journal's temporary, created afresh: whatever has its name (a link
+ * planted there) is removed, never written through. */
+static FILE *journal_open_tmp(const char *tmp)
+{
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f && fd >= 0) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+	}
+	return f;
+}
+
 /* Read the journal into sent (names of windows still on disk) and rewrite
  * it with those only. */
 static int journal_load(struct spool *s, struct target *t, struct u64map *sent)
 {
 	char tmp[4300];
-	FILE *f = fopen(t->journal, "re");
+	FILE *f = journal_open_read(t->journal);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", t->journal);
-	FILE *out = fopen(tmp, "we");
+	FILE *out = journal_open_tmp(tmp);
 	if (!out) {
+		int e = errno;
 		if (f)
 			fclose(f);
-		return -errno;
+		return -e;
 	}
 	char line[256];
 	unsigned kept = 0;
@@ -141,6 +176,7 @@ static int journal_load(struct spool *s, struct target *t, struct u64map *sent)
 		if (!u64map_slot(sent, h, &found)) {
 			fclose(f);
 			fclose(out);
+			unlink(tmp);
 			return -ENOMEM;
 		}
 		fprintf(out, "%s\n", line);
@@ -148,9 +184,15 @@ static int journal_load(struct spool *s, struct target *t, struct u64map *sent)
 	}
 	if (f)
 		fclose(f);
-	if (fflush(out) || fdatasync(fileno(out)) || fclose(out) ||
-	    rename(tmp, t->journal))
-		return -errno;
+	int e = fflush(out) || fdatasync(fileno(out)) ? errno : 0;
+	if (fclose(out) && !e)
+		e = errno;
+	if (!e && rename(tmp, t->journal))
+		e = errno;
+	if (e) {
+		unlink(tmp);
+		return -e;
+	}
 	t->jlines = kept;
 	t->jfd = open(t->journal, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 	return t->jfd < 0 ? -errno : 0;
