@@ -57,3 +57,21 @@ mkfifo "$J"
 chown 65534 "$J"
 run_once
 check_eq "a FIFO at the journal's name: no hang, exit 0 at SIGTERM" 0 "$?"
+
+# another user's window files in DIR: not pushed as this host's windows
+# (the stand-in receiver logs every request's total)
+rm -f "$J"
+python3 "$TOP/tests/tools/pyroscope_receiver.py" "$T/port" "$T/requests" 0 &
+rpid=$!
+for ((i = 0; i < 100; i++)); do [ -s "$T/port" ] && break; sleep 0.1; done
+w1=("$T"/w/2*.folded)
+cp "${w1[0]%.folded}.pb.gz" "$T/w/20200101T000000Z.pb.gz"
+printf 'evil-1;planted 99999\n' >"$T/w/20200101T000000Z.folded"
+chown 65534 "$T"/w/20200101T000000Z.*
+URL=pyroscope://127.0.0.1:$(cat "$T/port")/app
+run_once
+kill "$rpid" 2>/dev/null
+wait "$rpid" 2>/dev/null
+check "own windows pushed" grep -q '"status": 200' "$T/requests"
+check "another user's window not pushed" bash -c "! grep -q '\"total\": 99999' '$T/requests'"
+check "another user's window said, not sent" grep -q "window 20200101T000000Z not sent" "$T/log"

@@ -84,7 +84,9 @@ static int gunzip(char **buf, size_t *len)
 }
 
 /* path's bytes (gunzipped when gz) into *buf, NUL-terminated.  The file is
- * opened without following a symlink and without blocking. */
+ * opened without following a symlink and without blocking, and must be
+ * ours (-EPERM): DIR may be shared, and another user's file there is no
+ * window of this host's (windir.c's rule). */
 static int slurp(const char *path, bool gz, char **buf, size_t *len)
 {
 	*buf = NULL;
@@ -96,6 +98,8 @@ static int slurp(const char *path, bool gz, char **buf, size_t *len)
 	int ret = 0;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		ret = -EBADMSG;
+	else if (st.st_uid != geteuid())
+		ret = -EPERM;
 	else if (st.st_size > WIN_MAX_BYTES)
 		ret = -EFBIG;
 	else
