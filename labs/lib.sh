@@ -16,15 +16,26 @@ TOP=$(dirname "$LABS")
 STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
 # shellcheck disable=SC2034 # used by the lab scripts
 PROFILE=$TOP/scripts/profile
-BUILD=$LABS/build
+BUILD=${LAB_BUILD:-$LABS/build}	# LAB_BUILD: another copy of labs/build (tests)
 LAB_SECONDS=${LAB_SECONDS:-10}
 LAB_HZ=${LAB_HZ:-99}
 export STACKFOLD
 
+# BT: how to run bpftrace.  Tracepoints and kprobes are found through
+# tracefs; where it is not mounted (some minimal VMs and containers),
+# mount it for bpftrace alone, in a mount namespace of its own.  The pid
+# stays bpftrace's: unshare and sh exec it.
+BT=(bpftrace)
+if [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	BT=(unshare -m --propagation private sh -c \
+		'mount -t tracefs nodev /sys/kernel/tracing && exec bpftrace "$@"' bpftrace)
+fi
+
 lab_die() { echo "lab: $*" >&2; exit 1; }
 
 # However the lab ends (done, a failed step, Ctrl-C), end the workloads it
-# started in the background.  Lab 8 calls this from its own EXIT trap.
+# started in the background.  Lab 12 calls this from its own EXIT trap.
 lab_cleanup() {
 	local p
 	p=$(jobs -p)
@@ -107,6 +118,17 @@ capture() {
 	fi
 	sleep "$secs"
 	interrupt "$pid"
+}
+
+# alive PID NAME: the workload NAME is still running (it must run through
+# the capture; a profile of a dead workload would mislead).
+alive() {
+	kill -0 "$1" 2>/dev/null || lab_die "the workload $2 (pid $1) died during the capture; see its messages above"
+}
+
+# nonempty FILE WHAT: a capture gave something.
+nonempty() {
+	[ -s "$1" ] || lab_die "$2 came out empty ($1): nothing was sampled"
 }
 
 # stop PID...: end the background workloads a lab started.

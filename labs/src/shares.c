@@ -1,5 +1,5 @@
 /*
- * shares.c - a workload whose CPU time is split in known shares (labs 2, 3,
+ * shares.c - a workload whose CPU time is split in known shares (labs 3, 5,
  * 4 and 7).
  *
  *   main -> run -> matrix_multiply               MATRIX_MS of each round

@@ -1,5 +1,5 @@
 /*
- * syscalls.c - a syscall-heavy workload (lab 5): most of its CPU time is
+ * syscalls.c - a syscall-heavy workload (lab 9): most of its CPU time is
  * spent in the kernel on its behalf.
  *
  *   main -> tiny_writes   write(2) of 1 byte to /dev/null, over and over

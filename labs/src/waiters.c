@@ -1,5 +1,5 @@
 /*
- * waiters.c - threads that spend nearly all their time off-CPU (lab 6),
+ * waiters.c - threads that spend nearly all their time off-CPU (lab 10),
  * each waiting in a different way.  Thread names (comm) say which:
  *
  *   sleeper  nap(): clock_nanosleep(2) for 10 ms, over and over

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Lab 1: sampling basics.  Usage: labs/01-sampling.sh [OUTDIR]
+# Lab 2: sampling basics.  Usage: labs/02-sampling.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
 export LAB_HZ=99	# the one-liner samples at 99 Hz (recorded in lab.env)
-lab_init 01 "$@"
+lab_init 02 "$@"
 
 # Something for the kernel to do: dd copies zeros, so most of its time is
 # spent inside read(2) and write(2).
@@ -17,5 +17,5 @@ stop "$dd"
 
 # bpftrace text -> folded stacks -> flame graph, and the top table.
 "$STACKFOLD" "$OUT/trace.txt" >"$OUT/trace.folded"
-"$STACKFOLD" -f svg --title "Lab 1: kernel stacks at 99 Hz" "$OUT/trace.folded" >"$OUT/trace.svg"
+"$STACKFOLD" -f svg --title "Lab 2: kernel stacks at 99 Hz" "$OUT/trace.folded" >"$OUT/trace.svg"
 "$STACKFOLD" -f top --top 10 "$OUT/trace.folded" | tee "$OUT/trace.top"

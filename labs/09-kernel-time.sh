@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 5: kernel time.  Usage: labs/05-kernel-time.sh [OUTDIR]
+# Lab 9: kernel time.  Usage: labs/09-kernel-time.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
-lab_init 05 "$@"
+lab_init 09 "$@"
 
 # syscalls spends most of its time in write(2), stat(2) and read(2).
 # scripts/profile takes user and kernel stacks together (-U or -K for one).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 3: user stacks and frame pointers.  Usage: labs/03-frame-pointers.sh [OUTDIR]
+# Lab 5: user stacks and frame pointers.  Usage: labs/05-frame-pointers.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
-lab_init 03 "$@"
+lab_init 05 "$@"
 
 # One source, two -O2 builds (see labs/Makefile):
 #   shares-fp    -fno-omit-frame-pointer

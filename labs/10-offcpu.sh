@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 6: off-CPU time.  Usage: labs/06-offcpu.sh [OUTDIR]
+# Lab 10: off-CPU time.  Usage: labs/10-offcpu.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
-lab_init 06 "$@"
+lab_init 10 "$@"
 
 # waiters: threads that sleep, wait for a lock and wait for a pipe.
 "$BUILD/waiters" 0 &

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 4: symbolization.  Usage: labs/04-symbols.sh [OUTDIR]
+# Lab 7: symbolization.  Usage: labs/07-symbols.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
-lab_init 04 "$@"
+lab_init 07 "$@"
 
 # Four builds of one program (labs/Makefile), differing only in where
 # their symbols are:

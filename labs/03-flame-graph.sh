@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 2: reading a flame graph.  Usage: labs/02-flame-graph.sh [OUTDIR]
+# Lab 3: reading a flame graph.  Usage: labs/03-flame-graph.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
-lab_init 02 "$@"
+lab_init 03 "$@"
 
 # shares runs until stopped (argument 0); scripts/profile starts it, samples
 # it for LAB_SECONDS, stops it, and writes shares.folded, .svg and .pb.gz.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Lab 7: pprof and differential flame graphs.  Usage: labs/07-pprof.sh [OUTDIR]
+# Lab 11: pprof and differential flame graphs.  Usage: labs/11-pprof.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
-lab_init 07 "$@"
+lab_init 11 "$@"
 command -v go >/dev/null || lab_die "go is not installed (apt-get install golang-go)"
 
-# Before: shares as in lab 2 (matrix_multiply 14 ms of each round, 20 ms on average).
+# Before: shares as in lab 3 (matrix_multiply 14 ms of each round, 20 ms on average).
 # After: an "optimized" matrix_multiply, 4 ms a round (second argument).
 "$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/before" -f folded,pprof \
 	-- "$BUILD/shares" 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lab 8: profiling the profiler.  Usage: labs/08-overhead.sh [OUTDIR]
+# Lab 12: profiling the profiler.  Usage: labs/12-overhead.sh [OUTDIR]
 . "$(dirname "$0")/lib.sh"
-lab_init 08 "$@"
+lab_init 12 "$@"
 command -v bpftool >/dev/null || lab_die "bpftool is not installed (apt-get install bpftool)"
 
 HZ8=997		# a high rate, so per-sample costs add up to something visible
