@@ -13,9 +13,11 @@ dd=$!
 # (interval:s:N { exit(); } stops it after N seconds, instead of Ctrl-C.)
 bpftrace -e "profile:hz:99 { @[kstack] = count(); }
              interval:s:$LAB_SECONDS { exit(); }" >"$OUT/trace.txt"
+alive "$dd" dd
 stop "$dd"
 
 # bpftrace text -> folded stacks -> flame graph, and the top table.
 "$STACKFOLD" "$OUT/trace.txt" >"$OUT/trace.folded"
+nonempty "$OUT/trace.folded" "the folded stacks"
 "$STACKFOLD" -f svg --title "Lab 2: kernel stacks at 99 Hz" "$OUT/trace.folded" >"$OUT/trace.svg"
 "$STACKFOLD" -f top --top 10 "$OUT/trace.folded" | tee "$OUT/trace.top"

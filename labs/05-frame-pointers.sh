@@ -13,9 +13,11 @@ nofp=$!
 
 # Profile both at once, then split the result by process name.
 "$PROFILE" -p "$fp,$nofp" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/both" -f folded
+alive "$fp" shares-fp
+alive "$nofp" shares-nofp
 stop "$fp" "$nofp"
-grep '^shares-fp;' "$OUT/both.folded" >"$OUT/fp.folded"
-grep '^shares-nofp;' "$OUT/both.folded" >"$OUT/nofp.folded"
+grep '^shares-fp;' "$OUT/both.folded" >"$OUT/fp.folded" || lab_die "no samples of shares-fp"
+grep '^shares-nofp;' "$OUT/both.folded" >"$OUT/nofp.folded" || lab_die "no samples of shares-nofp"
 "$STACKFOLD" -f svg --title "with frame pointers" "$OUT/fp.folded" >"$OUT/fp.svg"
 "$STACKFOLD" -f svg --title "without frame pointers" "$OUT/nofp.folded" >"$OUT/nofp.svg"
 

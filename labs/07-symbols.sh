@@ -23,13 +23,32 @@ for v in sym strip dbglink buildid; do
 done
 
 # STACKFOLD_DEBUG_DIRS adds a debug root (like /usr/lib/debug) where
-# .build-id/xx/yyyy.debug files are looked up.
-STACKFOLD_DEBUG_DIRS=$BUILD/debug \
+# .build-id/xx/yyyy.debug files are looked up.  STACKFOLD_CACHE_DIR, a
+# new empty directory: stackfold caches each file's symbol index by
+# build-id, and a cached index keeps the names after the debug file is
+# gone; an empty cache makes it look for every debug file again.
+cache=$(mktemp -d)
+STACKFOLD_DEBUG_DIRS=$BUILD/debug STACKFOLD_CACHE_DIR=$cache \
 	"$PROFILE" -p "$pids" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/symbols" -f folded,svg
+rm -rf "$cache"
 IFS=, read -ra pid_list <<<"$pids"
+for p in "${pid_list[@]}"; do alive "$p" "shares-*"; done
 stop "${pid_list[@]}"
+nonempty "$OUT/symbols.folded" "the profile of the four builds"
 
 echo "== the hottest frame of each build"
 for v in sym strip dbglink buildid; do
 	grep "^shares-$v;" "$OUT/symbols.folded" | sort -k2 -rn -t' ' | head -n 1
 done
+
+# shares-strip's offsets, named through shares-sym: the same code (only
+# data and build-ids differ), with symbols.  FILE:LINE is the line of the
+# address (for a caller: of its return address, just after the call).
+echo "== shares-strip's hottest stack, offset by offset"
+grep '^shares-strip;' "$OUT/symbols.folded" | sort -k2 -rn -t' ' | head -n 1 | cut -d' ' -f1 |
+	tr ';' '\n' | sed -n 's/^shares-strip+\(0x[0-9a-f]*\)$/\1/p' | while read -r a; do
+		printf '%-8s %s\n' "$a" "$(echo "$BUILD/shares-sym $a" | "$STACKFOLD" symbolize --no-cache |
+			sed 's|.*/||' | paste -sd' ')"
+	done | tee "$OUT/offsets.txt"
+echo "== where those functions start (nm -n shares-sym)"
+nm -n "$BUILD/shares-sym" | awk '$3 == "main" || $3 == "run" || $3 == "matrix_multiply"'

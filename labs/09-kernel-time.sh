@@ -7,6 +7,7 @@ lab_init 09 "$@"
 # scripts/profile takes user and kernel stacks together (-U or -K for one).
 "$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/syscalls" -f folded,svg \
 	-- "$BUILD/syscalls" 0
+nonempty "$OUT/syscalls.folded" "the profile of syscalls"
 "$STACKFOLD" -f top --top 15 "$OUT/syscalls.folded" | tee "$OUT/syscalls.top"
 
 # Kernel frames carry the _[k] suffix: the share of samples in the kernel.

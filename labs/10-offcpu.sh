@@ -9,10 +9,12 @@ pid=$!
 
 # bt/offcpu.bt: time each thread spends blocked, by stack, in nanoseconds.
 capture "$LAB_SECONDS" "$OUT/offcpu.txt" bpftrace "$TOP/bt/offcpu.bt" "$pid"
+alive "$pid" waiters
 stop "$pid"
 
 # -q: stackfold's summary would call the nanoseconds "samples".
 "$STACKFOLD" -q "$OUT/offcpu.txt" >"$OUT/offcpu.folded"
+nonempty "$OUT/offcpu.folded" "the off-CPU stacks"
 "$STACKFOLD" -q -f svg --countname ns --colors io --title "Off-CPU time" \
 	"$OUT/offcpu.folded" >"$OUT/offcpu.svg"
 

@@ -10,6 +10,8 @@ command -v go >/dev/null || lab_die "go is not installed (apt-get install golang
 	-- "$BUILD/shares" 0
 "$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/after" -f folded,pprof \
 	-- "$BUILD/shares" 0 4
+nonempty "$OUT/before.folded" "the profile before"
+nonempty "$OUT/after.folded" "the profile after"
 
 # pprof's own view of one profile (go tool pprof -http=:8080 -no_browser FILE
 # serves the same on http://localhost:8080/ui/: flame graph, source, graph).

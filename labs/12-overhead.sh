@@ -36,12 +36,14 @@ prog_stats() {
 		END { printf "%.0f %.0f\n", v["run_time_ns"], v["run_cnt"] }'
 }
 
-# measure MODE PROGRAM: run PROGRAM for LAB_SECONDS after it attached (its
-# BEGIN banner is what lib.sh's wait_attached waits for); write
-# MODE's bpftrace CPU time and BPF run time to OUT/MODE.stats.
+# measure MODE PROGRAM [VAR=VALUE...]: run PROGRAM (with those variables
+# in its environment) for LAB_SECONDS after it attached (its BEGIN banner
+# is what lib.sh's wait_attached waits for); write MODE's bpftrace CPU
+# time, BPF run time, and the samples emitted (the in-kernel counter
+# @emitted) and printed ("sample" lines) to OUT/MODE.stats.
 measure() {
 	local mode=$1 prog=$2 pid id t0 t1 s0 s1
-	bpftrace -e "$prog" >"$OUT/$mode.txt" 2>"$OUT/$mode.err" &
+	env "${@:3}" bpftrace -e "$prog" >"$OUT/$mode.txt" 2>"$OUT/$mode.err" &
 	pid=$!
 	wait_attached "$pid" "$OUT/$mode.txt" ||
 		lab_die "bpftrace did not start: $(cat "$OUT/$mode.err")"
@@ -51,23 +53,42 @@ measure() {
 	t0=$(cpu_ns "$pid"); read -r s0 c0 < <(prog_stats "$id")
 	sleep "$LAB_SECONDS"
 	t1=$(cpu_ns "$pid"); read -r s1 c1 < <(prog_stats "$id")
+	alive "$work" shares
 	interrupt "$pid"
-	printf 'mode=%s seconds=%s runs=%s bpftrace_cpu_ns=%s bpf_run_ns=%s lost=%s\n' \
+	printf 'mode=%s seconds=%s runs=%s bpftrace_cpu_ns=%s bpf_run_ns=%s lost=%s emitted=%s printed=%s\n' \
 		"$mode" "$LAB_SECONDS" "$((c1 - c0))" "$((t1 - t0))" "$((s1 - s0))" \
-		"$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$OUT/$mode.txt")" >"$OUT/$mode.stats"
+		"$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$OUT/$mode.txt")" \
+		"$(awk '/^@emitted: / { print $2 }' "$OUT/$mode.txt")" \
+		"$(grep -c '^sample ' "$OUT/$mode.txt")" >"$OUT/$mode.stats"
 }
 
 # 1. Aggregate in the kernel: one map entry per unique stack, printed once.
 measure aggregate "BEGIN { printf(\"Hit Ctrl-C to end.\\n\"); }
 	profile:hz:$HZ8 /pid == $work/ { @[tid, ustack, kstack] = count(); }"
 # 2. Print every sample: each goes through the perf ring buffer to bpftrace,
-#    which formats (and symbolizes) it in user space.
-measure printf "BEGIN { printf(\"Hit Ctrl-C to end.\\n\"); }
-	profile:hz:$HZ8 /pid == $work/ { printf(\"%d %s%s\\n\", tid, ustack, kstack); }"
+#    which formats (and symbolizes) it in user space.  @emitted counts, in
+#    the kernel, the samples sent; each printed one starts with "sample".
+printf_prog="BEGIN { printf(\"Hit Ctrl-C to end.\\n\"); }
+	profile:hz:$HZ8 /pid == $work/ {
+		@emitted = count();
+		printf(\"sample %d\\n%s%s\\n\", tid, ustack, kstack);
+	}"
+measure printf "$printf_prog"
+# 3. The same, with bpftrace's user symbol cache on.  bpftrace 0.17 keeps
+#    it off when address space randomization is on (it is, by default), so
+#    every user frame of every sample is looked up afresh.
+measure printf-cached "$printf_prog" BPFTRACE_CACHE_USER_SYMBOLS=1
 
-cat "$OUT/aggregate.stats" "$OUT/printf.stats" >"$OUT/overhead.txt"
+cat "$OUT/aggregate.stats" "$OUT/printf.stats" "$OUT/printf-cached.stats" >"$OUT/overhead.txt"
 awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
        n = v["runs"] > 0 ? v["runs"] : 1
-       printf "%-10s %6d probe runs  bpftrace %7.1f ms CPU (%6.1f us/run)  BPF %6.1f ms (%5.2f us/run)  lost %d\n",
+       printf "%-13s %6d runs  bpftrace %7.1f ms CPU (%6.1f us/run)  BPF %6.1f ms (%5.2f us/run)",
          v["mode"], v["runs"], v["bpftrace_cpu_ns"] / 1e6, v["bpftrace_cpu_ns"] / n / 1e3,
-         v["bpf_run_ns"] / 1e6, v["bpf_run_ns"] / n / 1e3, v["lost"] }' "$OUT/overhead.txt"
+         v["bpf_run_ns"] / 1e6, v["bpf_run_ns"] / n / 1e3
+       if (v["mode"] != "aggregate")
+         printf "  emitted %d printed %d lost %d", v["emitted"], v["printed"], v["lost"]
+       printf "\n"
+       bpf[v["mode"]] = v["bpf_run_ns"] / n }
+     END { if (bpf["aggregate"] > 0)
+             printf "BPF time per run, printf / aggregate: %.1fx\n", bpf["printf"] / bpf["aggregate"] }' \
+	"$OUT/overhead.txt" | tee "$OUT/summary.txt"
