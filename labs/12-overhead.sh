@@ -36,13 +36,33 @@ prog_stats() {
 		END { printf "%.0f %.0f\n", v["run_time_ns"], v["run_cnt"] }'
 }
 
+# emitted PID: the value of bpftrace PID's @emitted counter now (a per-CPU
+# BPF map, AT_emitted; bpftool prints each CPU's 8 bytes, little-endian).
+emitted() {
+	local fd id line n=0 b
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd")" = anon_inode:bpf-map ] || continue
+		id=$(awk '$1 == "map_id:" { print $2 }' "/proc/$1/fdinfo/${fd##*/}")
+		bpftool map show id "$id" | grep -q ' name AT_emitted ' || continue
+		while read -r line; do
+			b=$(awk '{ for (i = NF; i > 3; i--) printf "%s", $i }' <<<"$line")
+			n=$((n + 16#$b))
+		done < <(bpftool map dump id "$id" | grep '^value (CPU')
+	done
+	echo "$n"
+}
+# printed FILE: the samples printed so far, one "sample" line each.
+printed() { grep -c '^sample ' "$1" || true; }
+
 # measure MODE PROGRAM [VAR=VALUE...]: run PROGRAM (with those variables
 # in its environment) for LAB_SECONDS after it attached (its BEGIN banner
-# is what lib.sh's wait_attached waits for); write MODE's bpftrace CPU
-# time, BPF run time, and the samples emitted (the in-kernel counter
-# @emitted) and printed ("sample" lines) to OUT/MODE.stats.
+# is what lib.sh's wait_attached waits for).  Write to OUT/MODE.stats,
+# over those LAB_SECONDS: the probe's runs, bpftrace's CPU time, the BPF
+# program's run time, the samples emitted (in-kernel counter @emitted)
+# and printed; and over the whole run: emitted, printed, and what
+# bpftrace said it lost.
 measure() {
-	local mode=$1 prog=$2 pid id t0 t1 s0 s1
+	local mode=$1 prog=$2 pid id t0 t1 s0 s1 c0 c1 e0 e1 p0 p1
 	env "${@:3}" bpftrace -e "$prog" >"$OUT/$mode.txt" 2>"$OUT/$mode.err" &
 	pid=$!
 	wait_attached "$pid" "$OUT/$mode.txt" ||
@@ -50,21 +70,22 @@ measure() {
 	sleep 1		# let it settle: startup (LLVM, loading) is not what we measure
 	id=$(prog_id "$pid")
 	[ -n "$id" ] || lab_die "cannot find bpftrace's BPF program in /proc/$pid/fdinfo"
-	t0=$(cpu_ns "$pid"); read -r s0 c0 < <(prog_stats "$id")
+	t0=$(cpu_ns "$pid"); read -r s0 c0 < <(prog_stats "$id"); e0=$(emitted "$pid"); p0=$(printed "$OUT/$mode.txt")
 	sleep "$LAB_SECONDS"
-	t1=$(cpu_ns "$pid"); read -r s1 c1 < <(prog_stats "$id")
+	t1=$(cpu_ns "$pid"); read -r s1 c1 < <(prog_stats "$id"); e1=$(emitted "$pid"); p1=$(printed "$OUT/$mode.txt")
 	alive "$work" shares
 	interrupt "$pid"
-	printf 'mode=%s seconds=%s runs=%s bpftrace_cpu_ns=%s bpf_run_ns=%s lost=%s emitted=%s printed=%s\n' \
-		"$mode" "$LAB_SECONDS" "$((c1 - c0))" "$((t1 - t0))" "$((s1 - s0))" \
-		"$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$OUT/$mode.txt")" \
-		"$(awk '/^@emitted: / { print $2 }' "$OUT/$mode.txt")" \
-		"$(grep -c '^sample ' "$OUT/$mode.txt")" >"$OUT/$mode.stats"
+	printf 'mode=%s seconds=%s runs=%s bpftrace_cpu_ns=%s bpf_run_ns=%s emitted=%s printed=%s' \
+		"$mode" "$LAB_SECONDS" "$((c1 - c0))" "$((t1 - t0))" "$((s1 - s0))" "$((e1 - e0))" "$((p1 - p0))" >"$OUT/$mode.stats"
+	printf ' emitted_total=%s printed_total=%s lost_total=%s\n' \
+		"$(awk '/^@emitted: / { print $2 }' "$OUT/$mode.txt")" "$(printed "$OUT/$mode.txt")" \
+		"$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$OUT/$mode.txt")" >>"$OUT/$mode.stats"
 }
 
 # 1. Aggregate in the kernel: one map entry per unique stack, printed once.
+#    (@emitted, the same counter as below, so both programs do the same.)
 measure aggregate "BEGIN { printf(\"Hit Ctrl-C to end.\\n\"); }
-	profile:hz:$HZ8 /pid == $work/ { @[tid, ustack, kstack] = count(); }"
+	profile:hz:$HZ8 /pid == $work/ { @emitted = count(); @[tid, ustack, kstack] = count(); }"
 # 2. Print every sample: each goes through the perf ring buffer to bpftrace,
 #    which formats (and symbolizes) it in user space.  @emitted counts, in
 #    the kernel, the samples sent; each printed one starts with "sample".
@@ -80,15 +101,20 @@ measure printf "$printf_prog"
 measure printf-cached "$printf_prog" BPFTRACE_CACHE_USER_SYMBOLS=1
 
 cat "$OUT/aggregate.stats" "$OUT/printf.stats" "$OUT/printf-cached.stats" >"$OUT/overhead.txt"
+# Per mode, over the measured seconds: probe runs; BPF time per run;
+# bpftrace's CPU time per sample emitted and per sample it printed; then
+# what became of every sample of the run.
 awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-       n = v["runs"] > 0 ? v["runs"] : 1
-       printf "%-13s %6d runs  bpftrace %7.1f ms CPU (%6.1f us/run)  BPF %6.1f ms (%5.2f us/run)",
-         v["mode"], v["runs"], v["bpftrace_cpu_ns"] / 1e6, v["bpftrace_cpu_ns"] / n / 1e3,
-         v["bpf_run_ns"] / 1e6, v["bpf_run_ns"] / n / 1e3
-       if (v["mode"] != "aggregate")
-         printf "  emitted %d printed %d lost %d", v["emitted"], v["printed"], v["lost"]
-       printf "\n"
-       bpf[v["mode"]] = v["bpf_run_ns"] / n }
+       m = v["mode"]; n = (v["runs"] > 0) ? v["runs"] : 1; e = (v["emitted"] > 0) ? v["emitted"] : 1
+       printf "%-13s %6d runs  BPF %5.2f us/run  bpftrace %7.1f ms CPU: %6.1f us/sample emitted",
+         m, v["runs"], v["bpf_run_ns"] / n / 1e3, v["bpftrace_cpu_ns"] / 1e6, v["bpftrace_cpu_ns"] / e / 1e3
+       if (m != "aggregate")
+         printf ", %6.1f us/sample printed\n%13s emitted %d, printed %d (%d%%), reported lost %d, never printed %d\n",
+           (v["printed"] > 0) ? v["bpftrace_cpu_ns"] / v["printed"] / 1e3 : 0, "",
+           v["emitted_total"], v["printed_total"], 100 * v["printed_total"] / ((v["emitted_total"] > 0) ? v["emitted_total"] : 1),
+           v["lost_total"], v["emitted_total"] - v["printed_total"] - v["lost_total"]
+       else printf "\n"
+       bpf[m] = v["bpf_run_ns"] / n }
      END { if (bpf["aggregate"] > 0)
              printf "BPF time per run, printf / aggregate: %.1fx\n", bpf["printf"] / bpf["aggregate"] }' \
 	"$OUT/overhead.txt" | tee "$OUT/summary.txt"

@@ -40,8 +40,8 @@ static volatile uint64_t sink;
 /* Not inlined: a sample in the clock (glibc's clock_gettime and the vDSO
  * have no frame pointer, so a walk from there skips their caller) is then
  * still under the function that asked, through this frame's pointer; when
- * inlined, that function was the frame skipped, and its share read 3-5%
- * low (until 2026-11-25). */
+ * inlined, that function would be the frame skipped, and its share would
+ * read 3-5% low. */
 __attribute__((noinline)) static uint64_t cpu_us(void)
 {
 	struct timespec ts;
@@ -57,7 +57,7 @@ static uint64_t wall_us(void)
 }
 
 /* Burn `us` microseconds of this thread's CPU time in the caller's frame,
- * overshooting by one inner loop at most (some 30 us at -O2 here). */
+ * overshooting by one inner loop at most (tens of microseconds at -O2). */
 #define SPIN_FOR(us, body)                                              \
 	do {                                                            \
 		uint64_t end_ = cpu_us() + (us);                        \
