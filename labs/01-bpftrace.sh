@@ -17,6 +17,7 @@ shares=$!
 
 # One program with a probe of each kind, for LAB_SECONDS ($1 is dd's pid,
 # $2 shares'): the page explains it line by line.
+# shellcheck disable=SC2016 # $1 and $2 are bpftrace's
 capture "$LAB_SECONDS" "$OUT/tour.txt" "${BT[@]}" -e '
 BEGIN { printf("Hit Ctrl-C to end.\n"); }
 tracepoint:syscalls:sys_enter_read /pid == $1/ {

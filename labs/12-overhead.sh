@@ -68,6 +68,12 @@ measure() {
 	wait_attached "$pid" "$OUT/$mode.txt" ||
 		lab_die "bpftrace did not start: $(cat "$OUT/$mode.err")"
 	sleep 1		# let it settle: startup (LLVM, loading) is not what we measure
+	# nor is filling the symbol cache: in the printf modes, wait for the
+	# first printed sample (at most 10 s)
+	for _ in $(seq 100); do
+		[ "$mode" = aggregate ] || [ "$(printed "$OUT/$mode.txt")" -gt 0 ] && break
+		sleep 0.1
+	done
 	id=$(prog_id "$pid")
 	[ -n "$id" ] || lab_die "cannot find bpftrace's BPF program in /proc/$pid/fdinfo"
 	t0=$(cpu_ns "$pid"); read -r s0 c0 < <(prog_stats "$id"); e0=$(emitted "$pid"); p0=$(printed "$OUT/$mode.txt")

@@ -25,9 +25,10 @@ export STACKFOLD
 # tracefs; where it is not mounted (some minimal VMs and containers),
 # mount it for bpftrace alone, in a mount namespace of its own.  The pid
 # stays bpftrace's: unshare and sh exec it.
+# shellcheck disable=SC2034 # used by the lab scripts
 BT=(bpftrace)
 if [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
-	# shellcheck disable=SC2016 # expanded by the inner sh
+	# shellcheck disable=SC2016,SC2034 # expanded by the inner sh; used by the lab scripts
 	BT=(unshare -m --propagation private sh -c \
 		'mount -t tracefs nodev /sys/kernel/tracing && exec bpftrace "$@"' bpftrace)
 fi
@@ -85,13 +86,16 @@ wait_attached() {
 
 # interrupt PID: what Ctrl-C does to bpftrace (it prints its maps and
 # exits), then wait for it; SIGTERM if it has not exited 60 s later.
+# SIGINT again every 2 s meanwhile: on a loaded machine bpftrace 0.17 can
+# miss one, and another only repeats the request.
 interrupt() {
 	local pid=$1 watchdog
 	kill -INT "$pid" 2>/dev/null
 	(	# short sleeps: no long-lived child keeps a pipe open after we return
-		for _ in $(seq 600); do
+		for i in $(seq 600); do
 			sleep 0.1
 			kill -0 "$pid" 2>/dev/null || exit 0
+			[ $((i % 20)) != 0 ] || kill -INT "$pid" 2>/dev/null
 		done
 		echo "lab: bpftrace $pid still running 60 s after SIGINT; sending SIGTERM" >&2
 		kill -TERM "$pid" 2>/dev/null
