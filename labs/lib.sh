@@ -86,8 +86,9 @@ wait_attached() {
 
 # interrupt PID: what Ctrl-C does to bpftrace (it prints its maps and
 # exits), then wait for it; SIGTERM if it has not exited 60 s later.
-# SIGINT again every 2 s meanwhile: on a loaded machine bpftrace 0.17 can
-# miss one, and another only repeats the request.
+# SIGINT again every 2 s while bpftrace still catches SIGINT: on a loaded
+# machine bpftrace 0.17 can miss one.  Once it has taken one it no longer
+# catches the signal, and a second would kill it before it prints.
 interrupt() {
 	local pid=$1 watchdog
 	kill -INT "$pid" 2>/dev/null
@@ -95,7 +96,7 @@ interrupt() {
 		for i in $(seq 600); do
 			sleep 0.1
 			kill -0 "$pid" 2>/dev/null || exit 0
-			[ $((i % 20)) != 0 ] || kill -INT "$pid" 2>/dev/null
+			[ $((i % 20)) != 0 ] || ! sigint_ready "$pid" || kill -INT "$pid" 2>/dev/null
 		done
 		echo "lab: bpftrace $pid still running 60 s after SIGINT; sending SIGTERM" >&2
 		kill -TERM "$pid" 2>/dev/null
