@@ -35,6 +35,15 @@ fi
 
 lab_die() { echo "lab: $*" >&2; exit 1; }
 
+# A failing step ends the lab (set -e) with one line that says which.
+lab_failed() {
+	case "$2" in
+	*PROFILE*) [ "$1" != 2 ] || lab_die "scripts/profile recorded no samples (exit 2): the workload died, or never ran" ;;
+	esac
+	lab_die "a step failed (exit $1): $2"
+}
+trap 'lab_failed $? "$BASH_COMMAND"' ERR
+
 # However the lab ends (done, a failed step, Ctrl-C), end the workloads it
 # started in the background.  Lab 12 calls this from its own EXIT trap.
 lab_cleanup() {

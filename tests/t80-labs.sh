@@ -215,5 +215,21 @@ if [ -d "$T/lab07" ]; then
 	check_eq "lab 7's offsets.txt: the middle offset is in run (answer 1)" run "$(awk '{ print $2 }' <<<"$mid")"
 fi
 
+# --- a lab stops with one clear last line when its workload dies at once
+# (an empty capture) or during the capture.
+cp -a "$TOP/labs/build" "$T/build-dead"
+printf '#!/bin/sh\nexit 3\n' >"$T/build-dead/shares"
+printf '#!/bin/sh\nsleep 0.5\nexit 3\n' >"$T/build-dead/shares-fp"
+for c in "03-flame-graph:no samples" "05-frame-pointers:shares-fp (pid [0-9]*) died"; do
+	LAB_BUILD=$T/build-dead "$TOP/labs/${c%%:*}.sh" "$T/dead" >/dev/null 2>"$T/dead.err"
+	rc=$?
+	last=$(tail -n 1 "$T/dead.err")
+	if [ "$rc" = 1 ] && grep -q "^lab: .*${c#*:}" <<<"$last"; then
+		pass "lab ${c%%:*} with a dead workload stops with: $last"
+	else
+		fail "lab ${c%%:*} with a dead workload stops with one clear line" "exit $rc" "$(tail -n 5 "$T/dead.err")"
+	fi
+done
+
 "$TOP/labs/check" 13 /tmp >/dev/null 2>&1
 check_eq "labs/check with no such lab is a usage error (exit 2)" 2 "$?"
