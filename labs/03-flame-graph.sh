@@ -3,10 +3,14 @@
 . "$(dirname "$0")/lib.sh"
 lab_init 03 "$@"
 
-# shares runs until stopped (argument 0); scripts/profile starts it, samples
-# it for LAB_SECONDS, stops it, and writes shares.folded, .svg and .pb.gz.
-"$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/shares" -f folded,svg,pprof \
-	-- "$BUILD/shares" 0
+# shares runs until stopped (argument 0).  scripts/profile samples it for
+# LAB_SECONDS and writes shares.folded, .svg and .pb.gz.  (With -- COMMAND
+# instead of -p PID, it starts the command and profiles it until it exits.)
+"$BUILD/shares" 0 &
+shares=$!
+"$PROFILE" -p "$shares" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/shares" -f folded,svg,pprof
+alive "$shares" shares
+stop "$shares"
 nonempty "$OUT/shares.folded" "the profile of shares"
 
 # The top table: self and total (inclusive) share of each function.

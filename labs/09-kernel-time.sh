@@ -5,8 +5,11 @@ lab_init 09 "$@"
 
 # syscalls spends most of its time in write(2), stat(2) and read(2).
 # scripts/profile takes user and kernel stacks together (-U or -K for one).
-"$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/syscalls" -f folded,svg \
-	-- "$BUILD/syscalls" 0
+"$BUILD/syscalls" 0 &
+work=$!
+"$PROFILE" -p "$work" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/syscalls" -f folded,svg
+alive "$work" syscalls
+stop "$work"
 nonempty "$OUT/syscalls.folded" "the profile of syscalls"
 "$STACKFOLD" -f top --top 15 "$OUT/syscalls.folded" | tee "$OUT/syscalls.top"
 

@@ -6,10 +6,13 @@ command -v go >/dev/null || lab_die "go is not installed (apt-get install golang
 
 # Before: shares as in lab 3 (matrix_multiply 14 ms of each round, 20 ms on average).
 # After: an "optimized" matrix_multiply, 4 ms a round (second argument).
-"$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/before" -f folded,pprof \
-	-- "$BUILD/shares" 0
-"$PROFILE" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/after" -f folded,pprof \
-	-- "$BUILD/shares" 0 4
+for run in before:14 after:4; do
+	"$BUILD/shares" 0 "${run#*:}" &
+	work=$!
+	"$PROFILE" -p "$work" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/${run%:*}" -f folded,pprof
+	alive "$work" shares
+	stop "$work"
+done
 nonempty "$OUT/before.folded" "the profile before"
 nonempty "$OUT/after.folded" "the profile after"
 
