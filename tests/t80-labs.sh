@@ -129,7 +129,7 @@ doctor_spec() {
 	02) echo 'trace.folded ^vfs_read_\[k\]$ vfs_read_[k] vfs_write_[k] lab03/shares.folded' ;;
 	03) echo "shares.folded ^checksum$ matrix_multiply compress lab02/trace.folded" ;;
 	05) echo "fp.folded ^main$ fp.folded nofp.folded lab03/shares.folded" ;;
-	06) echo "dwarf.folded ^read_data$ dwarf.folded nofp.folded lab05/fp.folded" ;;
+	06) echo "dwarf.folded ^read_data$ dwarf.folded nofp.folded lab09/syscalls.folded" ;;
 	07) echo "symbols.folded ^matrix_multiply$ shares-sym shares-strip lab05/nofp.folded" ;;
 	08) echo 'jit.folded ^jit_cold_\[j\]$ jit-map jit-nomap lab07/symbols.folded' ;;
 	09) echo "syscalls.folded ^sum_user$ sum_user tiny_writes lab10/offcpu.folded" ;;
