@@ -96,7 +96,8 @@ HZ      ?= 99
 flame:
 	@scripts/install-deps
 	@$(MAKE) --no-print-directory -s all demo >&2	# stdout: the top table alone
-	@scripts/profile $(if $(CALLGRAPH),--call-graph $(CALLGRAPH),) $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
+	@STACKFOLD_SUDO_HINT="sudo make flame$(if $(PID), PID=$(PID),)" \
+		scripts/profile $(if $(CALLGRAPH),--call-graph $(CALLGRAPH),) $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
 
 test:
 	@scripts/install-deps --test
@@ -132,25 +133,30 @@ labs:
 	@$(MAKE) --no-print-directory -C labs
 
 # Installs bin/stackfold, the bpftrace programs, the scripts (under
-# share/stackfold, where they find ../bt and ../bin/stackfold) with
-# stackfold-NAME links in bin, and the man pages.
+# share/stackfold, where they find ../bt, ../VERSION and ../bin/stackfold)
+# with stackfold-NAME links in bin, and the man pages, each named as the
+# command it documents (man -k stackfold finds them all).  stackfold-flame
+# is flame-range's former name.
+SCRIPTS := profile continuous flame-range
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/stackfold/bt \
 		$(DESTDIR)$(PREFIX)/share/stackfold/scripts $(DESTDIR)$(PREFIX)/share/stackfold/bin \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/doc/stackfold
+		$(DESTDIR)$(PREFIX)/share/doc/stackfold/docs
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/stackfold
 	ln -sf ../../../bin/stackfold $(DESTDIR)$(PREFIX)/share/stackfold/bin/stackfold
+	install -m 644 VERSION $(DESTDIR)$(PREFIX)/share/stackfold/
 	install -m 644 bt/*.bt $(DESTDIR)$(PREFIX)/share/stackfold/bt/
-	install -m 755 scripts/profile scripts/continuous scripts/flame scripts/install-deps \
+	install -m 755 $(addprefix scripts/,$(SCRIPTS) flame install-deps) \
 		$(DESTDIR)$(PREFIX)/share/stackfold/scripts/
-	install -m 644 scripts/pids.sh scripts/caps.sh scripts/flame-store.sh $(DESTDIR)$(PREFIX)/share/stackfold/scripts/
-	for s in profile continuous flame; do \
+	install -m 644 scripts/pids.sh scripts/caps.sh scripts/opts.sh scripts/flame-store.sh $(DESTDIR)$(PREFIX)/share/stackfold/scripts/
+	for s in $(SCRIPTS); do \
 		ln -sf ../share/stackfold/scripts/$$s $(DESTDIR)$(PREFIX)/bin/stackfold-$$s; done
-	install -m 644 man/stackfold.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	for s in profile continuous flame; do \
-		install -m 644 man/$$s.1 $(DESTDIR)$(PREFIX)/share/man/man1/stackfold-$$s.1; done
+	ln -sf stackfold-flame-range $(DESTDIR)$(PREFIX)/bin/stackfold-flame
+	install -m 644 man/stackfold.1 $(addprefix man/stackfold-,$(addsuffix .1,$(SCRIPTS))) \
+		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 README.md CHANGES.md $(DESTDIR)$(PREFIX)/share/doc/stackfold/	# the service's Documentation=
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stackfold/docs/
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 clean:

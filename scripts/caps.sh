@@ -3,7 +3,7 @@
 # process run bpftrace, and which bpftrace is it?
 #
 # The checks below use no external command: a capture's whole CPU,
-# wrapper included, is budgeted (README, "Performance"), and each fork of
+# wrapper included, is budgeted (docs/performance.md), and each fork of
 # sort, head or awk cost a few ms.
 #
 # version_ge A B succeeds when version A is B or later, compared as dotted
@@ -67,12 +67,13 @@ bpftrace_uid_ok() {
 # bpftrace_ready MIN PROG succeeds when this process may run a bpftrace of
 # version MIN or later, and sets bt_version to the one found; otherwise it
 # sets CAPS_ERR to one line saying what is missing (PROG is the command a
-# "try: sudo" hint names) and fails.  The caller dies with CAPS_ERR, exit 3.
+# "try: sudo" hint names; $STACKFOLD_SUDO_HINT, when set, is the whole
+# hint: make flame sets "sudo make flame") and fails.  The caller dies with CAPS_ERR, exit 3.
 bpftrace_ready() {
-	local min=$1 prog=$2
+	local min=$1 hint=${STACKFOLD_SUDO_HINT:-"sudo $2 ..."}
 	CAPS_ERR=""
 	if ! bpf_caps_ok; then
-		CAPS_ERR="need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) to run bpftrace, as root has; try: sudo $prog ..."
+		CAPS_ERR="need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) to run bpftrace, as root has; try: $hint"
 	elif ! command -v bpftrace >/dev/null 2>&1; then
 		CAPS_ERR="bpftrace not found (need >= $min; Debian: apt-get install bpftrace)"
 	else
@@ -87,7 +88,7 @@ bpftrace_ready() {
 		elif ! version_ge "$bt_version" "$min"; then
 			CAPS_ERR="bpftrace $bt_version is too old (need >= $min)"
 		elif ! bpftrace_uid_ok "$bt_version"; then
-			CAPS_ERR="bpftrace $bt_version runs as root only (it checks the uid itself; capabilities suffice from 0.25); try: sudo $prog ..."
+			CAPS_ERR="bpftrace $bt_version runs as root only (it checks the uid itself; capabilities suffice from 0.25); try: $hint"
 		fi
 	fi
 	[ -z "$CAPS_ERR" ]

@@ -155,12 +155,22 @@ check_eq "system-wide: taken = folded + dropped" "$taken" "$((got + ${dropped:-0
 attached() {
 	local i bt n
 	for ((i = 0; i < 300; i++)); do
-		bt=$(pgrep -P "$1" -x bpftrace) &&
+		bt=$(bpftrace_of "$1") &&
 			n=$(find "/proc/$bt/fd" -lname '*perf_event*' 2>/dev/null | wc -l) &&
 			[ "$n" -ge $((2 * $(nproc))) ] && break
 		sleep 0.1
 	done
 	sleep "${2:-1}"
+}
+# bpftrace_of PID: the bpftrace PID runs: its grandchild (scripts/profile,
+# which waits for its record), else its child (stackfold record, or
+# scripts/profile that exec'd it: started with SIGINT ignored)
+bpftrace_of() {
+	local c
+	{
+		for c in $(pgrep -P "$1"); do pgrep -P "$c" -x bpftrace; done
+		pgrep -P "$1" -x bpftrace
+	} | head -n 1 | grep .
 }
 # record_attached OUT: until the stackfold record writing OUT runs and its
 # bpftrace has attached (then 1 s more)
@@ -367,9 +377,9 @@ check "profile -- COMMAND: no GLIBC_TUNABLES given to it" \
 ppid=$!
 btenv=""
 # the capture's bpftrace is a child of stackfold record, which scripts/profile
-# execs as itself; its own `bpftrace --version` is not, and exits at once
+# runs and waits for; its own `bpftrace --version` exits at once
 for _ in $(seq 50); do
-	b=$(pgrep -x -P "$ppid" bpftrace | head -n 1)
+	b=$(bpftrace_of "$ppid")
 	if [ -n "$b" ] && btenv=$(tr '\0' '\n' 2>/dev/null <"/proc/$b/environ") &&
 		[ -n "$btenv" ]; then
 		break
@@ -434,8 +444,8 @@ env kill -INT "$ppid"
 reap "$ppid" >"$T/cint.rc"
 # (a hang ends here: the FIFO read, the capture's end written)
 [ -p "$T/cint/p.folded" ] && timeout 2 cat "$T/cint/p.folded" >/dev/null 2>&1
-check_eq "two SIGINTs from other processes to profile -- COMMAND: aborted (130), nothing replaced" \
-	"130 old" "$(cat "$T/cint.rc") $(cat "$T/cint/p.svg")"
+check_eq "two SIGINTs from other processes to profile -- COMMAND: aborted (130), nothing written, the previous run's file kept as .old" \
+	"130 old no" "$(cat "$T/cint.rc") $(cat "$T/cint/p.svg.old") $(test -e "$T/cint/p.svg" && echo yes || echo no)"
 sleep 0.5
 check_eq "two SIGINTs to profile -- COMMAND: no capture or command left running" "" \
 	"$(pgrep -f "stackfold[-a-z]* record.*$T/cint|$DEMO 40" || true)"

@@ -6,7 +6,7 @@
 # temporary file in sight; SIGKILL then restart (stale temporaries and a
 # half-written window removed, nothing overwritten, no bpftrace left
 # behind); retention by size; SIGTERM writes the window in progress and
-# exits 0; scripts/flame merges a range.  Needs root and bpftrace.
+# exits 0; scripts/flame-range merges a range.  Needs root and bpftrace.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/pprof_build.sh
@@ -201,8 +201,8 @@ else
 fi
 check "retention: oldest removed first" test ! -e "$newest"
 
-# --- scripts/flame -------------------------------------------------------------
-if "$TOP/scripts/flame" "$W" --since 10m --comm demo -f folded,svg -o "$T/fl" 2>"$T/flerr"; then
+# --- scripts/flame-range -------------------------------------------------------------
+if "$TOP/scripts/flame-range" "$W" --since 10m --comm demo -f folded,svg -o "$T/fl" 2>"$T/flerr"; then
 	pass "flame: merged the last 10 minutes"
 	check "flame: demo only, comm frame without pid" \
 		sh -c "! grep -v '^demo[; ]' '$T/fl.folded' && grep -q matrix_multiply '$T/fl.folded'"
@@ -210,7 +210,7 @@ if "$TOP/scripts/flame" "$W" --since 10m --comm demo -f folded,svg -o "$T/fl" 2>
 else
 	fail "flame: merged the last 10 minutes" "$(cat "$T/flerr")"
 fi
-"$TOP/scripts/flame" "$W" --from '2001-01-01' --to '2001-01-02' -o "$T/none" 2>"$T/none.err"
+"$TOP/scripts/flame-range" "$W" --from '2001-01-01' --to '2001-01-02' -o "$T/none" 2>"$T/none.err"
 rc=$?
 if [ "$rc" = 2 ]; then pass "flame: empty range exits 2"
 else fail "flame: empty range exits 2" "exit $rc: $(head -c 400 "$T/none.err")"; fi

@@ -404,11 +404,11 @@ for ago in 90 60 30; do
 	"$STACKFOLD" -q -f pprof -o "$FW/$st.pb.gz" "$src" 2>/dev/null
 	"$STACKFOLD" -q -f folded -o "$FW/$st.folded" "$src" 2>/dev/null
 done
-"$TOP/scripts/flame" "$FW" --since 5m -o "$T/fw" 2>"$T/fw.err"
+"$TOP/scripts/flame-range" "$FW" --since 5m -o "$T/fw" 2>"$T/fw.err"
 check_eq "flame: three windows merged" 0 "$?"
 want="map_dropped unknown in 2 windows over_total unknown in 2 windows stackid_errors=2 maps_unsaved=2"
 check_eq "flame: the windows' losses said, exactly (drops unknown in one-liner text)" \
-	"flame: losses in these windows (their .pb.gz comments): $want" "$(grep '^flame: losses' "$T/fw.err")"
+	"flame-range: losses in these windows (their .pb.gz comments): $want" "$(grep '^flame-range: losses' "$T/fw.err")"
 check "flame: and in the SVG's subtitle" grep -q "losses in these windows: $want" "$T/fw.svg"
 "$STACKFOLD" comments /etc/passwd >/dev/null 2>"$T/cm.err"
 check_eq "stackfold comments on a file that is no pprof: exit 2, one line" "2 1" "$? $(grep -c . "$T/cm.err")"

@@ -53,12 +53,13 @@ prep_old() {	# DIR: a previous run's outputs
 svg_total() { sed -n 's/.*<title>all (\([0-9,]*\) samples.*/\1/p' "$1" | head -n 1 | tr -d ,; }
 recorded() { sed -n 's/.*recorded: \([0-9]*\) samples.*/\1/p' "$1" | tail -n 1; }
 
-# wait_capture PID: until the stackfold record exec'd as PID has run its
-# bpftrace child for 3 s (attached and sampling, even on a busy machine)
+# wait_capture PID: until the stackfold record exec'd as PID (or run by
+# it) has run its bpftrace child for 3 s (attached and sampling, even on
+# a busy machine)
 wait_capture() {
-	local i
+	local i c
 	for i in $(seq 1 100); do
-		pgrep -P "$1" bpftrace >/dev/null && break
+		{ pgrep -P "$1" bpftrace; for c in $(pgrep -P "$1"); do pgrep -P "$c" bpftrace; done; } | grep -q . && break
 		sleep 0.2
 	done
 	[ "$i" -lt 100 ] || echo "wait_capture: no bpftrace under $1" >&2
@@ -162,7 +163,7 @@ check_eq "root without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN: exit 3" 3 $?
 check "root without them: names the capabilities needed" \
 	grep -q 'need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)' "$T/nocap.err"
 # Root with CAP_BPF and CAP_PERFMON but not CAP_SYS_ADMIN: enough, as the
-# README says.  bpftrace 0.17 cannot read the kernel's BTF then (it needs
+# docs/usage.md says.  bpftrace 0.17 cannot read the kernel's BTF then (it needs
 # BPF_BTF_GET_FD_BY_ID): the script leaves curtask out, as without BTF.
 # Until 2026-11-25 bpftrace refused the program with 20 lines of errors.
 capsh --drop=cap_sys_admin -- -c 'exec "$1" -d 2 -f folded -o "$2" -- "$3" 2' \
@@ -228,8 +229,8 @@ sleep 0.05
 env kill -INT "$prof"
 wait "$prof"
 check_eq "second SIGINT: exit 130" 130 $?
-check_eq "second SIGINT: nothing replaced" "old folded|old svg|old pb.gz" \
-	"$(cat "$T/o-int2/p.folded" "$T/o-int2/p.svg" "$T/o-int2/p.pb.gz" | paste -sd '|')"
+check_eq "second SIGINT: nothing written, the previous run's outputs kept as .old" "old folded|old svg|old pb.gz none" \
+	"$(cat "$T/o-int2/p.folded.old" "$T/o-int2/p.svg.old" "$T/o-int2/p.pb.gz.old" | paste -sd '|') $(ls "$T/o-int2"/p.folded "$T/o-int2"/p.svg "$T/o-int2"/p.pb.gz 2>/dev/null || echo none)"
 check_eq "second SIGINT: no temporary file left" "" "$(find "$T/o-int2" -name '*.tmp*')"
 sleep 0.5
 check_eq "second SIGINT: bpftrace is gone too" "" "$(pgrep -f "bpftrace $T/tmp/" | tr '\n' ' ')"

@@ -63,7 +63,7 @@ if command -v shellcheck >/dev/null 2>&1; then
 	# notes, such as A && B || C, are allowed)
 	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
 	check "scripts, bench and tests pass shellcheck -S warning" sh -c 'cd "$1" && shellcheck -x -S warning \
-		scripts/profile scripts/continuous scripts/flame scripts/install-deps scripts/pids.sh scripts/caps.sh \
+		scripts/profile scripts/continuous scripts/flame scripts/flame-range scripts/install-deps scripts/pids.sh scripts/caps.sh scripts/opts.sh \
 		bench/*.sh tests/*.sh tests/run tests/tools/*.sh tests/fixtures/*/*.sh' sh "$TOP"
 else
 	skip "labs scripts pass shellcheck" "shellcheck not installed"
@@ -105,7 +105,7 @@ for page in "$TOP"/man/*.[18]; do
 		skip "man/$name: no groff warnings" "groff not installed"
 	fi
 done
-for p in stackfold.1 profile.1 continuous.1; do
+for p in stackfold.1 stackfold-profile.1 stackfold-continuous.1 stackfold-flame-range.1; do
 	if [ -f "$TOP/man/$p" ]; then pass "man/$p exists"; else fail "man/$p exists"; fi
 done
 
@@ -113,12 +113,16 @@ done
 # service's Documentation= points at an installed file
 I=$T/inst
 if make -s -C "$TOP" install DESTDIR="$I" PREFIX=/usr/local >"$T/install.out" 2>&1; then
-	for c in profile continuous flame; do
+	for c in profile continuous flame-range; do
 		check "installed: stackfold-$c runs" "$I/usr/local/bin/stackfold-$c" --help
 		check "installed: man stackfold-$c" test -s "$I/usr/local/share/man/man1/stackfold-$c.1"
 	done
-	doc=$(sed -n 's|^Documentation=file://||p' "$TOP/scripts/stackfold-continuous.service")
-	check "installed: the service's Documentation= ($doc)" test -s "$I$doc"
+	check "installed: stackfold-flame (flame-range's former name) runs" "$I/usr/local/bin/stackfold-flame" --help
+	read -r -a docs <<<"$(sed -n 's|^Documentation=||p' "$TOP/scripts/stackfold-continuous.service")"
+	for doc in "${docs[@]}"; do
+		doc=${doc#file://}
+		check "installed: the service's Documentation= ($doc)" test -s "$I$doc"
+	done
 else
 	fail "make install DESTDIR=..." "$(tail -3 "$T/install.out")"
 fi

@@ -135,7 +135,7 @@ void sf_arena_release(struct sf_arena *a);
  * is trimmed only past twice that (allocations big enough for glibc to
  * mmap them keep 4 KiB pages and mremap growth).  Faulting fresh 4 KiB
  * pages in one at a time was a third of a cold report and half of a warm
- * one on a VM (README); the price is some MiB of RSS.  Call once, first
+ * one on a VM (docs/performance.md); the price is some MiB of RSS.  Call once, first
  * thing in main(); advice only, so nothing fails.  (glibc's
  * GLIBC_TUNABLES=glibc.malloc.hugetlb=1 does about the same, but must be
  * set before the process starts.)
@@ -149,7 +149,7 @@ void sf_heap_hugepages(void);
  * start at 256 bytes and double up to 64 KiB, so a short pool (a process's
  * memory map, the names of a small ELF file) takes little: on a
  * huge-page heap every byte asked for is a byte the kernel zeroes
- * (README).  Past 16 chunks (a big table: folded input keeps every line)
+ * (docs/performance.md).  Past 16 chunks (a big table: folded input keeps every line)
  * they are huge-page sized and aligned: filling 4 KiB pages one fault at a
  * time was a third of reading a 100 MB folded file on this VM.
  * Zero-initialise.
