@@ -77,7 +77,7 @@ bad "-U with -K" "profile: -U and -K exclude each other (see --help)" "$P" -a -U
 bad "-xpid (a long option with one dash)" "profile: unknown option '-xpid' (long options take two dashes: '--xpid'; see --help)" "$P" -xpid
 bad "continuous --frobnicate" "continuous: unknown option '--frobnicate' (see --help)" "$C" --frobnicate
 bad "flame-range --frobnicate" "flame-range: unknown option '--frobnicate' (see --help)" "$R" --frobnicate
-bad "--call-graph xyz" "profile: --call-graph wants fp or dwarf, not 'xyz'" "$P" -a --call-graph xyz
+bad "--call-graph xyz" "profile: --call-graph wants fp or dwarf[,BYTES], not 'xyz'" "$P" -a --call-graph xyz
 
 # --help under the name run by; --version: VERSION and the bpftrace found
 for s in profile continuous flame-range; do
