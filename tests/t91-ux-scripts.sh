@@ -229,7 +229,7 @@ mapfile -t cmds < <(awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on && NF' 
 rewrite() {
 	local c=$1
 	c=${c#sudo }
-	c=${c//timeout -s INT 10 /timeout -s INT -k 30 6 }
+	c=${c//timeout -s INT 10 /timeout -s INT -k 30 10 }
 	c=${c//-d 30/-d 2}
 	c=${c//bin\/demo 3/$TOP/bin/demo 1}
 	c=${c//1234/$DEMO_PID}
