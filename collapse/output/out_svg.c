@@ -192,6 +192,7 @@ static int frames_aux(const struct layout *l, struct frame_aux *aux)
 struct elide_out {
 	uint32_t *node_idx;	/* node id -> index + 1, 0: not yet written */
 	uint32_t *order;	/* index -> node id */
+	uint32_t *name;		/* index -> its name's id in names */
 	size_t n;
 	struct strtab names;	/* as shown (no _[k]), first-use order */
 };
@@ -239,8 +240,10 @@ static uint32_t node_index(const struct svg_geom *g, uint32_t node)
 	if (parent && node_index(g, parent) == UINT32_MAX)
 		return UINT32_MAX;
 	const char *s = strtab_get(&el->names, el->nodes[node].name);
-	if (strtab_intern(&eo->names, s, display_len(s, strlen(s))) < 0)
+	int64_t id = strtab_intern(&eo->names, s, display_len(s, strlen(s)));
+	if (id < 0)
 		return UINT32_MAX;
+	eo->name[eo->n] = (uint32_t)id;
 	eo->order[eo->n] = node;
 	eo->node_idx[node] = (uint32_t)++eo->n;
 	return (uint32_t)eo->n - 1;
@@ -496,17 +499,21 @@ static void put_script(struct svg_buf *b, const struct svg_geom *g)
 		svg_put_js_string(b, n, strlen(n));
 		svg_putc(b, '"');
 	}
-	/* each chain: its parent chain's index or -1, its name's index */
+	/* each chain: its name's index, after -(D + 1) when its parent
+	 * chain is not the one just before it: D back, 0 for none (most
+	 * chains extend the one before, numbered just before them) */
 	svg_puts(b, "],\nes: [");
 	for (size_t i = 0; eo && i < eo->n; i++) {
-		const struct se_node *nd = &g->el->nodes[eo->order[i]];
-		const char *s = strtab_get(&g->el->names, nd->name);
-		int64_t id = strtab_intern((struct strtab *)&eo->names, s, display_len(s, strlen(s)));
-		char buf[48];
-		snprintf(buf, sizeof(buf), "%s%lld,%lld", i ? "," : "",
-			 nd->parent ? (long long)eo->node_idx[nd->parent] - 1 : -1LL,
-			 (long long)id - 1);
-		svg_puts(b, buf);
+		uint32_t par = g->el->nodes[eo->order[i]].parent;
+		uint64_t d = par ? i - (eo->node_idx[par] - 1) : 0;
+		if (i)
+			svg_putc(b, ',');
+		if (d != 1) {
+			svg_putc(b, '-');
+			svg_put_u64(b, d + 1);
+			svg_putc(b, ',');
+		}
+		svg_put_u64(b, eo->name[i] - 1);
 	}
 	svg_puts(b, "]};\n");
 	svg_puts(b, svg_js);
@@ -755,8 +762,10 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 	size_t ns = g->el && !g->el->full ? g->el->nnodes + 1 : 0;
 	if (ns && (strtab_init(&eo.names) ||
 		   !(eo.node_idx = calloc(ns, sizeof(*eo.node_idx))) ||
-		   !(eo.order = calloc(ns, sizeof(*eo.order))))) {
+		   !(eo.order = calloc(ns, sizeof(*eo.order))) ||
+		   !(eo.name = calloc(ns, sizeof(*eo.name))))) {
 		free(eo.node_idx);
+		free(eo.order);
 		free(b);
 		free(aux);
 		strtab_release(&eo.names);
@@ -774,6 +783,11 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 	for (size_t i = l->nv; g->total && i-- > 0;)
 		put_frame(b, g, &l->v[i], l->nv - 1 - i, &aux[i]);
 	svg_puts(b, "</g>\n");
+	if (g->el && g->el->full)	/* the search falls back: say so */
+		svg_puts(b, "<!-- search: the frames narrower than the minimum width "
+			    "are too many to list here (their record passed "
+			    SVG_ELIDE_BUDGET_TEXT "), so a search that may match "
+			    "them says up to how much -->\n");
 	put_script(b, g);
 	svg_puts(b, "</svg>\n");
 	int ret = svg_buf_flush(b);
@@ -782,6 +796,7 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 	if (ns) {
 		free(eo.node_idx);
 		free(eo.order);
+		free(eo.name);
 		strtab_release(&eo.names);
 	}
 	return ret;

@@ -18,11 +18,16 @@
  * of its name alone (svg_elide_drop()).  A frame kept at first and dropped
  * later (the stream's final width) passes up what it took.
  *
- * Memory: a node per distinct chain, an entry per group per frame, groups
- * of one chain merged; at most SVG_ELIDE_BUDGET bytes: past that (huge
- * graphs of deep, varied stacks) everything is freed and `full` set, and
- * the writer falls back to each frame's left-out total, so a search says
- * "up to".  Nothing here prints.  Functions return 0 or -ENOMEM.
+ * Memory: a node per distinct chain (8 bytes, and 5-11 of index), an
+ * entry per group per frame (16 bytes), groups of one chain merged.  At
+ * most SVG_ELIDE_BUDGET bytes are allocated (checked before an array
+ * doubles): a record that would pass it (graphs of many deep, varied
+ * stacks: 20,000 lines of bench/gen_folded.awk, not 3,000) is freed and
+ * `full` set; the writer then gives each frame's left-out total, says so
+ * in the SVG, and a search says "up to".  The budget bounds what the
+ * record costs a graph that does not fit it (time, memory) and what it
+ * adds to the SVG (about 6 bytes a chain, 180,000 chains at most).
+ * Nothing here prints.  Functions return 0 or -ENOMEM.
  */
 #ifndef SF_SVG_ELIDE_H
 #define SF_SVG_ELIDE_H
@@ -33,7 +38,10 @@
 
 #include "base/util.h"
 
-#define SVG_ELIDE_BUDGET (12u << 20)
+#define SVG_ELIDE_BUDGET (4u << 20)
+#define SVG_ELIDE_BUDGET_TEXT "4 MiB"	/* as the SVG says it */
+/* (so fewer than 2^24 nodes: the index keeps ids in 24 bits) */
+_Static_assert(SVG_ELIDE_BUDGET / 8 < 1u << 24, "svg_elide: node ids");
 
 struct se_node {
 	uint32_t parent;	/* node id, 0 = none */
@@ -55,12 +63,14 @@ struct svg_elide {
 	struct strtab names;
 	struct se_node *nodes;	/* [0] unused */
 	size_t nnodes, nodes_cap;
-	struct u64map node_idx;	/* parent << 32 | name -> node id */
+	uint32_t *idx;		/* open addressing: node ids by (parent,
+				 * name), 0 = empty; idx_cap a power of 2 */
+	size_t idx_cap;
 	struct se_ent *pool;	/* [0] unused */
 	size_t n, cap;
 	uint32_t free_list;
 	struct se_pending pend;	/* the layout's */
-	size_t bytes;		/* against the budget */
+	size_t bytes;		/* allocated, against the budget */
 	bool full;		/* over budget: nothing kept (see above) */
 };
 
