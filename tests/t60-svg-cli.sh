@@ -128,3 +128,16 @@ sub=$(grep -o '<text id="subtitle"[^>]*>[^<]*' "$T/longcmd.svg" | sed 's/.*>//')
 check "long command line: cut (..), then duration, rate and samples" \
 	grep -Eqx 'java -cp x+\.\., 2\.0 s at 99 Hz, 3 samples' <<<"$sub"
 check "long command line: the subtitle fits the width (1200 px: 167 characters)" test "${#sub}" -le 167
+# The search's record of left-out frames is bounded: a graph of many deep,
+# varied stacks passes the bound and the SVG says so (and gives each
+# frame's left-out total, for a search's "up to"); a small one fits (exact).
+awk -v lines=20000 -v seed=1 -f "$TOP/bench/gen_folded.awk" >"$T/deep.folded"
+awk -v lines=300 -v seed=1 -f "$TOP/bench/gen_folded.awk" >"$T/deep-small.folded"
+"$STACKFOLD" -q -f svg "$T/deep.folded" >"$T/deep.svg"
+"$STACKFOLD" -q -f svg "$T/deep-small.folded" >"$T/deep-small.svg"
+said='<!-- search: the frames narrower than the minimum width are too many'
+check "record past its bound: the SVG says so" grep -q "$said" "$T/deep.svg"
+check "record past its bound: left-out totals (data-e), no groups (data-x)" \
+	bash -c "grep -q ' data-e=\"[0-9]' '$T/deep.svg' && ! grep -q ' data-x=' '$T/deep.svg'"
+check "record within its bound: groups (data-x), nothing said" \
+	bash -c "grep -q ' data-x=\"[0-9]' '$T/deep-small.svg' && ! grep -q '$said' '$T/deep-small.svg'"

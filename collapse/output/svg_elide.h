@@ -26,7 +26,7 @@
  * `full` set; the writer then gives each frame's left-out total, says so
  * in the SVG, and a search says "up to".  The budget bounds what the
  * record costs a graph that does not fit it (time, memory) and what it
- * adds to the SVG (about 6 bytes a chain, 180,000 chains at most).
+ * adds to the SVG (about 6 bytes a chain, under 200,000 chains).
  * Nothing here prints.  Functions return 0 or -ENOMEM.
  */
 #ifndef SF_SVG_ELIDE_H
