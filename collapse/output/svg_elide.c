@@ -42,7 +42,7 @@ static uint32_t *slot(struct se_pending *p, uint32_t depth)
 	return &p->head[depth];
 }
 
-/* Whether add more bytes stay within the budget: checked before an array
+/* Whether `add` more bytes stay within the budget: checked before an array
  * grows (doubling), so the budget bounds what is allocated. */
 static bool fits(const struct svg_elide *e, size_t add)
 {
@@ -163,8 +163,8 @@ static int64_t name_id(struct svg_elide *e, const char *name, size_t len)
 	return nid;
 }
 
-/* The chain (parent, name id), interned.  The node id, or -ENOMEM.  The
- * index holds node ids only (4 bytes a slot): keys are read from nodes. */
+/* The chain (parent, name id), interned.  The node id, -ENOMEM, or
+ * -E2BIG when the index or the nodes would grow past the budget. */
 static int64_t chain(struct svg_elide *e, uint32_t parent, int64_t nid)
 {
 	if (nid < 0)
