@@ -55,6 +55,7 @@ parse_is "--call-graph fp" "$P" "callgraph=fp" -a --call-graph fp
 parse_is "continuous: -o DIR -ap? no: -o/tmp/d -F99 --window=5" "$C" "dir=$T/d hz=99 window=5 extra=" "-o$T/d" -F99 --window=5
 parse_is "continuous: pass-through options" "$C" "extra=--quiet~--folded~--max-age~7d all=1" -o "$T/d" -aq --folded --max-age 7d
 parse_is "continuous: --pid list" "$C" "pids=$me" -o "$T/d" --pid "$me"
+parse_is "continuous: --inline, and --dwarf its former name, passed on" "$C" "extra=--inline~--dwarf" -o "$T/d" --inline --dwarf
 parse_is "flame-range: DIR after options, -fsvg,top" "$R" "dir=$T since=15m formats=svg,top" --since 15m -fsvg,top "$T"
 parse_is "flame-range: -o last.svg names last.svg" "$R" "prefix=last" "$T" -o last.svg
 # the check itself: a wrong expectation fails

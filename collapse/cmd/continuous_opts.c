@@ -27,7 +27,7 @@ static void usage(FILE *out)
 	      "                         [overflow] stack\n"
 	      "      --max-age DURATION remove windows older than this (s, m, h, d;\n"
 	      "                         default: no cap)\n"
-	      "      --dwarf            inline frames and source lines from DWARF\n"
+	      "      --inline           inline frames and source lines from DWARF\n"
 	      "                         (default: symbol tables only; more memory)\n"
 	      "      --no-cache, --cache-dir DIR  (as for record)\n"
 	      "      --watch-pid PID[,PID...]  stop (the window in progress\n"
@@ -105,7 +105,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 }
 
 enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXMEM, OPT_MAXAGE, OPT_NOCACHE,
-       OPT_CACHEDIR, OPT_NODWARF, OPT_DWARF, OPT_WATCH, OPT_CHECK, OPT_HOST,
+       OPT_CACHEDIR, OPT_NODWARF, OPT_INLINE, OPT_WATCH, OPT_CHECK, OPT_HOST,
        OPT_PUSH, OPT_PUSHAUTH };
 
 static const struct option long_opts[] = {
@@ -119,7 +119,9 @@ static const struct option long_opts[] = {
 	{ "no-cache", no_argument, NULL, OPT_NOCACHE },
 	{ "cache-dir", required_argument, NULL, OPT_CACHEDIR },
 	{ "no-dwarf", no_argument, NULL, OPT_NODWARF },
-	{ "dwarf", no_argument, NULL, OPT_DWARF },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	/* the former name: "dwarf" now means --call-graph dwarf */
+	{ "dwarf", no_argument, NULL, OPT_INLINE },
 	{ "watch-pid", required_argument, NULL, OPT_WATCH },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "host", required_argument, NULL, OPT_HOST },
@@ -158,7 +160,7 @@ static int parse_one(struct continuous_opts *o, int opt, char *arg)
 	case OPT_NOCACHE: o->so.no_cache = true; return -1;
 	case OPT_CACHEDIR: o->so.cache_dir = arg; return -1;
 	case OPT_NODWARF: o->so.no_dwarf = true; return -1;
-	case OPT_DWARF: o->so.no_dwarf = false; return -1;
+	case OPT_INLINE: o->so.no_dwarf = false; return -1;
 	case OPT_WATCH:
 		return cli_parse_pids("--watch-pid", arg, o->watch_pids,
 				      &o->nwatch, CLI_MAX_WATCH);
