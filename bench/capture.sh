@@ -78,7 +78,7 @@ for r in $(seq "$RUNS"); do
 	# the whole command: scripts/profile's shell and checks, bpftrace
 	# (start-up included) and stackfold (post-processing)
 	STACKFOLD_CACHE_DIR=$W/cache$r /usr/bin/time -f 'whole %U %S' -o "$W/sys.time" \
-		"$TOP/scripts/profile" -a -d 30 -f folded -o "$W/sys" >/dev/null 2>"$W/sys.err" </dev/null ||
+		"$TOP/scripts/profile" -v -a -d 30 -f folded -o "$W/sys" >/dev/null 2>"$W/sys.err" </dev/null ||
 		echo "capture failed: $(cat "$W/sys.err")"
 	[ "$r" = 1 ] && { grep 'stackfold: recorded' "$W/sys.err" || true; }
 	sed -n 's/.*cpu: stackfold \([0-9.]*\) s, bpftrace \([0-9.]*\) s.*/\1 \2/p' "$W/sys.err" |
@@ -90,7 +90,7 @@ if command -v unshare >/dev/null 2>&1 && [ -d /usr/lib/debug/.build-id ]; then
 	busy 45
 	sleep 1
 	STACKFOLD_CACHE_DIR=$W/cache2 unshare -m sh -c 'mount -t tmpfs none /usr/lib/debug/.build-id && exec "$@"' sh \
-		"$TOP/scripts/profile" -a -d 30 -f folded -o "$W/nodbg" >/dev/null 2>"$W/nodbg.err" </dev/null ||
+		"$TOP/scripts/profile" -v -a -d 30 -f folded -o "$W/nodbg" >/dev/null 2>"$W/nodbg.err" </dev/null ||
 		echo "capture failed: $(cat "$W/nodbg.err")"
 	printf '\n== the same without libc6-dbg (its debug files hidden)\n'
 	grep 'stackfold: cpu' "$W/nodbg.err" || true

@@ -35,7 +35,7 @@ bash -c '
 		i=0; while [ "$i" -lt 20000 ]; do i=$((i + 1)); done
 		times >"$T/times"
 	done
-	exec "$STACKFOLD" record -D 1 -f folded -o "$T/c" -- "$T/fakebt"' \
+	exec "$STACKFOLD" record -v -D 1 -f folded -o "$T/c" -- "$T/fakebt"' \
 	>/dev/null 2>"$T/c.err"
 check_eq "record after an exec: exit 0" 0 "$?"
 check_eq "record after an exec: the stack written" "root;leaf 3" "$(cat "$T/c.folded" 2>&1)"

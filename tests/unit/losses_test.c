@@ -32,14 +32,16 @@ static void fill(struct pf_counters *c)
 	c->truncated_stacks = 107;
 	c->over_total = 108;
 	c->maps_unsaved = 109;
-	c->map_full_warnings = 110;
-	c->captures_cut = 111;
-	c->nonstack_ignored = 112;
-	c->dwarf_partial = 113;
-	c->dwarf_bad_lines = 114;
-	c->dwarf_truncated = 115;
-	c->dwarf_unwind_errors = 116;
-	c->dwarf_badregs = 117;
+	c->exec_capped = 110;
+	c->mem_overflow = 111;
+	c->map_full_warnings = 112;
+	c->captures_cut = 113;
+	c->nonstack_ignored = 114;
+	c->dwarf_partial = 115;
+	c->dwarf_bad_lines = 116;
+	c->dwarf_truncated = 117;
+	c->dwarf_unwind_errors = 118;
+	c->dwarf_badregs = 119;
 }
 
 static void table_complete(void)
@@ -48,7 +50,7 @@ static void table_complete(void)
 		"lost_events", "map_dropped", "stackid_errors",
 		"unparsable_lines", "incomplete_records", "unsymbolized_frames",
 		"truncated_stacks", "over_total", "maps_unsaved",
-		"map_full_warnings", "captures_cut", "nonstack_not_added",
+		"exec_capped", "mem_overflow", "map_full_warnings", "captures_cut", "nonstack_not_added",
 		"partial_samples", "malformed_stack_records",
 		"copy_truncated_stacks", "unwind_errors", "no_user_regs",
 	};
