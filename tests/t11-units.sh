@@ -2,9 +2,12 @@
 # t11-units: unit programs for collapse modules that every output and
 # capture relies on, checked case by case: the loss-counter table
 # (tests/unit/losses_test.c) and the capture protocol
-# (tests/unit/protocol_test.c).
+# (tests/unit/protocol_test.c), and the size bound of pprof input
+# (tests/unit/pprof_in_test.c).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 unit_test losses_test losses_test.c -Wall -Wextra -Werror
 unit_test protocol_test protocol_test.c -Wall -Wextra -Werror
+unit_test pprof_in_test pprof_in_test.c -Wall -Wextra -Werror \
+	-I"$TOP/.output/gen" -I"$TOP/.output-san/gen"

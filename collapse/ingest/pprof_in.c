@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +43,12 @@ static int slurp(const unsigned char *head, size_t n, int fd,
 		if (*len == cap) {
 			if (cap >= PPROF_IN_MAX)
 				return -EFBIG;
-			unsigned char *nb = realloc(*buf, cap * 2);
+			size_t ncap = cap > PPROF_IN_MAX / 2 ? PPROF_IN_MAX : cap * 2;
+			unsigned char *nb = realloc(*buf, ncap);
 			if (!nb)
 				return -ENOMEM;
 			*buf = nb;
-			cap *= 2;
+			cap = ncap;
 		}
 		ssize_t r = read(fd, *buf + *len, cap - *len);
 		if (r == 0)
@@ -59,13 +61,18 @@ static int slurp(const unsigned char *head, size_t n, int fd,
 	}
 }
 
-/* Gunzip in[0..n) into *out (concatenated members too). */
+/* Gunzip in[0..n) into *out (concatenated members too).  The buffer
+ * never grows past PPROF_IN_MAX: a profile that fills it and still has
+ * output is -EFBIG.  zlib counts in uInt, so one round offers at most
+ * UINT_MAX bytes of room. */
 static int gunzip(const unsigned char *in, size_t n, unsigned char **out,
 		  size_t *olen)
 {
 	z_stream z = { 0 };
-	size_t cap = n * 4 + 65536;
+	size_t cap = n < (PPROF_IN_MAX - 65536) / 4 ? n * 4 + 65536 : PPROF_IN_MAX;
 	int ret = 0;
+	if (n > UINT_MAX)
+		return -EFBIG;	/* slurp() stops at PPROF_IN_MAX anyway */
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
 		return -ENOMEM;
 	*out = malloc(cap);
@@ -82,18 +89,22 @@ static int gunzip(const unsigned char *in, size_t n, unsigned char **out,
 				ret = -EFBIG;
 				break;
 			}
-			unsigned char *nb = realloc(*out, cap * 2);
+			size_t ncap = cap > PPROF_IN_MAX / 2 ? PPROF_IN_MAX : cap * 2;
+			unsigned char *nb = realloc(*out, ncap);
 			if (!nb) {
 				ret = -ENOMEM;
 				break;
 			}
 			*out = nb;
-			cap *= 2;
+			cap = ncap;
 		}
+		size_t room = cap - *olen;
+		if (room > UINT_MAX)
+			room = UINT_MAX;
 		z.next_out = *out + *olen;
-		z.avail_out = (uInt)(cap - *olen);
+		z.avail_out = (uInt)room;
 		int zr = inflate(&z, Z_NO_FLUSH);
-		*olen = cap - z.avail_out;
+		*olen += room - z.avail_out;
 		if (zr == Z_STREAM_END) {
 			if (!z.avail_in)
 				break;
@@ -414,7 +425,7 @@ int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
 	if (ret == -EINVAL)
 		sf_err_set(err, EINVAL, "not a pprof profile (protobuf decoding failed)");
 	else if (ret == -EFBIG)
-		sf_err_set(err, EFBIG, "larger than %u MiB decompressed", PPROF_IN_MAX >> 20);
+		sf_err_set(err, EFBIG, "larger than %zu MiB decompressed", (size_t)PPROF_IN_MAX >> 20);
 	else if (ret == -EIO)
 		sf_err_set(err, EIO, "corrupt or truncated gzip");
 	else if (ret == -EOVERFLOW)
