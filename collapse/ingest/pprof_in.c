@@ -125,6 +125,9 @@ struct imp {
 	struct u64map maps, fns, locs;	/* pprof id -> our id (uint32_t) */
 	uint32_t *lbuf;
 	size_t lcap;
+	struct pf_line *lines;	/* one location's line chain */
+	size_t linecap;
+	struct sf_err *err;	/* filled for -EDOM, -EBADMSG */
 	uint32_t no_stack;	/* our id of stackfold's "[no stack]" frame */
 };
 
@@ -237,9 +240,18 @@ static const Perftools__Profiles__Mapping *mapping_of(const PProf *pp,
 static int import_location(struct imp *x, const Perftools__Profiles__Location *l)
 {
 	struct profile *p = &x->r->prof;
-	struct pf_line lines[64];
+	if (l->n_line > UINT32_MAX)
+		return -ENOMEM;
+	if (l->n_line > x->linecap) {	/* every line kept: none cut */
+		struct pf_line *nb = realloc(x->lines, l->n_line * sizeof(*nb));
+		if (!nb)
+			return -ENOMEM;
+		x->lines = nb;
+		x->linecap = l->n_line;
+	}
+	struct pf_line *lines = x->lines;
 	uint32_t n = 0;
-	for (size_t k = 0; k < l->n_line && n < 64; k++) {
+	for (size_t k = 0; k < l->n_line; k++) {
 		uint32_t fid = get_id(&x->fns, l->line[k]->function_id);
 		if (!fid)
 			continue;
@@ -283,11 +295,24 @@ static size_t value_index(const PProf *pp)
 	return pp->n_sample_type ? pp->n_sample_type - 1 : 0;
 }
 
+/* A sample without the counted value, or with a negative one (what
+ * `pprof -diff_base` writes), is refused rather than dropped: a fold has
+ * no negative counts, and --diff takes the two profiles themselves.  A
+ * value of 0 is 0 samples. */
 static int import_sample(struct imp *x, const Perftools__Profiles__Sample *s,
-			 size_t vi)
+			 size_t i, size_t vi)
 {
 	struct profile *p = &x->r->prof;
-	if (vi >= s->n_value || s->value[vi] <= 0)
+	if (vi >= s->n_value)
+		return sf_err_set(x->err, EBADMSG, "sample %zu has %zu values, "
+				  "not one per sample type (%zu): malformed pprof",
+				  i + 1, s->n_value, x->pp->n_sample_type);
+	if (s->value[vi] < 0)
+		return sf_err_set(x->err, EDOM, "sample %zu has a negative value "
+				  "(%" PRId64 "): a difference of profiles (pprof "
+				  "-diff_base) is not read; give both to --diff",
+				  i + 1, s->value[vi]);
+	if (!s->value[vi])
 		return 0;
 	if (s->n_location_id > x->lcap) {
 		uint32_t *nb = realloc(x->lbuf, s->n_location_id * sizeof(*nb));
@@ -390,7 +415,7 @@ static int import(struct imp *x)
 		ret = import_location(x, x->pp->location[i]);
 	size_t vi = value_index(x->pp);
 	for (size_t i = 0; !ret && i < x->pp->n_sample; i++)
-		ret = import_sample(x, x->pp->sample[i], vi);
+		ret = import_sample(x, x->pp->sample[i], i, vi);
 	if (!ret)
 		import_meta(x);
 	return ret;
@@ -410,13 +435,14 @@ int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
 	if (!ret && !pp)
 		ret = -EINVAL;
 	if (!ret) {
-		struct imp x = { .r = r, .pp = pp };
+		struct imp x = { .r = r, .pp = pp, .err = err };
 		x.maps.valsz = x.fns.valsz = x.locs.valsz = sizeof(uint32_t);
 		ret = import(&x);
 		u64map_release(&x.maps);
 		u64map_release(&x.fns);
 		u64map_release(&x.locs);
 		free(x.lbuf);
+		free(x.lines);
 	}
 	if (pp)
 		perftools__profiles__profile__free_unpacked(pp, NULL);
@@ -430,7 +456,7 @@ int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
 		sf_err_set(err, EIO, "corrupt or truncated gzip");
 	else if (ret == -EOVERFLOW)
 		sf_err_set(err, EOVERFLOW, REPORT_OVERFLOW_MSG);
-	else if (ret)
+	else if (ret && ret != -EDOM && ret != -EBADMSG)	/* set by import */
 		sf_err_set(err, -ret, "%s", strerror(-ret));
 	return ret;
 }

@@ -6,7 +6,8 @@
  * What is kept: mappings, functions, locations with their line chains
  * (inline frames as pprof lists them, innermost first), samples with the
  * pid, tid, comm and thread_name labels stackfold writes; the value of
- * the "samples" sample type (else the last one, pprof's default); the
+ * the "samples" sample type (else the last one, pprof's default; a sample
+ * without it, or with a negative one, refuses the input); the
  * rate (period of cpu/nanoseconds), start and duration; stackfold's own
  * comments (loss counters, capture metadata), so a re-rendered graph keeps
  * its subtitle.  Locations in a kernel mapping are kernel frames.
@@ -30,7 +31,8 @@ bool pprof_sniff(const unsigned char *head, size_t n);
  * report_begin_input() and report_end_input().  0, or a negative errno
  * with err filled: -EINVAL not a pprof profile, -EFBIG larger than
  * PPROF_IN_MAX decompressed, -EIO corrupt gzip or a read error, -ENOMEM,
- * -EOVERFLOW counts past 2^63. */
+ * -EOVERFLOW counts past 2^63, -EDOM a negative sample value (a pprof
+ * -diff_base profile), -EBADMSG a sample without the counted value. */
 #ifndef PPROF_IN_MAX	/* a unit test builds pprof_in.c with a small one */
 #define PPROF_IN_MAX ((size_t)1024 << 20)
 #endif
