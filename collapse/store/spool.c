@@ -524,19 +524,6 @@ void spool_notify(struct spool *s, const char *stem)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void spool_stats(struct spool *s, struct spool_stats *st)
-{
-	*st = (struct spool_stats){ 0 };
-	pthread_mutex_lock(&s->mu);
-	for (unsigned i = 0; i < s->n; i++) {
-		st->delivered += s->t[i].delivered;
-		st->queued += q_len(&s->t[i]);
-		st->expired += s->t[i].expired;
-		st->failures += s->t[i].failures;
-	}
-	pthread_mutex_unlock(&s->mu);
-}
-
 void spool_stop(struct spool *s, unsigned grace_s)
 {
 	if (!s)

@@ -52,10 +52,4 @@ void spool_notify(struct spool *s, const char *stem);
  * next start.  NULL is fine. */
 void spool_stop(struct spool *s, unsigned grace_s);
 
-/* Counters, for tests and the closing line. */
-struct spool_stats {
-	uint64_t delivered, queued, expired, failures;
-};
-void spool_stats(struct spool *s, struct spool_stats *st);
-
 #endif
