@@ -44,3 +44,25 @@ check_eq "pyroscope: the samples sent equal the local files'" "$local" "$got"
 check "pyroscope: the name carries the host label" grep -q '"name": "myapp.cpu{host=web-1,kernel=' "$T/requests"
 check "pyroscope: sampleRate, spyName and folded format given" grep -q '"sampleRate": "99", "spyName": "stackfold".*"format": "folded"' "$T/requests"
 check_eq "second --push: ClickHouse got the same windows" 3 "$(ch_sql "SELECT uniqExact(window_id) FROM stackfold.windows")"
+
+# A server whose answer has no end (2 MiB to a push that wants none): the
+# request fails past 1 MiB, said once, and the window waits.
+kill "$rpid" 2>/dev/null
+wait "$rpid" 2>/dev/null
+rm -f "$T/port"
+python3 "$TOP/tests/tools/pyroscope_receiver.py" "$T/port" "$T/requests2" 0 $((2 << 20)) &
+rpid=$!
+for ((i = 0; i < 100; i++)); do [ -s "$T/port" ] && break; sleep 0.1; done
+FAKE_WINDOWS=1 "$STACKFOLD" continuous -o "$T/w2" --window 1 --host web-1 \
+	--push "pyroscope://127.0.0.1:$(cat "$T/port")/myapp.cpu" -- "$T/fake" 2>"$T/log2" &
+cpid=$!
+for ((i = 0; i < 200; i++)); do
+	grep -q "answer larger" "$T/log2" && break
+	sleep 0.1
+done
+kill -TERM "$cpid"
+wait "$cpid"
+cpid=""
+check "pyroscope: an answer past 1 MiB fails the push, said" \
+	grep -q "push pyroscope://127.0.0.1:[0-9]*/myapp.cpu: store unreachable (127.0.0.1:[0-9]*: answer larger than 1024 KiB); 1 window waits" "$T/log2"
+check_eq "pyroscope: that window is not counted delivered" "" "$(cat "$T"/w2/.push-*.sent 2>/dev/null)"

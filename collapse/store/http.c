@@ -155,15 +155,24 @@ void http_conn_release(struct http_conn *c)
 	c->curl = NULL;
 }
 
+/* The answer being read: past max bytes the request fails (a store, or
+ * what answers in its place, cannot make us buffer without end). */
+struct answer {
+	struct buf *b;
+	size_t got, max;
+	bool over;
+};
+
 static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 {
-	struct buf *b = ctx;
-	if (b) {
-		buf_add(b, p, size * n);
-		if (b->oom)
-			return 0;
+	struct answer *a = ctx;
+	if (size * n > a->max - a->got) {
+		a->over = true;
+		return 0;
 	}
-	return size * n;
+	a->got += size * n;
+	buf_add(a->b, p, size * n);
+	return a->b->oom ? 0 : size * n;
 }
 
 void http_urlencode(struct buf *b, const char *s, size_t n)
@@ -209,6 +218,7 @@ int http_post(struct http_conn *c, const char *path_query,
 	struct buf url = { 0 }, own = { 0 };
 	struct buf *r = resp ? resp : &own;
 	size_t r0 = r->len;
+	struct answer ans = { .b = r, .max = resp ? HTTP_ANSWER_MAX : HTTP_NOBODY_MAX };
 	buf_printf(&url, "%s://%s:%u%s", u->tls ? "https" : "http", u->host,
 		   u->port, path_query);
 	buf_add(&url, "", 1);
@@ -228,7 +238,7 @@ int http_post(struct http_conn *c, const char *path_query,
 	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &ans);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);	/* threads */
@@ -245,6 +255,8 @@ int http_post(struct http_conn *c, const char *path_query,
 	int ret = 0;
 	if (rc != CURLE_OK) {
 		ret = r->oom ? sf_err_set(err, ENOMEM, "out of memory")
+		      : ans.over ? sf_err_set(err, EFBIG, "%s:%u: answer larger than "
+					      "%zu KiB", u->host, u->port, ans.max >> 10)
 			     : sf_err_set(err, -curl_errno(rc), "%s:%u: %s", u->host,
 					  u->port, curl_easy_strerror(rc));
 	} else {

@@ -58,10 +58,14 @@ void http_conn_release(struct http_conn *c);
  * POST body (may be empty) to the store at path_query ("/?query=..." or
  * "/ingest?..."), with content_type (NULL for none); the response body is
  * appended to resp (may be NULL).  timeout_s bounds the whole request.
+ * An answer longer than HTTP_ANSWER_MAX (HTTP_NOBODY_MAX when resp is
+ * NULL) fails the request.
  * 0 on a 2xx answer; -EIO when the store answered otherwise (err holds the
  * status and the answer's first line); -ECONNREFUSED, -ETIMEDOUT or -EHOSTDOWN when
- * it could not be reached; -ENOMEM.
+ * it could not be reached; -EFBIG an answer past the bound; -ENOMEM.
  */
+#define HTTP_ANSWER_MAX ((size_t)1 << 30)	/* a query's rows */
+#define HTTP_NOBODY_MAX ((size_t)1 << 20)	/* "ok", an error text */
 int http_post(struct http_conn *c, const char *path_query,
 	      const char *content_type, const void *body, size_t len,
 	      struct buf *resp, long timeout_s, struct sf_err *err);

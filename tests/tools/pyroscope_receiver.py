@@ -5,9 +5,10 @@ Checks each request against the documented shape of POST /ingest
 (query: name=APP{k=v,...}, from and until UNIX seconds, sampleRate,
 spyName, format=folded; body: folded lines "frame;frame COUNT") and
 answers 200, or 400 with the reason.  One JSON line per request goes to
-LOG.  The first FAIL requests get 503 (a server that is away).
+LOG.  The first FAIL requests get 503 (a server that is away).  BIG > 0:
+every answer is BIG bytes long (a server that answers without end).
 
-usage: pyroscope_receiver.py PORTFILE LOG [FAIL]
+usage: pyroscope_receiver.py PORTFILE LOG [FAIL [BIG]]
 """
 import json
 import re
@@ -17,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 PORTFILE, LOG = sys.argv[1], sys.argv[2]
 FAIL = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+BIG = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 NAME = re.compile(r'^[A-Za-z0-9_.-]+\{([A-Za-z0-9_]+=[A-Za-z0-9_.-]*)(,[A-Za-z0-9_]+=[A-Za-z0-9_.-]*)*\}$')
 LINE = re.compile(rb'^[^\n]+ [0-9]+$')
 seen = 0
@@ -72,7 +74,7 @@ class H(BaseHTTPRequestHandler):
             f.write(json.dumps(rec) + '\n')
         self.send_response(code)
         self.end_headers()
-        self.wfile.write((why or 'ok').encode())
+        self.wfile.write(b'x' * BIG if BIG else (why or 'ok').encode())
 
     def log_message(self, *a):
         pass
