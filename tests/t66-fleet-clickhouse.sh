@@ -197,3 +197,16 @@ cpids+=("$cpid")
 wait_sent "$T/e2" 1
 stop
 check_eq "--push-auth: delivered as user fleet" 1 "$(ch_sql "SELECT count() FROM authdb.windows")"
+
+# --- a stack row missing --------------------------------------------------------
+# samples of hA's first window under a stack id that the stacks table
+# lacks: kept as [missing stack], said, counted in --meta
+ch_sql "INSERT INTO stackfold.samples ($cols) SELECT window_start, host, window_id, attempt, 4242424242, pid, tid, comm, labels, 7 FROM stackfold.samples WHERE window_id = $w1 AND attempt IN (SELECT min(attempt) FROM stackfold.windows WHERE window_id = $w1) LIMIT 1"
+"$STACKFOLD" query "$CH_URL" --from "$T0" --to $(( $(date +%s) + 60 )) --host hA \
+	-o "$T/miss.folded" --meta "$T/miss.meta" 2>"$T/miss.err"
+check_eq "a missing stack row: the query still succeeds" 0 $?
+check_eq "a missing stack row: its samples are kept" $(( ta + 7 )) "$(folded_total "$T/miss.folded")"
+check "a missing stack row: named [missing stack]" grep -qx '\[missing stack\] 7' "$T/miss.folded"
+check "a missing stack row: said on stderr" \
+	grep -q "^stackfold: query: .*: 7 samples of stacks missing from stackfold.stacks, shown as \[missing stack\]$" "$T/miss.err"
+check "a missing stack row: counted in --meta" grep -q ' missing_stacks=7$' "$T/miss.meta"

@@ -170,7 +170,7 @@ static int write_folded(const char *path, const struct profile *p,
 }
 
 static int write_meta(const char *path, uint64_t nwin, uint64_t samples,
-		      const uint64_t loss[WIN_NLOSS])
+		      const uint64_t loss[WIN_NLOSS], uint64_t missing)
 {
 	struct sf_err e = { "" };
 	struct atomic_file af;
@@ -181,7 +181,7 @@ static int write_meta(const char *path, uint64_t nwin, uint64_t samples,
 	fprintf(af.fp, "windows=%" PRIu64 " samples=%" PRIu64, nwin, samples);
 	for (int i = 0; i < WIN_NLOSS; i++)
 		fprintf(af.fp, " %s=%" PRIu64, win_loss_keys[i], loss[i]);
-	fputc('\n', af.fp);
+	fprintf(af.fp, " missing_stacks=%" PRIu64 "\n", missing);
 	if (atomic_commit(&af, &e)) {
 		fprintf(stderr, "stackfold: query: %s\n", e.msg);
 		return EXIT_IO;
@@ -198,14 +198,14 @@ int cmd_query(int argc, char **argv)
 	struct ch_store s;
 	struct profile p;
 	struct sf_err e = { "" };
-	uint64_t nwin = 0, samples = 0, loss[WIN_NLOSS] = { 0 };
+	uint64_t nwin = 0, samples = 0, loss[WIN_NLOSS] = { 0 }, missing = 0;
 	if (http_global_init() || ch_store_init(&s, &o.url, 0) || profile_init(&p)) {
 		fprintf(stderr, "stackfold: query: out of memory\n");
 		return EXIT_IO;
 	}
 	int ret = ch_query_windows(&s, &o.q, &nwin, &samples, loss, &e);
 	if (!ret && nwin)
-		ret = ch_query_stacks(&s, &o.q, add_row, &p, &e);
+		ret = ch_query_stacks(&s, &o.q, add_row, &p, &missing, &e);
 	if (ret) {
 		fprintf(stderr, "stackfold: query: %s: %s\n", o.url.text,
 			ret == -ENOMEM && !e.msg[0] ? "out of memory" : e.msg);
@@ -216,8 +216,13 @@ int cmd_query(int argc, char **argv)
 		st = EXIT_BADINPUT;
 	} else {
 		st = write_folded(o.out, &p, o.q.by_pid ? FOLD_PID : 0);
+		if (missing)	/* in the output, under that name: said */
+			fprintf(stderr, "stackfold: query: %s: %" PRIu64 " sample%s "
+				"of stacks missing from %s.stacks, shown as "
+				"[missing stack]\n", o.url.text, missing,
+				missing == 1 ? "" : "s", o.url.path);
 		if (!st && o.meta)
-			st = write_meta(o.meta, nwin, samples, loss);
+			st = write_meta(o.meta, nwin, samples, loss, missing);
 	}
 	profile_release(&p);
 	ch_store_release(&s);

@@ -327,8 +327,12 @@ static void where_samples(struct buf *b, const struct ch_query *q,
 	buf_str(b, " GROUP BY window_id)");
 }
 
+/* A row whose stack_id has no row in stacks (the LEFT JOIN's empty
+ * frames): its samples are kept under this name and counted. */
+#define MISSING_STACK "[missing stack]"
+
 static int parse_rows(const struct buf *resp, ch_row_fn fn, void *ctx,
-		      struct sf_err *err)
+		      uint64_t *missing, struct sf_err *err)
 {
 	struct rbread r = { (const unsigned char *)resp->data,
 			    (const unsigned char *)resp->data + resp->len };
@@ -339,9 +343,15 @@ static int parse_rows(const struct buf *resp, ch_row_fn fn, void *ctx,
 		uint32_t pid;
 		uint64_t count, n;
 		if (!rb_u32(&r, &pid) || !rb_u64(&r, &count) || !rb_uleb(&r, &n) ||
-		    n == 0 || n > (size_t)(r.end - r.p)) {
+		    n > (size_t)(r.end - r.p)) {
 			ret = sf_err_set(err, EBADMSG, "ClickHouse's answer is cut short");
 			break;
+		}
+		if (!n) {
+			sf_sat_addto(missing, count);
+			ret = fn(ctx, MISSING_STACK, strlen(MISSING_STACK), pid,
+				 NULL, 0, count);
+			continue;
 		}
 		if (sf_grow((void **)&fr, &cap, n + 1, sizeof(*fr))) {
 			ret = sf_err_set(err, ENOMEM, "out of memory");
@@ -362,7 +372,8 @@ static int parse_rows(const struct buf *resp, ch_row_fn fn, void *ctx,
 }
 
 int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
-		    ch_row_fn fn, void *ctx, struct sf_err *err)
+		    ch_row_fn fn, void *ctx, uint64_t *missing,
+		    struct sf_err *err)
 {
 	const char *db = s->url->path;
 	struct buf sql = { 0 }, resp = { 0 };
@@ -372,14 +383,15 @@ int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
 	buf_printf(&sql, "SELECT p, c, frames FROM (SELECT stack_id, %s AS p, "
 		   "sum(count) AS c FROM %s.samples", pid, db);
 	where_samples(&sql, q, db);
-	buf_printf(&sql, " GROUP BY stack_id%s) ANY INNER JOIN "
+	/* LEFT: a sample whose stack row is missing is kept, not dropped */
+	buf_printf(&sql, " GROUP BY stack_id%s) ANY LEFT JOIN "
 		   "(SELECT stack_id, any(frames) AS frames FROM %s.stacks "
 		   "GROUP BY stack_id) USING stack_id FORMAT RowBinary",
 		   q->by_pid ? ", p" : "", db);
 	int ret = ch_select(s, &sql, &resp, err);
 	if (!ret)
 		ret = resp.oom ? sf_err_set(err, ENOMEM, "out of memory")
-			       : parse_rows(&resp, fn, ctx, err);
+			       : parse_rows(&resp, fn, ctx, missing, err);
 	buf_free(&sql);
 	buf_free(&resp);
 	return ret;

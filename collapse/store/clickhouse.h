@@ -69,10 +69,13 @@ typedef int (*ch_row_fn)(void *ctx, const char *comm, size_t comm_len,
 			 uint32_t pid, const struct win_frame *frames,
 			 uint32_t nframes, uint64_t count);
 
-/* Run q, the aggregation in ClickHouse.  0, the callback's value, or a
+/* Run q, the aggregation in ClickHouse.  Samples whose stack has no row
+ * in the stacks table come as comm "[missing stack]" without frames, and
+ * their count is added to *missing.  0, the callback's value, or a
  * negative errno. */
 int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
-		    ch_row_fn fn, void *ctx, struct sf_err *err);
+		    ch_row_fn fn, void *ctx, uint64_t *missing,
+		    struct sf_err *err);
 /* The windows q covers and their summed losses (loss[] as window.h). */
 int ch_query_windows(struct ch_store *s, const struct ch_query *q,
 		     uint64_t *nwindows, uint64_t *samples,
