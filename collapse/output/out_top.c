@@ -82,11 +82,15 @@ struct keys {
 static int keys_parse(struct keys *k, const char *sort)
 {
 	k->n = 0;
+	unsigned seen = 0;	/* a key named twice counts once: order[] holds each once */
 	for (const char *p = sort; *p;) {
 		size_t n = strcspn(p, ",");
 		for (int i = 0; i < NKEYS; i++)
-			if (strlen(key_names[i]) == n && !strncmp(key_names[i], p, n))
+			if (strlen(key_names[i]) == n && !strncmp(key_names[i], p, n) &&
+			    !(seen & 1u << i)) {
+				seen |= 1u << i;
 				k->order[k->n++] = i;
+			}
 		p += n + (p[n] == ',');
 	}
 	return k->n ? 0 : -EINVAL;
