@@ -128,6 +128,12 @@ static struct uw_file *file_get(struct unwinder *u, const void *key,
 				uint32_t *idx, int *err)
 {
 	bool found;
+	/* room first: a key must not enter the map without its file */
+	if (sf_grow((void **)&u->files, &u->fcap, u->nfiles + 1,
+		    sizeof(*u->files))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	uint32_t *slot = u64map_slot(&u->file_idx, (uint64_t)(uintptr_t)key,
 				     &found);
 	*err = 0;
@@ -138,11 +144,6 @@ static struct uw_file *file_get(struct unwinder *u, const void *key,
 	if (found) {
 		*idx = *slot - 1;
 		return &u->files[*idx];
-	}
-	if (sf_grow((void **)&u->files, &u->fcap, u->nfiles + 1,
-		    sizeof(*u->files))) {
-		*err = -ENOMEM;
-		return NULL;
 	}
 	*idx = (uint32_t)u->nfiles;
 	*slot = *idx + 1;	/* before file_open: the map may not move now */
