@@ -67,15 +67,16 @@ static int defer_record(struct report *r, const struct bt_record *rec)
 		.empty_only = rec->empty_only, .comm = (uint32_t)comm,
 		.map = (uint32_t)map, .count = rec->count };
 	bool found;
+	/* room first: a key must not enter the index without its record */
+	if (sf_grow((void **)&r->deferred, &r->deferred_cap, r->ndeferred + 1,
+		    sizeof(*r->deferred)))
+		return -ENOMEM;
 	r->deferred_idx.valsz = sizeof(uint32_t);
 	uint32_t *ix = u64map_slot(&r->deferred_idx, key_hash(&d), &found);
 	if (!ix)
 		return -ENOMEM;
 	if (found && same_key(&r->deferred[*ix - 1], &d))
 		return add_count(&r->deferred[*ix - 1].count, d.count);
-	if (sf_grow((void **)&r->deferred, &r->deferred_cap, r->ndeferred + 1,
-		    sizeof(*r->deferred)))
-		return -ENOMEM;
 	r->deferred[r->ndeferred++] = d;
 	if (!found)	/* (a hash shared with another key: not merged) */
 		*ix = (uint32_t)r->ndeferred;
