@@ -75,3 +75,8 @@ wait "$rpid" 2>/dev/null
 check "own windows pushed" grep -q '"status": 200' "$T/requests"
 check "another user's window not pushed" bash -c "! grep -q '\"total\": 99999' '$T/requests'"
 check "another user's window said, not sent" grep -q "window 20200101T000000Z not sent" "$T/log"
+
+# libcurl is loaded only by the runs that push or query: linked, it and
+# its thirty-odd libraries cost every stackfold run some 7 ms and 6 MiB.
+check "bin/stackfold does not link libcurl (dlopen when a store is used)" \
+	bash -c "! ldd '$STACKFOLD' | grep -q libcurl"

@@ -199,7 +199,11 @@ int cmd_query(int argc, char **argv)
 	struct profile p;
 	struct sf_err e = { "" };
 	uint64_t nwin = 0, samples = 0, loss[WIN_NLOSS] = { 0 }, missing = 0;
-	if (http_global_init() || ch_store_init(&s, &o.url, 0) || profile_init(&p)) {
+	if (http_global_init(&e)) {
+		fprintf(stderr, "stackfold: query: %s\n", e.msg);
+		return EXIT_ENV;
+	}
+	if (ch_store_init(&s, &o.url, 0) || profile_init(&p)) {
 		fprintf(stderr, "stackfold: query: out of memory\n");
 		return EXIT_IO;
 	}

@@ -2,8 +2,8 @@
  * http.c - see http.h.
  */
 #include "store/http.h"
+#include "store/curlapi.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,22 +136,26 @@ int store_url_auth_file(struct store_url *u, const char *path,
 	return 0;
 }
 
-int http_global_init(void)
+/* libcurl's calls, loaded by http_global_init() */
+static const struct curl_api *api;
+
+int http_global_init(struct sf_err *err)
 {
-	return curl_global_init(CURL_GLOBAL_DEFAULT) ? -ENOMEM : 0;
+	api = curl_api_load(err);
+	return api ? 0 : -ENOENT;
 }
 
 int http_conn_init(struct http_conn *c, const struct store_url *u)
 {
 	*c = (struct http_conn){ .url = u };
-	c->curl = curl_easy_init();
+	c->curl = api->easy_init();
 	return c->curl ? 0 : -ENOMEM;
 }
 
 void http_conn_release(struct http_conn *c)
 {
 	if (c->curl)
-		curl_easy_cleanup(c->curl);
+		api->easy_cleanup(c->curl);
 	c->curl = NULL;
 }
 
@@ -228,28 +232,28 @@ int http_post(struct http_conn *c, const char *path_query,
 	char ct[128];
 	if (content_type) {
 		snprintf(ct, sizeof(ct), "Content-Type: %s", content_type);
-		hdr = curl_slist_append(hdr, ct);
+		hdr = api->slist_append(hdr, ct);
 	}
-	hdr = curl_slist_append(hdr, "Expect:");	/* no 100-continue wait */
-	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, url.data);
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, len ? body : "");
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &ans);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);	/* threads */
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	hdr = api->slist_append(hdr, "Expect:");	/* no 100-continue wait */
+	api->easy_reset(h);
+	api->easy_setopt(h, CURLOPT_URL, url.data);
+	api->easy_setopt(h, CURLOPT_POST, 1L);
+	api->easy_setopt(h, CURLOPT_POSTFIELDS, len ? body : "");
+	api->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	api->easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	api->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	api->easy_setopt(h, CURLOPT_WRITEDATA, &ans);
+	api->easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
+	api->easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
+	api->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);	/* threads */
+	api->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (u->user[0] || u->password[0]) {
-		curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(h, CURLOPT_USERNAME, u->user[0] ? u->user : "default");
-		curl_easy_setopt(h, CURLOPT_PASSWORD, u->password);
+		api->easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		api->easy_setopt(h, CURLOPT_USERNAME, u->user[0] ? u->user : "default");
+		api->easy_setopt(h, CURLOPT_PASSWORD, u->password);
 	}
-	CURLcode rc = curl_easy_perform(h);
-	curl_slist_free_all(hdr);
+	CURLcode rc = api->easy_perform(h);
+	api->slist_free_all(hdr);
 	buf_free(&url);
 	c->status = 0;
 	int ret = 0;
@@ -258,9 +262,9 @@ int http_post(struct http_conn *c, const char *path_query,
 		      : ans.over ? sf_err_set(err, EFBIG, "%s:%u: answer larger than "
 					      "%zu KiB", u->host, u->port, ans.max >> 10)
 			     : sf_err_set(err, -curl_errno(rc), "%s:%u: %s", u->host,
-					  u->port, curl_easy_strerror(rc));
+					  u->port, api->easy_strerror(rc));
 	} else {
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status);
+		api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status);
 		c->sent_bytes += len;
 		if (c->status < 200 || c->status > 299) {
 			char line[320];

@@ -10,7 +10,7 @@
  * A password can also come from a file (http_url_auth_file()), so that it
  * is never on a command line that ps shows.
  *
- * struct http_conn keeps one libcurl handle: its connection is reused
+ * struct http_conn keeps one libcurl handle (libcurl is loaded at run time): its connection is reused
  * between requests.  Nothing here prints; errors are negative errno values
  * with a text in sf_err.
  */
@@ -49,8 +49,9 @@ struct http_conn {
 	size_t sent_bytes;	/* request bodies so far */
 };
 
-/* 0 or -ENOMEM.  curl_global_init() must have run (http_global_init()). */
-int http_global_init(void);
+/* Load libcurl (once; see store/curlapi.h): 0, or -ENOENT with the reason
+ * in err.  Must succeed before http_conn_init(). */
+int http_global_init(struct sf_err *err);
 int http_conn_init(struct http_conn *c, const struct store_url *u);
 void http_conn_release(struct http_conn *c);
 

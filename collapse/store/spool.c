@@ -462,10 +462,8 @@ struct spool *spool_start(const struct spool_opts *o, struct sf_err *err)
 		sf_err_set(err, EINVAL, "at most %d --push targets", SPOOL_MAX_TARGETS);
 		return NULL;
 	}
-	if (http_global_init()) {
-		sf_err_set(err, ENOMEM, "cannot initialise libcurl");
+	if (http_global_init(err))
 		return NULL;
-	}
 	struct spool *s = calloc(1, sizeof(*s));
 	if (!s) {
 		sf_err_set(err, ENOMEM, "out of memory");
