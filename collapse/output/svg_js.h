@@ -293,7 +293,7 @@ static const char svg_js[] =
 	"  });\n"
 	"  /* restore a bookmarked view: ?f= zoom (the frame's place in the\n"
 	"   * file: frames narrower than the file's 0.1 px share an x), ?s=\n"
-	"   * search, ?ic=1; ?x=&y= of bookmarks made before 2026-11-25 */\n"
+	"   * search, ?ic=1; ?x=&y= of bookmarks from older versions */\n"
 	"  var q = new URLSearchParams(location.search), x = q.get(\"x\"), y = q.get(\"y\");\n"
 	"  var fi = q.get(\"f\");\n"
 	"  if (q.get(\"ic\") === \"1\") {\n"
