@@ -73,11 +73,9 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	    ((hn >= 2 && head[0] == 0x1f && head[1] == 0x8b) || not_text(head, hn))) {
 		struct sf_err err = { "" };
 		/* a profile, not folded lines: the svg is drawn from its fold
-		 * (the stream or tree is set for one input only: empty) */
-		svg_stream_free(r->svg);
-		svg_tree_free(r->tree);
-		r->svg = NULL;
-		r->tree = NULL;
+		 * (a sink is set for one input only: it took nothing; its
+		 * owner frees it) */
+		r->sink = (struct report_sink){ 0 };
 		ret = pprof_read(r, head, hn, fd, &err);
 		linereader_release(&lr);
 		if (!is_stdin)
@@ -107,7 +105,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	linereader_release(&lr);
 	if (!is_stdin)
 		close(fd);
-	if (ret == -EAGAIN && r->svg)
+	if (ret == -EAGAIN && r->sink.line)
 		return CMD_REREAD;
 	struct report_input_stats st;
 	bool ended = !ret;
@@ -117,7 +115,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		ret = -E2BIG;
 	if (ret == -E2BIG)
 		return cmd_max_stacks(r, name);
-	if (ret == -EAGAIN && r->svg)
+	if (ret == -EAGAIN && r->sink.line)
 		return CMD_REREAD;
 	if (ret == -EOVERFLOW && ended) {	/* entries kept until the end */
 		fprintf(stderr, "stackfold: %s: " REPORT_OVERFLOW_MSG "\n", name);

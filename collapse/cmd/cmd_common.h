@@ -12,7 +12,7 @@
 /* Read one input (path, or "-" for stdin) into r.  Prints per-input
  * warnings (unparsable lines with the first line number, incomplete
  * records).  Returns 0 or an exit status, or CMD_REREAD (nothing printed)
- * when r->svg met lines out of order: read the input again without it. */
+ * when r->sink met lines out of order: read the input again without it. */
 #define CMD_REREAD (-1)
 int cmd_read_input(struct report *r, const char *path, volatile int *stop);
 /* Print queued symbolizer warnings and the closing summary (unless quiet). */

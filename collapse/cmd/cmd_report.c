@@ -83,7 +83,51 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 							       : SVG_TREE;
 }
 
-static int report_start(struct report *r, struct cli *c, enum svg_way way)
+/* The report's sink (struct report_sink) for SVG_STREAM and SVG_TREE:
+ * the layout or the tree takes the folded lines; owned here. */
+struct svg_direct {
+	struct svg_stream *stream;
+	struct svg_tree *tree;
+};
+
+static int direct_line(void *ctx, const char *stack, size_t len,
+		       uint64_t count)
+{
+	struct svg_direct *d = ctx;
+	return d->stream ? svg_stream_line(d->stream, stack, len, count) :
+			   svg_tree_add(d->tree, stack, len, count);
+}
+
+static uint64_t direct_total(const void *ctx)
+{
+	const struct svg_direct *d = ctx;
+	return d->stream ? svg_stream_total(d->stream) : svg_tree_total(d->tree);
+}
+
+static size_t direct_stacks(const void *ctx)
+{
+	const struct svg_direct *d = ctx;
+	return d->stream ? svg_stream_stacks(d->stream) :
+			   svg_tree_stacks(d->tree);
+}
+
+static void direct_source(void *ctx, struct out_input *in)
+{
+	struct svg_direct *d = ctx;
+	in->svg = d->stream;
+	in->tree = d->tree;
+}
+
+/* After report_release() of the report it was the sink of. */
+static void direct_free(struct svg_direct *d)
+{
+	svg_stream_free(d->stream);
+	svg_tree_free(d->tree);
+	*d = (struct svg_direct){ 0 };
+}
+
+static int report_start(struct report *r, struct cli *c, enum svg_way way,
+			struct svg_direct *d)
 {
 	if (report_init(r, &c->so, true)) {
 		fprintf(stderr, "stackfold: out of memory\n");
@@ -93,9 +137,12 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way)
 	r->max_stacks = c->max_stacks;
 	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
 	if (way == SVG_STREAM)
-		r->svg = svg_stream_new(&c->oo);	/* NULL: a fold */
+		d->stream = svg_stream_new(&c->oo);	/* NULL: a fold */
 	else if (way == SVG_TREE)
-		r->tree = svg_tree_new();
+		d->tree = svg_tree_new();	/* NULL: a fold */
+	if (d->stream || d->tree)
+		r->sink = (struct report_sink){ direct_line, direct_total,
+						direct_stacks, direct_source, d };
 	return 0;
 }
 
@@ -178,6 +225,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct cli c;
 	struct report r;
+	struct svg_direct d = { 0 };
 	int st = cli_parse(&c, false, argc, argv);
 	if (st >= 0)
 		return st;
@@ -185,20 +233,25 @@ int cmd_report(int argc, char **argv)
 	if (c.diff_before)
 		return report_diff(&c);
 	off_t stdin_at;
-	st = report_start(&r, &c, svg_way(&c, &stdin_at));
-	if (st)
+	st = report_start(&r, &c, svg_way(&c, &stdin_at), &d);
+	if (st) {
+		direct_free(&d);
 		return st;
+	}
 	st = read_all(&r, c.inputs, c.ninputs);
 	if (st == CMD_REREAD) {
 		report_release(&r);
+		direct_free(&d);
 		if (stdin_at >= 0 && lseek(STDIN_FILENO, stdin_at, SEEK_SET) < 0) {
 			fprintf(stderr, "stackfold: cannot read <stdin> again: %s\n",
 				strerror(errno));
 			return EXIT_BADINPUT;
 		}
-		st = report_start(&r, &c, SVG_TREE);
-		if (st)
+		st = report_start(&r, &c, SVG_TREE, &d);
+		if (st) {
+			direct_free(&d);
 			return st;
+		}
 		st = read_all(&r, c.inputs, c.ninputs);
 	}
 	if (!st && !report_samples(&r)) {
@@ -209,5 +262,6 @@ int cmd_report(int argc, char **argv)
 		cmd_summary(&r, &c, "read");
 	}
 	report_release(&r);
+	direct_free(&d);
 	return st;
 }

@@ -304,8 +304,6 @@ void report_release(struct report *r)
 	profile_release(&r->prof);
 	reccache_release(&r->rc);
 	fold_release(&r->direct);
-	svg_stream_free(r->svg);
-	svg_tree_free(r->tree);
 	free(r->deferred);
 	free(r->held);
 	u64map_release(&r->unsaved);
@@ -428,12 +426,11 @@ static int folded_line(struct report *r, const char *s, size_t len)
 			r->in.samples += count;
 		return ret;
 	}
-	uint64_t total = r->svg ? svg_stream_total(r->svg) :
-			 r->tree ? svg_tree_total(r->tree) : r->direct.total;
+	const struct report_sink *k = &r->sink;
+	uint64_t total = k->line ? k->total(k->ctx) : r->direct.total;
 	if (count > INT64_MAX || total > INT64_MAX - count)
 		return -EOVERFLOW;	/* totals stay within pprof's int64 */
-	int ret = r->svg ? svg_stream_line(r->svg, s, slen, count) :
-		  r->tree ? svg_tree_add(r->tree, s, slen, count) :
+	int ret = k->line ? k->line(k->ctx, s, slen, count) :
 		  fold_add_frames(&r->direct, s, slen, count);
 	if (!ret)
 		r->in.samples += count;
@@ -809,15 +806,13 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 uint64_t report_samples(const struct report *r)
 {
 	return r->prof.counters.samples + r->direct.total + r->handed_total +
-	       (r->svg ? svg_stream_total(r->svg) : 0) +
-	       (r->tree ? svg_tree_total(r->tree) : 0);
+	       (r->sink.line ? r->sink.total(r->sink.ctx) : 0);
 }
 
 size_t report_unique_stacks(const struct report *r)
 {
 	return r->prof.nsamples - 1 + fold_stacks(&r->direct) + r->handed_n +
-	       (r->svg ? svg_stream_stacks(r->svg) : 0) +
-	       (r->tree ? svg_tree_stacks(r->tree) : 0);
+	       (r->sink.line ? r->sink.stacks(r->sink.ctx) : 0);
 }
 
 int report_fold(struct report *r, unsigned flags, struct fold *out)
@@ -920,15 +915,15 @@ int report_write(struct report *r, const struct report_output *outs,
 	struct fold own = { 0 };
 	int ret = 0;
 	r->prof.counters.losses_unknown = r->folded_inputs && !r->bt_inputs;
-	if (((r->svg && svg_stream_total(r->svg)) ||
-	     (r->tree && svg_tree_total(r->tree))) && !r->prof.counters.samples) {
-		/* svg is the only output, from the stream or the tree */
-		struct out_input in = { .svg = r->svg, .tree = r->tree,
-					.counters = &r->prof.counters,
+	if (r->sink.line && r->sink.total(r->sink.ctx) &&
+	    !r->prof.counters.samples) {
+		/* svg is the only output, from what the sink took */
+		struct out_input in = { .counters = &r->prof.counters,
 					.meta = &r->prof,
 					/* a provenance line's rate and time */
 					.prof = r->prof.meta.duration_nanos ?
 						&r->prof : NULL };
+		r->sink.source(r->sink.ctx, &in);
 		return write_all(outs, nouts, &in, oo, err);
 	}
 	if (!fold) {

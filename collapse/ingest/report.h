@@ -72,6 +72,22 @@ struct report_deferred {
 	uint64_t count;
 };
 
+/* Where the lines of folded-text input go when the caller lays them out
+ * itself (an svg as the only output of one folded file), instead of into
+ * the report's own fold.  The caller owns ctx and frees it after
+ * report_release(); line == NULL: no sink. */
+struct report_sink {
+	/* One line's stack (without its count): 0, -ENOMEM, or -EDOM when
+	 * it comes out of the order the sink takes (report_line() returns
+	 * -EAGAIN: read the input again without the sink). */
+	int (*line)(void *ctx, const char *stack, size_t len, uint64_t count);
+	uint64_t (*total)(const void *ctx);	/* the counts taken */
+	size_t (*stacks)(const void *ctx);	/* the distinct stacks taken */
+	/* report_write(): point the writers' input at what was taken */
+	void (*source)(void *ctx, struct out_input *in);
+	void *ctx;
+};
+
 struct report {
 	struct profile prof;
 	struct sym_session *sym;	/* owned unless sym_borrowed; NULL until
@@ -99,14 +115,8 @@ struct report {
 	struct reccache rc;	/* repeated entries skip parsing */
 	struct fold direct;	/* folded-text input goes straight here: it
 				 * has only names, so no profile is needed */
-	struct svg_stream *svg;	/* set (owned) by the caller when an svg
-				 * is the only output of one folded file:
-				 * its lines go straight into the layout
-				 * (out.h); report_line() returns -EAGAIN
-				 * when they are out of order: read the
-				 * file again without it */
-	struct svg_tree *tree;	/* ... or into a frame tree, in any order
-				 * (set, owned, by the caller likewise) */
+	struct report_sink sink;	/* set by the caller: folded-text lines go
+				 * there instead of into `direct` */
 	uint32_t folded_inputs, bt_inputs;	/* inputs read, by format */
 	uint64_t handed_total;	/* direct's total and lines when report_fold() */
 	size_t handed_n;	/* handed it over (for the summary) */

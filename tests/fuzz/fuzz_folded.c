@@ -150,20 +150,59 @@ static void one_pass(const char *in, size_t size, char **out, size_t *olen,
 	report_release(&r);
 }
 
+/* The report's sink (struct report_sink) to a tree or a stream, as
+ * stackfold's front-end wires it. */
+struct svg_direct {
+	struct svg_stream *svg;
+	struct svg_tree *tree;
+};
+
+static int direct_line(void *ctx, const char *s, size_t len, uint64_t n)
+{
+	struct svg_direct *d = ctx;
+	return d->svg ? svg_stream_line(d->svg, s, len, n) :
+			svg_tree_add(d->tree, s, len, n);
+}
+
+static uint64_t direct_total(const void *ctx)
+{
+	const struct svg_direct *d = ctx;
+	return d->svg ? svg_stream_total(d->svg) : svg_tree_total(d->tree);
+}
+
+static size_t direct_stacks(const void *ctx)
+{
+	const struct svg_direct *d = ctx;
+	return d->svg ? svg_stream_stacks(d->svg) : svg_tree_stacks(d->tree);
+}
+
+static void direct_source(void *ctx, struct out_input *in)
+{
+	struct svg_direct *d = ctx;
+	in->svg = d->svg;
+	in->tree = d->tree;
+}
+
 /* The SVG of in: through a fold, or a tree (way 1), or a stream (way 2). */
 static char *svg_way(const char *in, size_t size, int way, size_t *len)
 {
 	struct report r;
 	struct fold f = { 0 };
 	struct out_opts oo = { 0 };
+	struct svg_direct d = { 0 };
 	if (report_init(&r, NULL, false))
 		abort();
-	if (way == 1 && !(r.tree = svg_tree_new()))
+	if (way == 1 && !(d.tree = svg_tree_new()))
 		abort();
-	if (way == 2 && !(r.svg = svg_stream_new(&oo)))
+	if (way == 2 && !(d.svg = svg_stream_new(&oo)))
 		abort();
+	if (way)
+		r.sink = (struct report_sink){ direct_line, direct_total,
+					       direct_stacks, direct_source,
+					       &d };
 	feed(&r, in, size, true);
-	struct out_input oi = { .svg = r.svg, .tree = r.tree };
+	struct out_input oi = { 0 };
+	direct_source(&d, &oi);
 	if (!way && report_fold(&r, 0, &f))
 		abort();
 	if (!way)
@@ -171,6 +210,8 @@ static char *svg_way(const char *in, size_t size, int way, size_t *len)
 	char *out = render("svg", &oi, len);
 	fold_release(&f);
 	report_release(&r);
+	svg_stream_free(d.svg);
+	svg_tree_free(d.tree);
 	return out;
 }
 
