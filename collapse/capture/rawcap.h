@@ -5,7 +5,7 @@
  * replay names them as the capture did.
  *
  * A snapshot taken while a record was being read (a refresh for an address
- * mapped after the process's first snapshot: resolver_on_refresh()) is
+ * mapped after the process's first snapshot: report_next_refreshed()) is
  * written once that record is complete, before the record's lines: those
  * are held until then (1 MiB at most: past that, the record goes out in
  * order of arrival and its snapshots after it).  Nothing here prints; write errors show at

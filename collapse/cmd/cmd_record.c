@@ -61,10 +61,23 @@ struct rec {
 /* --watch-pid targets without a pidfd: /proc read this often at most */
 #define WATCH_POLL_NS 200000000ULL
 
+/* After each report_line() and report_end_input(): the snapshots the
+ * report took to name a record's address (a library mapped after the
+ * first one) go into the raw capture before that record, so that a
+ * replay names those frames (report_keep_refreshed()). */
+static void raw_refreshed(struct rec *x)
+{
+	int pid;
+	uint32_t image;
+	while (report_next_refreshed(&x->r, &pid, &image))
+		rawcap_due(&x->raw, report_session(&x->r, NULL), pid, image);
+}
+
 /* After report_line(): held while a record is open, so that a snapshot
  * taken to name it goes before it (rawcap.h). */
 static void raw_line(struct rec *x, const char *s, size_t len)
 {
+	raw_refreshed(x);
 	rawcap_line(&x->raw, report_session(&x->r, NULL), s, len,
 		    report_between_records(&x->r));
 }
@@ -74,15 +87,6 @@ static void loading_saved(void *ctx, int pid, uint32_t image)
 {
 	struct rec *x = ctx;
 	rawcap_maps(&x->raw, report_session(&x->r, NULL), pid, image);
-}
-
-/* report_on_refresh() callback: a snapshot taken to name a record's
- * address (a library mapped after the first one) goes into the raw
- * capture before that record, so that a replay names those frames. */
-static void refreshed(void *ctx, int pid, uint32_t image)
-{
-	struct rec *x = ctx;
-	rawcap_due(&x->raw, report_session(&x->r, NULL), pid, image);
 }
 
 /* Snapshot again the loading processes that are due (loading.h); only
@@ -480,6 +484,7 @@ static int finish(struct rec *x)
 	meta_line(x, PROTOCOL_META_DURATION_NS, buf);
 	struct report_input_stats st;
 	int end = report_end_input(&x->r, &st);
+	raw_refreshed(x);
 	if (!end && x->r.max_stacks &&
 	    report_unique_stacks(&x->r) > x->r.max_stacks)
 		return cmd_max_stacks(&x->r, NULL);
@@ -551,7 +556,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		fprintf(stderr, "stackfold: %s\n", e.msg);
 		return EXIT_IO;
 	}
-	report_on_refresh(&x->r, refreshed, x);
+	report_keep_refreshed(&x->r, true);
 	x->r.max_stacks = x->c->max_stacks;
 	report_set_offsets(&x->r, x->c->oo.fold_flags & FOLD_OFFSETS);
 	x->r.live_snapshots = true;	/* first_sample() counts */

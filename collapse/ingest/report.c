@@ -323,7 +323,7 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 	struct resolver *nr = resolver_new(&r->prof, r->sym, r->lazy_snapshot);
 	if (nr) {
 		resolver_set_refresh(nr, r->refresh_maps);
-		resolver_on_refresh(nr, r->on_refresh, r->on_refresh_ctx);
+		resolver_keep_refreshed(nr, r->keep_refreshed);
 		resolver_set_offsets(nr, r->offsets);
 		resolver_free(r->res);
 		r->res = nr;
@@ -337,13 +337,15 @@ void report_set_offsets(struct report *r, bool on)
 	resolver_set_offsets(r->res, on);
 }
 
-void report_on_refresh(struct report *r,
-		       void (*fn)(void *ctx, int pid, uint32_t image),
-		       void *ctx)
+void report_keep_refreshed(struct report *r, bool on)
 {
-	r->on_refresh = fn;
-	r->on_refresh_ctx = ctx;
-	resolver_on_refresh(r->res, fn, ctx);
+	r->keep_refreshed = on;
+	resolver_keep_refreshed(r->res, on);
+}
+
+bool report_next_refreshed(struct report *r, int *pid, uint32_t *image)
+{
+	return resolver_next_refreshed(r->res, pid, image);
 }
 
 void report_begin_input(struct report *r, const char *name)

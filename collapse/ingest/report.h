@@ -98,9 +98,7 @@ struct report {
 	bool refresh_maps;	/* resolver_set_refresh(): live captures with
 				 * their own session (not the continuous mode,
 				 * which refreshes on its own schedule) */
-	/* resolver_on_refresh()'s, kept for the resolvers made later */
-	void (*on_refresh)(void *ctx, int pid, uint32_t image);
-	void *on_refresh_ctx;
+	bool keep_refreshed;	/* report_keep_refreshed() */
 	bool offsets;		/* resolver_set_offsets(): report_set_offsets() */
 	bool fold_direct;	/* folded text goes straight to `direct` (set
 				 * when no output needs a profile: not pprof) */
@@ -169,11 +167,13 @@ struct sym_session *report_session(struct report *r, struct sf_err *err);
 /* --offsets: bpftrace's SYM+OFF frames stay apart per offset (resolver.h).
  * Call before the first input. */
 void report_set_offsets(struct report *r, bool on);
-/* fn(ctx, pid, image) after each refresh of a snapshot while records are
- * named (resolver_on_refresh()); NULL: none. */
-void report_on_refresh(struct report *r,
-		       void (*fn)(void *ctx, int pid, uint32_t image),
-		       void *ctx);
+/* on: remember each refresh of a snapshot taken while records are named
+ * (resolver_set_refresh()), for report_next_refreshed().  Off by default. */
+void report_keep_refreshed(struct report *r, bool on);
+/* The oldest refresh not asked for yet: true and its pid and image, or
+ * false when none is left.  stackfold record asks after each line it
+ * feeds, to save the fresh map into its raw capture. */
+bool report_next_refreshed(struct report *r, int *pid, uint32_t *image);
 
 /* A new input; name (a file name, borrowed until the next input; NULL for
  * a stream such as bpftrace's output) is what warnings about its lines

@@ -42,8 +42,11 @@ struct resolver {
 	 * struct refreshed */
 	bool refresh;
 	struct u64map refreshed;
-	void (*on_refresh)(void *ctx, int pid, uint32_t image);
-	void *on_refresh_ctx;
+	/* resolver_keep_refreshed(): the pid fields refreshed, oldest
+	 * first from `taken`, for resolver_next_refreshed() */
+	bool keep_refreshed;
+	uint64_t *fresh;
+	size_t nfresh, freshcap, taken;
 };
 
 /* Refreshes are bounded: a stack walk's garbage addresses are unmapped
@@ -84,12 +87,33 @@ void resolver_set_offsets(struct resolver *r, bool on)
 	r->offsets = on;
 }
 
-void resolver_on_refresh(struct resolver *r,
-			 void (*fn)(void *ctx, int pid, uint32_t image),
-			 void *ctx)
+void resolver_keep_refreshed(struct resolver *r, bool on)
 {
-	r->on_refresh = fn;
-	r->on_refresh_ctx = ctx;
+	r->keep_refreshed = on;
+}
+
+bool resolver_next_refreshed(struct resolver *r, int *pid, uint32_t *image)
+{
+	if (r->taken == r->nfresh) {
+		r->taken = r->nfresh = 0;	/* all asked for: start over */
+		return false;
+	}
+	uint64_t f = r->fresh[r->taken++];
+	*pid = (int)protocol_pid_of(f);
+	*image = protocol_image_of(f);
+	return true;
+}
+
+/* Kept for resolver_next_refreshed(), when asked to.  0 or -ENOMEM. */
+static int keep_refreshed(struct resolver *r, uint32_t pid, uint32_t image)
+{
+	if (!r->keep_refreshed)
+		return 0;
+	if (sf_grow((void **)&r->fresh, &r->freshcap, r->nfresh + 1,
+		    sizeof(*r->fresh)))
+		return -ENOMEM;
+	r->fresh[r->nfresh++] = protocol_pid_field(pid, image);
+	return 0;
 }
 
 void resolver_free(struct resolver *r)
@@ -103,6 +127,7 @@ void resolver_free(struct resolver *r)
 		u64map_release(&r->name_off[k]);
 	}
 	free(r->stack);
+	free(r->fresh);
 	u64map_release(&r->seen);
 	free(r);
 }
@@ -324,10 +349,10 @@ static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 	if (!ret && res->reason == SYM_UNMAPPED && r->refresh &&
 	    may_refresh(r, pid, image) &&
 	    sym_process_refresh(r->sym, (int)pid, image, NULL) == 0) {
-		if (r->on_refresh)
-			r->on_refresh(r->on_refresh_ctx, (int)pid, image);
-		ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return,
-				      res);
+		ret = keep_refreshed(r, pid, image);
+		if (!ret)
+			ret = sym_lookup_user(r->sym, (int)pid, image, addr,
+					      is_return, res);
 	}
 	if (!ret && res->reason == SYM_UNMAPPED)
 		ret = sym_lookup_unmapped_jit(r->sym, (int)pid, image, addr,

@@ -36,11 +36,13 @@ void resolver_set_refresh(struct resolver *r, bool on);
  * its own per offset, which --offsets shows; off (the default), one per
  * name.  Locations from addresses carry their offset either way. */
 void resolver_set_offsets(struct resolver *r, bool on);
-/* fn(ctx, pid, image) after each refresh that took a new snapshot (for
- * stackfold record to save it); NULL: none. */
-void resolver_on_refresh(struct resolver *r,
-			 void (*fn)(void *ctx, int pid, uint32_t image),
-			 void *ctx);
+/* on: remember each refresh that took a new snapshot, for
+ * resolver_next_refreshed() (stackfold record saves those maps); then a
+ * record can also fail with -ENOMEM for keeping it.  Off by default. */
+void resolver_keep_refreshed(struct resolver *r, bool on);
+/* The oldest refresh remembered and not asked for yet: true with its pid
+ * and image; false when none is left. */
+bool resolver_next_refreshed(struct resolver *r, int *pid, uint32_t *image);
 
 /* Add one bpftrace record.  0 or a negative errno. */
 int resolver_record(struct resolver *r, const struct bt_record *rec);
