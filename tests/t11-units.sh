@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # t11-units: unit programs for collapse modules that every output and
 # capture relies on, checked case by case: the loss-counter table
-# (tests/unit/losses_test.c) and the capture protocol
-# (tests/unit/protocol_test.c), and the size bound of pprof input
-# (tests/unit/pprof_in_test.c).
+# (tests/unit/losses_test.c), the capture protocol
+# (tests/unit/protocol_test.c), the size bound of pprof input
+# (tests/unit/pprof_in_test.c), and the refreshes of a live process's map
+# that stackfold record asks the report for (tests/unit/refresh_test.c).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -11,3 +12,4 @@ unit_test losses_test losses_test.c -Wall -Wextra -Werror
 unit_test protocol_test protocol_test.c -Wall -Wextra -Werror
 unit_test pprof_in_test pprof_in_test.c -Wall -Wextra -Werror \
 	-I"$TOP/.output/gen" -I"$TOP/.output-san/gen"
+unit_test refresh_test refresh_test.c -Wall -Wextra -Werror
