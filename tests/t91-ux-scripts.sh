@@ -49,6 +49,7 @@ parse_is "-Ug and --kernel-stacks-only" "$P" "side=-U" -Uga
 parse_is "--kernel-stacks-only" "$P" "side=-K" --kernel-stacks-only -a
 parse_is "-vv counts" "$P" "verbose=2" -vva
 parse_is "report options pass through" "$P" "report=--lines~--tid~--title~a\\~b~--top~5~--minwidth~1" -a --lines --tid --title 'a b' --top 5 --minwidth 1
+parse_is "--provenance passes through to the report" "$P" "report=--provenance" -a --provenance
 parse_is "-o out.svg -f svg names out.svg" "$P" "prefix=out formats=svg" -a -o out.svg -f svg
 parse_is "-o x.pb.gz: prefix x" "$P" "prefix=$T/x" -a -o "$T/x.pb.gz"
 parse_is "--call-graph fp" "$P" "callgraph=fp" -a --call-graph fp
