@@ -21,7 +21,7 @@ nonempty "$OUT/after.folded" "the profile after"
 go tool pprof -top -nodecount=12 "$OUT/before.pb.gz" 2>&1 | tee "$OUT/before.pprof-top.txt"
 
 # What changed: after minus before, per function.
-go tool pprof -top -nodecount=12 -diff_base="$OUT/before.pb.gz" "$OUT/after.pb.gz" 2>&1 |
+go tool pprof -top -nodecount=12 -normalize -diff_base="$OUT/before.pb.gz" "$OUT/after.pb.gz" 2>&1 |
 	tee "$OUT/diff.pprof-top.txt"
 
 # The same as a differential flame graph: widths from after, colour by
