@@ -65,9 +65,10 @@ static bool loc_eq(const struct profile *p, const struct pf_location *a,
 		return false;
 	if (a->address || a->mapping)
 		return true;
+	/* no lines: blines may be NULL, which memcmp must not see */
 	return a->nlines == b->nlines &&
-	       !memcmp(p->lines + a->line_start, blines,
-		       b->nlines * sizeof(*blines));
+	       (!b->nlines || !memcmp(p->lines + a->line_start, blines,
+				      b->nlines * sizeof(*blines)));
 }
 
 static uint64_t sample_hash(const struct pf_sample *s, const uint32_t *locs)
