@@ -688,7 +688,13 @@ int report_line(struct report *r, const char *line, size_t len)
 	r->in.lines++;
 	if (r->in.fmt != REPORT_BPFTRACE && len >= PROVENANCE_LEN &&
 	    !memcmp(line, PROVENANCE, PROVENANCE_LEN)) {
-		r->in.fmt = REPORT_FOLDED;	/* only folded text has it */
+		/* only folded text has it: the lines held until the format
+		 * was told are read first, as any telling line has them */
+		if (r->in.fmt == REPORT_UNKNOWN) {
+			int d = to_folded(r);
+			if (d < 0)
+				return d;
+		}
 		return provenance(r, line, len);
 	}
 	if (r->in.fmt == REPORT_UNKNOWN) {
