@@ -149,6 +149,16 @@ nonempty() {
 
 # stop PID...: end the background workloads a lab started.
 stop() {
+	local w
 	kill "$@" 2>/dev/null || true
+	# SIGKILL 5 s on: a child signalled right after its fork, before it
+	# ran its command, was once seen to outlive the SIGTERM and hang here
+	(	# short sleeps: no long-lived child keeps a pipe open
+		for _ in $(seq 50); do sleep 0.1; done
+		kill -KILL "$@" 2>/dev/null
+	) &
+	w=$!
 	wait "$@" 2>/dev/null || true
+	kill "$w" 2>/dev/null || true
+	wait "$w" 2>/dev/null || true
 }
