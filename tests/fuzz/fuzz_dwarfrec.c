@@ -45,9 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t line = 1; p < end; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = (size_t)((nl ? nl : end) - p);
-		char buf[64];
+		/* the whole line: a cut copy can lose a seq the parser sees */
+		char *buf = malloc(len + 3);
 		unsigned long long cpu, seq;
-		snprintf(buf, sizeof(buf), "%.*s", (int)(len < 63 ? len : 63), p);
+		if (!buf)
+			abort();
+		memcpy(buf, p, len);
+		memset(buf + len, 0, 3);
 		int n = buf[0] == '#' && buf[1] == 'W' ? sscanf(buf + 2, "%llu %llx", &cpu, &seq)
 							 : sscanf(buf + 2, "%llu %llu", &cpu, &seq);
 		if (buf[0] == '#' && buf[1] == 'W')
@@ -62,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (cpu < 64)
 				last[cpu] = seq;
 		}
+		free(buf);
 		if (dwrec_wants(d, p, len) && dwrec_line(d, p, len, line) < 0)
 			abort();	/* only -ENOMEM: not under the fuzzer */
 		p += len + 1;
