@@ -2,8 +2,8 @@
 # (clickhouse://HOST:PORT/DATABASE): the same outputs as from a directory
 # of windows, but ClickHouse sums the counts (`stackfold query`), so only
 # one row per (stack, comm, pid) comes back however many windows the
-# range holds.  Reads flame's variables (from, since, to, host, comm,
-# pids, keep_pid, formats, prefix, diff); exits.
+# range holds.  Reads flame's variables (from, since, to, host, labels,
+# comm, pids, keep_pid, formats, prefix, diff); exits.
 # shellcheck shell=bash disable=SC2154
 
 store=$from
@@ -38,10 +38,11 @@ trap 'rm -rf "$work"' EXIT
 # query OUT FROM TO HOST: the folded stacks (comm first; comm-PID with
 # --keep-pid) and the windows' line (OUT.meta)
 query() {
-	local st=0 bypid=""
+	local st=0 bypid="" l lab=()
 	[ "$keep_pid" = 1 ] && bypid=--by-pid
+	for l in ${labels//,/ }; do lab+=(--label "$l"); done
 	"$STACKFOLD" query "$store" --from "$2" --to "$3" ${4:+--host "$4"} \
-		${comm:+--comm "$comm"} ${pids:+--pid "$pids"} $bypid \
+		${comm:+--comm "$comm"} ${pids:+--pid "$pids"} $bypid "${lab[@]}" \
 		${STACKFOLD_PUSH_AUTH:+--push-auth "$STACKFOLD_PUSH_AUTH"} \
 		--meta "$1.meta" -o "$1" || st=$?
 	[ "$st" = 0 ] || exit "$st"
@@ -52,7 +53,7 @@ losses_of() { tr ' ' '\n' <"$1" | grep -v '^windows=\|^samples=\|=0$' | paste -s
 query "$work/after.folded" "$t0" "$t1" "$host"
 n=$(sed -n 's/^windows=\([0-9]*\).*/\1/p' "$work/after.folded.meta")
 losses=$(losses_of "$work/after.folded.meta")
-what="${host:-all hosts}"
+what="${host:-all hosts}${labels:+ ($labels)}"
 args=(-f "$formats" -q)
 inputs=("$work/after.folded")
 case "$diff" in

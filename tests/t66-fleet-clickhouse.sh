@@ -2,9 +2,9 @@
 # t66-fleet-clickhouse: `stackfold continuous --push clickhouse://...`
 # into a real ClickHouse (Debian's clickhouse-server, a private instance
 # on a free loopback port), fed by a fake bpftrace so that every window is
-# known.  Checks: two instances with different --host values, queried per
-# host and together, equal to their local files (totals and the folded
-# bytes of scripts/flame); the server stopped mid-run and started again,
+# known.  Checks: two instances with different --host and --label values,
+# queried per host, per label and together, equal to their local files
+# (totals and the folded bytes of scripts/flame); the server stopped mid-run and started again,
 # then a SIGKILLed stackfold restarted with windows queued, every window
 # in the store exactly once; a retry after a lost journal line, and
 # duplicated and uncommitted attempts, not counted twice; hostile names
@@ -69,9 +69,9 @@ windows_of() { ch_sql "SELECT uniqExact(window_id) FROM stackfold.windows WHERE 
 attempts_max() { ch_sql "SELECT max(n) FROM (SELECT window_id, uniqExact(attempt) AS n FROM stackfold.samples WHERE host = '$1' GROUP BY window_id)"; }
 
 # --- two hosts ---------------------------------------------------------------
-FAKE_WINDOWS=4 start "$T/a" hA
+FAKE_WINDOWS=4 start "$T/a" hA --label tier=web --label env=prod
 pa=$cpid
-FAKE_WINDOWS=3 start "$T/b" hB
+FAKE_WINDOWS=3 start "$T/b" hB --label env=dev
 cpid=$pa
 wait_sent "$T/a" 4 && wait_sent "$T/b" 3
 check_eq "two hosts: every window of hA delivered" 4 "$(sent "$T/a")"
@@ -88,6 +88,27 @@ check_eq "hA: 4 windows in the store" 4 "$(windows_of hA)"
 "$TOP/scripts/flame" --from "$CH_URL" --since 1h --host hA -f folded -o "$T/fa-store" 2>/dev/null
 check_diff "scripts/flame: the store gives the local merge's bytes (hA)" "$T/fa-dir.folded" "$T/fa-store.folded"
 cat "$T"/a/*.folded "$T"/b/*.folded | "$STACKFOLD" -q -f folded -o "$T/both-dir.folded" /dev/stdin
+# labels: each given one must be there, exactly (no prefix match)
+label_total() {	# LABEL...: the store's samples of windows with them all
+	local a=() l st=0
+	for l in "$@"; do a+=(--label "$l"); done
+	"$STACKFOLD" query "$CH_URL" --from "$T0" --to $(( $(date +%s) + 60 )) \
+		"${a[@]}" -o "$T/lt.folded" 2>/dev/null || st=$?
+	[ "$st" = 0 ] && folded_total "$T/lt.folded" || echo "exit $st"
+}
+check_eq "labels: kept sorted by key, the same in samples and windows" "env=prod,tier=web env=prod,tier=web" \
+	"$(ch_sql "SELECT (SELECT any(labels) FROM stackfold.samples WHERE host = 'hA'), (SELECT any(labels) FROM stackfold.windows WHERE host = 'hA')" | tr '\t' ' ')"
+check_eq "--label env=prod: hA's samples" "$ta" "$(label_total env=prod)"
+check_eq "--label env=dev: hB's samples" "$tb" "$(label_total env=dev)"
+check_eq "--label env=prod --label tier=web: both must match (hA)" "$ta" "$(label_total env=prod tier=web)"
+check_eq "--label env=dev --label tier=web: no window has both (exit 2)" "exit 2" "$(label_total env=dev tier=web)"
+check_eq "--label env=pro: a prefix is no match (exit 2)" "exit 2" "$(label_total env=pro)"
+"$TOP/scripts/flame" --from "$CH_URL" --since 1h --label env=prod -f folded -o "$T/fl-store" 2>/dev/null
+check_diff "scripts/flame --label env=prod: the bytes of hA's local merge" "$T/fa-dir.folded" "$T/fl-store.folded"
+check_eq "--label without --push: usage error" 1 \
+	"$("$STACKFOLD" continuous -o "$T/nolabel" --label env=x --check -- true 2>/dev/null; echo $?)"
+check_eq "--label with a quote: usage error" 1 \
+	"$("$STACKFOLD" query "$CH_URL" --from 1 --to 2 --label "env=a'b" 2>/dev/null; echo $?)"
 store_folded "$T/both-store.folded"
 check_diff "stackfold query: both hosts' merge, comm-PID frames" "$T/both-dir.folded" "$T/both-store.folded"
 
@@ -137,7 +158,7 @@ check_eq "lost journal: hA's samples unchanged" "$ta" "$(store_total hA)"
 w1=$(ch_sql "SELECT window_id FROM stackfold.windows WHERE host = 'hA' ORDER BY window_start, stem LIMIT 1")
 cols="window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count"
 ch_sql "INSERT INTO stackfold.samples ($cols) SELECT window_start, host, window_id, attempt + 1, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE window_id = $w1"
-ch_sql "INSERT INTO stackfold.windows SELECT window_id, attempt + 1, window_start, start_ns, duration_ns, hz, host, kernel, stem, samples, map_dropped, over_total, stackid_errors, lost_events, map_full_warnings, captures_cut, unparsable_lines, incomplete_records, maps_unsaved, losses_unknown FROM stackfold.windows WHERE window_id = $w1"
+ch_sql "INSERT INTO stackfold.windows SELECT window_id, attempt + 1, window_start, start_ns, duration_ns, hz, host, kernel, stem, samples, map_dropped, over_total, stackid_errors, lost_events, map_full_warnings, captures_cut, unparsable_lines, incomplete_records, maps_unsaved, losses_unknown, labels FROM stackfold.windows WHERE window_id = $w1"
 ch_sql "INSERT INTO stackfold.samples ($cols) SELECT window_start, host, window_id, 42, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE window_id = $w1 AND attempt IN (SELECT min(attempt) FROM stackfold.windows WHERE window_id = $w1)"
 naive=$(ch_sql "SELECT sum(count) FROM stackfold.samples WHERE host = 'hA'")
 check "retried inserts: the raw rows do hold the window three times" test "$naive" -gt "$ta"

@@ -25,12 +25,15 @@
 #include "output/out.h"
 #include "model/profile.h"
 #include "store/clickhouse.h"
+#include "store/labels.h"
 
 struct qopts {
 	struct store_url url;
 	struct ch_query q;
 	const char *out, *meta, *auth;
 	uint32_t pids[CLI_MAX_WATCH];
+	struct labels labels;	/* --label: checked as the pusher's */
+	const char *label_ptrs[LABELS_MAX];
 };
 
 static void usage(FILE *f)
@@ -38,11 +41,13 @@ static void usage(FILE *f)
 	fputs("usage: stackfold query clickhouse://[USER@]HOST:PORT/DATABASE\n"
 	      "                       --from SECONDS --to SECONDS [--host NAME]\n"
 	      "                       [--comm NAME] [--pid PID[,PID...]]\n"
+	      "                       [--label KEY=VALUE]...\n"
 	      "                       [--by-pid] [--push-auth FILE] [-o FILE]\n"
 	      "                       [--meta FILE]\n"
 	      "Folded stacks (comm first) of the windows that start in [--from,\n"
 	      "--to) (UTC seconds since the epoch), summed by ClickHouse.\n"
 	      "  --by-pid      a stack per process: comm-PID first\n"
+	      "  --label K=V   windows pushed with this label (repeatable: all)\n"
 	      "  --meta FILE   write \"windows=N samples=N KEY=N...\" (losses) there\n"
 	      "Exit status: 0 ok; 1 usage; 2 no window in the range; 4 the store\n"
 	      "failed or an output could not be written.\n", f);
@@ -67,11 +72,13 @@ static int parse(struct qopts *o, int argc, char **argv)
 		{ "push-auth", required_argument, NULL, 'a' },
 		{ "meta", required_argument, NULL, 'm' },
 		{ "by-pid", no_argument, NULL, 'P' },
+		{ "label", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, pids[CLI_MAX_WATCH], st;
+	struct sf_err e = { "" };
 	bool from = false, to = false;
 	optind = 1;
 	opterr = 0;
@@ -89,6 +96,12 @@ static int parse(struct qopts *o, int argc, char **argv)
 		case 'a': o->auth = optarg; break;
 		case 'm': o->meta = optarg; break;
 		case 'P': o->q.by_pid = true; break;
+		case 'l':
+			if (labels_add(&o->labels, optarg, &e)) {
+				fprintf(stderr, "stackfold: query: --label: %s\n", e.msg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'o': o->out = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: return cli_getopt_error(opt, argv, "query: ");
@@ -97,11 +110,14 @@ static int parse(struct qopts *o, int argc, char **argv)
 	for (unsigned i = 0; i < o->q.npids; i++)
 		o->pids[i] = (uint32_t)pids[i];
 	o->q.pids = o->pids;
+	for (unsigned i = 0; i < o->labels.n; i++)
+		o->label_ptrs[i] = o->labels.kv[i];
+	o->q.labels = o->label_ptrs;
+	o->q.nlabels = o->labels.n;
 	if (optind != argc - 1 || !from || !to || o->q.from >= o->q.to) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	struct sf_err e = { "" };
 	if (store_url_parse(argv[optind], &o->url, &e) ||
 	    o->url.kind != STORE_CLICKHOUSE ||
 	    (o->auth && store_url_auth_file(&o->url, o->auth, &e))) {

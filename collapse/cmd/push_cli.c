@@ -29,9 +29,24 @@ int push_cli_add(struct push_cli *p, char *url)
 	return -1;
 }
 
+int push_cli_label(struct push_cli *p, const char *kv)
+{
+	struct sf_err e = { "" };
+	if (labels_add(&p->labels, kv, &e)) {
+		fprintf(stderr, "stackfold: continuous: --label: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 int push_cli_finish(struct push_cli *p)
 {
 	struct sf_err e = { "" };
+	if (p->labels.n && !p->n) {
+		fprintf(stderr, "stackfold: continuous: --label needs --push "
+			"(labels are a store's)\n");
+		return EXIT_USAGE;
+	}
 	for (unsigned i = 0; p->auth_file && i < p->n; i++)
 		if (!p->urls[i].password[0] &&
 		    store_url_auth_file(&p->urls[i], p->auth_file, &e)) {
@@ -55,6 +70,7 @@ int push_cli_start(const struct push_cli *p, const char *dir,
 		return 0;
 	struct sf_err e = { "" };
 	struct spool_opts o = { .dir = dir, .host = host, .max_age = max_age,
+				.labels = p->labels.n ? p->labels.text : NULL,
 				.urls = p->urls, .nurls = p->n,
 				.log = push_log };
 	*out = spool_start(&o, &e);

@@ -13,17 +13,22 @@
 
 #include <stdint.h>
 
+#include "store/labels.h"
 #include "store/spool.h"
 
 struct push_cli {
 	struct store_url urls[SPOOL_MAX_TARGETS];
 	unsigned n;
 	const char *auth_file;
+	struct labels labels;	/* --label: on every window sent */
 };
 
 /* --push URL: -1 to go on, or EXIT_USAGE (said). */
 int push_cli_add(struct push_cli *p, char *url);
-/* After the options: read --push-auth.  -1 or EXIT_USAGE (said). */
+/* --label KEY=VALUE: -1 to go on, or EXIT_USAGE (said). */
+int push_cli_label(struct push_cli *p, const char *kv);
+/* After the options: read --push-auth; --label wants a --push.  -1 or
+ * EXIT_USAGE (said). */
 int push_cli_finish(struct push_cli *p);
 /* Start delivering DIR's windows (none to do without --push: NULL, 0).
  * 0, or EXIT_IO (said). */

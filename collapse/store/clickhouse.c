@@ -34,7 +34,8 @@ static const char *const schema_sql[] = {
 	"stem String, samples UInt64, map_dropped UInt64, over_total UInt64, "
 	"stackid_errors UInt64, lost_events UInt64, map_full_warnings UInt64, "
 	"captures_cut UInt64, unparsable_lines UInt64, "
-	"incomplete_records UInt64, maps_unsaved UInt64, losses_unknown UInt8) "
+	"incomplete_records UInt64, maps_unsaved UInt64, losses_unknown UInt8, "
+	"labels String) "
 	"ENGINE = ReplacingMergeTree() PARTITION BY toDate(window_start) "
 	"ORDER BY (host, window_start, window_id)",
 };
@@ -138,6 +139,7 @@ static void samples_body(const struct store_window *w, uint64_t attempt,
 			 struct buf *b)
 {
 	uint32_t start = (uint32_t)((uint64_t)(w->start_ns / 1000000000U));
+	const char *labels = w->labels ? w->labels : "";
 	for (size_t i = 0; i < w->nstacks; i++) {
 		const struct win_stack *k = &w->stacks[i];
 		buf_u32(b, start);
@@ -148,7 +150,7 @@ static void samples_body(const struct store_window *w, uint64_t attempt,
 		buf_u32(b, k->pid);
 		buf_u32(b, 0);		/* tid: the .folded has none */
 		buf_rbstr(b, k->comm, k->comm_len);
-		buf_rbstr(b, "", 0);	/* labels */
+		buf_rbstr(b, labels, strlen(labels));
 		buf_u64(b, k->count);
 	}
 }
@@ -169,6 +171,7 @@ static void window_body(const struct store_window *w, uint64_t attempt,
 	for (int i = 0; i < WIN_NLOSS; i++)
 		buf_u64(b, w->loss[i]);
 	buf_u8(b, w->losses_unknown);
+	buf_rbstr(b, w->labels ? w->labels : "", w->labels ? strlen(w->labels) : 0);
 }
 
 /* Whether a committed attempt of w is in the store. */
@@ -263,7 +266,7 @@ int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
 			     "samples, map_dropped, over_total, stackid_errors, "
 			     "lost_events, map_full_warnings, captures_cut, "
 			     "unparsable_lines, incomplete_records, maps_unsaved, "
-			     "losses_unknown", &win, err);
+			     "losses_unknown, labels", &win, err);
 	/* the stacks are in the store once their insert was acknowledged */
 	for (size_t i = 0; !ret && nadded && i < nadded; i++)
 		if (!u64map_slot(&s->known, added[i], &done))
@@ -306,6 +309,11 @@ static void where_windows(struct buf *b, const struct ch_query *q)
 	if (q->host) {
 		buf_str(b, " AND host = ");
 		sql_str(b, q->host);
+	}
+	for (unsigned i = 0; i < q->nlabels; i++) {	/* each one, exactly */
+		buf_str(b, " AND has(splitByChar(',', labels), ");
+		sql_str(b, q->labels[i]);
+		buf_str(b, ")");
 	}
 }
 

@@ -9,7 +9,8 @@
  *   DB.samples  (window_start, host, window_id, attempt, stack_id, pid, tid,
  *               comm, labels, count)                  one row per stack
  *   DB.windows  (window_id, attempt, start, length, host, kernel, stem,
- *               samples, hz, the loss counters)       one row per window
+ *               samples, hz, the loss counters, labels) one row per window
+ * labels is the pusher's "k=v,..." (store/labels.h), "" when none.
  *
  * Nothing twice: a window's samples go in one INSERT (one part: all or
  * nothing), tagged with a random attempt id; its windows row, inserted
@@ -53,10 +54,13 @@ int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
 	       struct sf_err *err);
 
 /* A flame-graph query: the windows starting in [from, to) (UTC seconds),
- * of one host or all (NULL), one comm or all, some pids or all. */
+ * of one host or all (NULL), one comm or all, some pids or all, carrying
+ * every one of labels[] ("k=v", checked by labels_add()) or any labels. */
 struct ch_query {
 	uint64_t from, to;
 	const char *host, *comm;
+	const char *const *labels;
+	unsigned nlabels;
 	const uint32_t *pids;
 	unsigned npids;
 	bool by_pid;		/* a row per pid (else pid 0: summed) */

@@ -27,6 +27,10 @@ int pyro_deliver(struct http_conn *c, const struct store_window *w,
 		buf_str(&name, ",kernel=");
 		label_value(&name, w->kernel);
 	}
+	if (w->labels && w->labels[0]) {	/* checked: no escaping needed */
+		buf_str(&name, ",");
+		buf_str(&name, w->labels);
+	}
 	buf_str(&name, "}");
 	uint64_t from = w->start_ns / 1000000000ULL;
 	uint64_t until = (w->start_ns + w->duration_ns + 999999999ULL) / 1000000000ULL;

@@ -1,6 +1,6 @@
 /*
  * pyroscope.h - windows to Grafana Pyroscope's HTTP ingest API:
- *   POST /ingest?name=APP{host=H,kernel=K}&from=S&until=E&sampleRate=HZ
+ *   POST /ingest?name=APP{host=H,kernel=K[,LABELS]}&from=S&until=E&sampleRate=HZ
  *        &spyName=stackfold&units=samples&aggregationType=sum&format=folded
  * with the window's stacks as folded text ("comm;frame;... COUNT", the
  * process frame without its pid, as scripts/flame shows it).

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "store/clickhouse.h"
+#include "store/labels.h"
 #include "store/pyroscope.h"
 #include "store/window.h"
 
@@ -55,6 +56,7 @@ struct spool {
 	struct spool_opts o;
 	char dir[4096];
 	char host[256];
+	char labels[sizeof(((struct labels *)0)->text)];
 	struct target t[SPOOL_MAX_TARGETS];
 	unsigned n;
 	pthread_t th;
@@ -333,6 +335,7 @@ static bool deliver_head(struct spool *s, struct target *t)
 	struct store_window w;
 	struct sf_err e = { "" };
 	int ret = store_window_read(&w, s->dir, stem, s->o.host, &e);
+	w.labels = s->labels;
 	if (ret == -ENOENT) {
 		t->expired++;
 		say(s, "push %s: window %s removed (--max-size or --max-age) "
@@ -475,6 +478,8 @@ struct spool *spool_start(const struct spool_opts *o, struct sf_err *err)
 		snprintf(s->host, sizeof(s->host), "%s", o->host);
 		s->o.host = s->host;
 	}
+	snprintf(s->labels, sizeof(s->labels), "%s", o->labels ? o->labels : "");
+	s->o.labels = s->labels;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	stem_t *all = NULL;

@@ -35,6 +35,8 @@ struct spool;
 struct spool_opts {
 	const char *dir;		/* the windows' directory */
 	const char *host;		/* NULL: each window's own */
+	const char *labels;		/* NULL or "k=v,..." (labels.h): on every
+					 * window sent */
 	uint64_t max_age;		/* seconds, 0: none (ClickHouse TTL) */
 	const struct store_url *urls;	/* copied */
 	unsigned nurls;

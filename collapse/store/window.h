@@ -43,6 +43,7 @@ struct store_window {
 	uint64_t start_ns, duration_ns;
 	uint32_t hz;
 	char host[256], kernel[256];
+	const char *labels;	/* "k=v,...": the pusher's (not owned); NULL none */
 	uint64_t samples;	/* the comment's samples= */
 	uint64_t loss[WIN_NLOSS];
 	uint8_t losses_unknown;	/* a counter said "unknown" */
