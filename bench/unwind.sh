@@ -15,7 +15,7 @@
 #     UNWIND_SYS=-a: the whole machine), taken by both tools at once, then
 #     each processed with a cold cache:
 #     stackfold on its raw capture (unwinding and symbolizing) against
-#     `perf script` on perf.data (CPU-s, /usr/bin/time).
+#     `perf script` and `perf report` on perf.data (CPU-s, /usr/bin/time).
 # Needs root, bpftrace, perf, xz, gzip, python3.  Not a test: prints tables.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -128,7 +128,7 @@ for wl in ${UNWIND_WORKLOADS-xz gzip python3}; do
 		bt = (b1 - b0) / tck * 1e6 / win; sf = (s1 - s0) / tck * 1e6 / win
 		printf "%-8s %-70s | %9.1f %9.1f %9.1f %9.1f | %9.1f\n", w, f, bpf / 1e3 / n,
 			bt, sf, bpf / 1e3 / n + bt + sf, p * 1e6 / np }' "$W/watch"
-	grep -h 'stackfold: recorded' "$W/$wl.err" | sed 's/^/         /' || true
+	grep -h 'stackfold: recorded\|ended early\|killed' "$W/$wl.err" | sed 's/^/         /' || true
 done
 echo "(us per sample: BPF over the whole capture; bpftrace and stackfold in steady state, from 3 s after"
 echo " bpftrace started, at the capture's sample rate; perf: perf record's CPU, start to end, over its"
@@ -153,7 +153,7 @@ timeout -s INT "$((SYS_SECS + 120))" "$TOP/scripts/profile" --call-graph dwarf "
 	-o "$W/sys" --save-raw "$W/sys.raw" >/dev/null 2>"$W/sys.err" </dev/null || true
 wait "$pr" || true
 for k in "${kids[@]}"; do kill "$k" 2>/dev/null || true; done
-grep -h 'stackfold: recorded' "$W/sys.err" || true
+grep -h 'stackfold: recorded\|ended early\|killed' "$W/sys.err" || true
 rm -rf "$W/cache" || true
 sync
 echo 3 >/proc/sys/vm/drop_caches
@@ -167,6 +167,13 @@ printf '%-44s %8.3f CPU-s  (%s samples, %s bytes of capture)\n' "stackfold (unwi
 printf '%-44s %8.3f CPU-s  (%s bytes of perf.data)\n' "perf script (perf's own capture)" "$pss" \
 	"$(stat -c %s "$W/sys.data")"
 awk -v a="$sfs" -v b="$pss" 'BEGIN { if (a > 0) printf "perf script / stackfold: %.1fx\n", b / a }'
+# perf report, the other way users read a DWARF capture: a call-graph
+# tree (the folded output's equivalent), cold as above
+echo 3 >/proc/sys/vm/drop_caches
+/usr/bin/time -f '%U %S' -o "$W/pr.time" perf report -i "$W/sys.data" --stdio -g caller --no-children >/dev/null 2>&1 || true
+prs=$(awk '{ print $1 + $2 }' "$W/pr.time")
+printf '%-44s %8.3f CPU-s\n' "perf report --stdio -g caller (the same data)" "$prs"
+awk -v a="$sfs" -v b="$prs" 'BEGIN { if (a > 0) printf "perf report / stackfold: %.1fx\n", b / a }'
 # the same again with the index cache warm (page cache too): what a sample
 # costs once the files are indexed (unwinding, naming, folding)
 /usr/bin/time -f '%U %S' -o "$W/sfw.time" "$TOP/bin/stackfold" -q -f folded -o "$W/replay2.folded" "$W/sys.raw" 2>/dev/null || true

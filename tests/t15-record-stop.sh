@@ -223,6 +223,7 @@ for b in deaf close; do
 	check "$what: no stand-in left" bash -c "! pgrep -f '$T/[${b:0:1}]${b:1}bt' >/dev/null"
 done
 check "bpftrace deaf to the stop: the kill said" grep -q 'gave no output in 10 s after its stop: killed' "$T/deaf.err"
+check "bpftrace deaf to the stop: where it waited said (the stand-in's shell: do_wait)" grep -q 'killed (it waited in: [a-z_ ]*do_wait' "$T/deaf.err"
 check "both ended after the 10 s grace, not before it nor at the stand-ins' 60 s (${took} s)" \
 	test "$took" -ge 10 -a "$took" -lt 30
 

@@ -2,6 +2,7 @@
 #include "capture/child.h"
 #include "capture/linereader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -246,13 +247,41 @@ bool bt_child_done(const struct bt_child *b)
 	return b->out.eof && b->err.eof;
 }
 
+void bt_child_where(const struct bt_child *b, char *buf, size_t n)
+{
+	char path[64];
+	size_t off = 0;
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)b->pid);
+	DIR *d = opendir(path);
+	for (struct dirent *e; d && (e = readdir(d)) && off + 1 < n;) {
+		if (e->d_name[0] == '.')
+			continue;
+		char w[64] = "";
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/wchan",
+			 (int)b->pid, e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		ssize_t r = fd >= 0 ? read(fd, w, sizeof(w) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (r > 0 && strcmp(w, "0") != 0)
+			off += (size_t)snprintf(buf + off, n - off, "%s%s",
+						off ? " " : "", w);
+		if (off >= n)
+			off = n - 1;
+	}
+	if (d)
+		closedir(d);
+}
+
 void bt_child_kill(struct bt_child *b)
 {
 	kill(-b->pid, SIGKILL);
 	b->killed = true;
 }
 
-bool bt_child_kill_hung(struct bt_child *b, uint64_t now)
+bool bt_child_kill_hung(struct bt_child *b, uint64_t now, char *where,
+			size_t n)
 {
 	if (!b->stop_sent || b->killed)
 		return false;
@@ -261,6 +290,7 @@ bool bt_child_kill_hung(struct bt_child *b, uint64_t now)
 	/* (now may have been read before the stop was sent) */
 	if (now <= last || now - last <= BT_STOP_GRACE_S * 1000000000ULL)
 		return false;
+	bt_child_where(b, where, n);
 	bt_child_kill(b);	/* its pipes close */
 	return true;
 }

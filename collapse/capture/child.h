@@ -94,9 +94,16 @@ int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx);
 bool bt_child_done(const struct bt_child *b);
 
 /* Stopped, not killed yet, and no output since for BT_STOP_GRACE_S (one
- * still printing its last maps is not hung): killed now (bt_child_kill).
- * True when it was: the caller says so. */
-bool bt_child_kill_hung(struct bt_child *b, uint64_t now);
+ * still printing its last maps is not hung): killed now (bt_child_kill),
+ * where it waited put in where (bt_child_where()).  True when it was: the
+ * caller says so. */
+bool bt_child_kill_hung(struct bt_child *b, uint64_t now, char *where,
+			size_t n);
+
+/* Where bpftrace waits in the kernel (/proc/PID/wchan of each of its
+ * threads, "do_epoll_wait pipe_write ..."), into buf; "" when unknown.
+ * Said when it is taken for hung, so that the cause can be seen. */
+void bt_child_where(const struct bt_child *b, char *buf, size_t n);
 
 /* SIGKILL bpftrace's process group (hung, or abandoned on an error). */
 void bt_child_kill(struct bt_child *b);

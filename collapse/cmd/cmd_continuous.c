@@ -923,9 +923,12 @@ static int pump(struct cont *x)
 		if (stopsig_count() || x->refresh || b->stop_wanted)
 			stop_child(x);	/* sent once */
 		watch_targets(x);
-		if (bt_child_kill_hung(b, sf_clock_ns(CLOCK_MONOTONIC)))
+		char where[256];
+		if (bt_child_kill_hung(b, sf_clock_ns(CLOCK_MONOTONIC), where,
+				       sizeof(where)))
 			fprintf(stderr, "stackfold: bpftrace gave no output in %d s "
-				"after its stop: killed\n", BT_STOP_GRACE_S);
+				"after its stop: killed (it waited in: %s)\n",
+				BT_STOP_GRACE_S, where[0] ? where : "unknown");
 		if (x->loading.n)
 			loading_check(&x->loading, x->ss,
 				      sf_clock_ns(CLOCK_MONOTONIC), NULL, NULL);

@@ -330,11 +330,12 @@ static int loop(struct rec *x)
 		uint64_t el = at ? (now - at) / 1000000000ULL : 0;
 		if (stop_after_ns(x) && at && now - at >= stop_after_ns(x))
 			bt_child_stop(&x->bt);
-		if (bt_child_kill_hung(b, now))
+		char where[256];
+		if (bt_child_kill_hung(b, now, where, sizeof(where)))
 			fprintf(stderr, "%sstackfold: bpftrace gave no output in "
-				"%d s after its stop: killed\n",
+				"%d s after its stop: killed (it waited in: %s)\n",
 				x->c->countdown && isatty(2) ? "\n" : "",
-				BT_STOP_GRACE_S);
+				BT_STOP_GRACE_S, where[0] ? where : "unknown");
 		watch_targets(x, pf[2].revents);
 		if (el != last) {
 			countdown(x, el);
