@@ -30,7 +30,7 @@
 struct qopts {
 	struct store_url url;
 	struct ch_query q;
-	const char *out, *meta, *auth;
+	const char *out, *meta, *auth, *cacert;
 	uint32_t pids[CLI_MAX_WATCH];
 	struct labels labels;	/* --label: checked as the pusher's */
 	const char *label_ptrs[LABELS_MAX];
@@ -43,11 +43,13 @@ static void usage(FILE *f)
 	      "                       [--comm NAME] [--pid PID[,PID...]]\n"
 	      "                       [--label KEY=VALUE]...\n"
 	      "                       [--by-pid] [--push-auth FILE] [-o FILE]\n"
-	      "                       [--meta FILE]\n"
+	      "                       [--cacert FILE] [--meta FILE]\n"
 	      "Folded stacks (comm first) of the windows that start in [--from,\n"
 	      "--to) (UTC seconds since the epoch), summed by ClickHouse.\n"
 	      "  --by-pid      a stack per process: comm-PID first\n"
 	      "  --label K=V   windows pushed with this label (repeatable: all)\n"
+	      "  --cacert FILE verify a clickhouses:// store against the CA\n"
+	      "                certificates of this PEM file only\n"
 	      "  --meta FILE   write \"windows=N samples=N KEY=N...\" (losses) there\n"
 	      "Exit status: 0 ok; 1 usage; 2 no window in the range; 4 the store\n"
 	      "failed or an output could not be written.\n", f);
@@ -61,6 +63,23 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return *s && !*end && !errno;
 }
 
+/* --cacert: for an HTTPS store only (with clickhouse:// the rows would
+ * come in clear, whatever the CA).  -1 or EXIT_USAGE (said). */
+static int parse_cacert(struct qopts *o)
+{
+	struct sf_err e = { "" };
+	if (!o->url.tls) {
+		fprintf(stderr, "stackfold: query: --cacert needs a clickhouses:// "
+			"store, not %s\n", o->url.text);
+		return EXIT_USAGE;
+	}
+	if (store_url_cacert(&o->url, o->cacert, &e)) {
+		fprintf(stderr, "stackfold: query: --cacert: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 static int parse(struct qopts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -70,6 +89,7 @@ static int parse(struct qopts *o, int argc, char **argv)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "push-auth", required_argument, NULL, 'a' },
+		{ "cacert", required_argument, NULL, 'C' },
 		{ "meta", required_argument, NULL, 'm' },
 		{ "by-pid", no_argument, NULL, 'P' },
 		{ "label", required_argument, NULL, 'l' },
@@ -94,6 +114,7 @@ static int parse(struct qopts *o, int argc, char **argv)
 				return st;
 			break;
 		case 'a': o->auth = optarg; break;
+		case 'C': o->cacert = optarg; break;
 		case 'm': o->meta = optarg; break;
 		case 'P': o->q.by_pid = true; break;
 		case 'l':
@@ -125,7 +146,7 @@ static int parse(struct qopts *o, int argc, char **argv)
 			"only clickhouse:// and clickhouses:// stores can be queried");
 		return EXIT_USAGE;
 	}
-	return -1;
+	return o->cacert ? parse_cacert(o) : -1;
 bad:
 	fprintf(stderr, "stackfold: query: bad time '%s' (seconds since the epoch)\n",
 		optarg);

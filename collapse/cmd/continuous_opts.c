@@ -39,6 +39,8 @@ static void usage(FILE *out)
 	      "                         pyroscope://HOST:PORT[/APP] (repeatable;\n"
 	      "                         implies --folded: the files are the spool)\n"
 	      "      --push-auth FILE   the stores' USER:PASSWORD (or PASSWORD)\n"
+	      "      --push-cacert FILE verify HTTPS stores against the CA\n"
+	      "                         certificates of this PEM file only\n"
 	      "      --label KEY=VALUE  a label on every window pushed (repeatable;\n"
 	      "                         VALUE: letters, digits, _ . -)\n"
 	      "  -q, --quiet            log only problems (default: one line a window)\n"
@@ -108,7 +110,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 
 enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXMEM, OPT_MAXAGE, OPT_NOCACHE,
        OPT_CACHEDIR, OPT_NODWARF, OPT_INLINE, OPT_WATCH, OPT_CHECK, OPT_HOST,
-       OPT_PUSH, OPT_PUSHAUTH, OPT_LABEL };
+       OPT_PUSH, OPT_PUSHAUTH, OPT_PUSHCA, OPT_LABEL };
 
 static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, 'o' },
@@ -129,6 +131,7 @@ static const struct option long_opts[] = {
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "push", required_argument, NULL, OPT_PUSH },
 	{ "push-auth", required_argument, NULL, OPT_PUSHAUTH },
+	{ "push-cacert", required_argument, NULL, OPT_PUSHCA },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -171,6 +174,7 @@ static int parse_one(struct continuous_opts *o, int opt, char *arg)
 	case OPT_HOST: o->host = arg; return -1;
 	case OPT_PUSH: o->folded = true; return push_cli_add(&o->push, arg);
 	case OPT_PUSHAUTH: o->push.auth_file = arg; return -1;
+	case OPT_PUSHCA: o->push.cacert_file = arg; return -1;
 	case OPT_LABEL: return push_cli_label(&o->push, arg);
 	case OPT_CHECK: o->check = true; return -1;
 	case 'h': usage(stdout); return EXIT_OK;

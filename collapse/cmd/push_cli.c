@@ -39,6 +39,28 @@ int push_cli_label(struct push_cli *p, const char *kv)
 	return -1;
 }
 
+/* --push-cacert on every HTTPS target; a CA with none is a mistake (a
+ * clickhouse:// meant as clickhouses:// would send in clear).  0 or 1
+ * (said). */
+static int push_cli_cacert(struct push_cli *p)
+{
+	struct sf_err e = { "" };
+	unsigned ntls = 0;
+	for (unsigned i = 0; i < p->n; i++) {
+		if (!p->urls[i].tls)
+			continue;
+		if (store_url_cacert(&p->urls[i], p->cacert_file, &e)) {
+			fprintf(stderr, "stackfold: continuous: --push-cacert: %s\n", e.msg);
+			return 1;
+		}
+		ntls++;
+	}
+	if (!ntls)
+		fprintf(stderr, "stackfold: continuous: --push-cacert needs an HTTPS "
+			"--push (clickhouses://, pyroscopes:// or https://)\n");
+	return ntls ? 0 : 1;
+}
+
 int push_cli_finish(struct push_cli *p)
 {
 	struct sf_err e = { "" };
@@ -47,6 +69,8 @@ int push_cli_finish(struct push_cli *p)
 			"(labels are a store's)\n");
 		return EXIT_USAGE;
 	}
+	if (p->cacert_file && push_cli_cacert(p))
+		return EXIT_USAGE;
 	for (unsigned i = 0; p->auth_file && i < p->n; i++)
 		if (!p->urls[i].password[0] &&
 		    store_url_auth_file(&p->urls[i], p->auth_file, &e)) {

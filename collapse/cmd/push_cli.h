@@ -5,7 +5,9 @@
  *
  * A password is read from --push-auth FILE ("USER:PASSWORD" or
  * "PASSWORD"), or from the URL; one given in the URL is blanked in argv
- * at once, so that ps shows it only for the instant before.  Prints its
+ * at once, so that ps shows it only for the instant before.  HTTPS
+ * targets are verified against the CAs of --push-cacert FILE when given
+ * (store_url_cacert()), else the system's.  Prints its
  * own errors ("stackfold: continuous: ...").
  */
 #ifndef SF_CMD_PUSH_CLI_H
@@ -20,6 +22,7 @@ struct push_cli {
 	struct store_url urls[SPOOL_MAX_TARGETS];
 	unsigned n;
 	const char *auth_file;
+	const char *cacert_file;	/* --push-cacert */
 	struct labels labels;	/* --label: on every window sent */
 };
 
@@ -27,8 +30,8 @@ struct push_cli {
 int push_cli_add(struct push_cli *p, char *url);
 /* --label KEY=VALUE: -1 to go on, or EXIT_USAGE (said). */
 int push_cli_label(struct push_cli *p, const char *kv);
-/* After the options: read --push-auth; --label wants a --push.  -1 or
- * EXIT_USAGE (said). */
+/* After the options: read --push-auth, check --push-cacert (it wants an
+ * HTTPS target); --label wants a --push.  -1 or EXIT_USAGE (said). */
 int push_cli_finish(struct push_cli *p);
 /* Start delivering DIR's windows (none to do without --push: NULL, 0).
  * 0, or EXIT_IO (said). */

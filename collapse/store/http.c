@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "base/untrusted.h"
 
 static int set_kind(struct store_url *u, const char *scheme, size_t n)
 {
@@ -136,6 +139,43 @@ int store_url_auth_file(struct store_url *u, const char *path,
 	return 0;
 }
 
+/* A PEM certificate begins so; a CA bundle's first one is near its start. */
+#define PEM_CERT "-----BEGIN CERTIFICATE-----"
+#define PEM_SCAN (64 << 10)
+
+int store_url_cacert(struct store_url *u, const char *path,
+		     struct sf_err *err)
+{
+	struct stat st;
+	if (strlen(path) >= sizeof(u->cacert))
+		return sf_err_set(err, EINVAL, "'%.80s...': name too long", path);
+	int fd = sf_open_untrusted(path, &st);
+	if (fd == -SF_ENOTREG)
+		return sf_err_set(err, EINVAL, "'%s' is %s, not a regular file",
+				  path, sf_file_kind(st.st_mode));
+	if (fd < 0)
+		return sf_err_set(err, -fd, "cannot read '%s': %s", path,
+				  strerror(-fd));
+	char *text = malloc(PEM_SCAN + 1);
+	ssize_t n = text ? read(fd, text, PEM_SCAN) : 0;
+	int e = errno;
+	close(fd);
+	if (!text)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	if (n < 0) {
+		free(text);
+		return sf_err_set(err, e, "cannot read '%s': %s", path, strerror(e));
+	}
+	text[n] = 0;
+	bool pem = memmem(text, (size_t)n, PEM_CERT, strlen(PEM_CERT)) != NULL;
+	free(text);
+	if (!pem)
+		return sf_err_set(err, EINVAL, "'%s' holds no PEM certificate "
+				  "(\"%s\" line)", path, PEM_CERT);
+	snprintf(u->cacert, sizeof(u->cacert), "%s", path);
+	return 0;
+}
+
 /* libcurl's calls, loaded by http_global_init() */
 static const struct curl_api *api;
 
@@ -213,12 +253,28 @@ static void first_line(const struct buf *r, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)(len > 300 ? 300 : len), len ? r->data : "");
 }
 
+/* HTTPS: the peer's certificate and name always checked (libcurl's
+ * defaults, said again so no default of a future libcurl can loosen
+ * them); with a CA file, its CAs are the only ones trusted. */
+static void set_tls(CURL *h, const struct store_url *u)
+{
+	if (!u->tls)
+		return;
+	api->easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	api->easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (u->cacert[0]) {
+		api->easy_setopt(h, CURLOPT_CAINFO, u->cacert);
+		api->easy_setopt(h, CURLOPT_CAPATH, (char *)NULL);
+	}
+}
+
 int http_post(struct http_conn *c, const char *path_query,
 	      const char *content_type, const void *body, size_t len,
 	      struct buf *resp, long timeout_s, struct sf_err *err)
 {
 	CURL *h = c->curl;
 	const struct store_url *u = c->url;
+	char why[CURL_ERROR_SIZE] = "";	/* libcurl's words for a failure */
 	struct buf url = { 0 }, own = { 0 };
 	struct buf *r = resp ? resp : &own;
 	size_t r0 = r->len;
@@ -247,12 +303,15 @@ int http_post(struct http_conn *c, const char *path_query,
 	api->easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
 	api->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);	/* threads */
 	api->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	api->easy_setopt(h, CURLOPT_ERRORBUFFER, why);
+	set_tls(h, u);
 	if (u->user[0] || u->password[0]) {
 		api->easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		api->easy_setopt(h, CURLOPT_USERNAME, u->user[0] ? u->user : "default");
 		api->easy_setopt(h, CURLOPT_PASSWORD, u->password);
 	}
 	CURLcode rc = api->easy_perform(h);
+	api->easy_setopt(h, CURLOPT_ERRORBUFFER, (char *)NULL);	/* why ends here */
 	api->slist_free_all(hdr);
 	buf_free(&url);
 	c->status = 0;
@@ -262,7 +321,7 @@ int http_post(struct http_conn *c, const char *path_query,
 		      : ans.over ? sf_err_set(err, EFBIG, "%s:%u: answer larger than "
 					      "%zu KiB", u->host, u->port, ans.max >> 10)
 			     : sf_err_set(err, -curl_errno(rc), "%s:%u: %s", u->host,
-					  u->port, api->easy_strerror(rc));
+					  u->port, why[0] ? why : api->easy_strerror(rc));
 	} else {
 		api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status);
 		c->sent_bytes += len;

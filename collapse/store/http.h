@@ -7,8 +7,13 @@
  *   clickhouses://...                                     (HTTPS, port 8443)
  *   pyroscope://HOST[:PORT][/APP]  (HTTP, port 4040; APP default stackfold)
  *   pyroscopes://...               (HTTPS)
- * A password can also come from a file (http_url_auth_file()), so that it
+ * A password can also come from a file (store_url_auth_file()), so that it
  * is never on a command line that ps shows.
+ *
+ * HTTPS is always verified (peer certificate and host name; there is no
+ * way to turn that off).  By default against the system's CAs; with
+ * store_url_cacert() against the CA certificates of one PEM file only,
+ * for a store whose certificate a private CA signed.
  *
  * struct http_conn keeps one libcurl handle (libcurl is loaded at run time): its connection is reused
  * between requests.  Nothing here prints; errors are negative errno values
@@ -18,6 +23,7 @@
 #define SF_STORE_HTTP_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
 
 #include "store/buf.h"
@@ -32,6 +38,7 @@ struct store_url {
 	unsigned port;
 	char path[256];		/* DATABASE or APP, without the '/' */
 	char user[128], password[256];
+	char cacert[PATH_MAX];	/* PEM file of the CAs trusted; "" system's */
 	char text[800];		/* the URL without its password, for logs */
 };
 
@@ -41,6 +48,15 @@ int store_url_parse(const char *s, struct store_url *u, struct sf_err *err);
  * or a negative errno with err filled. */
 int store_url_auth_file(struct store_url *u, const char *path,
 			struct sf_err *err);
+
+/* Trust only the CA certificates in the PEM file path for u (HTTPS; no
+ * effect on plain HTTP).  libcurl opens the file at each new connection;
+ * it is checked here first: a regular file (not a FIFO, device or socket:
+ * root does not block on a name other users may control), readable, that
+ * holds a PEM certificate.  0, or a negative errno (-EINVAL: not a
+ * regular file, no certificate, or a name too long) with err filled. */
+int store_url_cacert(struct store_url *u, const char *path,
+		     struct sf_err *err);
 
 struct http_conn {
 	void *curl;		/* CURL * */
