@@ -44,6 +44,7 @@ query() {
 	"$STACKFOLD" query "$store" --from "$2" --to "$3" ${4:+--host "$4"} \
 		${comm:+--comm "$comm"} ${pids:+--pid "$pids"} $bypid "${lab[@]}" \
 		${STACKFOLD_PUSH_AUTH:+--push-auth "$STACKFOLD_PUSH_AUTH"} \
+		${STACKFOLD_PUSH_CACERT:+--cacert "$STACKFOLD_PUSH_CACERT"} \
 		--meta "$1.meta" -o "$1" || st=$?
 	[ "$st" = 0 ] || exit "$st"
 }
