@@ -6,6 +6,11 @@
 #                   CH_TCP, CH_URL (clickhouse://127.0.0.1:PORT/stackfold),
 #                   CH_PID; returns 1 (with the log's tail on stderr) when it
 #                   is not ready in CH_START_TIMEOUT seconds (default 60)
+#                   With CH_TLS=1 it also serves HTTPS: a throwaway CA
+#                   and a certificate for 127.0.0.1 are made in DIR/tls
+#                   (ch_tls_certs), and CH_HTTPS (port), CH_CA (the CA's
+#                   PEM file) and CH_URLS (clickhouses://...) are set
+#   ch_tls_ca DIR   a throwaway CA of its own: DIR/ca.pem, DIR/ca.key
 #   ch_stop [-KILL] stop it (SIGTERM, then SIGKILL after 10 s; a server
 #                   stopped so waits for its keep-alive connections); with
 #                   -KILL at once, as a crash; idempotent
@@ -16,12 +21,52 @@
 # The caller installs the trap: `trap 'ch_stop; rm -rf "$T"' EXIT`.
 # shellcheck shell=bash
 
-CH_PID="" CH_DIR="" CH_HTTP="" CH_TCP=""
-export CH_URL=""
+CH_PID="" CH_DIR="" CH_HTTP="" CH_TCP="" CH_HTTPS="" CH_CA=""
+export CH_URL="" CH_URLS=""
 
 # A port nothing listens on now (the kernel's pick of an ephemeral one).
 ch_free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ch_tls_ca DIR: a CA (P-256 key: made in milliseconds, where an RSA key
+# or DH parameters would take seconds), valid two days.
+ch_tls_ca() {
+	mkdir -p "$1"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-days 2 -subj "/CN=stackfold test CA $RANDOM" -keyout "$1/ca.key" \
+		-out "$1/ca.pem" 2>/dev/null
+}
+
+# ch_tls_certs DIR: ch_tls_ca, and DIR/server.crt (with DIR/server.key)
+# that it signed for the name 127.0.0.1 (subjectAltName: libcurl checks
+# the address against it, not against the CN).
+ch_tls_certs() {
+	local d=$1
+	ch_tls_ca "$d" &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-subj /CN=127.0.0.1 -keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null &&
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$d/server.ext" &&
+	openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+		-CAcreateserial -days 2 -extfile "$d/server.ext" \
+		-out "$d/server.crt" 2>/dev/null
+}
+
+# The HTTPS part of the config, when CH_HTTPS is set.  No dhParamsFile:
+# Poco then uses its built-in 2048-bit group (ECDHE is what clients
+# negotiate anyway); verificationMode none: no client certificate asked.
+ch_tls_config() {
+	[ -n "$CH_HTTPS" ] || return 0
+	cat <<XML
+    <https_port>$CH_HTTPS</https_port>
+    <openSSL><server>
+        <certificateFile>$1/tls/server.crt</certificateFile>
+        <privateKeyFile>$1/tls/server.key</privateKeyFile>
+        <verificationMode>none</verificationMode>
+        <loadDefaultCAFile>false</loadDefaultCAFile>
+        <disableProtocols>sslv2,sslv3,tlsv1,tlsv1_1</disableProtocols>
+    </server></openSSL>
+XML
 }
 
 ch_write_config() {
@@ -35,6 +80,7 @@ ch_write_config() {
     <listen_host>127.0.0.1</listen_host>
     <http_port>$CH_HTTP</http_port>
     <tcp_port>$CH_TCP</tcp_port>
+$(ch_tls_config "$d")
     <max_connections>64</max_connections>
     <keep_alive_timeout>3</keep_alive_timeout>
     <max_concurrent_queries>16</max_concurrent_queries>
@@ -88,7 +134,9 @@ ch_launch() {
 		>"$CH_DIR/log/stdout" 2>&1 </dev/null & echo $!)
 	local i
 	for ((i = 0; i < ${CH_START_TIMEOUT:-60} * 10; i++)); do
-		if curl -s --max-time 1 "http://127.0.0.1:$CH_HTTP/ping" 2>/dev/null | grep -q Ok; then
+		if curl -s --max-time 1 "http://127.0.0.1:$CH_HTTP/ping" 2>/dev/null | grep -q Ok &&
+			{ [ -z "$CH_HTTPS" ] || curl -s --max-time 1 --cacert "$CH_CA" \
+				"https://127.0.0.1:$CH_HTTPS/ping" 2>/dev/null | grep -q Ok; }; then
 			return 0
 		fi
 		kill -0 "$CH_PID" 2>/dev/null || break
@@ -104,6 +152,13 @@ ch_start() {
 	CH_DIR=$1
 	CH_HTTP=$(ch_free_port) && CH_TCP=$(ch_free_port) || return 1
 	CH_URL="clickhouse://127.0.0.1:$CH_HTTP/stackfold"
+	CH_HTTPS="" CH_CA="" CH_URLS=""
+	if [ "${CH_TLS:-}" = 1 ]; then
+		CH_HTTPS=$(ch_free_port) || return 1
+		CH_CA=$CH_DIR/tls/ca.pem
+		CH_URLS="clickhouses://127.0.0.1:$CH_HTTPS/stackfold"
+		ch_tls_certs "$CH_DIR/tls" || { echo "openssl could not make the test certificates" >&2; return 1; }
+	fi
 	ch_write_config "$CH_DIR"
 	ch_launch
 }
@@ -126,15 +181,16 @@ ch_restart() {
 	ch_launch
 }
 
-# ch_prereq NAME: clickhouse-server, curl and python3 are here (else SKIP,
-# or FAIL in CI, as live_prereq).
+# ch_prereq NAME [COMMAND...]: clickhouse-server, curl, python3 and the
+# COMMANDs are here (else SKIP, or FAIL in CI, as live_prereq).
 ch_prereq() {
-	local why="" c
-	for c in clickhouse-server curl python3; do
+	local why="" c name=$1
+	shift
+	for c in clickhouse-server curl python3 "$@"; do
 		command -v "$c" >/dev/null 2>&1 || why="$c not installed (scripts/install-deps --test)"
 	done
 	if [ -n "$why" ]; then
-		if [ "${CI:-}" = true ]; then fail "$1" "cannot run in CI: $why"; else skip "$1" "$why"; fi
+		if [ "${CI:-}" = true ]; then fail "$name" "cannot run in CI: $why"; else skip "$name" "$why"; fi
 		return 1
 	fi
 	return 0
