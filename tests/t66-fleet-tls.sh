@@ -33,9 +33,10 @@ CA=$CH_CA
 
 # wait_for N PATTERN FILE: until FILE has N lines matching (20 s at most)
 wait_for() {
-	local i
+	local i n
 	for ((i = 0; i < 200; i++)); do
-		[ "$(grep -c -- "$2" "$3" 2>/dev/null || :)" -ge "$1" ] && return 0
+		n=$(grep -c -- "$2" "$3" 2>/dev/null)
+		[ "${n:-0}" -ge "$1" ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -50,7 +51,13 @@ start() {
 	cpid=$!
 	cpids+=("$cpid")
 }
-stop() { kill -TERM "$cpid"; wait "$cpid"; }
+stops=""	# the exit statuses of the runs stopped
+stop() {
+	local st=0
+	kill -TERM "$cpid"
+	wait "$cpid" || st=$?
+	stops="$stops $st"
+}
 sent() { cat "$1"/.push-*.sent 2>/dev/null | grep -c .; }
 nfolded() { find "$1" -maxdepth 1 -name '*.folded' | grep -c .; }
 # the certificate refusals logged in FILE
@@ -88,6 +95,8 @@ query --cacert "$CA" -o "$T/store.folded" 2>"$T/q.err"
 check_eq "query --cacert: the store's samples equal the local files'" \
 	"$(folded_total "$T/dir.folded")" "$(folded_total "$T/store.folded" 2>/dev/null)"
 check_diff "query --cacert: the local merge's bytes" "$T/dir.folded" "$T/store.folded"
+
+check_eq "the 3 runs exited 0 at SIGTERM (refused or not)" " 0 0 0" "$stops"
 
 # --- query refusals ---------------------------------------------------------------
 st=0; query -o "$T/no.folded" 2>"$T/no.err" || st=$?
