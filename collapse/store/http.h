@@ -50,8 +50,8 @@ int store_url_auth_file(struct store_url *u, const char *path,
 			struct sf_err *err);
 
 /* Trust only the CA certificates in the PEM file path for u (HTTPS; no
- * effect on plain HTTP).  libcurl opens the file at each new connection;
- * it is checked here first: a regular file (not a FIFO, device or socket:
+ * effect on plain HTTP).  libcurl opens the file when it connects; it
+ * is checked here first: a regular file (not a FIFO, device or socket:
  * root does not block on a name other users may control), readable, that
  * holds a PEM certificate.  0, or a negative errno (-EINVAL: not a
  * regular file, no certificate, or a name too long) with err filled. */
