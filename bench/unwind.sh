@@ -11,8 +11,9 @@
 #     CPU (stackfold's "cpu:" line), against perf record's CPU (user+sys,
 #     /usr/bin/time; the kernel's copying in the sampled task is in
 #     neither);
-#  3. post-processing: a 30 s capture of xz and python3, both busy (-p;
-#     UNWIND_SYS=-a: the whole machine), taken by both tools at once, then
+#  3. post-processing: a 30 s system-wide capture (-a; UNWIND_SYS=-p:
+#     only the two busy processes) with xz and python3 busy, taken by both
+#     tools at once, then
 #     each processed with a cold cache:
 #     stackfold on its raw capture (unwinding and symbolizing) against
 #     `perf script` and `perf report` on perf.data (CPU-s, /usr/bin/time).
@@ -134,18 +135,17 @@ echo "(us per sample: BPF over the whole capture; bpftrace and stackfold in stea
 echo " bpftrace started, at the capture's sample rate; perf: perf record's CPU, start to end, over its"
 echo " samples, without the kernel's copy of 8 KiB a sample in the sampled task, which no tool here sees)"
 
-printf '\n== post-processing a %s s capture of xz and python3, both busy (%s), cold cache\n' "$SYS_SECS" "${UNWIND_SYS:--p}"
+printf '\n== post-processing a %s s capture of xz and python3, both busy (%s), cold cache\n' "$SYS_SECS" "${UNWIND_SYS:--a}"
 start xz
 start python3
 sleep 0.5
-# UNWIND_SYS=-a samples the whole machine; by default the two busy
-# processes (-p), the same load without other users' processes (on a
-# shared machine they vary from run to run, and a FIFO where a debug file
-# is looked up stalls stackfold's naming)
-if [ "${UNWIND_SYS:-}" = -a ]; then
-	who=(-a) pwho=(-a)
-else
+# the whole machine, as a user's `-a` would be; UNWIND_SYS=-p: the two
+# busy processes only (on a shared machine other users' processes vary
+# from run to run)
+if [ "${UNWIND_SYS:--a}" = -p ]; then
 	who=(-p "${kids[-2]},${kids[-1]}") pwho=(-p "${kids[-2]},${kids[-1]}")
+else
+	who=(-a) pwho=(-a)
 fi
 perf record -q "${pwho[@]}" -F 99 -e cpu-clock --call-graph dwarf -o "$W/sys.data" -- sleep "$((SYS_SECS + 1))" >/dev/null 2>&1 &
 pr=$!

@@ -192,7 +192,7 @@ check "record -o into a missing directory: says which output" grep -q "cannot wr
 # Both run at once (each takes the 10 s).
 cat >"$T/deafbt" <<'SH'
 #!/bin/sh
-trap '' INT
+trap '' INT TERM
 echo "#attached"
 printf '@[\n\tleaf\n\troot\n]: 3\n'
 sleep 60
@@ -226,6 +226,29 @@ check "bpftrace deaf to the stop: the kill said" grep -q 'gave no output in 10 s
 check "bpftrace deaf to the stop: where it waited said (the stand-in's shell: do_wait)" grep -q 'killed (it waited in: [a-z_ ]*do_wait' "$T/deaf.err"
 check "both ended after the 10 s grace, not before it nor at the stand-ins' 60 s (${took} s)" \
 	test "$took" -ge 10 -a "$took" -lt 30
+
+# A SIGINT that bpftrace's event loop misses (it landed while bpftrace was
+# busy printing: its flag is set, but it sleeps until its next event, the
+# next flush, seconds away): SIGTERM a second later wakes it, and the
+# capture ends whole, not killed 10 s on.  The stand-in takes no notice
+# of SIGINT and prints its last map on SIGTERM.
+cat >"$T/napbt" <<'SH'
+#!/bin/bash
+trap '' INT
+trap 'kill "$sl" 2>/dev/null; printf "@[\n\tleaf\n\troot\n]: 3\n"; exit 0' TERM
+echo "#attached"
+sleep 60 &
+sl=$!
+wait "$sl"
+SH
+chmod +x "$T/napbt"
+start=$SECONDS
+timeout -k 5 40 "$STACKFOLD" record -D 1 -f folded -o "$T/nap" -- "$T/napbt" >/dev/null 2>"$T/nap.err"
+check_eq "a missed SIGINT: woken by SIGTERM, the capture whole (exit 0)" "0 root;leaf 3" \
+	"$? $(cat "$T/nap.folded" 2>&1)"
+check "a missed SIGINT: ended within 5 s, not at the 10 s grace ($((SECONDS - start)) s)" \
+	test "$((SECONDS - start))" -lt 5
+check "a missed SIGINT: nothing said lost" bash -c '! grep -q "ended early\|killed" "$0"' "$T/nap.err"
 
 # SIGCHLD inherited as ignored (perl's $SIG{CHLD} = 'IGNORE'): the kernel
 # reaped bpftrace, waitpid failed, and one killed -9 read as exit 0, its

@@ -325,7 +325,7 @@ wait "$sp"
 # that part written as a window.
 cat >"$T/deaf" <<'EOF2'
 #!/bin/sh
-trap '' INT
+trap '' INT TERM
 cat "$1"
 exec sleep 60
 EOF2

@@ -213,7 +213,7 @@ int bt_child_start(struct bt_child *b, char **argv)
 	bt_child_close(b);
 	b->clock = (struct stop_clock){ .period_ns = b->clock.period_ns };
 	b->stop_wanted = b->stop_sent = b->killed = false;
-	b->stop_sent_ns = 0;
+	b->stop_sent_ns = b->nudged_ns = 0;
 	b->pid = child_spawn(argv, &b->out.fd, &b->err.fd);
 	return b->pid < 0 ? -1 : 0;
 }
@@ -240,6 +240,17 @@ int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx)
 				    fn, ctx);
 	b->clock.out_ns = sf_clock_ns(CLOCK_MONOTONIC);
 	return pipebuf_read(&b->out, PROTOCOL_OVERLONG, fn, ctx);
+}
+
+void bt_child_nudge(struct bt_child *b, uint64_t now)
+{
+	const uint64_t every = BT_NUDGE_MS * 1000000ULL;
+	uint64_t last = b->nudged_ns > b->stop_sent_ns ? b->nudged_ns :
+							 b->stop_sent_ns;
+	if (!b->stop_sent || b->killed || now <= last || now - last < every)
+		return;
+	kill(b->pid, SIGTERM);
+	b->nudged_ns = now;
 }
 
 bool bt_child_done(const struct bt_child *b)

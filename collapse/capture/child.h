@@ -58,6 +58,7 @@ struct bt_child {
 	bool stop_wanted;	/* a stop is due; sent once it is safe */
 	bool stop_sent;
 	uint64_t stop_sent_ns;	/* monotonic time the SIGINT was sent */
+	uint64_t nudged_ns;	/* the last SIGTERM of bt_child_nudge() */
 	bool killed;		/* bt_child_kill()ed in this run */
 };
 
@@ -92,6 +93,17 @@ int bt_child_read(struct bt_child *b, bool err, bt_line_fn fn, void *ctx);
 
 /* Both pipes have reached end of file. */
 bool bt_child_done(const struct bt_child *b);
+
+/* Stopped, and still running BT_NUDGE_MS later: SIGTERM, once each
+ * BT_NUDGE_MS.  bpftrace looks at its stop flag when its event loop
+ * wakes, and a SIGINT that lands while it is busy printing leaves it
+ * asleep until its next event: with sampling over (-D), the next flush,
+ * seconds away (as long as the 10 s grace with --flush 10).  SIGTERM sets
+ * the same flag and wakes the loop; once the loop is over, bpftrace (every
+ * version) only sets the flag on SIGTERM, where a second SIGINT would kill
+ * it while it prints its maps.  Call at every turn of the caller's loop. */
+#define BT_NUDGE_MS 1000
+void bt_child_nudge(struct bt_child *b, uint64_t now);
 
 /* Stopped, not killed yet, and no output since for BT_STOP_GRACE_S (one
  * still printing its last maps is not hung): killed now (bt_child_kill),

@@ -924,6 +924,7 @@ static int pump(struct cont *x)
 			stop_child(x);	/* sent once */
 		watch_targets(x);
 		char where[256];
+		bt_child_nudge(b, sf_clock_ns(CLOCK_MONOTONIC));
 		if (bt_child_kill_hung(b, sf_clock_ns(CLOCK_MONOTONIC), where,
 				       sizeof(where)))
 			fprintf(stderr, "stackfold: bpftrace gave no output in %d s "

@@ -331,6 +331,7 @@ static int loop(struct rec *x)
 		if (stop_after_ns(x) && at && now - at >= stop_after_ns(x))
 			bt_child_stop(&x->bt);
 		char where[256];
+		bt_child_nudge(b, now);
 		if (bt_child_kill_hung(b, now, where, sizeof(where)))
 			fprintf(stderr, "%sstackfold: bpftrace gave no output in "
 				"%d s after its stop: killed (it waited in: %s)\n",
