@@ -438,7 +438,13 @@ env --default-signal=INT "$PROFILE" -d 30 -f folded,svg -o "$T/cint/p" -- "$DEMO
 	>/dev/null 2>"$T/cint.err" &
 ppid=$!
 record_attached "$T/cint/p"
+cbt=$(bpftrace_of "$ppid")
 env kill -INT "$ppid"
+# the second once the capture is over (bpftrace gone: the outputs are
+# being written), and well past the script's 0.5 s in which two SIGINTs
+# are one request: under load a kill(1) can take that long to start, and
+# a fixed 1 s between the two was once read as one request
+for ((i = 0; i < 150; i++)); do kill -0 "$cbt" 2>/dev/null || break; sleep 0.1; done
 sleep 1
 env kill -INT "$ppid"
 reap "$ppid" >"$T/cint.rc"
