@@ -33,7 +33,6 @@ struct qopts {
 	const char *out, *meta, *auth, *cacert;
 	uint32_t pids[CLI_MAX_WATCH];
 	struct labels labels;	/* --label: checked as the pusher's */
-	const char *label_ptrs[LABELS_MAX];
 };
 
 static void usage(FILE *f)
@@ -131,10 +130,7 @@ static int parse(struct qopts *o, int argc, char **argv)
 	for (unsigned i = 0; i < o->q.npids; i++)
 		o->pids[i] = (uint32_t)pids[i];
 	o->q.pids = o->pids;
-	for (unsigned i = 0; i < o->labels.n; i++)
-		o->label_ptrs[i] = o->labels.kv[i];
-	o->q.labels = o->label_ptrs;
-	o->q.nlabels = o->labels.n;
+	o->q.labels = &o->labels;
 	if (optind != argc - 1 || !from || !to || o->q.from >= o->q.to) {
 		usage(stderr);
 		return EXIT_USAGE;

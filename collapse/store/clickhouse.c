@@ -310,9 +310,9 @@ static void where_windows(struct buf *b, const struct ch_query *q)
 		buf_str(b, " AND host = ");
 		sql_str(b, q->host);
 	}
-	for (unsigned i = 0; i < q->nlabels; i++) {	/* each one, exactly */
+	for (unsigned i = 0; q->labels && i < q->labels->n; i++) {	/* each, whole */
 		buf_str(b, " AND has(splitByChar(',', labels), ");
-		sql_str(b, q->labels[i]);
+		sql_str(b, q->labels->kv[i]);
 		buf_str(b, ")");
 	}
 }

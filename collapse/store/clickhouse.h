@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "store/http.h"
+#include "store/labels.h"
 #include "store/window.h"
 
 struct ch_store {
@@ -55,12 +56,11 @@ int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
 
 /* A flame-graph query: the windows starting in [from, to) (UTC seconds),
  * of one host or all (NULL), one comm or all, some pids or all, carrying
- * every one of labels[] ("k=v", checked by labels_add()) or any labels. */
+ * every one of labels (NULL or none: any labels). */
 struct ch_query {
 	uint64_t from, to;
 	const char *host, *comm;
-	const char *const *labels;
-	unsigned nlabels;
+	const struct labels *labels;
 	const uint32_t *pids;
 	unsigned npids;
 	bool by_pid;		/* a row per pid (else pid 0: summed) */
