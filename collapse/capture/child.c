@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "capture/protocol.h"
+#include "base/procfs.h"
 #include "base/util.h"
 
 static bool named(const char *path, const char *name)
@@ -268,16 +269,14 @@ void bt_child_where(const struct bt_child *b, char *buf, size_t n)
 	for (struct dirent *e; d && (e = readdir(d)) && off + 1 < n;) {
 		if (e->d_name[0] == '.')
 			continue;
-		char w[64] = "";
+		char *w = NULL;
+		size_t len;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/wchan",
 			 (int)b->pid, e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		ssize_t r = fd >= 0 ? read(fd, w, sizeof(w) - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (r > 0 && strcmp(w, "0") != 0)
-			off += (size_t)snprintf(buf + off, n - off, "%s%s",
+		if (!procfs_read_file(path, &w, &len) && len && strcmp(w, "0"))
+			off += (size_t)snprintf(buf + off, n - off, "%s%.60s",
 						off ? " " : "", w);
+		free(w);
 		if (off >= n)
 			off = n - 1;
 	}
