@@ -176,6 +176,19 @@ ch_stop() {
 	CH_PID=""
 }
 
+# ch_cleanup_on_exit: at exit, SIGKILL the pids the test put in cpids[],
+# stop the server, copy $T to $KEEP when set, remove $T
+ch_cleanup_on_exit() {
+	cpids=()
+	trap ch_cleanup EXIT
+}
+ch_cleanup() {
+	local p
+	for p in "${cpids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	ch_stop -TERM
+	[ -n "${KEEP:-}" ] && cp -r "$T" "$KEEP"; rm -rf "$T"
+}
+
 ch_restart() {
 	ch_stop -TERM
 	ch_launch

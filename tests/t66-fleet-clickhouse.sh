@@ -15,15 +15,7 @@
 . "$TOP/tests/clickhouse.sh"
 
 ch_prereq "fleet clickhouse" || exit 0
-cpids=()
-cleanup() {
-	local p
-	for p in "${cpids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	ch_stop -TERM
-	[ -n "$KEEP" ] && cp -r "$T" "$KEEP"; rm -rf "$T"
-}
-trap cleanup EXIT
-KEEP=${KEEP:-}
+ch_cleanup_on_exit
 ch_start "$T/ch" || { fail "fleet: clickhouse-server starts"; exit 0; }
 ch_fake_bpftrace "$T/fake"
 T0=$(( $(date +%s) - 60 ))

@@ -17,14 +17,7 @@
 . "$TOP/tests/clickhouse.sh"
 
 ch_prereq "fleet tls" openssl timeout || exit 0
-cpids=()
-cleanup() {
-	local p
-	for p in "${cpids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	ch_stop -TERM
-	[ -n "${KEEP:-}" ] && cp -r "$T" "$KEEP"; rm -rf "$T"
-}
-trap cleanup EXIT
+ch_cleanup_on_exit
 CH_TLS=1 ch_start "$T/ch" || { fail "fleet tls: clickhouse-server starts with HTTPS"; exit 0; }
 ch_tls_ca "$T/other" || { fail "fleet tls: openssl makes a second CA"; exit 0; }
 ch_fake_bpftrace "$T/fake"
