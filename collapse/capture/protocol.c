@@ -83,6 +83,9 @@ int protocol_in_print(const char *s, size_t len)
 {
 	if (len <= 13 || memcmp(s, "@stackfold_", 11) != 0)
 		return -1;
+	/* bt/profile-dwarf.bt's maps: a flush is one until "#flushed" */
+	if (len > 15 && s[11] == 'd' && strchr("ukwn", s[12]) && s[13] == '_')
+		return 1;
 	return s[12] == '[' && (s[11] == 'a' || s[11] == 'b');
 }
 

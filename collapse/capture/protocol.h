@@ -44,6 +44,8 @@
 #define PROTOCOL_DWARF_KSTACK "#K "
 #define PROTOCOL_DWARF_KSTACK_END "#k"
 #define PROTOCOL_DWARF_WORDS "#W "
+/* bt/profile-dwarf.bt's flushed maps: @stackfold_du_a, _dk_, _dw_, _dn_ */
+#define PROTOCOL_DWARF_MAPS "@stackfold_d"
 /* In place of a line too long to read: a line no format takes, so that a
  * replay of a raw capture counts it as unparsable too. */
 #define PROTOCOL_OVERLONG "\x01"
@@ -76,7 +78,9 @@ bool protocol_own_stem(const char *name);
 /* bt/profile.bt's flush state from a line: 1 when a double buffer's print
  * has begun ("@stackfold_a[" or "@stackfold_b["), 0 when another of
  * stackfold's maps printed (its total comes after the clear: the flush is
- * done), -1 when the line says nothing of it. */
+ * done), -1 when the line says nothing of it.  Any line of
+ * bt/profile-dwarf.bt's maps (@stackfold_du_a...) is 1: its flush ends at
+ * "#flushed". */
 int protocol_in_print(const char *s, size_t len);
 
 /* "#meta" keys. */

@@ -52,12 +52,13 @@ int dwarfin_line(struct dwarfin *d, const char *s, size_t len, size_t line)
 	return ret;
 }
 
-void dwarfin_finish(struct dwarfin *d)
+int dwarfin_finish(struct dwarfin *d)
 {
 	if (!d->rec)
-		return;
-	dwrec_finish(d->rec);
+		return 0;
+	int ret = dwrec_finish(d->rec);
 	sync_counters(d);
+	return ret;
 }
 
 static struct bt_frame *frame_at(struct dwarfin *d, size_t i)

@@ -43,10 +43,11 @@ void dwarfin_release(struct dwarfin *d);
 /* Is the line one of --call-graph dwarf's records?  (d may be zeroed:
  * not initialised yet.) */
 bool dwarfin_wants(const struct dwarfin *d, const char *s, size_t len);
-/* 0 or <0 (-ENOMEM, the record sink's). */
+/* 0; 1 when the line is not a record after all (hand it on); <0
+ * (-ENOMEM, the record sink's). */
 int dwarfin_line(struct dwarfin *d, const char *s, size_t len, size_t line);
-/* End of an input: open samples are partial; counters brought up to
- * date. */
-void dwarfin_finish(struct dwarfin *d);
+/* End of an input: held records assembled, open samples partial;
+ * counters brought up to date.  0 or <0 as dwarfin_line(). */
+int dwarfin_finish(struct dwarfin *d);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "capture/protocol.h"
 #include "ingest/dwarfrec.h"
+#include "ingest/dwarfwin.h"
 #include "base/util.h"
 
 /* One CPU's open sample. */
@@ -30,6 +31,7 @@ struct dwrec {
 	size_t ncpus;
 	struct dw_open *in_k;	/* the CPU whose #K block is being read */
 	struct dwrec_counters c;
+	struct dwwin *win;	/* the flushed maps' form (dwarfwin.h) */
 };
 
 struct dwrec *dwrec_new(int (*sample)(void *ctx, const struct dw_sample *s),
@@ -39,6 +41,11 @@ struct dwrec *dwrec_new(int (*sample)(void *ctx, const struct dw_sample *s),
 	if (d) {
 		d->sample = sample;
 		d->ctx = ctx;
+		d->win = dwwin_new(sample, ctx, &d->c);
+		if (!d->win) {
+			free(d);
+			return NULL;
+		}
 	}
 	return d;
 }
@@ -52,6 +59,7 @@ void dwrec_free(struct dwrec *d)
 		free(d->cpus[i].kf);
 	}
 	free(d->cpus);
+	dwwin_free(d->win);
 	free(d);
 }
 
@@ -69,6 +77,8 @@ static bool starts(const char *s, size_t len, const char *p)
 bool dwrec_wants(const struct dwrec *d, const char *s, size_t len)
 {
 	if (d && d->in_k)
+		return true;
+	if (dwwin_wants(d ? d->win : NULL, s, len))
 		return true;
 	return starts(s, len, PROTOCOL_DWARF_HEADER) || starts(s, len, PROTOCOL_DWARF_WORDS) ||
 	       starts(s, len, PROTOCOL_DWARF_KSTACK);
@@ -350,6 +360,8 @@ int dwrec_line(struct dwrec *d, const char *s, size_t len, size_t line)
 {
 	if (d->in_k)
 		return kstack_line(d, s, len, line);
+	if (dwwin_wants(d->win, s, len))
+		return dwwin_line(d->win, s, len, line);
 	if (starts(s, len, PROTOCOL_DWARF_HEADER))
 		return header(d, s, len, line);
 	if (starts(s, len, PROTOCOL_DWARF_WORDS))
@@ -360,9 +372,10 @@ int dwrec_line(struct dwrec *d, const char *s, size_t len, size_t line)
 	return 0;
 }
 
-void dwrec_finish(struct dwrec *d)
+int dwrec_finish(struct dwrec *d)
 {
 	d->in_k = NULL;
 	for (size_t i = 0; i < d->ncpus; i++)
 		drop(d, &d->cpus[i]);
+	return dwwin_flush(d->win);
 }

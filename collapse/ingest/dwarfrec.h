@@ -1,6 +1,8 @@
 /*
- * dwarfrec.h - assemble bt/profile-dwarf.bt's per-sample records (#U
- * header, #K kernel stack, #W stack words) into whole samples.
+ * dwarfrec.h - assemble --call-graph dwarf's records into whole samples:
+ * bt/profile-dwarf.bt's flushed maps (dwarfwin.h), and the per-sample
+ * records (#U header, #K kernel stack, #W stack words) that raw captures
+ * of earlier versions hold.
  *
  * Records of different CPUs interleave in bpftrace's output; one CPU's
  * stay in order.  A sample is complete only when its header, its kernel
@@ -66,11 +68,13 @@ struct dwrec *dwrec_new(int (*sample)(void *ctx, const struct dw_sample *s),
 void dwrec_free(struct dwrec *d);	/* NULL is fine */
 /* Is this line one of the records (or inside a #K block)? */
 bool dwrec_wants(const struct dwrec *d, const char *s, size_t len);
-/* Feed one such line; line is its number.  0, or <0 (-ENOMEM, the
- * callback's). */
+/* Feed one such line; line is its number.  0; 1 when the line was not a
+ * record after all (it ended a flushed kernel stack: hand it on); or <0
+ * (-ENOMEM, the callback's). */
 int dwrec_line(struct dwrec *d, const char *s, size_t len, size_t line);
-/* End of input: samples still open are partial. */
-void dwrec_finish(struct dwrec *d);
+/* End of input: held flushed records assembled, samples still open
+ * partial.  0 or the callback's error. */
+int dwrec_finish(struct dwrec *d);
 const struct dwrec_counters *dwrec_counters(const struct dwrec *d);
 
 #endif

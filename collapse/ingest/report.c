@@ -463,7 +463,7 @@ static struct sym_session *dw_session(void *ctx)
 	return report_session(r, &r->err);
 }
 
-/* --call-graph dwarf's records (#U, #K, #W): samples one by one, unwound
+/* --call-graph dwarf's records (flushed maps, or #U, #K, #W): unwound
  * (ingest/dwarfin.h), then named as any record. */
 static int dwarf_line(struct report *r, const char *line, size_t len)
 {
@@ -478,12 +478,15 @@ static int dwarf_line(struct report *r, const char *line, size_t len)
 static int bt_line(struct report *r, const char *line, size_t len)
 {
 	struct reccache_entry hit;
-	/* (a '#' first, or a dwarf capture under way: the test costs the
-	 * default capture's lines one compare) */
-	if ((r->dw.rec || (len && line[0] == '#')) &&
+	/* (a '#' or '@' first, or a dwarf capture under way: the test costs
+	 * the default capture's frame lines one compare) */
+	if ((r->dw.rec || (len && (line[0] == '#' || line[0] == '@'))) &&
 	    dwarfin_wants(&r->dw, line, len) && bt_parser_idle(r->bt) &&
-	    !reccache_entry_open(&r->rc))
-		return dwarf_line(r, line, len);
+	    !reccache_entry_open(&r->rc)) {
+		int ret = dwarf_line(r, line, len);
+		if (ret != 1)
+			return ret;	/* else it ended a kernel stack: on */
+	}
 	uint64_t count = 0;
 	sync_line(r, 1);
 	if (bt_parser_side_line(r->bt, line, len))
@@ -790,7 +793,8 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		r->in.incomplete = bc->incomplete_records;
 		r->in.first_incomplete_line = bc->first_incomplete_line;
 		r->bt_inputs++;
-		dwarfin_finish(&r->dw);
+		if ((ret = dwarfin_finish(&r->dw)))
+			return ret;
 		/* samples printed one by one (dwarf) go through no map */
 		c->drops_unknown |= !bc->has_total && !c->dwarf_samples;
 		sf_sat_addto(&c->map_dropped, bc->total_dropped);

@@ -1,0 +1,49 @@
+/*
+ * dwarfwin.h - assemble the samples of one flush of bt/profile-dwarf.bt's
+ * maps into whole samples (dwarfrec.h's struct dw_sample).
+ *
+ * A flush prints one flip's maps, each sorted by key, in any order:
+ *   @stackfold_du_X[CPU, SEQ]: (KEY, TID, MODE, NCHUNKS, FLAGS, LEN,
+ *                               COMM0, COMM1, REG0, ..., REG16)
+ *   @stackfold_dk_X[CPU, SEQ]:      then the kernel frames, one a line
+ *   @stackfold_dw_X[CPU, SEQ, INDEX]: (WORD0, ..., WORD47)
+ *   @stackfold_dn_X: N             samples taken in the flush
+ * and "#flushed" ends it (at bpftrace's exit both flips print, and the
+ * end of input ends them).  A sample is complete when its header, each of
+ * its chunks and (taken in the kernel) its kernel stack came; a record of
+ * no header, or a header missing records, makes a partial sample; samples
+ * taken but never printed (a full map) are partial too: all counted,
+ * never emitted.
+ *
+ * Memory: one flush's records (bounded by bpftrace's map sizes; a window
+ * past DWWIN_MAX_CHUNKS chunks is assembled early).  Nothing prints or
+ * exits.
+ */
+#ifndef SF_DWARFWIN_H
+#define SF_DWARFWIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "capture/protocol.h"
+#include "ingest/dwarfrec.h"
+
+#define DWWIN_PREFIX PROTOCOL_DWARF_MAPS
+#define DWWIN_MAX_CHUNKS (1u << 18)
+
+struct dwwin;
+
+/* sample() as dwrec_new()'s; counters are the caller's, added to. */
+struct dwwin *dwwin_new(int (*sample)(void *ctx, const struct dw_sample *s),
+			void *ctx, struct dwrec_counters *counters);
+void dwwin_free(struct dwwin *w);	/* NULL is fine */
+/* Does the window want this line: one of its maps' lines, any line while
+ * a kernel stack is open, "#flushed" while records are held? */
+bool dwwin_wants(const struct dwwin *w, const char *s, size_t len);
+/* Feed a line it wants: 0; 1 when it was not the window's after all (it
+ * ended a kernel stack: hand it on); <0 (-ENOMEM, the callback's). */
+int dwwin_line(struct dwwin *w, const char *s, size_t len, size_t line);
+/* Assemble and emit what is held (end of a flush, end of input). */
+int dwwin_flush(struct dwwin *w);
+
+#endif
