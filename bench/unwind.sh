@@ -20,8 +20,9 @@
 # Needs root, bpftrace, perf, xz, gzip, python3.  Not a test: prints tables.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-SECS=${UNWIND_SECS:-10}
-SYS_SECS=${UNWIND_SYS_SECS:-30}
+SECS=${UNWIND_SECS:-14}
+WARM=${UNWIND_WARM:-6}	# steady state: from this many s after bpftrace started
+SYS_SECS=${UNWIND_SYS_SECS:-30}	# 0: no post-processing part
 # UNWIND_WORKLOADS="xz" runs fewer (""): none
 W=$(mktemp -d)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
@@ -63,12 +64,14 @@ bpf_ns() {
 	echo "$s"
 }
 
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# cpu_ns PID: its threads' CPU time so far, in ns (schedstat: a clock
+# tick, 10 ms, is too coarse for a process that wakes once a second)
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 now() { awk '{ print $1 }' /proc/uptime; }
 
 # watch PID OUT: while the bpftrace child of PID (stackfold record) runs,
 # steady state (from 3 s after it started: LLVM, attaching): "T0 BT0 SF0"
-# then the latest "T BT SF BPF" (seconds, CPU ticks of bpftrace and of
+# then the latest "T BT SF BPF" (seconds, CPU ns of bpftrace and of
 # stackfold, run time of bpftrace's BPF programs in ns) into OUT
 watch() {
 	local bt="" v t0="" first="" last
@@ -83,9 +86,9 @@ watch() {
 		# machine-wide statistics off)
 		sysctl -q -w kernel.bpf_stats_enabled=1
 		v=$(bpf_ns "$bt")
-		last="$(now) $(ticks "$bt") $(ticks "$1") $v"
+		last="$(now) $(cpu_ns "$bt") $(cpu_ns "$1") $v"
 		kill -0 "$bt" 2>/dev/null || break	# (read while it ran)
-		if [ -z "$first" ] && awk -v a="$t0" -v b="${last%% *}" 'BEGIN { exit !(b - a >= 3) }'; then
+		if [ -z "$first" ] && awk -v w="$WARM" -v a="$t0" -v b="${last%% *}" 'BEGIN { exit !(b - a >= w) }'; then
 			first=${last% *}
 		fi
 		[ -n "$first" ] && printf '%s\n%s\n' "$first" "$last" >"$2"
@@ -98,6 +101,14 @@ printf '\n== fidelity and capture cost: %s, %s CPUs (%s), kernel %s, %s, %s, %s 
 	"$(uname -r)" "$(bpftrace --version)" "$(perf --version)" "$SECS"
 printf '%-8s %-70s | %9s %9s %9s %9s | %9s\n' workload "fidelity (stackfold/perf)" \
 	"bpf us" "bpftr us" "sf us" "total us" "perf us"
+# the other CPUs busy too (the figure's condition): a busy loop on each,
+# not profiled
+burners=()
+for _ in $(seq 2 "$(nproc)"); do
+	/usr/bin/python3 -c "$busy_py" &
+	burners+=("$!")
+	kids+=("$!")
+done
 for wl in ${UNWIND_WORKLOADS-xz gzip python3}; do
 	start "$wl"
 	sleep 0.5
@@ -120,21 +131,24 @@ for wl in ${UNWIND_WORKLOADS-xz gzip python3}; do
 	# BPF: all its run time over all samples; bpftrace and stackfold:
 	# their steady-state CPU over the samples of that window (the rate
 	# over the capture times its length)
-	awk -v w="$wl" -v f="$fig" -v n="$n" -v np="$np" -v s="$SECS" -v tck="$(getconf CLK_TCK)" \
+	awk -v w="$wl" -v f="$fig" -v n="$n" -v np="$np" -v s="$SECS" \
 		-v p="$(awk '{ print $1 + $2 }' "$W/perf.time")" -v ps="$((SECS + 1))" '
 		NR == 1 { t0 = $1; b0 = $2; s0 = $3 } NR == 2 { t1 = $1; b1 = $2; s1 = $3; bpf = $4 }
 		END {
 		n = n ? n : 1; np = np ? np : 1
 		win = (t1 - t0) * n / s; win = win > 0 ? win : 1
-		bt = (b1 - b0) / tck * 1e6 / win; sf = (s1 - s0) / tck * 1e6 / win
+		bt = (b1 - b0) / 1e3 / win; sf = (s1 - s0) / 1e3 / win
 		printf "%-8s %-70s | %9.1f %9.1f %9.1f %9.1f | %9.1f\n", w, f, bpf / 1e3 / n,
 			bt, sf, bpf / 1e3 / n + bt + sf, p * 1e6 / np }' "$W/watch"
 	grep -h 'stackfold: recorded\|ended early\|killed' "$W/$wl.err" | sed 's/^/         /' || true
 done
-echo "(us per sample: BPF over the whole capture; bpftrace and stackfold in steady state, from 3 s after"
+for b in "${burners[@]}"; do kill "$b" 2>/dev/null || true; done
+echo "(the other CPUs busy with a loop not profiled; us per sample: BPF over the whole capture;"
+echo " bpftrace and stackfold (schedstat CPU time) in steady state, from $WARM s after"
 echo " bpftrace started, at the capture's sample rate; perf: perf record's CPU, start to end, over its"
 echo " samples, without the kernel's copy of 8 KiB a sample in the sampled task, which no tool here sees)"
 
+[ "$SYS_SECS" = 0 ] && exit 0	# UNWIND_SYS_SECS=0: the first part only
 printf '\n== post-processing a %s s capture of xz and python3, both busy (%s), cold cache\n' "$SYS_SECS" "${UNWIND_SYS:--a}"
 start xz
 start python3

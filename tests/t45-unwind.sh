@@ -17,8 +17,8 @@ fixture() { sed "s|@FIXDIR@|$F/elf|g" "$F/$1.raw"; }
 unwind() { "$STACKFOLD" -v -U -f folded -o - "$1" 2>"$T/sum"; }
 # not CMD...: CMD fails
 not() { ! "$@"; }
-# samples FILE: the #U records in a capture
-samples() { grep -c '^#U ' "$1"; }
+# samples FILE: the sample headers in a capture
+samples() { grep -c '^@stackfold_du_' "$1"; }
 
 MAIN='^uwprog;_start;__libc_start_main;__libc_start_call_main;main;'
 declare -A want=(
@@ -63,10 +63,18 @@ check "fixture deep: truncated stacks counted" \
 	grep -q "$(samples "$T/deep.raw") samples had more stack than was copied" "$T/sum"
 check "fixture deep: no [unwind-error]" bash -c "! grep -q unwind-error '$T/deep.folded'"
 
+# The captures hold bt/profile-dwarf.bt's flushed maps: per sample a
+# header "@stackfold_du_a[CPU, SEQ]: (KEY, TID, MODE, NCHUNKS, FLAGS, LEN,
+# COMM0, COMM1, 17 registers, rip last)", chunks "@stackfold_dw_a[CPU,
+# SEQ, INDEX]: (48 words)", a flush's count "@stackfold_dn_a: N".
+# nth_key FILE N: "CPU, SEQ" of the Nth sample's header
+nth_key() { grep '^@stackfold_du_' "$1" | sed -n "${2}p" | sed 's/^[^[]*\[\([0-9]*, [0-9]*\)\].*/\1/'; }
+
 # --- the checks catch wrong input -----------------------------------------
-# a stack word changed: every word of the first chunk made 0x1234 (the
+# a stack word changed: every word of each first chunk made 0x1234 (the
 # return addresses with the rest): never the expected chain
-awk '/^#W / && $3 ~ /00$/ { for (i = 4; i <= NF; i++) $i = "1234" } { print }' \
+words=$(printf '4660, %.0s' $(seq 47))4660
+awk -v w="$words" '/^@stackfold_dw_/ && /, 0\]: \(/ { sub(/\(.*\)/, "(" w ")") } { print }' \
 	"$T/recurse.raw" >"$T/bad-words.raw"
 unwind "$T/bad-words.raw" >"$T/bad-words.folded"
 check "doctored stack words: the chain check fails" \
@@ -74,8 +82,8 @@ check "doctored stack words: the chain check fails" \
 check "doctored stack words: marked [unwind-error], never a wrong caller" \
 	bash -c "grep -Eq '^uwprog;\[unwind-error\];' '$T/bad-words.folded' && ! grep -q main '$T/bad-words.folded'"
 
-# the copy cut to 64 bytes (LEN of every #U): truncated, counted
-awk '/^#U / { $10 = 64 } { print }' "$T/lib.raw" >"$T/cut.raw"
+# the copy cut to 64 bytes (LEN of every header): truncated, counted
+awk 'BEGIN { FS = OFS = ", " } /^@stackfold_du_/ { $7 = 64 } { print }' "$T/lib.raw" >"$T/cut.raw"
 unwind "$T/cut.raw" >"$T/cut.folded"
 check "copy cut short: the chain check fails" not chain_ok lib "$T/cut.folded" "$(samples "$T/lib.raw")"
 check "copy cut short: root [truncated] on every sample" \
@@ -83,47 +91,74 @@ check "copy cut short: root [truncated] on every sample" \
 check "copy cut short: counted in the summary" grep -q "$(samples "$T/lib.raw") samples had more stack" "$T/sum"
 
 # the pc moved out of every mapping: [unwind-error], counted
-awk '/^#U / { $NF = "10" } { print }' "$T/lib.raw" >"$T/pc.raw"
+sed '/^@stackfold_du_/ s/[0-9]*)$/16)/' "$T/lib.raw" >"$T/pc.raw"
 unwind "$T/pc.raw" >"$T/pc.folded"
 check "pc unmapped: [unwind-error] root, counted" \
 	bash -c "grep -q '^uwprog;\[unwind-error\];' '$T/pc.folded' && grep -q 'stacks not unwound to their end' '$T/sum'"
 
 # records lost: a chunk of the second sample and the header of the third
-# dropped, as a lost perf event does: those two samples are partial
-awk '/^#U / { u++ } /^#W / && u == 2 && !done2 { done2 = 1; next }
-     /^#U / && u == 3 { next } { print }' "$T/lib.raw" >"$T/lost.raw"
+# dropped: those two samples are partial
+n=$(samples "$T/lib.raw")
+k2=$(nth_key "$T/lib.raw" 2) k3=$(nth_key "$T/lib.raw" 3)
+grep -v -e "^@stackfold_dw_.\[$k2, 0\]" -e "^@stackfold_du_.\[$k3\]" "$T/lib.raw" >"$T/lost.raw"
 printf 'Lost 7 events\n' >>"$T/lost.raw"
 unwind "$T/lost.raw" >"$T/lost.folded"
-n=$(samples "$T/lib.raw")
 check_eq "records lost: the complete samples only" "$((n - 2))" "$(folded_total "$T/lost.folded")"
-check "records lost: 2 partial samples counted" grep -q "2 samples partial" "$T/sum"
+check "records lost: 2 partial samples counted" grep -q "[^0-9]2 samples partial" "$T/sum"
 check "records lost: bpftrace's lost events counted" grep -q "lost 7 events" "$T/sum"
 
-# the first chunk of a 4-chunk sample lost: its 3 later chunks are out of
-# order, and the one sample is counted partial once, not once per chunk
-awk '/^#U / { u++ } /^#W / && u == 2 && !done2 { done2 = 1; next } { print }' \
-	"$T/recurse.raw" >"$T/lost1.raw"
+# the first chunk of a sample lost: counted partial once, not once per
+# chunk; its header lost: its chunks are one partial sample
+k=$(nth_key "$T/recurse.raw" 2)
+grep -v "^@stackfold_dw_.\[$k, 0\]" "$T/recurse.raw" >"$T/lost1.raw"
 unwind "$T/lost1.raw" >"$T/lost1.folded"
 check_eq "chunk lost: the complete samples only" "$(($(samples "$T/recurse.raw") - 1))" \
 	"$(folded_total "$T/lost1.folded")"
 check "chunk lost: 1 partial sample counted, once" grep -q "[^0-9]1 samples partial" "$T/sum"
-# the header of the first sample of a CPU never seen lost: its 4 chunks
-# are one partial sample
-awk '/^#U / { u++ } u == 1 && /^#[UW] / { $2 = 9 } u == 1 && /^#U / { next } { print }' \
-	"$T/recurse.raw" >"$T/lost2.raw"
+grep -v "^@stackfold_du_.\[$k\]" "$T/recurse.raw" >"$T/lost2.raw"
 unwind "$T/lost2.raw" >"$T/lost2.folded"
-check "header lost on a new CPU: 1 partial sample counted, once" grep -q "[^0-9]1 samples partial" "$T/sum"
+check "header lost: 1 partial sample counted, once" grep -q "[^0-9]1 samples partial" "$T/sum"
+# samples taken that no entry holds (a full map): the flush's count says
+awk '/^@stackfold_dn_/ && !done { $2 += 2; done = 1 } { print }' "$T/lib.raw" >"$T/full.raw"
+unwind "$T/full.raw" >"$T/full.folded"
+check_eq "map full: the printed samples unwound" "$n" "$(folded_total "$T/full.folded")"
+check "map full: 2 samples never printed counted partial" grep -q "[^0-9]2 samples partial" "$T/sum"
 unwind "$T/lib.raw" >/dev/null
 check "complete capture: no partial samples said" bash -c "! grep -q partial '$T/sum'"
+# a sample taken in the kernel (MODE 0) needs its kernel stack entry
+k=$(nth_key "$T/lib.raw" 1)
+awk -v k="[$k]" 'BEGIN { FS = OFS = ", " } index($0, "@stackfold_du_a" k) == 1 { $4 = 0 } { print }' \
+	"$T/lib.raw" >"$T/kmode.raw"
+awk -v k="[$k]" '/^#flushed/ && !done { print "@stackfold_dk_a" k ":"; print "\tffffffff81000e06 entry_SYSCALL_64_after_hwframe+118"; done = 1 } { print }' \
+	"$T/kmode.raw" >"$T/kstack.raw"
+unwind "$T/kstack.raw" >"$T/kstack.folded"
+check_eq "kernel stack: the sample taken in the kernel is whole" "$n" "$(folded_total "$T/kstack.folded")"
+"$STACKFOLD" -f folded -o - "$T/kstack.raw" >"$T/kstack-all.folded" 2>/dev/null
+check "kernel stack: its frame is there, above the user frames" grep -Eq ';lib_leaf;[^;]+_\[k\] 1$' "$T/kstack-all.folded"
+unwind "$T/kmode.raw" >"$T/kmode.folded"
+check_eq "kernel stack lost: the other samples only" "$((n - 1))" "$(folded_total "$T/kmode.folded")"
+check "kernel stack lost: 1 partial sample counted" grep -q "[^0-9]1 samples partial" "$T/sum"
 
-# interleaved CPUs: records of two samples on two CPUs, alternating, are
-# put back together (the second sample moved to CPU 7)
-awk '/^#U / { u++ } u == 2 && /^#[UWK] / { $2 = 7 } { print }' "$T/lib.raw" |
-	awk '/^#U / { u++ } u == 2 && /^#[UW] / { held[++h] = $0; next }
-	     u >= 3 && h && /^#W / { print; if (k < h) print held[++k]; next } { print }
-	     END { while (k < h) print held[++k] }' >"$T/mix.raw"
+# the entries of each flush in another order (chunks first, each map's
+# keys descending, the first header last), and a flush printed twice:
+# every sample whole, once
+nr=$(samples "$T/recurse.raw")
+awk '/^@stackfold_du_/ && !first { first = $0; next }
+     /^@stackfold_d[uwk]_/ { held[++h] = $0; next }
+     { while (h) print held[h--]; if (/^#flushed/ && first) { print first; first = "" } print }
+     END { while (h) print held[h--] }' "$T/recurse.raw" >"$T/mix.raw"
 unwind "$T/mix.raw" >"$T/mix.folded"
-check "interleaved CPUs: every sample whole" chain_ok lib "$T/mix.folded" "$n"
+check "entries out of order: every sample whole" chain_ok recurse "$T/mix.folded" "$nr"
+awk '/^@stackfold_d[uw]_/ { print } { print }' "$T/recurse.raw" >"$T/twice.raw"
+unwind "$T/twice.raw" >"$T/twice.folded"
+check "entries printed twice: every sample once" chain_ok recurse "$T/twice.folded" "$nr"
+check "entries printed twice: no partial sample said" bash -c "! grep -q partial '$T/sum'"
+
+# the per-sample records of earlier versions (#U, #W, #K) are still read
+fixture lib-records >"$T/records.raw"
+unwind "$T/records.raw" >"$T/records.folded"
+check "earlier records (#U, #W): every sample unwound frame by frame" \
+	chain_ok lib "$T/records.folded" "$(grep -c '^#U ' "$T/records.raw")"
 
 # --- scripts/profile's options (refused before anything runs: exit 1) -----
 # rc ARGS...: scripts/profile's exit status and its message's head

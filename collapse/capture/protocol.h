@@ -15,9 +15,12 @@
  *   #end                        bt/continuous.bt's END printed its window
  *   @stackfold[_a|_b][...]: N   stackfold's own sample maps
  *   @stackfold_total[_a|_b]: N  the samples taken since the last total
- *   #U ... / #K ... #k / #W ...  bt/profile-dwarf.bt's sample records: a
+ *   @stackfold_d{u,k,w,n}_{a,b}  bt/profile-dwarf.bt's flushed maps: a
  *                               header with the user registers, the kernel
- *                               stack, stack words (ingest/dwarfrec.h)
+ *                               stack, stack words, the count
+ *                               (ingest/dwarfwin.h)
+ *   #U ... / #K ... #k / #W ...  the same as per-sample records, in raw
+ *                               captures of earlier versions
  *
  * PID is a pid field: the pid in its low 32 bits, the image (which program
  * of the pid's life, bt/profile.bt) in its high 32.  Static data and pure

@@ -379,7 +379,7 @@ static int assemble(struct dwwin *w, struct dw_hdr *h, size_t *ci,
 	struct dw_sample *s = &h->s;
 	s->stack = w->stack;
 	s->stack_len = (size_t)h->len;
-	s->kframes = k && want_k ? w->kf + k->off : NULL;
+	s->kframes = k && want_k && k->n ? w->kf + k->off : NULL;
 	s->nkframes = k && want_k ? k->n : 0;
 	w->c->samples++;
 	w->c->badregs += !!(s->flags & DWREC_BADREGS);

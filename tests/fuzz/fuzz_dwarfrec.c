@@ -1,12 +1,14 @@
 /*
  * fuzz_dwarfrec.c - libFuzzer target: lines of bt/profile-dwarf.bt's
- * records (#U, #K ... #k, #W) through the sample assembler.
+ * flushed maps (@stackfold_du_a ...) and of the per-sample records of
+ * earlier versions (#U, #K ... #k, #W) through the sample assembler.
  *
  * Checked on every input: each emitted sample's stack copy and kernel
  * frames are read whole (ASan sees any overrun), its comm is as long as
  * said; and when each CPU's sequence numbers never go back (as bpftrace
  * prints them), every sample is counted once: emitted + partial is at
- * most the number of headers plus the seqs first named by another record.
+ * most the number of headers plus the seqs first named by another record;
+ * with the flushed maps' lines, emitted samples are at most their headers.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -36,8 +38,8 @@ static int on_sample(void *ctx, const struct dw_sample *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dwrec *d = dwrec_new(on_sample, NULL);
-	uint64_t last[64], keys = 0;
-	bool ordered = true;
+	uint64_t last[64], keys = 0, map_headers = 0;
+	bool ordered = true, maps = false;
 	memset(last, 0xff, sizeof(last));
 	if (!d)
 		abort();
@@ -66,14 +68,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (cpu < 64)
 				last[cpu] = seq;
 		}
+		if (len >= 12 && !memcmp(buf, "@stackfold_d", 12)) {
+			maps = true;
+			map_headers += len >= 14 && buf[12] == 'u' && buf[13] == '_';
+		}
 		free(buf);
 		if (dwrec_wants(d, p, len) && dwrec_line(d, p, len, line) < 0)
 			abort();	/* only -ENOMEM: not under the fuzzer */
 		p += len + 1;
 	}
-	dwrec_finish(d);
+	if (dwrec_finish(d) < 0)
+		abort();
 	const struct dwrec_counters *c = dwrec_counters(d);
-	if (ordered && c->samples + c->partial > keys)
+	if (!maps && ordered && c->samples + c->partial > keys)
+		abort();
+	if (maps && c->samples > keys + map_headers)
 		abort();
 	dwrec_free(d);
 	return 0;
