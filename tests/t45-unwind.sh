@@ -160,6 +160,26 @@ unwind "$T/records.raw" >"$T/records.folded"
 check "earlier records (#U, #W): every sample unwound frame by frame" \
 	chain_ok lib "$T/records.folded" "$(grep -c '^#U ' "$T/records.raw")"
 
+# --- the CFI rows kept in the index cache ----------------------------------
+# a run keeps each file's rows (b-BUILDID-c.idx); the next one takes them
+# from there and reads no file for CFI, with the same stacks; a corrupt
+# entry is read around (the file again) and written anew
+export STACKFOLD_CACHE_DIR=$T/cficache
+fixture thread >"$T/cc.raw"
+unwind "$T/cc.raw" >"$T/cc1.folded"
+check "CFI cache: a cold run reads the files' CFI" grep -Eq 'unwinding: 0 files. CFI rows from the cache, [1-9][0-9]* files read' "$T/sum"
+check "CFI cache: rows kept per build-id" bash -c "ls '$T/cficache' | grep -Eq '^b-[0-9a-f]+-c\.idx$'"
+unwind "$T/cc.raw" >"$T/cc2.folded"
+check "CFI cache: a warm run reads no file for CFI" grep -Eq 'unwinding: [1-9][0-9]* files. CFI rows from the cache, 0 files read' "$T/sum"
+check_diff "CFI cache: the same stacks from the cached rows" "$T/cc1.folded" "$T/cc2.folded"
+for e in "$T"/cficache/b-*-c.idx; do printf 'XXXX' | dd of="$e" bs=1 seek=40 conv=notrunc 2>/dev/null; done
+unwind "$T/cc.raw" >"$T/cc3.folded"
+check_diff "CFI cache: corrupt entries: the same stacks" "$T/cc1.folded" "$T/cc3.folded"
+check "CFI cache: corrupt entries: the files read again" grep -Eq 'unwinding: 0 files. CFI rows from the cache, [1-9][0-9]* files read' "$T/sum"
+unwind "$T/cc.raw" >/dev/null
+check "CFI cache: corrupt entries written anew" grep -Eq 'from the cache, 0 files read' "$T/sum"
+unset STACKFOLD_CACHE_DIR
+
 # --- scripts/profile's options (refused before anything runs: exit 1) -----
 # rc ARGS...: scripts/profile's exit status and its message's head
 rc() { "$TOP/scripts/profile" "$@" >/dev/null 2>"$T/opt.err"; echo "$? $(head -c 40 "$T/opt.err")"; }

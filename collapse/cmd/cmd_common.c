@@ -233,6 +233,10 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		fprintf(stderr, "stackfold: %" PRIu64 " %s (frames shown as "
 			"[unknown])\n", k->maps_unsaved,
 			loss_word(LOSS_MAPS_UNSAVED, k->maps_unsaved));
+	if (c->verbose && k->dwarf_samples)
+		fprintf(stderr, "stackfold: unwinding: %" PRIu64 " files' CFI "
+			"rows from the cache, %" PRIu64 " files read for CFI\n",
+			k->dwarf_cfi_cached, k->dwarf_cfi_files);
 	if (lost)
 		advise(k);
 }

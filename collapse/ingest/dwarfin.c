@@ -43,6 +43,10 @@ static void sync_counters(struct dwarfin *d)
 	d->counters->dwarf_partial = c->partial;
 	d->counters->dwarf_badregs = c->badregs;
 	d->counters->dwarf_bad_lines = c->bad_lines;
+	if (d->uw) {
+		d->counters->dwarf_cfi_files = uw_stats(d->uw)->files;
+		d->counters->dwarf_cfi_cached = uw_stats(d->uw)->cached_files;
+	}
 }
 
 int dwarfin_line(struct dwarfin *d, const char *s, size_t len, size_t line)

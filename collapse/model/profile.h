@@ -132,6 +132,8 @@ struct pf_counters {
 	uint64_t dwarf_bad_lines;	/* malformed records */
 	uint64_t dwarf_truncated;	/* stack copy ended before the stack */
 	uint64_t dwarf_unwind_errors;	/* the unwinder could not go on */
+	uint64_t dwarf_cfi_files;	/* files read for their CFI */
+	uint64_t dwarf_cfi_cached;	/* files whose CFI rows the cache had */
 	uint64_t other_pids;	/* samples of processes --pid left out (not
 				 * a loss: asked for) */
 	uint64_t mem_overflow;	/* samples of stacks past the memory budget

@@ -145,6 +145,44 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 	return rc;
 }
 
+int idxcache_read(const char *dir, const char *key, unsigned char **out,
+		  size_t *len)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (!dir || entry_path(path, sizeof(path), dir, key))
+		return -ENAMETOOLONG;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	int rc = 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > IDXCACHE_MAX_ENTRY)
+		rc = -EINVAL;
+	unsigned char *b = rc ? NULL : malloc((size_t)st.st_size);
+	if (!rc && !b)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = read_all(fd, b, (size_t)st.st_size);
+	if (!rc)
+		futimens(fd, NULL);	/* LRU: mark as used */
+	close(fd);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	*out = b;
+	*len = (size_t)st.st_size;
+	return 0;
+}
+
+void idxcache_drop(const char *dir, const char *key)
+{
+	char path[PATH_MAX];
+	if (dir && !entry_path(path, sizeof(path), dir, key))
+		unlink(path);
+}
+
 static int write_all(int fd, const unsigned char *p, size_t len)
 {
 	while (len) {

@@ -33,6 +33,17 @@ int idxcache_load(const char *dir, const char *key, struct elf_index *idx,
 		  struct sf_err *err);
 
 /*
+ * Read DIR/KEY.idx whole into *out (malloc'd; the caller frees and
+ * validates it) and mark it used.  0; -ENOENT when there is none; other
+ * -errno (-EINVAL: not a regular file, or a bad size).  For entries that
+ * are not index blobs (the unwinder's rows).
+ */
+int idxcache_read(const char *dir, const char *key, unsigned char **out,
+		  size_t *len);
+/* Delete DIR/KEY.idx (a corrupt entry, to be rebuilt). */
+void idxcache_drop(const char *dir, const char *key);
+
+/*
  * Store blob as DIR/KEY.idx (creating DIR 0700 if missing), then evict
  * least-recently-used entries while the directory holds more than
  * max_bytes (0: IDXCACHE_DEFAULT_MAX).  Returns 0 or -errno with err

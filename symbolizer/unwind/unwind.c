@@ -7,25 +7,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf/idxcache.h"
+#include "unwind/cfirules.h"
 #include "unwind/unwind.h"
 #include "unwind/unwmap.h"
 
-/* A PT_LOAD segment: file offsets to the ELF's addresses. */
-struct uw_seg {
-	uint64_t offset, filesz, vaddr;
-};
-
-/* One mapped file's CFI. */
+/* One mapped file's CFI: its rows (cfirules.h), from the cache or
+ * converted from libdw's as pcs need them; the file itself is opened only
+ * when a pc has no row yet. */
 struct uw_file {
 	const void *key;	/* the session's file */
+	const char *bid;	/* its build-id (session-owned), NULL: none */
+	struct cfr_table t;	/* rows and PT_LOAD segments */
+	bool opened;		/* file_open() was run */
 	Elf *elf;
 	Dwarf *dw;		/* for .debug_frame; NULL when none */
 	Dwarf_CFI *eh, *dbg;	/* NULL when the file has none */
 	bool dbg_tried;		/* .debug_frame looked for (only when
 				 * .eh_frame has no rules for a pc) */
-	struct uw_seg *segs;
-	size_t nsegs;
-	bool failed;		/* cannot be read: every pc in it fails */
+	bool failed;		/* cannot be read (nor its segments cached):
+				 * every pc in it fails */
 };
 
 struct unwinder {
@@ -33,7 +34,9 @@ struct unwinder {
 	struct uw_file *files;
 	size_t nfiles, fcap;
 	struct u64map file_idx;	/* file key -> index + 1 */
-	struct u64map rules;	/* (index + 1) << 48 | address -> frame */
+	struct u64map rules;	/* (index + 1) << 48 | address -> row + 1
+				 * (0: the file has no CFI for it) */
+	const struct elfidx_opts *cache;	/* NULL: rows not kept */
 	struct uw_stats st;
 };
 
@@ -44,23 +47,32 @@ struct unwinder *uw_new(struct sym_session *s)
 		return NULL;
 	u->s = s;
 	u->file_idx.valsz = sizeof(uint32_t);
-	u->rules.valsz = sizeof(Dwarf_Frame *);
+	u->rules.valsz = sizeof(uint32_t);
+	u->cache = sym_unwind_cache(s);
 	return u;
+}
+
+/* Keep a file's rows for the next run: DIR/b-BUILDID-c.idx. */
+static void file_save(struct unwinder *u, struct uw_file *f)
+{
+	char key[64];
+	unsigned char *blob;
+	size_t len;
+	if (!u->cache || !f->bid || !f->t.dirty || !f->t.nsegs ||
+	    snprintf(key, sizeof(key), "b-%s-c", f->bid) >= (int)sizeof(key) ||
+	    cfr_encode(&f->t, &blob, &len))
+		return;
+	idxcache_put(u->cache, key, blob, len);	/* (a failure warns) */
+	free(blob);
 }
 
 void uw_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->rules.cap; i++) {
-		if (!u->rules.keys[i])
-			continue;
-		Dwarf_Frame *f;
-		memcpy(&f, u->rules.vals + i * u->rules.valsz, sizeof(f));
-		free(f);
-	}
 	for (size_t i = 0; i < u->nfiles; i++) {
 		struct uw_file *f = &u->files[i];
+		file_save(u, f);
 		if (f->dbg)
 			dwarf_cfi_end(f->dbg);
 		if (f->eh)
@@ -69,7 +81,7 @@ void uw_free(struct unwinder *u)
 			dwarf_end(f->dw);
 		if (f->elf)
 			elf_end(f->elf);
-		free(f->segs);
+		cfr_release(&f->t);
 	}
 	free(u->files);
 	u64map_release(&u->file_idx);
@@ -87,24 +99,34 @@ static int load_segs(struct uw_file *f)
 	size_t n;
 	if (elf_getphdrnum(f->elf, &n))
 		return -1;
-	f->segs = calloc(n ? n : 1, sizeof(*f->segs));
-	if (!f->segs)
+	struct cfr_seg *segs = calloc(n ? n : 1, sizeof(*segs));
+	if (!segs)
 		return -ENOMEM;
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			f->segs[f->nsegs++] = (struct uw_seg){
-				ph.p_offset, ph.p_filesz, ph.p_vaddr };
+			segs[k++] = (struct cfr_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
 	}
+	if (f->t.nsegs) {	/* the cache's: the same file (build-id) */
+		free(segs);
+		return 0;
+	}
+	f->t.segs = segs;
+	f->t.nsegs = k;
 	return 0;
 }
 
-/* Open the file's ELF and CFI; f->failed when it cannot be had. */
+/* Open the file's ELF and CFI (once); f->failed when it cannot be had and
+ * no cached segments stand for it. */
 static int file_open(struct unwinder *u, struct uw_file *f)
 {
+	if (f->opened)
+		return 0;
+	f->opened = true;
 	int fd = sym_unwind_file_fd(u->s, f->key);
 	if (fd < 0) {
-		f->failed = true;
+		f->failed = !f->t.nsegs;
 		return 0;
 	}
 	u->st.files++;
@@ -114,13 +136,36 @@ static int file_open(struct unwinder *u, struct uw_file *f)
 		elf_cntl(f->elf, ELF_C_FDDONE);
 	close(fd);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		f->failed = true;
+		f->failed = !f->t.nsegs;
 		return 0;
 	}
 	int ret = load_segs(f);
 	if (ret)
-		return ret == -ENOMEM ? ret : (f->failed = true, 0);
+		return ret == -ENOMEM ? ret : (f->failed = !f->t.nsegs, 0);
 	f->eh = dwarf_getcfi_elf(f->elf);
+	return 0;
+}
+
+/* A file's rows from the cache, when it has a build-id and an entry: then
+ * the file is opened only for a pc the entry has no row for.  A corrupt
+ * entry is dropped (rebuilt at the end of the run). */
+static int file_cached(struct unwinder *u, struct uw_file *f)
+{
+	char key[64];
+	unsigned char *blob;
+	size_t len;
+	if (!u->cache || !f->bid ||
+	    snprintf(key, sizeof(key), "b-%s-c", f->bid) >= (int)sizeof(key) ||
+	    idxcache_read(u->cache->cache_dir, key, &blob, &len))
+		return 0;
+	int ret = cfr_decode(&f->t, blob, len);
+	free(blob);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret == -EINVAL)
+		idxcache_drop(u->cache->cache_dir, key);
+	if (!ret)
+		u->st.cached_files++;
 	return 0;
 }
 
@@ -148,15 +193,17 @@ static struct uw_file *file_get(struct unwinder *u, const void *key,
 	*idx = (uint32_t)u->nfiles;
 	*slot = *idx + 1;	/* before file_open: the map may not move now */
 	struct uw_file *f = &u->files[u->nfiles++];
-	*f = (struct uw_file){ .key = key };
-	*err = file_open(u, f);
+	*f = (struct uw_file){ .key = key, .bid = sym_unwind_file_build_id(key) };
+	*err = file_cached(u, f);
+	if (!*err && !f->t.nsegs)
+		*err = file_open(u, f);
 	return f;
 }
 
 static bool file_vaddr(const struct uw_file *f, uint64_t off, uint64_t *vaddr)
 {
-	for (size_t i = 0; i < f->nsegs; i++) {
-		const struct uw_seg *s = &f->segs[i];
+	for (size_t i = 0; i < f->t.nsegs; i++) {
+		const struct cfr_seg *s = &f->t.segs[i];
 		if (off >= s->offset && off - s->offset < s->filesz) {
 			*vaddr = s->vaddr + (off - s->offset);
 			return true;
@@ -165,40 +212,54 @@ static bool file_vaddr(const struct uw_file *f, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
-/* The rules at ELF address a of file idx, cached (NULL: none). */
+/* The row holding ELF address a of file idx: from this run's lookups,
+ * the cache's rows, else libdw (then kept).  *row SIZE_MAX: no CFI. */
 static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
-		    uint64_t a, Dwarf_Frame **out)
+		    uint64_t a, size_t *row)
 {
 	bool found;
 	uint64_t key = (uint64_t)(idx + 1) << 48 | (a & ((1ULL << 48) - 1));
 	u->st.rule_lookups++;
-	if (a >> 48) {	/* not representable in the key: uncached */
-		*out = NULL;
+	*row = SIZE_MAX;
+	if (a >> 48)	/* not representable in the key: none */
 		return 0;
-	}
-	Dwarf_Frame **slot = u64map_slot(&u->rules, key, &found);
+	uint32_t *slot = u64map_slot(&u->rules, key, &found);
 	if (!slot)
 		return -ENOMEM;
 	if (found) {
-		*out = *slot;
+		*row = *slot ? *slot - 1 : SIZE_MAX;
 		return 0;
 	}
 	u->st.rule_misses++;
-	Dwarf_Frame *fr = NULL;
-	if (!f->eh || dwarf_cfi_addrframe(f->eh, a, &fr) != 0) {
-		fr = NULL;
-		if (!f->dbg_tried) {	/* rarely needed: opened then */
-			f->dbg_tried = true;
-			f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
-			f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
-		}
-		if (f->dbg && dwarf_cfi_addrframe(f->dbg, a, &fr) != 0)
+	size_t r = cfr_find(&f->t, a);
+	if (r != SIZE_MAX) {
+		u->st.cached_rows++;
+	} else {
+		int ret = file_open(u, f);
+		if (ret)
+			return ret;
+		Dwarf_Frame *fr = NULL;
+		if (!f->eh || dwarf_cfi_addrframe(f->eh, a, &fr) != 0) {
 			fr = NULL;
+			if (!f->dbg_tried && f->elf) {	/* rarely needed */
+				f->dbg_tried = true;
+				f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+				f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
+			}
+			if (f->dbg && dwarf_cfi_addrframe(f->dbg, a, &fr) != 0)
+				fr = NULL;
+		}
+		if (fr) {
+			ret = cfr_add(&f->t, fr, &r);
+			free(fr);
+			if (ret)
+				return ret;
+		} else {
+			u->st.no_cfi++;
+		}
 	}
-	if (!fr)
-		u->st.no_cfi++;
-	*slot = fr;
-	*out = fr;
+	*slot = r == SIZE_MAX ? 0 : (uint32_t)r + 1;
+	*row = r;
 	return 0;
 }
 
@@ -237,7 +298,7 @@ static bool reg_value(const struct uw_state *w, uint64_t reg, uint64_t *v)
 /* Evaluate a DWARF expression of CFI (the subset call frame information
  * uses).  *is_value: it ended with DW_OP_stack_value (a value, not an
  * address).  False when it cannot be evaluated. */
-static bool eval(struct uw_state *w, const Dwarf_Op *ops, size_t nops,
+static bool eval(struct uw_state *w, const struct cfr_op *ops, size_t nops,
 		 uint64_t *out, bool *is_value)
 {
 	uint64_t s[16], a, b;
@@ -246,7 +307,7 @@ static bool eval(struct uw_state *w, const Dwarf_Op *ops, size_t nops,
 #define PUSH(x) do { if (n == 16) return false; s[n++] = (x); } while (0)
 #define POP(x) do { if (!n) return false; (x) = s[--n]; } while (0)
 	for (size_t i = 0; i < nops; i++) {
-		const Dwarf_Op *op = &ops[i];
+		const struct cfr_op *op = &ops[i];
 		uint8_t at = op->atom;
 		if (at >= DW_OP_lit0 && at <= DW_OP_lit31) {
 			PUSH((uint64_t)(at - DW_OP_lit0));
@@ -312,38 +373,36 @@ static bool eval(struct uw_state *w, const Dwarf_Op *ops, size_t nops,
 	return true;
 }
 
-/* Registers a caller keeps (callee-saved, and the return address): the
- * ones worth restoring. */
-static const int kept_regs[] = { 3, UW_RBP, 12, 13, 14, 15, UW_RIP };
-
-/* One step: the caller's registers from fr's rules.  1 when the caller
+/* One step: the caller's registers from row r of t.  1 when the caller
  * has no return address (the outermost frame), 0 stepped, -1 failed. */
-static int step(struct uw_state *w, Dwarf_Frame *fr, const char **why)
+static int step(struct uw_state *w, const struct cfr_table *t,
+		const struct cfr_row *r, const char **why)
 {
-	Dwarf_Op *ops, mem[3];
-	size_t nops;
+	const struct cfr_op *op = t->ops + r->op0;
 	bool is_value;
-	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 ||
-	    !eval(w, ops, nops, &w->cfa, &is_value)) {
+	if (r->kind[0] != CFR_EXPR || !eval(w, op, r->nops[0], &w->cfa, &is_value)) {
 		*why = "CFA rule not evaluable";
 		return -1;
 	}
+	op += r->nops[0];
 	uint64_t nr[UW_NREGS] = { 0 };
 	uint32_t nk = 0;
-	for (size_t i = 0; i < sizeof(kept_regs) / sizeof(kept_regs[0]); i++) {
-		int reg = kept_regs[i];
-		if (dwarf_frame_register(fr, reg, mem, &ops, &nops) != 0) {
+	for (int i = 0; i < CFR_NREGS; i++) {
+		int reg = cfr_regs[i];
+		const struct cfr_op *ops = op;
+		size_t nops = r->nops[1 + i];
+		op += nops;
+		switch (r->kind[1 + i]) {
+		case CFR_BAD:
 			*why = "register rule unreadable";
 			return -1;
-		}
-		if (!ops) {	/* same value */
+		case CFR_SAME:
 			if (w->known & (1u << reg)) {
 				nr[reg] = w->r[reg];
 				nk |= 1u << reg;
 			}
 			continue;
-		}
-		if (!nops) {	/* undefined */
+		case CFR_UNDEF:
 			if (reg == UW_RIP)
 				return 1;
 			continue;
@@ -372,12 +431,12 @@ static int step(struct uw_state *w, Dwarf_Frame *fr, const char **why)
 /* The rules for pc (a return address when !exact: looked up at pc - 1,
  * inside the call); *signal: they are a signal frame's. */
 static int find_rules(struct unwinder *u, int pid, uint32_t image,
-		      uint64_t pc, bool exact, Dwarf_Frame **fr, bool *signal,
-		      const char **why)
+		      uint64_t pc, bool exact, const struct uw_file **file,
+		      const struct cfr_row **row, const char **why)
 {
 	struct sym_unwind_map m;
 	uint64_t look = exact ? pc : pc - 1, a;
-	*fr = NULL;
+	*row = NULL;
 	int ret = sym_unwind_map(u->s, pid, image, look, &m);
 	if (ret) {
 		*why = ret == -ESRCH ? "no memory map of the process"
@@ -400,14 +459,15 @@ static int find_rules(struct unwinder *u, int pid, uint32_t image,
 		*why = "pc outside the file's segments";
 		return 0;
 	}
-	if ((ret = rules_at(u, f, idx, a, fr)))
+	size_t r;
+	if ((ret = rules_at(u, f, idx, a, &r)))
 		return ret;
-	if (!*fr) {
-		*why = "no CFI for pc";
+	if (r == SIZE_MAX) {
+		*why = f->failed ? "mapped file unreadable" : "no CFI for pc";
 		return 0;
 	}
-	*signal = false;
-	dwarf_frame_info(*fr, NULL, NULL, signal);
+	*file = f;
+	*row = &f->t.rows[r];
 	return 0;
 }
 
@@ -426,20 +486,20 @@ int uw_unwind(struct unwinder *u, int pid, uint32_t image,
 		out->pc[out->n] = pc;
 		out->exact[out->n] = exact;
 		out->n++;
-		Dwarf_Frame *fr;
-		bool signal = false;
-		int ret = find_rules(u, pid, image, pc, exact, &fr, &signal,
-				     &out->why);
+		const struct uw_file *f;
+		const struct cfr_row *row;
+		int ret = find_rules(u, pid, image, pc, exact, &f, &row, &out->why);
 		if (ret)
 			return ret;
-		if (!fr)
+		if (!row)
 			return 0;
+		bool signal = row->signal;
 		/* a signal trampoline (__restore_rt) is returned to by the
 		 * handler, but named at its pc: its rules start one byte
 		 * early for the lookup at pc - 1, its symbol does not */
 		if (signal)
 			out->exact[out->n - 1] = true;
-		ret = step(&w, fr, &out->why);
+		ret = step(&w, &f->t, row, &out->why);
 		if (ret == 1 || (ret == 0 && w.r[UW_RIP] == 0)) {
 			out->end = UW_COMPLETE;
 			return 0;

@@ -4,9 +4,11 @@
  * .debug_frame, read with libdw (--call-graph dwarf).
  *
  * Each frame's rules come from dwarf_cfi_addrframe() once per (file,
- * address) and stay cached for the unwinder's life, for every process
- * mapping that file; a frame is then a hash lookup and a few reads from
- * the copy.  The rules are evaluated here (CFA and registers as DWARF
+ * address range), converted to the unwinder's own rows (cfirules.h), and
+ * stay cached for the unwinder's life, for every process mapping that
+ * file; a frame is then a hash lookup and a few reads from the copy.  A
+ * file with a build-id keeps its rows in the session's index cache: a
+ * later run finds them there and opens neither the file nor its CFI.  The rules are evaluated here (CFA and registers as DWARF
  * expressions: register + offset, the PLT's expression, a signal frame's
  * saved context), over the stack copy only, so a stack is never read from
  * anything but what the capture took.
@@ -18,7 +20,9 @@
  * frames found before the end are exact either way: no frame is guessed.
  *
  * Ownership: the unwinder borrows the session (which must outlive it) and
- * owns its per-file ELF handles and cached rules.  Nothing prints.
+ * owns its per-file ELF handles and rows; uw_free() writes the rows new
+ * in this run to the cache (a failure is a session warning).  Nothing
+ * prints.
  */
 #ifndef SF_UNWIND_H
 #define SF_UNWIND_H
@@ -59,7 +63,9 @@ struct uw_result {
 };
 
 struct uw_stats {
-	uint64_t rule_lookups, rule_misses;	/* cache hits = lookups - misses */
+	uint64_t rule_lookups, rule_misses;	/* hits = lookups - misses */
+	uint64_t cached_rows;	/* misses served by rows from the cache */
+	uint64_t cached_files;	/* files whose rows the cache had */
 	uint64_t files;		/* files opened for CFI */
 	uint64_t no_cfi;	/* pcs whose file has no rule for them */
 };

@@ -41,3 +41,14 @@ int sym_unwind_file_fd(struct sym_session *s, const void *file)
 	int fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
 }
+
+const char *sym_unwind_file_build_id(const void *file)
+{
+	const struct sym_file *f = file;
+	return f && f->bid_known && f->build_id[0] ? f->build_id : NULL;
+}
+
+const struct elfidx_opts *sym_unwind_cache(struct sym_session *s)
+{
+	return s->cache_dir ? &s->eopts : NULL;
+}

@@ -14,6 +14,8 @@
 
 #include "symbolizer.h"
 
+struct elfidx_opts;
+
 struct sym_unwind_map {
 	const void *file;	/* NULL: no file (anonymous, JIT code) */
 	uint64_t start, limit;	/* the mapping, [start, limit) */
@@ -28,5 +30,11 @@ int sym_unwind_map(struct sym_session *s, int pid, uint32_t image,
 /* A new descriptor of the file (the caller closes it), or -errno: the
  * file cannot be opened or is not the one mapped (build-id). */
 int sym_unwind_file_fd(struct sym_session *s, const void *file);
+/* The file's build-id (lowercase hex, session-owned) when known from
+ * the file or the saved map, else NULL. */
+const char *sym_unwind_file_build_id(const void *file);
+/* The session's index cache (its directory, byte cap, warnings), or NULL
+ * when it has none. */
+const struct elfidx_opts *sym_unwind_cache(struct sym_session *s);
 
 #endif
