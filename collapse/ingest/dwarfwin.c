@@ -108,14 +108,19 @@ static void bad(struct dwwin *w, size_t line)
 static const char *num(const char *p, const char *e, uint64_t *v)
 {
 	bool neg = p < e && *p == '-';
-	const char *q = p + neg;
-	while (q < e && *q >= '0' && *q <= '9')
-		q++;
-	if (!sf_parse_u64(p + neg, (size_t)(q - p - neg), v))
+	const char *b = p += neg;
+	uint64_t x = 0;
+	for (; p < e; p++) {	/* one pass: a capture is millions of words */
+		uint64_t d = (uint64_t)((unsigned char)*p - '0');
+		if (d > 9)
+			break;
+		if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, d, &x))
+			return NULL;
+	}
+	if (p == b)
 		return NULL;
-	if (neg)
-		*v = 0 - *v;
-	return q;
+	*v = neg ? 0 - x : x;
+	return p;
 }
 
 /* "a, b, ...": n numbers ended by close; past close, or NULL. */

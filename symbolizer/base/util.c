@@ -378,12 +378,12 @@ bool sf_parse_u64(const char *s, size_t len, uint64_t *out)
 		return false;
 	uint64_t v = 0;
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
+		uint64_t d = (uint64_t)((unsigned char)s[i] - '0');
+		/* (the overflow flags, not a division a digit: dwarf
+		 * captures are millions of decimal words) */
+		if (d > 9 || __builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, d, &v))
 			return false;
-		uint64_t d = (uint64_t)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
 	}
 	*out = v;
 	return true;

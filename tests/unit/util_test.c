@@ -11,6 +11,7 @@
  * AddressSanitizer, whose allocator is not glibc's, that check is skipped
  * ("skip NAME: why").
  * sf_grow(): grows, and refuses sizes whose bytes would wrap.
+ * sf_parse_u64(): every u64 and nothing past it, digits only.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -137,5 +138,21 @@ int main(void)
 	check(sf_grow((void **)&g, &cap, SIZE_MAX / 2 + 1, 1) != 0,
 	      "sf_grow: a doubling past SIZE_MAX is an error", "grew");
 	free(g);
+
+	/* sf_parse_u64: every u64, nothing past it, digits only */
+	uint64_t v = 0;
+	check(sf_parse_u64("18446744073709551615", 20, &v) && v == UINT64_MAX,
+	      "parse_u64: UINT64_MAX", "refused or wrong");
+	check(!sf_parse_u64("18446744073709551616", 20, &v),
+	      "parse_u64: UINT64_MAX + 1 refused", "accepted");
+	check(!sf_parse_u64("99999999999999999999", 20, &v),
+	      "parse_u64: 20 nines refused", "accepted");
+	check(sf_parse_u64("000000000000000000000042", 24, &v) && v == 42,
+	      "parse_u64: leading zeros", "refused or wrong");
+	check(sf_parse_u64("140727545469387", 15, &v) && v == 140727545469387ull,
+	      "parse_u64: a stack address", "refused or wrong");
+	check(!sf_parse_u64("12a", 3, &v) && !sf_parse_u64("-1", 2, &v) &&
+	      !sf_parse_u64("", 0, &v) && !sf_parse_u64("1/", 2, &v),
+	      "parse_u64: non-digits refused", "accepted");
 	return failed;
 }
