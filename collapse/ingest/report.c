@@ -795,7 +795,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		r->bt_inputs++;
 		if ((ret = dwarfin_finish(&r->dw)))
 			return ret;
-		/* samples printed one by one (dwarf) go through no map */
+		/* a dwarf capture counts its own drops (@stackfold_dn_X: partial) */
 		c->drops_unknown |= !bc->has_total && !c->dwarf_samples;
 		sf_sat_addto(&c->map_dropped, bc->total_dropped);
 		sf_sat_addto(&c->over_total, bc->total_over);
