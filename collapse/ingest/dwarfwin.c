@@ -235,15 +235,9 @@ static int kstack_open(struct dwwin *w, const char *p, const char *e,
 /* "\tADDR sym+off": the address */
 static int kframe(struct dwwin *w, const char *s, size_t len, size_t line)
 {
-	size_t i = 0;
-	while (i < len && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	size_t b = i;
-	while (i < len && s[i] != ' ')
-		i++;
 	uint64_t a;
 	struct dw_kst *k = &w->k[w->nk - 1];
-	if (!sf_parse_hex(s + b, i - b, &a)) {
+	if (!dwrec_kframe_addr(s, len, &a)) {
 		bad(w, line);
 		k->n = SIZE_MAX;	/* spoilt: the sample is partial */
 		return 0;
