@@ -138,6 +138,32 @@ check "kernel stack: its frame is there, above the user frames" grep -Eq ';lib_l
 unwind "$T/kmode.raw" >"$T/kmode.folded"
 check_eq "kernel stack lost: the other samples only" "$((n - 1))" "$(folded_total "$T/kmode.folded")"
 check "kernel stack lost: 1 partial sample counted" grep -q "[^0-9]1 samples partial" "$T/sum"
+# bpftrace's stderr reaches the same report: a warning amid a kernel
+# stack's frames is handed on, and the stack keeps every frame
+awk -v k="[$k]" '/^#flushed/ && !done { print "@stackfold_dk_a" k ":"; print "\tffffffff81000e06 entry_SYSCALL_64_after_hwframe+118"
+	print "WARNING: failed to look up stack id -17 (pid 0): No such file or directory"
+	print "\tffffffff81000e06 entry_SYSCALL_64_after_hwframe+118"; done = 1 } { print }' \
+	"$T/kmode.raw" >"$T/kwarn.raw"
+"$STACKFOLD" -f folded -o - "$T/kwarn.raw" >"$T/kwarn.folded" 2>/dev/null
+check "kernel stack with a warning amid it: both frames kept" grep -Eq ';lib_leaf;[^;]+_\[k\];[^;]+_\[k\] 1$' "$T/kwarn.folded"
+
+# a sample's chunks printed two flushes after its header (a probe still
+# writing when its set was printed): one sample lost, counted once
+awk -v k="[$k, 0]" 'index($0, "@stackfold_dw_a" k) == 1 { held = $0; next }
+     /^#flushed/ && held && ++f == 2 { print "@stackfold_dw_a" substr(held, 16) } { print }' \
+	"$T/lib.raw" >"$T/late.raw"
+printf '#flushed\n' >>"$T/late.raw"
+unwind "$T/late.raw" >"$T/late.folded"
+check_eq "chunks a flush late: the other samples unwound" "$((n - 1))" "$(folded_total "$T/late.folded")"
+check "chunks a flush late: 1 partial sample, counted once" grep -q "[^0-9]1 samples partial" "$T/sum"
+nr0=$(samples "$T/recurse.raw")
+# two CPUs: the second sample moved to CPU 7 with the first one's seq;
+# each stays whole, apart from the other
+k1=$(nth_key "$T/recurse.raw" 1) k2=$(nth_key "$T/recurse.raw" 2)
+sed -e "s/^\(@stackfold_d[uw]_.\)\[$k2\([],]\)/\1[7, ${k1#*, }\2/" "$T/recurse.raw" >"$T/cpus.raw"
+check "two CPUs, one seq: the capture has both" bash -c "grep -q '^@stackfold_du_.\[7, ${k1#*, }\]' '$T/cpus.raw' && grep -q '^@stackfold_du_.\[$k1\]' '$T/cpus.raw'"
+unwind "$T/cpus.raw" >"$T/cpus.folded"
+check "two CPUs, one seq: every sample whole" chain_ok recurse "$T/cpus.folded" "$nr0"
 
 # the entries of each flush in another order (chunks first, each map's
 # keys descending, the first header last), and a flush printed twice:
@@ -178,6 +204,12 @@ check_diff "CFI cache: corrupt entries: the same stacks" "$T/cc1.folded" "$T/cc3
 check "CFI cache: corrupt entries: the files read again" grep -Eq 'unwinding: 0 files. CFI rows from the cache, [1-9][0-9]* files read' "$T/sum"
 unwind "$T/cc.raw" >/dev/null
 check "CFI cache: corrupt entries written anew" grep -Eq 'from the cache, 0 files read' "$T/sum"
+# an entry that cannot be written is said, as the symbol index's is
+export STACKFOLD_CACHE_DIR=$T/cficache2
+unwind "$T/cc.raw" >/dev/null
+for e in "$T"/cficache2/b-*-c.idx; do rm -f "$e"; mkdir "$e"; done
+unwind "$T/cc.raw" >/dev/null
+check "CFI cache: a write that fails is a warning" grep -q 'not cached' "$T/sum"
 unset STACKFOLD_CACHE_DIR
 
 # --- scripts/profile's options (refused before anything runs: exit 1) -----

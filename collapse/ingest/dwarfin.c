@@ -62,6 +62,7 @@ int dwarfin_finish(struct dwarfin *d)
 		return 0;
 	int ret = dwrec_finish(d->rec);
 	sync_counters(d);
+	uw_save(d->uw);
 	return ret;
 }
 

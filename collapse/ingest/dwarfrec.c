@@ -32,6 +32,7 @@ struct dwrec {
 	struct dw_open *in_k;	/* the CPU whose #K block is being read */
 	struct dwrec_counters c;
 	struct dwwin *win;	/* the flushed maps' form (dwarfwin.h) */
+	struct dwrec_counters out;	/* c with the window's partials */
 };
 
 struct dwrec *dwrec_new(int (*sample)(void *ctx, const struct dw_sample *s),
@@ -63,9 +64,11 @@ void dwrec_free(struct dwrec *d)
 	free(d);
 }
 
-const struct dwrec_counters *dwrec_counters(const struct dwrec *d)
+const struct dwrec_counters *dwrec_counters(struct dwrec *d)
 {
-	return &d->c;
+	d->out = d->c;
+	d->out.partial += dwwin_partial(d->win);
+	return &d->out;
 }
 
 static bool starts(const char *s, size_t len, const char *p)

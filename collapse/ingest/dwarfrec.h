@@ -75,7 +75,7 @@ int dwrec_line(struct dwrec *d, const char *s, size_t len, size_t line);
 /* End of input: held flushed records assembled, samples still open
  * partial.  0 or the callback's error. */
 int dwrec_finish(struct dwrec *d);
-const struct dwrec_counters *dwrec_counters(const struct dwrec *d);
+const struct dwrec_counters *dwrec_counters(struct dwrec *d);
 /* A kernel frame line as bpftrace prints one ("\tADDR sym+off"): its
  * address; false when the line is not one (not indented, no hex first). */
 bool dwrec_kframe_addr(const char *s, size_t len, uint64_t *addr);

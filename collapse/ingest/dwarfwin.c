@@ -40,7 +40,12 @@ struct dwwin {
 	uint64_t *kf;
 	size_t nkf, kfcap;
 	bool in_k;		/* the last kernel stack's frames are due */
-	uint64_t taken;		/* the flush's @stackfold_dn_X */
+	bool counted;		/* a @stackfold_dn_X came in this flush */
+	/* partial samples: with the capture's counts, those taken less
+	 * those emitted (a sample split across flushes counts once);
+	 * without them (a hand-made input), the ones seen incomplete */
+	bool has_taken;
+	uint64_t taken, emitted, incomplete;
 	uint8_t *stack;		/* one sample's copy, assembled */
 	size_t scap;
 };
@@ -71,7 +76,23 @@ void dwwin_free(struct dwwin *w)
 
 static bool held(const struct dwwin *w)
 {
-	return w->nh || w->nch || w->nk || w->taken;
+	return w->nh || w->nch || w->nk || w->counted;
+}
+
+uint64_t dwwin_partial(const struct dwwin *w)
+{
+	if (!w)
+		return 0;
+	if (!w->has_taken)
+		return w->incomplete;
+	return w->taken > w->emitted ? w->taken - w->emitted : 0;
+}
+
+/* Past DWWIN_MAX_RECORDS held, what is held is assembled now: memory
+ * stays bounded on any input (a sample split by it is partial). */
+static int bound(struct dwwin *w)
+{
+	return w->nh + w->nch + w->nk >= DWWIN_MAX_RECORDS ? dwwin_flush(w) : 0;
 }
 
 static bool is_map(const char *s, size_t len)
@@ -79,7 +100,7 @@ static bool is_map(const char *s, size_t len)
 	size_t n = sizeof(DWWIN_PREFIX) - 1;
 	return len > n + 3 && !memcmp(s, DWWIN_PREFIX, n) &&
 	       strchr("ukwn", s[n]) && s[n + 1] == '_' &&
-	       (s[n + 2] == 'a' || s[n + 2] == 'b') &&
+	       s[n + 2] >= 'a' && s[n + 2] <= 'c' &&
 	       (s[n + 3] == '[' || s[n + 3] == ':');
 }
 
@@ -164,6 +185,9 @@ static int header(struct dwwin *w, const char *p, const char *e, size_t line)
 		bad(w, line);
 		return 0;
 	}
+	int ret = bound(w);
+	if (ret)
+		return ret;
 	if (sf_grow((void **)&w->h, &w->hcap, w->nh + 1, sizeof(*w->h)))
 		return -ENOMEM;
 	struct dw_hdr *h = &w->h[w->nh++];
@@ -199,12 +223,9 @@ static int chunk(struct dwwin *w, const char *p, const char *e, size_t line)
 		bad(w, line);
 		return 0;
 	}
-	if (w->nch >= DWWIN_MAX_CHUNKS) {
-		int ret = dwwin_flush(w);	/* bounded: split samples count
-						 * as partial */
-		if (ret)
-			return ret;
-	}
+	int ret = bound(w);
+	if (ret)
+		return ret;
 	if (sf_grow((void **)&w->ch, &w->chcap, w->nch + 1, sizeof(*w->ch)))
 		return -ENOMEM;
 	struct dw_chunk *c = &w->ch[w->nch++];
@@ -225,6 +246,9 @@ static int kstack_open(struct dwwin *w, const char *p, const char *e,
 		bad(w, line);
 		return 0;
 	}
+	int ret = bound(w);
+	if (ret)
+		return ret;
 	if (sf_grow((void **)&w->k, &w->kcap, w->nk + 1, sizeof(*w->k)))
 		return -ENOMEM;
 	w->k[w->nk++] = (struct dw_kst){ key[0], key[1], w->nkf, 0 };
@@ -257,6 +281,11 @@ int dwwin_line(struct dwwin *w, const char *s, size_t len, size_t line)
 	if (w->in_k) {
 		if (len && (s[0] == '\t' || s[0] == ' '))
 			return kframe(w, s, len, line);
+		/* a line from elsewhere amid the frames (bpftrace's stderr
+		 * warnings reach the same report) is handed on; a blank line,
+		 * a map's line or "#flushed" ends the block */
+		if (len && s[0] != '@' && !is_flushed(s, len))
+			return 1;
 		w->in_k = false;
 		if (!dwwin_wants(w, s, len))
 			return 1;
@@ -280,10 +309,12 @@ int dwwin_line(struct dwwin *w, const char *s, size_t len, size_t line)
 	default: {	/* n: "@stackfold_dn_X: N" */
 		uint64_t n;
 		p = after(p, e, ": ");
-		if (!p || !(p = num(p, e, &n)) || !blank(p, e))
+		if (!p || !(p = num(p, e, &n)) || !blank(p, e)) {
 			bad(w, line);
-		else
+		} else {
 			w->taken += n;
+			w->has_taken = w->counted = true;
+		}
 		return 0;
 	}
 	}
@@ -345,14 +376,14 @@ static uint64_t orphans_kst(struct dwwin *w, size_t *ki, uint64_t cpu,
 			    uint64_t seq, size_t ci_from, size_t ci_to)
 {
 	uint64_t n = 0;
+	size_t j = ci_from;	/* both sorted: one pass over the chunks */
 	while (*ki < w->nk && key_cmp(w->k[*ki].cpu, w->k[*ki].seq, cpu, seq) < 0) {
 		struct dw_kst *k = &w->k[(*ki)++];
 		w->c->orphans++;
+		while (j < ci_to && key_cmp(w->ch[j].cpu, w->ch[j].seq, k->cpu, k->seq) < 0)
+			j++;
 		/* a sample whose chunks were orphans too is counted once */
-		bool seen = false;
-		for (size_t i = ci_from; i < ci_to && !seen; i++)
-			seen = w->ch[i].cpu == k->cpu && w->ch[i].seq == k->seq;
-		n += !seen;
+		n += !(j < ci_to && w->ch[j].cpu == k->cpu && w->ch[j].seq == k->seq);
 	}
 	return n;
 }
@@ -381,6 +412,7 @@ static int assemble(struct dwwin *w, struct dw_hdr *h, size_t *ci,
 	s->kframes = k && want_k && k->n ? w->kf + k->off : NULL;
 	s->nkframes = k && want_k ? k->n : 0;
 	w->c->samples++;
+	w->emitted++;
 	w->c->badregs += !!(s->flags & DWREC_BADREGS);
 	w->c->kthreads += !!(s->flags & DWREC_KTHREAD);
 	w->c->cut += !!(s->flags & DWREC_CUT);
@@ -390,7 +422,7 @@ static int assemble(struct dwwin *w, struct dw_hdr *h, size_t *ci,
 int dwwin_flush(struct dwwin *w)
 {
 	int ret = 0;
-	uint64_t emitted0 = w->c->samples, partial = 0;
+	uint64_t partial = 0;
 	w->in_k = false;
 	sort_if(w->h, w->nh, sizeof(*w->h), hdr_cmp);
 	sort_if(w->ch, w->nch, sizeof(*w->ch), chunk_cmp);
@@ -418,13 +450,9 @@ int dwwin_flush(struct dwwin *w)
 		size_t c0 = ci;
 		partial += orphans_chunks(w, &ci, UINT64_MAX, UINT64_MAX);
 		partial += orphans_kst(w, &ki, UINT64_MAX, UINT64_MAX, c0, ci);
-		/* samples taken of which nothing was printed (a full map) */
-		uint64_t seen = w->c->samples - emitted0 + partial;
-		if (w->taken > seen)
-			partial += w->taken - seen;
 	}
-	w->c->partial += partial;
+	w->incomplete += partial;
 	w->nh = w->nch = w->nk = w->nkf = 0;
-	w->taken = 0;
+	w->counted = false;
 	return ret;
 }

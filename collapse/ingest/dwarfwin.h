@@ -2,21 +2,23 @@
  * dwarfwin.h - assemble the samples of one flush of bt/profile-dwarf.bt's
  * maps into whole samples (dwarfrec.h's struct dw_sample).
  *
- * A flush prints one flip's maps, each sorted by key, in any order:
+ * A flush prints one set's maps, each sorted by key, in any order:
  *   @stackfold_du_X[CPU, SEQ]: (KEY, TID, MODE, NCHUNKS, FLAGS, LEN,
  *                               COMM0, COMM1, REG0, ..., REG16)
  *   @stackfold_dk_X[CPU, SEQ]:      then the kernel frames, one a line
  *   @stackfold_dw_X[CPU, SEQ, INDEX]: (WORD0, ..., WORD47)
  *   @stackfold_dn_X: N             samples taken in the flush
- * and "#flushed" ends it (at bpftrace's exit both flips print, and the
- * end of input ends them).  A sample is complete when its header, each of
- * its chunks and (taken in the kernel) its kernel stack came; a record of
- * no header, or a header missing records, makes a partial sample; samples
- * taken but never printed (a full map) are partial too: all counted,
- * never emitted.
+ * and "#flushed" ends it (X is the set: a, b or c; at bpftrace's exit
+ * every set prints, and the end of input ends them).  A sample is
+ * complete when its header, each of its chunks and (taken in the kernel)
+ * its kernel stack came.  Every sample not emitted is partial, counted:
+ * the counts taken (@stackfold_dn_X) less the samples emitted, so a
+ * sample split across flushes or dropped by a full map counts once; an
+ * input without counts gets the samples seen incomplete (a record of no
+ * header, a header missing records).
  *
- * Memory: one flush's records (bounded by bpftrace's map sizes; a window
- * past DWWIN_MAX_CHUNKS chunks is assembled early).  Nothing prints or
+ * Memory: one flush's records (bounded by bpftrace's map sizes; past
+ * DWWIN_MAX_RECORDS, what is held is assembled early).  Nothing prints or
  * exits.
  */
 #ifndef SF_DWARFWIN_H
@@ -29,7 +31,7 @@
 #include "ingest/dwarfrec.h"
 
 #define DWWIN_PREFIX PROTOCOL_DWARF_MAPS
-#define DWWIN_MAX_CHUNKS (1u << 18)
+#define DWWIN_MAX_RECORDS (1u << 18)
 
 struct dwwin;
 
@@ -45,5 +47,7 @@ bool dwwin_wants(const struct dwwin *w, const char *s, size_t len);
 int dwwin_line(struct dwwin *w, const char *s, size_t len, size_t line);
 /* Assemble and emit what is held (end of a flush, end of input). */
 int dwwin_flush(struct dwwin *w);
+/* The partial samples so far (see above); 0 for NULL. */
+uint64_t dwwin_partial(const struct dwwin *w);
 
 #endif

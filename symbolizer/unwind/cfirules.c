@@ -231,7 +231,7 @@ int cfr_decode(struct cfr_table *t, const unsigned char *blob, size_t len)
 		return -EINVAL;
 	if (h.version != CFR_VERSION)
 		return -ESTALE;
-	if (h.nsegs > CFR_MAX_SEGS || h.nrows > CFR_MAX_ROWS || h.nops > CFR_MAX_BLOB_OPS ||
+	if (!h.nsegs || h.nsegs > CFR_MAX_SEGS || h.nrows > CFR_MAX_ROWS || h.nops > CFR_MAX_BLOB_OPS ||
 	    len != sizeof(h) + (size_t)h.nsegs * sizeof(struct cfr_seg) +
 			   (size_t)h.nrows * sizeof(struct disk_row) +
 			   (size_t)h.nops * sizeof(struct disk_op) ||

@@ -62,8 +62,15 @@ static void file_save(struct unwinder *u, struct uw_file *f)
 	    snprintf(key, sizeof(key), "b-%s-c", f->bid) >= (int)sizeof(key) ||
 	    cfr_encode(&f->t, &blob, &len))
 		return;
-	idxcache_put(u->cache, key, blob, len);	/* (a failure warns) */
+	if (!idxcache_put(u->cache, key, blob, len))	/* (a failure warns) */
+		f->t.dirty = false;
 	free(blob);
+}
+
+void uw_save(struct unwinder *u)
+{
+	for (size_t i = 0; u && i < u->nfiles; i++)
+		file_save(u, &u->files[i]);
 }
 
 void uw_free(struct unwinder *u)

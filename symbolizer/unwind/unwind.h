@@ -75,6 +75,10 @@ struct unwinder;
 /* NULL on -ENOMEM. */
 struct unwinder *uw_new(struct sym_session *s);
 void uw_free(struct unwinder *u);	/* NULL is fine */
+/* Write the rows new since the last save to the cache now (uw_free()
+ * does too): before the session's warnings are shown, so that a failed
+ * write is one of them.  NULL is fine. */
+void uw_save(struct unwinder *u);
 
 /* Unwind pid's image (its snapshot must be in the session) from regs (all
  * UW_NREGS, DWARF order) and the copy st.  Fills *out; returns 0, or
