@@ -8,12 +8,6 @@
 
 #include "base/util.h"
 
-static bool starts(const char *s, size_t len, const char *pfx)
-{
-	size_t n = strlen(pfx);
-	return len >= n && memcmp(s, pfx, n) == 0;
-}
-
 static bool is(const char *s, size_t len, const char *word)
 {
 	return len == strlen(word) && memcmp(s, word, len) == 0;
@@ -21,26 +15,26 @@ static bool is(const char *s, size_t len, const char *word)
 
 enum protocol_line protocol_line(const char *s, size_t len)
 {
-	if (starts(s, len, "@"))
-		return starts(s, len, PROTOCOL_OWN_TOTAL) ? PROTOCOL_TOTAL :
+	if (sf_starts(s, len, "@"))
+		return sf_starts(s, len, PROTOCOL_OWN_TOTAL) ? PROTOCOL_TOTAL :
 							    PROTOCOL_OTHER;
-	if (!starts(s, len, "#"))
+	if (!sf_starts(s, len, "#"))
 		return PROTOCOL_OTHER;
-	if (starts(s, len, "#pid "))
+	if (sf_starts(s, len, "#pid "))
 		return PROTOCOL_PID;
-	if (starts(s, len, "#attached"))
+	if (sf_starts(s, len, "#attached"))
 		return PROTOCOL_ATTACHED;
 	if (is(s, len, "#flushed"))
 		return PROTOCOL_FLUSHED;
 	if (is(s, len, "#end"))
 		return PROTOCOL_END;
-	if (starts(s, len, "#window "))
+	if (sf_starts(s, len, "#window "))
 		return PROTOCOL_WINDOW;
-	if (starts(s, len, PROTOCOL_MAPS_WORD " "))
+	if (sf_starts(s, len, PROTOCOL_MAPS_WORD " "))
 		return PROTOCOL_MAPS;
-	if (starts(s, len, PROTOCOL_ENDMAPS_WORD))
+	if (sf_starts(s, len, PROTOCOL_ENDMAPS_WORD))
 		return PROTOCOL_ENDMAPS;
-	if (starts(s, len, "#meta "))
+	if (sf_starts(s, len, "#meta "))
 		return PROTOCOL_META;
 	return PROTOCOL_OTHER;
 }
@@ -195,7 +189,7 @@ size_t protocol_comm_decode(const char *s, size_t len, char *out, size_t cap)
 bool protocol_pid_line(const char *s, size_t len, struct protocol_pid *out)
 {
 	const char *e = s + len;
-	if (!starts(s, len, "#pid "))
+	if (!sf_starts(s, len, "#pid "))
 		return false;
 	/* PID[:STACK[:PARENT]] */
 	const char *q = skip_ws(s + 5, e);

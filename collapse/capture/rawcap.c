@@ -8,6 +8,7 @@
 
 #include "capture/protocol.h"
 #include "capture/rawcap.h"
+#include "base/util.h"
 
 int rawcap_open(struct rawcap *rc, const char *path, struct sf_err *err)
 {
@@ -58,19 +59,13 @@ static void release_held(struct rawcap *rc, struct sym_session *ss)
  * the input): it goes out in order of arrival. */
 #define RAWCAP_HOLD_MAX (1u << 20)
 
-static bool starts(const char *s, size_t len, const char *p)
-{
-	size_t n = strlen(p);
-	return len >= n && !memcmp(s, p, n);
-}
-
 /* A stack copy and registers (--call-graph dwarf's maps, or "#W" words)
  * are user memory, which may hold secrets: the file becomes owner-only
  * (0600) before the first is written, as a core dump is. */
 static void make_private(struct rawcap *rc, const char *s, size_t len)
 {
-	if (rc->private || (!starts(s, len, PROTOCOL_DWARF_WORDS) &&
-			    !starts(s, len, PROTOCOL_DWARF_MAPS)))
+	if (rc->private || (!sf_starts(s, len, PROTOCOL_DWARF_WORDS) &&
+			    !sf_starts(s, len, PROTOCOL_DWARF_MAPS)))
 		return;
 	/* (a device or FIFO written straight to is not ours to change) */
 	if (rc->f.tmp)

@@ -5,12 +5,6 @@
 
 #include "base/util.h"
 
-static bool starts(const char *s, size_t len, const char *pfx)
-{
-	size_t n = strlen(pfx);
-	return len >= n && memcmp(s, pfx, n) == 0;
-}
-
 static bool contains(const char *s, size_t len, const char *needle)
 {
 	return memmem(s, len, needle, strlen(needle)) != NULL;
@@ -30,7 +24,7 @@ bool bt_kernel_only_name(const char *s, size_t len)
 		"__irq_exit_rcu", "handle_softirqs", "__do_softirq",
 	};
 	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
-		if (starts(s, len, pfx[i]))
+		if (sf_starts(s, len, pfx[i]))
 			return true;
 	return false;
 }
@@ -47,7 +41,7 @@ bool bt_kernel_root_name(const char *s, size_t len)
 		"cpu_startup_entry", "do_idle", "cpu_idle",
 	};
 	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
-		if (starts(s, len, pfx[i]))
+		if (sf_starts(s, len, pfx[i]))
 			return true;
 	return false;
 }
@@ -57,7 +51,7 @@ enum bt_side bt_side_kind(const char *s, size_t len, uint64_t *lost)
 	uint64_t n;
 	if (!bt_may_be_side(s, len))
 		return BT_SIDE_NONE;
-	if (starts(s, len, "Lost ") && contains(s, len, " events")) {
+	if (sf_starts(s, len, "Lost ") && contains(s, len, " events")) {
 		const char *p = s + 5, *q = memchr(p, ' ', len - 5);
 		if (q && sf_parse_u64(p, (size_t)(q - p), &n)) {
 			if (lost)
@@ -74,10 +68,10 @@ enum bt_side bt_side_kind(const char *s, size_t len, uint64_t *lost)
 
 bool bt_line_is_bpftrace(const char *line, size_t len)
 {
-	return starts(line, len, "Attaching ") || starts(line, len, "@") ||
-	       starts(line, len, "#") || starts(line, len, "Lost ") ||
-	       starts(line, len, "ERROR") || starts(line, len, "WARNING") ||
-	       starts(line, len, "HINT") || starts(line, len, "Tracing ") ||
+	return sf_starts(line, len, "Attaching ") || sf_starts(line, len, "@") ||
+	       sf_starts(line, len, "#") || sf_starts(line, len, "Lost ") ||
+	       sf_starts(line, len, "ERROR") || sf_starts(line, len, "WARNING") ||
+	       sf_starts(line, len, "HINT") || sf_starts(line, len, "Tracing ") ||
 	       contains(line, len, "failed to look up stack id") ||
 	       contains(line, len, "Map full") ||
 	       contains(line, len, "map full");

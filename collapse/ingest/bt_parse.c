@@ -93,12 +93,6 @@ const struct bt_counters *bt_parser_counters(const struct bt_parser *bp)
 	return &bp->c;
 }
 
-static bool starts(const char *s, size_t len, const char *pfx)
-{
-	size_t n = strlen(pfx);
-	return len >= n && memcmp(s, pfx, n) == 0;
-}
-
 static void bad_line(struct bt_parser *bp)
 {
 	bp->c.unparsable_lines++;
@@ -264,8 +258,8 @@ static int frame_parse(struct bt_parser *bp, const char *s, size_t len)
 				f.has_module = true;
 			}
 			size_t nlen = (size_t)(end - r);
-			bool unknown = nlen == 0 || starts(r, nlen, "0x") ||
-				       starts(r, nlen, "[unknown]");
+			bool unknown = nlen == 0 || sf_starts(r, nlen, "0x") ||
+				       sf_starts(r, nlen, "[unknown]");
 			if (!unknown) {
 				f.kind = BT_FRAME_NAME;
 				s = r;
@@ -788,9 +782,9 @@ static int idle_line(struct bt_parser *bp, const char *s, size_t len)
 	uint64_t n;
 	if (is_hist_row(s, len, &n))
 		return 0;	/* a row of a keyless map's histogram */
-	if (starts(s, len, "Attaching ") || starts(s, len, "WARNING") ||
-	    starts(s, len, "ERROR") || starts(s, len, "warning:") ||
-	    starts(s, len, "HINT") || starts(s, len, "Tracing "))
+	if (sf_starts(s, len, "Attaching ") || sf_starts(s, len, "WARNING") ||
+	    sf_starts(s, len, "ERROR") || sf_starts(s, len, "warning:") ||
+	    sf_starts(s, len, "HINT") || sf_starts(s, len, "Tracing "))
 		return 0;
 	bad_line(bp);
 	return 0;

@@ -71,20 +71,14 @@ const struct dwrec_counters *dwrec_counters(struct dwrec *d)
 	return &d->out;
 }
 
-static bool starts(const char *s, size_t len, const char *p)
-{
-	size_t n = strlen(p);
-	return len >= n && !memcmp(s, p, n);
-}
-
 bool dwrec_wants(const struct dwrec *d, const char *s, size_t len)
 {
 	if (d && d->in_k)
 		return true;
 	if (dwwin_wants(d ? d->win : NULL, s, len))
 		return true;
-	return starts(s, len, PROTOCOL_DWARF_HEADER) || starts(s, len, PROTOCOL_DWARF_WORDS) ||
-	       starts(s, len, PROTOCOL_DWARF_KSTACK);
+	return sf_starts(s, len, PROTOCOL_DWARF_HEADER) || sf_starts(s, len, PROTOCOL_DWARF_WORDS) ||
+	       sf_starts(s, len, PROTOCOL_DWARF_KSTACK);
 }
 
 static void bad(struct dwrec *d, size_t line)
@@ -320,7 +314,7 @@ static int kstack_line(struct dwrec *d, const char *s, size_t len,
 		       size_t line)
 {
 	struct dw_open *o = d->in_k;
-	if (starts(s, len, PROTOCOL_DWARF_KSTACK_END)) {
+	if (sf_starts(s, len, PROTOCOL_DWARF_KSTACK_END)) {
 		d->in_k = NULL;
 		if (!o->open)
 			return 0;
@@ -370,11 +364,11 @@ int dwrec_line(struct dwrec *d, const char *s, size_t len, size_t line)
 		return kstack_line(d, s, len, line);
 	if (dwwin_wants(d->win, s, len))
 		return dwwin_line(d->win, s, len, line);
-	if (starts(s, len, PROTOCOL_DWARF_HEADER))
+	if (sf_starts(s, len, PROTOCOL_DWARF_HEADER))
 		return header(d, s, len, line);
-	if (starts(s, len, PROTOCOL_DWARF_WORDS))
+	if (sf_starts(s, len, PROTOCOL_DWARF_WORDS))
 		return chunk(d, s, len, line);
-	if (starts(s, len, PROTOCOL_DWARF_KSTACK))
+	if (sf_starts(s, len, PROTOCOL_DWARF_KSTACK))
 		return kstack_open(d, s, len, line);
 	bad(d, line);
 	return 0;

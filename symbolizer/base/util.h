@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <string.h>
 
 /* Library error channel: a whole call that fails returns a negative errno
  * and, when err is not NULL, leaves a one-line lowercase message in it. */
@@ -207,5 +208,12 @@ int sf_hexval(int c);
 bool sf_parse_hex(const char *s, size_t len, uint64_t *out);
 /* Parse an unsigned decimal; false on junk, empty or overflow. */
 bool sf_parse_u64(const char *s, size_t len, uint64_t *out);
+/* Do the len bytes at s start with the string prefix?  (Inline: the
+ * parsers ask it of every line.) */
+static inline bool sf_starts(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
 
 #endif
