@@ -64,6 +64,7 @@ struct sym_session {
 	struct elfidx_opts eopts;
 	struct sym_stats stats;
 	struct sf_limits limits;	/* eopts.limits */
+	uint64_t libopen_base;	/* sf_libopen_refused() when made */
 	struct filetab files;
 	struct strtab strs;	/* misc. session-lifetime strings */
 

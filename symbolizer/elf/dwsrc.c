@@ -4,9 +4,11 @@
  * of compile units (dwlazy.c).
  */
 #include "elf/elfidx_priv.h"
+#include "base/libopen.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -88,4 +90,19 @@ int dwsrc_open(int fd, const char *path, const char *build_id,
 	rc = own || dbg ? dwsrc_from(fd, own, dbg, dbgfd, o, path, src) : -ENOENT;
 	elf_end(elf);
 	return rc;
+}
+
+void dwsrc_check_alt(struct idx_builder *b, struct dwsrc *src)
+{
+	const char *name;
+	const void *bid;
+	if (!src->dw || dwelf_dwarf_gnu_debugaltlink(src->dw, &name, &bid) <= 0)
+		return;
+	uint64_t refused = sf_libopen_refused();
+	if (dwarf_getalt(src->dw))
+		return;
+	idxb_warn(b, "DWZ alt file '%s' is not read: %s; the names and types "
+		  "it holds are missing", name,
+		  sf_libopen_refused() > refused ? "not a regular file" :
+						   "not found");
 }

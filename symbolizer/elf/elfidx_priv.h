@@ -388,6 +388,10 @@ bool dwsrc_has_dwarf(Elf *elf);
  * dbgfd).  0, -ENOENT, -ENOMEM. */
 int dwsrc_from(int fd, bool own, Elf *dbg, int dbgfd,
 	       const struct elfidx_opts *o, const char *path, struct dwsrc *src);
+/* dwsrc.c: said once: the DWZ alt file (.gnu_debugaltlink) of src's DWARF is
+ * missing, or not a regular file (libdw's open of it goes through
+ * base/libopen.c, which never waits on a FIFO). */
+void dwsrc_check_alt(struct idx_builder *b, struct dwsrc *src);
 
 /* debuglink.c: the separate debug file of elf (build-id dirs, then
  * .gnu_debuglink with CRC check, then debuginfod), or NULL.  On success

@@ -423,8 +423,10 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 	if (!rc && !o->no_dwarf && (own_dwarf || dbg)) {
 		int r = dwsrc_from(fd, own_dwarf, dbg, dbgfd, o, path, src);
 		dbg = NULL;	/* taken */
-		if (!r)
+		if (!r) {
+			dwsrc_check_alt(b, src);
 			r = dwarfidx_cus(b, src);
+		}
 		if (!r && b->neager)
 			r = dwarfidx_collect(b, src, b->eager, b->neager);
 		if (!r)
