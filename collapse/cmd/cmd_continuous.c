@@ -57,6 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/safedir.h"
 #include "capture/child.h"
 #include "capture/protocol.h"
 #include "cmd/cli.h"
@@ -200,13 +201,23 @@ static int take_lock(struct cont *x)
 {
 	char path[4096];
 	struct stat st, d;
+	struct sf_err e = { "" };
+	int dfd;
 	if (!windir_path(&x->dir, path, sizeof(path), ".lock", ""))
 		return EXIT_IO;
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
-		      O_NOCTTY | O_CLOEXEC, 0600);
+	/* DIR itself reached through no other user's link, and a trusted
+	 * user's: DIR made again by someone else is never written into */
+	if (sf_dir_open(x->o.dir, x->o.dir, 0, &dfd, &d, &e)) {
+		fprintf(stderr, "stackfold: %s\n", e.msg);
+		return EXIT_IO;
+	}
+	int fd = openat(dfd, ".lock", O_WRONLY | O_CREAT | O_NOFOLLOW |
+			O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	int err = errno;
+	close(dfd);
 	if (fd < 0) {
 		fprintf(stderr, "stackfold: cannot open '%s': %s\n", path,
-			strerror(errno));
+			strerror(err));
 		return EXIT_IO;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
@@ -221,18 +232,29 @@ static int take_lock(struct cont *x)
 			"(its lock: %s)\n", x->o.dir, path);
 		return EXIT_IO;
 	}
-	if (stat(x->o.dir, &d)) {
-		close(fd);
-		fprintf(stderr, "stackfold: cannot open '%s': %s\n", x->o.dir,
-			strerror(errno));
-		return EXIT_IO;
-	}
 	if (x->lock_fd >= 0)
 		close(x->lock_fd);
 	x->lock_fd = fd;
 	x->dir_dev = d.st_dev;
 	x->dir_ino = d.st_ino;
 	return 0;
+}
+
+/* --check (scripts/continuous, before and after it makes DIR): an
+ * existing DIR must be one take_lock() will take.  0 or EXIT_IO, said. */
+static int check_existing_dir(const char *dir)
+{
+	struct stat d;
+	struct sf_err e = { "" };
+	int dfd;
+	if (lstat(dir, &d) && errno == ENOENT)
+		return EXIT_OK;
+	if (sf_dir_open(dir, dir, 0, &dfd, &d, &e)) {
+		fprintf(stderr, "stackfold: %s\n", e.msg);
+		return EXIT_IO;
+	}
+	close(dfd);
+	return EXIT_OK;
 }
 
 /* DIR removed or replaced under us (its lock and program went with it):
@@ -1121,7 +1143,7 @@ int cmd_continuous(int argc, char **argv)
 	if (st >= 0)
 		return st;
 	if (x.o.check)	/* scripts/continuous, before it touches DIR */
-		return EXIT_OK;
+		return check_existing_dir(x.o.dir);
 	x.bt.clock.period_ns = (uint64_t)x.o.window * 1000000000ULL;
 	st = setup(&x);
 	for (unsigned delay = 1; !st;) {

@@ -1,14 +1,15 @@
 /* atomic.c - see atomic.h. */
 #include "output/atomic.h"
+#include "base/safedir.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +19,18 @@
  * signal handler: their names copied into static storage, so that the
  * handler never reads memory that is being freed. */
 #define ATOMIC_SLOTS 8
-static char g_tmp[ATOMIC_SLOTS][PATH_MAX];
+static char g_tmp[ATOMIC_SLOTS][NAME_MAX + 1];
+static int g_dirfd[ATOMIC_SLOTS];
 static volatile sig_atomic_t g_used[ATOMIC_SLOTS];
 
-static int slot_take(const char *tmp)
+static int slot_take(int dirfd, const char *tmpbase)
 {
-	if (strlen(tmp) >= PATH_MAX)
+	if (strlen(tmpbase) > NAME_MAX)
 		return -1;
 	for (int i = 0; i < ATOMIC_SLOTS; i++)
 		if (!g_used[i]) {
-			strcpy(g_tmp[i], tmp);
+			strcpy(g_tmp[i], tmpbase);
+			g_dirfd[i] = dirfd;
 			g_used[i] = 1;
 			return i;
 		}
@@ -38,7 +41,14 @@ void atomic_unlink_open(void)
 {
 	for (int i = 0; i < ATOMIC_SLOTS; i++)
 		if (g_used[i])
-			unlink(g_tmp[i]);
+			unlinkat(g_dirfd[i], g_tmp[i], 0);
+}
+
+/* The last component of a name. */
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
 }
 
 static void af_release(struct atomic_file *af)
@@ -46,25 +56,39 @@ static void af_release(struct atomic_file *af)
 	if (af->slot >= 0)
 		g_used[af->slot] = 0;
 	af->slot = -1;
+	if (af->dirfd >= 0)
+		close(af->dirfd);
+	af->dirfd = -1;
 	free(af->path);
 	free(af->tmp);
 	af->path = af->tmp = NULL;
 	af->fp = NULL;
 }
 
+/* A name under /proc or /dev/fd: a descriptor's link, written in place,
+ * whose link is the kernel's. */
+static bool proc_name(const char *path)
+{
+	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/fd/", 8) == 0;
+}
+
 /* Devices and FIFOs are written in place, never renamed over.  Opened
  * without blocking and without following a link (resolve() followed the
- * trusted ones), then checked to be what lstat() saw. */
+ * trusted ones), in the directory resolve() walked (af->dirfd; a /proc
+ * name, with none, by its whole name), then checked to be what lstat()
+ * saw. */
 static int open_special(struct atomic_file *af, const char *path,
 			const struct stat *seen, struct sf_err *err)
 {
-	int nofollow = strncmp(path, "/proc/", 6) == 0 ? 0 : O_NOFOLLOW;
+	bool at = af->dirfd >= 0 && !proc_name(path);
+	int flags = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+		    (at ? O_NOFOLLOW : 0);
 	int fd, e;
 	/* A FIFO of ours (the only kind that gets here, owner_trusted())
 	 * with no reader yet: its reader is waited for, as a shell's
 	 * redirection does, but in steps, never inside open(). */
-	while ((fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
-			  nofollow)) < 0 && errno == ENXIO && seen &&
+	while ((fd = at ? openat(af->dirfd, base_of(path), flags) :
+			  open(path, flags)) < 0 && errno == ENXIO && seen &&
 	       S_ISFIFO(seen->st_mode))
 		poll(NULL, 0, 20);
 	e = errno;
@@ -100,16 +124,11 @@ static int open_special(struct atomic_file *af, const char *path,
  * that is not a regular file is written in place, only when its owner is
  * the user running stackfold or the owner of its directory.  Anyone else
  * who can create names there (a sticky /tmp) could otherwise point root's
- * output at a file of their choosing, or hang it on a FIFO. */
-static bool owner_trusted(const char *path, const struct stat *st)
+ * output at a file of their choosing, or hang it on a FIFO.  (The
+ * directory itself is one a trusted user owns: sf_dir_open().) */
+static bool owner_trusted(const struct stat *st, const struct stat *dir)
 {
-	if (st->st_uid == geteuid())
-		return true;
-	char *copy = strdup(path);
-	struct stat d;
-	bool ok = copy && stat(dirname(copy), &d) == 0 && d.st_uid == st->st_uid;
-	free(copy);
-	return ok;
+	return st->st_uid == geteuid() || st->st_uid == dir->st_uid;
 }
 
 static int refuse(const char *path, const char *what, const struct stat *st,
@@ -121,38 +140,69 @@ static int refuse(const char *path, const char *what, const struct stat *st,
 			  (unsigned)geteuid());
 }
 
-/* Follow the symbolic links at path (the last component, as many hops as
- * the kernel allows), each checked by owner_trusted(), into *out (owned).
- * *st: lstat() of the end, *exists false when it names nothing.  Stops at
- * a /proc or /dev/fd name (a descriptor's link names a pipe, not a path).
- * 0 or -errno with err filled. */
-static int resolve(const char *path, char **out, struct stat *st,
-		   bool *exists, struct sf_err *err)
+/* The directory of cur (into dir[PATH_MAX], its last component *base)
+ * opened by sf_dir_open() into af->dirfd, its stat in *d.  0 or -errno
+ * with err filled (path named). */
+static int walk_dir(struct atomic_file *af, const char *path,
+		    const char *cur, char *dir, const char **base,
+		    struct stat *d, struct sf_err *err)
+{
+	if (af->dirfd >= 0)
+		close(af->dirfd);
+	af->dirfd = -1;
+	if (!sf_path_split(cur, dir, PATH_MAX, base))
+		return sf_err_set(err, ENAMETOOLONG, "cannot write '%s': %s",
+				  path, strerror(ENAMETOOLONG));
+	if (!**base)
+		return sf_err_set(err, EISDIR, "cannot write '%s': %s", path,
+				  strerror(EISDIR));
+	return sf_dir_open(dir, path, 0, &af->dirfd, d, err);
+}
+
+/* Walk path's directory (sf_dir_open(): no link of another user's
+ * followed, a trusted user's directory reached) into af->dirfd, then
+ * follow the symbolic links at its last component (as many hops as the
+ * kernel allows), each checked by owner_trusted(), walking each target's
+ * directory again.  *out (owned): the name reached; *st: lstat() of it,
+ * *exists false when it names nothing.  0 or -errno with err filled. */
+static int resolve(struct atomic_file *af, const char *path, char **out,
+		   struct stat *st, bool *exists, struct sf_err *err)
 {
 	char *cur = strdup(path);
 	for (int hops = 0; cur; hops++) {
-		*exists = lstat(cur, st) == 0;
-		if (!*exists || !S_ISLNK(st->st_mode) || hops == 40 ||
-		    strncmp(cur, "/proc/", 6) == 0 ||
-		    strncmp(cur, "/dev/fd/", 8) == 0)
-			break;
-		if (!owner_trusted(cur, st)) {
-			int ret = refuse(cur, "a symbolic link", st, err);
+		char dir[PATH_MAX], target[PATH_MAX];
+		const char *base;
+		struct stat d;
+		int ret = walk_dir(af, path, cur, dir, &base, &d, err);
+		if (ret) {
 			free(cur);
 			return ret;
 		}
-		char target[PATH_MAX];
-		ssize_t n = readlink(cur, target, sizeof(target) - 1);
-		if (n <= 0)
+		*exists = fstatat(af->dirfd, base, st, AT_SYMLINK_NOFOLLOW) == 0;
+		/* (a descriptor's link names a pipe, not a path) */
+		if (!*exists || !S_ISLNK(st->st_mode) || proc_name(cur))
 			break;
-		target[n] = 0;
-		char *next = NULL, *dir = strdup(cur);
-		if (target[0] == '/' || !strchr(cur, '/'))
-			next = strdup(target);
-		else if (dir && asprintf(&next, "%s/%s", dirname(dir), target) < 0)
-			next = NULL;
-		free(dir);
+		if (!owner_trusted(st, &d)) {
+			ret = refuse(cur, "a symbolic link", st, err);
+			free(cur);
+			return ret;
+		}
+		ssize_t n = hops < 40 ? readlinkat(af->dirfd, base, target,
+						   sizeof(target) - 1) : -1;
+		char *next = NULL;
+		if (n > 0) {
+			target[n] = 0;
+			if (target[0] == '/' || !*dir)
+				next = strdup(target);
+			else if (asprintf(&next, "%s/%s", dir, target) < 0)
+				next = NULL;
+		}
 		free(cur);
+		if (n <= 0) {
+			int e = hops < 40 ? EIO : ELOOP;
+			return sf_err_set(err, e, "cannot write '%s': %s", path,
+					  strerror(e));
+		}
 		cur = next;
 	}
 	if (!cur)
@@ -204,11 +254,32 @@ static int open_fd(struct atomic_file *af, const char *path, int fd,
  * where that would be longer than a name may be. */
 static int tmp_name(const char *path, char **tmp)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	const char *base = base_of(path);
 	if (strlen(base) + sizeof(".tmp.XXXXXX") - 1 <= NAME_MAX)
 		return asprintf(tmp, "%s.tmp.XXXXXX", path);
 	return asprintf(tmp, "%.*s.stackfold.tmp.XXXXXX", (int)(base - path), path);
+}
+
+/* Create af->tmp, its XXXXXX drawn anew until a name that does not exist
+ * is made (O_EXCL, in af->dirfd: no name of someone else's is opened,
+ * no link followed).  The fd, or -errno. */
+static int tmp_create(struct atomic_file *af)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char *x = af->tmp + strlen(af->tmp) - 6;
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -EIO;
+		for (int i = 0; i < 6; i++)
+			x[i] = chars[r[i] % (sizeof(chars) - 1)];
+		int fd = openat(af->dirfd, base_of(af->tmp), O_RDWR | O_CREAT |
+				O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
 }
 
 /* The mode the new file gets: the old file's when it was this user's,
@@ -234,9 +305,11 @@ static int open_at_end(struct atomic_file *af, char *real, struct stat *st,
 		return ret;
 	}
 	/* a descriptor's link (named nothing openable), or a /proc file */
-	if (strncmp(real, "/proc/", 6) == 0 || strncmp(real, "/dev/fd/", 8) == 0 ||
-	    (exists && !S_ISREG(st->st_mode))) {
-		int ret = exists && !S_ISLNK(st->st_mode) && !owner_trusted(real, st) ?
+	if (proc_name(real) || (exists && !S_ISREG(st->st_mode))) {
+		struct stat d;
+		bool trusted = af->dirfd >= 0 && !fstat(af->dirfd, &d) &&
+			       owner_trusted(st, &d);
+		int ret = exists && !S_ISLNK(st->st_mode) && !trusted ?
 			  refuse(real, S_ISFIFO(st->st_mode) ? "a FIFO" :
 				 "a file that is not a regular file", st, err) :
 			  open_special(af, real, exists && !S_ISLNK(st->st_mode) ?
@@ -258,16 +331,24 @@ int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 	struct stat st;
 	memset(af, 0, sizeof(*af));
 	af->slot = -1;
+	af->dirfd = -1;
 	int nfd = named_fd(path);
 	if (nfd >= 0)
 		return open_fd(af, path, nfd, err);
+	/* a descriptor's link or another /proc file: written in place */
+	if (proc_name(path))
+		return open_special(af, path, NULL, err);
 	/* A symbolic link (a trusted one: resolve()) is written through:
 	 * the file it names is replaced, or created when it names nothing
 	 * yet (renaming over the link would replace the link). */
 	char *real;
 	bool exists;
-	int ret = resolve(path, &real, &st, &exists, err);
-	if (ret || (ret = open_at_end(af, real, &st, exists, err)) || af->fp)
+	int ret = resolve(af, path, &real, &st, &exists, err);
+	if (ret) {
+		af_release(af);
+		return ret;
+	}
+	if ((ret = open_at_end(af, real, &st, exists, err)) || af->fp)
 		return ret;
 	/* No signal between the file's creation and its slot: a SIGTERM
 	 * there left the file behind (1 run in 20 of t70's SIGTERM test).
@@ -276,10 +357,10 @@ int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int fd = mkostemp(af->tmp, O_CLOEXEC);
-	int e = errno;
+	int fd = tmp_create(af);
+	int e = fd < 0 ? -fd : 0;
 	if (fd >= 0)
-		af->slot = slot_take(af->tmp);
+		af->slot = slot_take(af->dirfd, base_of(af->tmp));
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) {
 		/* named by the output asked for; the temporary beside it is
@@ -293,24 +374,20 @@ int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 	if (!af->fp) {
 		e = errno;
 		close(fd);
-		unlink(af->tmp);
+		unlinkat(af->dirfd, base_of(af->tmp), 0);
 		af_release(af);
 		return sf_err_set(err, e, "fdopen: %s", strerror(e));
 	}
 	return 0;
 }
 
-static void fsync_dir(const char *path)
+static void fsync_dir(int dirfd)
 {
-	char *copy = strdup(path);
-	if (!copy)
-		return;
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		fsync(fd);
 		close(fd);
 	}
-	free(copy);
 }
 
 int atomic_commit(struct atomic_file *af, struct sf_err *err)
@@ -333,15 +410,16 @@ int atomic_commit(struct atomic_file *af, struct sf_err *err)
 	if (fclose(af->fp) != 0 && !e)
 		e = errno ? errno : EIO;
 	af->fp = NULL;
-	if (!e && rename(af->tmp, af->path) != 0)
+	if (!e && renameat(af->dirfd, base_of(af->tmp), af->dirfd,
+			   base_of(af->path)) != 0)
 		e = errno;
 	if (e) {
-		unlink(af->tmp);
+		unlinkat(af->dirfd, base_of(af->tmp), 0);
 		sf_err_set(err, e, "write '%s': %s", af->path, strerror(e));
 		af_release(af);
 		return -e;
 	}
-	fsync_dir(af->path);
+	fsync_dir(af->dirfd);
 	af_release(af);
 	return 0;
 }
@@ -352,6 +430,6 @@ void atomic_abort(struct atomic_file *af)
 		return;
 	fclose(af->fp);
 	if (af->tmp)
-		unlink(af->tmp);
+		unlinkat(af->dirfd, base_of(af->tmp), 0);
 	af_release(af);
 }

@@ -16,12 +16,16 @@ struct atomic_file {
 	char *path;		/* final name (owned) */
 	char *tmp;		/* temporary name (owned); NULL when writing
 				 * straight to a device or FIFO */
+	int dirfd;		/* private: the directory of both (O_PATH) */
 	int slot;		/* private: atomic_unlink_open()'s */
 };
 
 /* Open a temporary file next to path (PATH.tmp.XXXXXX, or
  * DIR/.stackfold.tmp.XXXXXX for a name too long for that), created with
- * O_EXCL, never one that exists.  Written directly instead: a descriptor
+ * O_EXCL, never one that exists.  The directory is reached as
+ * sf_dir_open() (base/safedir.h) walks it: no symbolic link of another
+ * user's is followed on the way, and it must belong to a trusted user,
+ * else -EPERM "refusing to write '<path>': ...".  Written directly instead: a descriptor
  * named as /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N
  * (through that descriptor); a path that exists and is not a regular file
  * (/dev/null, a FIFO): renaming over it would replace the device with a
