@@ -19,11 +19,15 @@
  * by its warning text until elfindex.h reports them directly).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/libopen.h"
+#include "base/safedir.h"
 #include "process.h"
 #include "symbolizer_priv.h"
 
@@ -42,6 +46,45 @@ char *sym_default_cache_dir(void)
 			  "stackfold", false))
 		return NULL;
 	return strdup(buf);
+}
+
+/* sf_dir_open(dir, SF_DIR_STRICT), or of its nearest existing ancestor
+ * when it does not exist yet (nothing is made in a place refused). */
+static int strict_check(const char *dir, const char *for_path,
+			struct sf_err *err)
+{
+	char up[PATH_MAX];
+	const char *base;
+	struct stat st;
+	int fd, rc = sf_dir_open(dir, for_path, SF_DIR_STRICT, &fd, &st, err);
+	if (!rc)
+		close(fd);
+	if (rc != -ENOENT || !sf_path_split(dir, up, sizeof(up), &base) ||
+	    !strcmp(up, dir))
+		return rc;
+	return strict_check(up, for_path, err);
+}
+
+bool sym_cache_dir_usable(const char *dir, struct sf_err *err)
+{
+	if (strict_check(dir, dir, err) == -EPERM)
+		return false;
+	if (sf_mkdir_p(dir, 0700))
+		return true;
+	return strict_check(dir, dir, err) != -EPERM;
+}
+
+/* A cache dir not to be used: said once, and none used. */
+static void cache_dir_check(struct sym_session *s)
+{
+	struct sf_err e = { "" };
+	if (sym_cache_dir_usable(s->cache_dir, &e))
+		return;
+	sym_warn(s, "index cache not used: %s", e.msg);
+	free(s->cache_dir);
+	s->cache_dir = NULL;
+	s->opts.cache_dir = NULL;
+	s->eopts.cache_dir = NULL;
 }
 
 static int session_init(struct sym_session *s, const struct sym_opts *opts)
@@ -68,6 +111,8 @@ static int session_init(struct sym_session *s, const struct sym_opts *opts)
 	int rc = strtab_init(&s->strs);
 	if (!rc)
 		rc = strtab_init(&s->warn_seen);
+	if (!rc && s->cache_dir)
+		cache_dir_check(s);
 	if (!rc)
 		rc = filetab_init(&s->files, 0, &s->eopts, &s->stats);
 	return rc;
@@ -77,6 +122,8 @@ struct sym_session *sym_session_new(const struct sym_opts *opts,
 				    struct sf_err *err)
 {
 	struct sym_session *s = calloc(1, sizeof(*s));
+	if (s)
+		s->libopen_base = sf_libopen_refused();
 	if (!s || session_init(s, opts)) {
 		sym_session_free(s);
 		sf_err_set(err, ENOMEM, "cannot create symbolizer session: %s",
@@ -112,7 +159,8 @@ void sym_session_stats(const struct sym_session *s, struct sym_stats *out)
 	*out = s->stats;
 	out->files_refused =
 		__atomic_load_n(&s->limits.refused_type, __ATOMIC_RELAXED) +
-		__atomic_load_n(&s->limits.refused_place, __ATOMIC_RELAXED);
+		__atomic_load_n(&s->limits.refused_place, __ATOMIC_RELAXED) +
+		sf_libopen_refused() - s->libopen_base;
 	out->bounds_refused =
 		__atomic_load_n(&s->limits.refused_bound, __ATOMIC_RELAXED);
 }

@@ -59,6 +59,14 @@ struct sym_opts {
  * ~/.cache/stackfold.  Malloc'd (the caller frees it); NULL when none of
  * them is set, or out of memory. */
 char *sym_default_cache_dir(void);
+/* May this process (root) use dir as its index cache?  The cache feeds
+ * names into every profile and takes root's writes, so it is made when
+ * missing (0700) and must then be reached through directories and links
+ * of trusted users only (base/safedir.h, SF_DIR_STRICT): not a $HOME or
+ * $XDG_CACHE_HOME of another user's.  false with err filled ("refusing to
+ * write '<dir>': ...") when it must not be used; true otherwise, even when
+ * it cannot be made (its stores then say why). */
+bool sym_cache_dir_usable(const char *dir, struct sf_err *err);
 
 /* NULL on failure (err filled).  opts may be NULL for defaults. */
 struct sym_session *sym_session_new(const struct sym_opts *opts,

@@ -115,6 +115,14 @@ static int parse_args(int argc, char **argv, struct symbolize_env *env)
 	}
 	if (!env->cache_dir && !env->no_cache)
 		env->cache_dir = env->cache_own = sym_default_cache_dir();
+	struct sf_err e = { "" };
+	if (env->cache_dir && !env->no_cache &&
+	    !sym_cache_dir_usable(env->cache_dir, &e)) {
+		char msg[SF_ERRLEN + 32];
+		snprintf(msg, sizeof(msg), "index cache not used: %s", e.msg);
+		warn_stderr(NULL, msg);
+		env->no_cache = true;
+	}
 	sf_limits_init(&env->limits);
 	return 0;
 }

@@ -15,6 +15,7 @@
  * so the search order is written out here (it is short).
  */
 #include "elf/elfidx_priv.h"
+#include "base/safedir.h"
 
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
@@ -374,13 +375,44 @@ static bool dinfod_cache_dir(char *dir, size_t size)
 static void dinfod_unmark(const char *build_id)
 {
 	char dir[PATH_MAX], p[PATH_MAX];
-	struct stat st;
+	struct stat st, d;
+	int dfd;
 
-	if (dinfod_cache_dir(dir, sizeof(dir)) &&
-	    snprintf(p, sizeof(p), "%s/%s/debuginfo", dir, build_id) <
-		    (int)sizeof(p) &&
-	    !lstat(p, &st) && S_ISREG(st.st_mode) && st.st_size == 0)
-		unlink(p);
+	/* the cache may be another user's ($HOME): its entry's directory is
+	 * walked without following their links, and the mark removed there
+	 * only (never a name a link elsewhere stands for) */
+	if (!dinfod_cache_dir(dir, sizeof(dir)) ||
+	    snprintf(p, sizeof(p), "%s/%s", dir, build_id) >= (int)sizeof(p) ||
+	    sf_dir_open(p, p, SF_DIR_STRICT, &dfd, &d, NULL))
+		return;
+	if (!fstatat(dfd, "debuginfo", &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISREG(st.st_mode) && st.st_size == 0)
+		unlinkat(dfd, "debuginfo", 0);
+	close(dfd);
+}
+
+/* libdebuginfod's cache as this run finds it: a directory of a trusted
+ * user's, reached through no other user's directory or link (safedir.h).
+ * Root's lookups are answered from it by name, and it may be under a HOME
+ * that is not root's: another user could plant a debug file with the
+ * right build-id and names of their choosing, or a link that takes
+ * libdebuginfod's writes elsewhere.  false, with why, when it is not. */
+static bool dinfod_cache_ok(char *why, size_t n)
+{
+	char dir[PATH_MAX];
+	struct sf_err e = { "" };
+	struct stat st;
+	int fd;
+	if (!dinfod_cache_dir(dir, sizeof(dir)))
+		return true;	/* libdebuginfod finds none either */
+	if (sf_mkdir_p(dir, 0700))
+		return true;	/* libdebuginfod says why */
+	if (sf_dir_open(dir, dir, SF_DIR_STRICT, &fd, &st, &e)) {
+		snprintf(why, n, "its cache is not used: %s", e.msg);
+		return false;
+	}
+	close(fd);
+	return true;
 }
 
 /* A fetch failed with fd (-errno), aborted by our deadline or not. */
@@ -438,6 +470,11 @@ static Elf *by_debuginfod(struct find *f)
 	pthread_once(&dinfod_once, dinfod_load);
 	if (!dinfod.begin) {
 		dinfod_failed(f, urls, "libdebuginfod.so.1 cannot be loaded");
+		return NULL;
+	}
+	char why[SF_ERRLEN + 64];
+	if (!dinfod_cache_ok(why, sizeof(why))) {
+		dinfod_failed(f, urls, why);
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
