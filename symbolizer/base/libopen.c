@@ -18,11 +18,17 @@ uint64_t sf_libopen_refused(void)
 	return __atomic_load_n(&g_refused, __ATOMIC_RELAXED);
 }
 
+/* this program's own text (the linker's symbols): its opens, the many
+ * of /proc among them, are told apart without a lookup */
+extern const char __executable_start[], etext[];
+
 /* Is the code at pc in libdw, libelf or libdebuginfod?  (libdebuginfod
  * is loaded with dlopen(), so its place is looked up at each call rather
  * than once: these opens are a few a file, not a hot path.) */
 static bool from_elfutils(const void *pc)
 {
+	if ((const char *)pc >= __executable_start && (const char *)pc < etext)
+		return false;
 	static const char *const libs[] = {
 		"libdw.so", "libdw-", "libelf.so", "libelf-", "libdebuginfod"
 	};
