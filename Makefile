@@ -30,11 +30,14 @@ Q := @
 endif
 
 BIN      := bin/stackfold$(if $(filter 1,$(SANITIZE)),-san,)
-PROTO    := $(wildcard collapse/*.proto collapse/*/*.proto)
+# sources at any folder depth below collapse/ and symbolizer/: a new
+# subfolder needs no edit here
+SRC_DIRS := collapse symbolizer
+PROTO    := $(shell find collapse -name '*.proto')
 GEN_C    := $(patsubst collapse/%.proto,$(B)/gen/%.pb-c.c,$(PROTO))
 GEN_H    := $(GEN_C:.c=.h)
-# every .c below collapse/ and symbolizer/, one folder level deep, but main.c
-LIB_SRC  := $(filter-out collapse/main.c,$(wildcard collapse/*.c collapse/*/*.c symbolizer/*.c symbolizer/*/*.c))
+# every .c below collapse/ and symbolizer/, but main.c
+LIB_SRC  := $(filter-out collapse/main.c,$(sort $(shell find $(SRC_DIRS) -name '*.c')))
 LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
 MAIN_OBJ := $(B)/collapse/main.o
 DEPS     := $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
@@ -72,7 +75,7 @@ $(B)/collapse/cmd/version.o: ALL_CFLAGS += -DSF_VERSION='"$(shell cat VERSION)"'
 
 # Every header compiles on its own.
 check-headers:
-	@for h in $(wildcard collapse/*.h collapse/*/*.h symbolizer/*.h symbolizer/*/*.h); do \
+	@for h in $(sort $(shell find $(SRC_DIRS) -name '*.h')); do \
 	  echo "#include \"$$h\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; \
 	done; echo "headers ok"
 
