@@ -7,6 +7,9 @@
 #ifndef SF_CMDS_H
 #define SF_CMDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* Documented exit codes, shared by every subcommand and the scripts. */
 enum {
 	EXIT_OK = 0,
@@ -25,6 +28,19 @@ int cmd_symbolize(int argc, char **argv); /* MODULE ADDRESS lines */
 int cmd_continuous(int argc, char **argv); /* always-on: a profile per window */
 int cmd_comments(int argc, char **argv);  /* a pprof profile's comments */
 int cmd_query(int argc, char **argv);	  /* folded stacks from a store */
+
+/* A subcommand: its name, front-end, and the usage after its name. */
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	bool long_running;	/* runs for days: its heap on normal pages */
+	const char *synopsis;
+};
+/* Every subcommand, in the order the usage lists them (commands.c). */
+extern const struct command cmd_table[];
+extern const size_t cmd_count;
+/* The subcommand named name, or NULL. */
+const struct command *cmd_find(const char *name);
 
 /* The subcommand closest to word (a typo: `stackfold recrod`), "--help"
  * for help, or NULL when none is close. */

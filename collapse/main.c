@@ -13,29 +13,10 @@
 #include "cmds.h"
 #include "base/util.h"
 
-/* The subcommands, by name (as git's builtins).  long_running: runs for
- * days under an RSS budget (continuous), so its heap stays on normal
- * pages; every other command runs once, and faster on huge pages. */
-static const struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	bool long_running;
-} commands[] = {
-	{ "record", cmd_record, false },
-	{ "symbolize", cmd_symbolize, false },
-	{ "continuous", cmd_continuous, true },
-	{ "comments", cmd_comments, false },
-	{ "query", cmd_query, false },
-	{ "report", cmd_report, false },
-};
-
 /* The subcommand argv[1] names; NULL: none (the arguments are report's). */
 static const struct command *find_command(int argc, char **argv)
 {
-	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return &commands[i];
-	return NULL;
+	return argc > 1 ? cmd_find(argv[1]) : NULL;
 }
 
 /* A lone word (letters, no '.' or '/') that is not an existing file: a
@@ -68,10 +49,14 @@ int main(int argc, char **argv)
 		if (near)
 			fprintf(stderr, "stackfold: '%s' is not a subcommand nor a "
 				"file; did you mean 'stackfold %s'?\n", argv[1], near);
-		else
-			fprintf(stderr, "stackfold: '%s' is not a subcommand (report, "
-				"record, continuous, symbolize, comments) nor a file "
-				"(see --help)\n", argv[1]);
+		else {
+			fprintf(stderr, "stackfold: '%s' is not a subcommand (",
+				argv[1]);
+			for (size_t i = 0; i < cmd_count; i++)
+				fprintf(stderr, "%s%s", i ? ", " : "",
+					cmd_table[i].name);
+			fprintf(stderr, ") nor a file (see --help)\n");
+		}
 		return EXIT_USAGE;
 	}
 	return cmd_report(argc, argv);

@@ -21,6 +21,16 @@ enum {
 	OPT_PROVENANCE, OPT_NOPROVENANCE,
 };
 
+/* "usage: stackfold [report] ..." and a line for each other subcommand
+ * (the table in commands.c). */
+static void usage_synopses(FILE *out)
+{
+	fprintf(out, "usage: stackfold [report] %s\n", cmd_table[0].synopsis);
+	for (size_t i = 1; i < cmd_count; i++)
+		fprintf(out, "       stackfold %s %s\n", cmd_table[i].name,
+			cmd_table[i].synopsis);
+}
+
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
@@ -103,12 +113,9 @@ void cli_usage(FILE *out, bool record)
 		      "      --save-raw FILE    also keep the raw capture (re-readable)\n\n",
 		      out);
 	else
-		fputs("usage: stackfold [report] [OPTIONS] [FILE...]\n"
-		      "       stackfold record [OPTIONS] -- bpftrace ARGS...\n"
-		      "       stackfold continuous -o DIR [OPTIONS] -- bpftrace ARGS...\n"
-		      "       stackfold symbolize [OPTIONS] < 'MODULE ADDRESS' lines\n"
-		      "       stackfold comments FILE.pb.gz...\n"
-		      "(each subcommand has its own --help)\n\n"
+		usage_synopses(out);
+	if (!record)
+		fputs("(each subcommand has its own --help)\n\n"
 		      "Read bpftrace output (any @[...stack...]: N map text, symbolized or raw\n"
 		      "addresses, or stackfold's raw capture), folded stacks, or pprof\n"
 		      "(.pb.gz or .pb, Go's too) from FILEs or stdin, and write folded\n"

@@ -21,10 +21,6 @@ void cli_version(FILE *out)
 	fprintf(out, "stackfold %s (%s)\n", SF_VERSION, bt);
 }
 
-static const char *const subcommands[] = {
-	"report", "record", "continuous", "symbolize", "comments",
-};
-
 /* Edit distance of a and b (both short words: at most 31 bytes). */
 static unsigned distance(const char *a, const char *b)
 {
@@ -56,13 +52,13 @@ const char *cmd_closest(const char *word)
 		return "--help";
 	if (!strcmp(word, "version"))
 		return "--version";
-	const char *best = subcommands[0];
+	const char *best = cmd_table[0].name;
 	unsigned bd = 99;
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-		unsigned d = distance(word, subcommands[i]);
+	for (size_t i = 0; i < cmd_count; i++) {
+		unsigned d = distance(word, cmd_table[i].name);
 		if (d < bd) {
 			bd = d;
-			best = subcommands[i];
+			best = cmd_table[i].name;
 		}
 	}
 	/* closer than half the word: a typo; else a word of its own */
