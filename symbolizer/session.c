@@ -19,12 +19,10 @@
  * by its warning text until elfindex.h reports them directly).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/libopen.h"
 #include "base/safedir.h"
@@ -48,30 +46,9 @@ char *sym_default_cache_dir(void)
 	return strdup(buf);
 }
 
-/* sf_dir_open(dir, SF_DIR_STRICT), or of its nearest existing ancestor
- * when it does not exist yet (nothing is made in a place refused). */
-static int strict_check(const char *dir, const char *for_path,
-			struct sf_err *err)
-{
-	char up[PATH_MAX];
-	const char *base;
-	struct stat st;
-	int fd, rc = sf_dir_open(dir, for_path, SF_DIR_STRICT, &fd, &st, err);
-	if (!rc)
-		close(fd);
-	if (rc != -ENOENT || !sf_path_split(dir, up, sizeof(up), &base) ||
-	    !strcmp(up, dir))
-		return rc;
-	return strict_check(up, for_path, err);
-}
-
 bool sym_cache_dir_usable(const char *dir, struct sf_err *err)
 {
-	if (strict_check(dir, dir, err) == -EPERM)
-		return false;
-	if (sf_mkdir_p(dir, 0700))
-		return true;
-	return strict_check(dir, dir, err) != -EPERM;
+	return sf_cache_dir_usable(dir, err);
 }
 
 /* A cache dir not to be used: said once, and none used. */

@@ -158,8 +158,9 @@ if gcc -O1 -g -o dwz/a alt.c && gcc -O1 -g -o dwz/b alt2.c &&
 		st=$(cat reap.rc)
 		ms=$((($(date +%s%N) - s) / 1000000))
 		kill "$apid"; wait "$apid" 2>/dev/null
-		check "scripts/profile -p, DWZ alt file a FIFO: ends within 3 s of SIGTERM (${ms} ms, exit $st)" \
-			test "$ms" -lt 3000 -a "$st" = 0
+		# (4ce9adb: never; 8 s leaves room for a loaded machine)
+		check "scripts/profile -p, DWZ alt file a FIFO: ends within 8 s of SIGTERM (${ms} ms, exit $st)" \
+			test "$ms" -lt 8000 -a "$st" = 0
 		check "scripts/profile -p: alt_fn in the profile, no temporary left" \
 			bash -c "grep -q 'alt_fn' '$T/altp.folded' && test -z \"\$(ls '$T' | grep 'altp.*tmp')\""
 	fi
@@ -207,6 +208,52 @@ if gcc -O2 -o swap swap.c && (cd sw && gcc -O2 -g -gsplit-dwarf -o inl ../inl.c)
 		test "$hung" = 0 -a "$runs" -ge 30
 else
 	fail "build the .dwo swap test (gcc -gsplit-dwarf)"
+fi
+
+# ---- a DWZ alt file and a .dwo their owner truncates while they are read ----
+# libdw maps the files it opens itself: a user's is given to it as a
+# private copy (4ce9adb died with SIGBUS in 6 runs of 40, and 3 of 30)
+mkdir tr
+chown nobody tr
+{
+	for i in $(seq 0 199); do echo "static inline __attribute__((always_inline)) int inl_fn_$i(int x) { volatile int y = x * $((i + 3)); return y + $i; }"; done
+} >tr/h.h
+{
+	echo '#include "h.h"'
+	for i in $(seq 0 199); do echo "__attribute__((noinline)) int outer_$i(int x) { return inl_fn_$i(x); }"; done
+	echo 'int main(int c, char **v) { (void)v; int s = 0;'
+	for i in $(seq 0 199); do echo "s += outer_$i(c);"; done
+	echo 'return s; }'
+} >tr/a.c
+sed 's/int main/int main2/' tr/a.c >tr/b.c
+echo 'int main(int c, char **v) { return main2(c, v); }' >>tr/b.c
+chown nobody tr/*
+if (cd tr && "${NB[@]}" gcc -O2 -g -o a a.c && "${NB[@]}" gcc -O2 -g -o b b.c &&
+	"${NB[@]}" dwz -m "$T/tr/common.debug" -M "$T/tr/common.debug" a b &&
+	"${NB[@]}" cp common.debug common.debug.real &&
+	"${NB[@]}" cp a.c s.c && "${NB[@]}" gcc -O2 -g -gsplit-dwarf -o s s.c &&
+	"${NB[@]}" cp s.dwo s.dwo.real) 2>tr.err && [ -f tr/s.dwo ]; then
+	nm tr/a | awk -v p="$T/tr/a" '$3 ~ /^outer_/ { print p, "0x" $1 }' >tr-alt.in
+	nm tr/s | awk -v p="$T/tr/s" '$3 ~ /^outer_/ { print p, "0x" $1 }' >tr-dwo.in
+	for kind in alt dwo; do
+		f=$T/tr/common.debug
+		[ $kind = dwo ] && f=$T/tr/s.dwo
+		"${NB[@]}" bash -c "end=\$((SECONDS + 90)); while [ \$SECONDS -lt \$end ]; do truncate -s 0 '$f'; cat '$f.real' >'$f'; done" 2>/dev/null &
+		tp=$!
+		bus=0 runs=0
+		end=$((SECONDS + 40))
+		while [ $SECONDS -lt $end ] && [ $runs -lt 60 ]; do
+			timeout 20 "$STACKFOLD" symbolize --no-cache <"tr-$kind.in" >/dev/null 2>tr-run.err
+			rc=$?
+			[ "$rc" -ge 128 ] && [ "$rc" != 124 ] && bus=$((bus + 1))
+			runs=$((runs + 1))
+		done
+		kill "$tp"; wait "$tp" 2>/dev/null
+		check "$kind file truncated in a loop by its owner: $runs runs, none killed ($bus were)" \
+			test "$bus" = 0 -a "$runs" -ge 20
+	done
+else
+	fail "build the truncation test (gcc, dwz as nobody)" "$(tail -3 tr.err)"
 fi
 
 # ---- a FIFO in libdebuginfod's cache (another user's) ----

@@ -6,16 +6,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static uint64_t g_refused;
+static __thread uint64_t t_refused;
 
 uint64_t sf_libopen_refused(void)
 {
 	return __atomic_load_n(&g_refused, __ATOMIC_RELAXED);
+}
+
+uint64_t sf_libopen_refused_here(void)
+{
+	return t_refused;
 }
 
 /* this program's own text (the linker's symbols): its opens, the many
@@ -48,14 +58,49 @@ static int sys_open(const char *path, int flags, mode_t mode)
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
+/* Past this a file another user can write is not copied (refused). */
+#define COPY_MAX (4ull << 30)
+
+/* libdw maps what it is given (dwarf_begin(fd): ELF_C_READ_MMAP); a file
+ * that another user can truncate would then kill us with SIGBUS at the
+ * next touch of a lost page.  So unless only root can write it, its
+ * bytes are copied into a sealed memfd, handed over instead: a
+ * truncation during the copy is a short file, which libdw refuses.
+ * Takes fd; the descriptor to give, or -1 with errno. */
+static int private_copy(int fd, const struct stat *st)
+{
+	if (st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH)))
+		return fd;
+	int mfd = (uint64_t)st->st_size <= COPY_MAX ?
+		  memfd_create("stackfold-lib", MFD_CLOEXEC | MFD_ALLOW_SEALING) : -1;
+	int e = mfd < 0 ? ((uint64_t)st->st_size > COPY_MAX ? EFBIG : errno) : 0;
+	off_t off = 0;
+	while (mfd >= 0 && off < st->st_size) {
+		ssize_t n = sendfile(mfd, fd, &off, (size_t)(st->st_size - off));
+		if (n <= 0)
+			break;	/* shrunk meanwhile, or a read error: short */
+	}
+	close(fd);
+	if (mfd < 0) {
+		errno = e;
+		return -1;
+	}
+	fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+	      F_SEAL_SEAL);
+	lseek(mfd, 0, SEEK_SET);
+	return mfd;
+}
+
 /* A read-only open made by one of those libraries: a regular file, opened
- * without blocking, or -1 with errno (ENXIO for a name that is not a
- * regular file, counted). */
+ * without blocking (copied when another user may write it), or -1 with
+ * errno (ENXIO for a name that is not a regular file, counted). */
 static int open_for_lib(const char *path, int flags)
 {
-	int fd = sf_open_untrusted(path, NULL);
+	struct stat st;
+	int fd = sf_open_untrusted(path, &st);
 	if (fd == -SF_ENOTREG) {
 		__atomic_add_fetch(&g_refused, 1, __ATOMIC_RELAXED);
+		t_refused++;
 		errno = ENXIO;
 		return -1;
 	}
@@ -63,6 +108,8 @@ static int open_for_lib(const char *path, int flags)
 		errno = -fd;
 		return -1;
 	}
+	if ((fd = private_copy(fd, &st)) < 0)
+		return -1;
 	/* the caller's flags (no O_CLOEXEC asked: still set, harmless) and
 	 * blocking reads, as it asked */
 	int fl = fcntl(fd, F_GETFL);
@@ -71,35 +118,34 @@ static int open_for_lib(const char *path, int flags)
 	return fd;
 }
 
+/* open(2)'s rule for when a mode is passed (O_TMPFILE includes
+ * O_DIRECTORY, which alone passes none) */
+static bool has_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
 static int any_open(const void *caller, const char *path, int flags,
 		    mode_t mode)
 {
 	bool reading = (flags & O_ACCMODE) == O_RDONLY &&
-		       !(flags & (O_CREAT | O_PATH | O_DIRECTORY | O_TMPFILE));
+		       !has_mode(flags) && !(flags & (O_PATH | O_DIRECTORY));
 	if (reading && from_elfutils(caller))
 		return open_for_lib(path, flags);
 	return sys_open(path, flags, mode);
 }
 
-static mode_t mode_arg(int flags, va_list ap)
-{
-	return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
-}
-
 int open(const char *path, int flags, ...)
 {
-	va_list ap;
-	va_start(ap, flags);
-	mode_t mode = mode_arg(flags, ap);
-	va_end(ap);
+	mode_t mode = 0;
+	if (has_mode(flags)) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
 	return any_open(__builtin_return_address(0), path, flags, mode);
 }
 
-int open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	va_start(ap, flags);
-	mode_t mode = mode_arg(flags, ap);
-	va_end(ap);
-	return any_open(__builtin_return_address(0), path, flags, mode);
-}
+/* (the same function: libraries built with large-file names call it) */
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));

@@ -15,9 +15,12 @@
  * So this program defines open() and open64() itself, and the dynamic
  * linker binds those libraries' calls to them: a call made from inside
  * one of them, for reading, goes through sf_open_untrusted() (a regular
- * file or nothing, never blocking); every other call, and every call of
+ * file or nothing, never blocking), and a file another user may write is
+ * handed over as a sealed private copy (libdw maps what it opens: a
+ * truncation would be a SIGBUS); every other call, and every call of
  * this program's own code, is the plain system call.  Refusals are counted
- * for the summary.
+ * for the summary.  Only open() and open64() are what elfutils 0.188
+ * calls (nm -D); t75's FIFO cases fail should a build call another.
  */
 #ifndef SF_BASE_LIBOPEN_H
 #define SF_BASE_LIBOPEN_H
@@ -27,5 +30,7 @@
 /* Names those libraries asked for that were not regular files (FIFOs,
  * sockets, devices, directories), refused since the process started. */
 uint64_t sf_libopen_refused(void);
+/* The same, by the calling thread only (to tell what one call did). */
+uint64_t sf_libopen_refused_here(void);
 
 #endif

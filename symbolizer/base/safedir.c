@@ -138,9 +138,9 @@ static int step(struct walk *w, const char *name, const char *for_path,
 	if (!strcmp(name, "."))
 		return 0;
 	int fd = openat(w->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int e = fd < 0 || fstat(fd, &st) ? errno : 0;
 	shown_add(w, name);
-	if (fd < 0 || fstat(fd, &st)) {
-		int e = errno;
+	if (e) {
 		if (fd >= 0)
 			close(fd);
 		return sf_err_set(err, e, "cannot write '%s': '%s': %s",
@@ -156,7 +156,8 @@ static int step(struct walk *w, const char *name, const char *for_path,
 		return sf_err_set(err, ENOTDIR, "cannot write '%s': '%s': %s",
 				  for_path, w->shown, strerror(ENOTDIR));
 	}
-	if ((w->flags & SF_DIR_STRICT) && !sf_uid_trusted(st.st_uid)) {
+	if ((w->flags & SF_DIR_STRICT) && geteuid() == 0 &&
+	    !sf_uid_trusted(st.st_uid)) {
 		char buf[64];
 		close(fd);
 		return sf_err_set(err, EPERM, "refusing to write '%s': '%s' on "
@@ -189,7 +190,9 @@ int sf_dir_open(const char *dir, const char *for_path, unsigned flags,
 	if (!rc && fstat(w.fd, st))
 		rc = sf_err_set(err, errno, "cannot write '%s': %s", for_path,
 				strerror(errno));
-	if (!rc && !sf_uid_trusted(st->st_uid))
+	/* (another user's program may write into any directory it can:
+	 * only root's writes are held to trusted users' directories) */
+	if (!rc && geteuid() == 0 && !sf_uid_trusted(st->st_uid))
 		rc = sf_err_set(err, EPERM, "refusing to write '%s': its "
 				"directory '%s' is owned by uid %u, not %s",
 				for_path, *dir ? dir : ".", (unsigned)st->st_uid,
@@ -200,4 +203,30 @@ int sf_dir_open(const char *dir, const char *for_path, unsigned flags,
 	}
 	*fd = w.fd;
 	return 0;
+}
+
+/* sf_dir_open(SF_DIR_STRICT) of dir, or of its nearest existing ancestor
+ * while dir does not exist. */
+static int strict_check(const char *dir, const char *for_path,
+			struct sf_err *err)
+{
+	char up[PATH_MAX];
+	const char *base;
+	struct stat st;
+	int fd, rc = sf_dir_open(dir, for_path, SF_DIR_STRICT, &fd, &st, err);
+	if (!rc)
+		close(fd);
+	if (rc != -ENOENT || !sf_path_split(dir, up, sizeof(up), &base) ||
+	    !*up || !strcmp(up, dir))
+		return rc;
+	return strict_check(up, for_path, err);
+}
+
+bool sf_cache_dir_usable(const char *dir, struct sf_err *err)
+{
+	if (strict_check(dir, dir, err) == -EPERM)
+		return false;
+	if (sf_mkdir_p(dir, 0700))
+		return true;
+	return strict_check(dir, dir, err) != -EPERM;
 }

@@ -13,7 +13,8 @@
  * user who ran sudo ($SUDO_UID: `sudo make flame` in one's own checkout).
  * The caller then names files relative to the descriptor (openat,
  * renameat, unlinkat): a rename elsewhere in the path afterwards cannot
- * redirect it.
+ * redirect it.  The owner rules for directories apply to root's writes
+ * only; links are held to them whoever runs.
  */
 #ifndef SF_BASE_SAFEDIR_H
 #define SF_BASE_SAFEDIR_H
@@ -45,6 +46,14 @@ enum {
  * N, ..."); else "cannot write '<for_path>': <reason>". */
 int sf_dir_open(const char *dir, const char *for_path, unsigned flags,
 		int *fd, struct stat *st, struct sf_err *err);
+
+/* May this process use dir as a cache, read and written by name for the
+ * whole run?  Checked with SF_DIR_STRICT before anything is made (its
+ * nearest existing ancestor while it does not exist), then made (0700)
+ * when missing and checked again.  false with err filled ("refusing to
+ * write '<dir>': ...") when it must not be used; true otherwise, even
+ * when it cannot be made (its writes then say why). */
+bool sf_cache_dir_usable(const char *dir, struct sf_err *err);
 
 /* path's last component, and its directory into dir[dirsize] ("" for a
  * bare name, "/" for a name in the root).  false when it does not fit. */

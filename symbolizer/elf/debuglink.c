@@ -401,18 +401,10 @@ static bool dinfod_cache_ok(char *why, size_t n)
 {
 	char dir[PATH_MAX];
 	struct sf_err e = { "" };
-	struct stat st;
-	int fd;
-	if (!dinfod_cache_dir(dir, sizeof(dir)))
-		return true;	/* libdebuginfod finds none either */
-	if (sf_mkdir_p(dir, 0700))
-		return true;	/* libdebuginfod says why */
-	if (sf_dir_open(dir, dir, SF_DIR_STRICT, &fd, &st, &e)) {
-		snprintf(why, n, "its cache is not used: %s", e.msg);
-		return false;
-	}
-	close(fd);
-	return true;
+	if (!dinfod_cache_dir(dir, sizeof(dir)) || sf_cache_dir_usable(dir, &e))
+		return true;
+	snprintf(why, n, "its cache is not used: %s", e.msg);
+	return false;
 }
 
 /* A fetch failed with fd (-errno), aborted by our deadline or not. */

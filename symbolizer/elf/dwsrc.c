@@ -98,11 +98,11 @@ void dwsrc_check_alt(struct idx_builder *b, struct dwsrc *src)
 	const void *bid;
 	if (!src->dw || dwelf_dwarf_gnu_debugaltlink(src->dw, &name, &bid) <= 0)
 		return;
-	uint64_t refused = sf_libopen_refused();
+	uint64_t refused = sf_libopen_refused_here();
 	if (dwarf_getalt(src->dw))
 		return;
 	idxb_warn(b, "DWZ alt file '%s' is not read: %s; the names and types "
 		  "it holds are missing", name,
-		  sf_libopen_refused() > refused ? "not a regular file" :
+		  sf_libopen_refused_here() > refused ? "not a regular file" :
 						   "not found");
 }
