@@ -220,9 +220,13 @@ EOF
 	mkfifo "$d/spin.debug"
 	"$d/spin" &
 	spid=$!
-	"$TOP/scripts/profile" -p "$spid" -f folded -o "$d/out" -d 20 >"$T/live.out" 2>"$T/live.err" &
+	"$TOP/scripts/profile" -p "$spid" -f folded -o "$d/out" -d 30 >"$T/live.out" 2>"$T/live.err" &
 	ppid=$!
-	sleep 4
+	# sampling has begun once the raw capture holds the program's map
+	# (its first sample, which makes the symbolizer look for the debug
+	# file): a fixed wait missed it on a loaded machine
+	for ((i = 0; i < 250; i++)); do grep -qs '^#maps' "$d"/out.raw.tmp.* && break; sleep 0.1; done
+	sleep 1
 	s=$(date +%s%N)
 	kill -TERM "$ppid"
 	reap "$ppid" >"$T/reap.rc"
@@ -240,7 +244,8 @@ EOF
 	spid=$!
 	"$TOP/scripts/continuous" -o "$d/cont" -p "$spid" --window 1 --folded >"$T/cont.out" 2>"$T/cont.err" &
 	cpid=$!
-	sleep 5
+	for ((i = 0; i < 300; i++)); do ls "$d/cont/"*.folded >/dev/null 2>&1 && break; sleep 0.1; done
+	sleep 1
 	s=$(date +%s%N)
 	kill -TERM "$cpid"
 	reap "$cpid" >"$T/reap.rc"
