@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf/elfread.h"
 #include "elf/idxcache.h"
 #include "unwind/cfirules.h"
 #include "unwind/unwind.h"
@@ -124,8 +125,39 @@ static int load_segs(struct uw_file *f)
 	return 0;
 }
 
+/* Does elf have a .debug_frame section? */
+static bool has_debug_frame(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *n;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, ".debug_frame"))
+			return true;
+	return false;
+}
+
+/* The file's .debug_frame CFI (once; only when .eh_frame has no rules
+ * for a pc, or for a file read into memory, when it has the section). */
+static void file_dbg(struct uw_file *f)
+{
+	if (f->dbg_tried || !f->elf)
+		return;
+	f->dbg_tried = true;
+	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+	f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
+}
+
 /* Open the file's ELF and CFI (once); f->failed when it cannot be had and
- * no cached segments stand for it. */
+ * no cached segments stand for it.  The file is read as elfread.h says: a
+ * file another user may write is read into memory (what the CFI needs,
+ * now: its descriptor is not kept), never mapped, so that its truncation
+ * is a read error, not SIGBUS. */
 static int file_open(struct unwinder *u, struct uw_file *f)
 {
 	if (f->opened)
@@ -137,20 +169,25 @@ static int file_open(struct unwinder *u, struct uw_file *f)
 		return 0;
 	}
 	u->st.files++;
-	f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	/* the whole file is mapped: the descriptor is not needed any more */
+	Elf_Cmd cmd = elf_read_cmd(fd);
+	f->elf = elf_begin(fd, cmd, NULL);
+	int ret = 0;
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		f->failed = !f->t.nsegs;
+	} else if ((ret = load_segs(f))) {
+		f->failed = !f->t.nsegs;
+		ret = ret == -ENOMEM ? ret : 0;
+	} else {
+		f->eh = dwarf_getcfi_elf(f->elf);
+		if (cmd != ELF_C_READ_MMAP_PRIVATE && has_debug_frame(f->elf))
+			file_dbg(f);
+		f->dbg_tried |= cmd != ELF_C_READ_MMAP_PRIVATE;
+	}
+	/* mapped whole, or read: the descriptor is not needed any more */
 	if (f->elf)
 		elf_cntl(f->elf, ELF_C_FDDONE);
 	close(fd);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		f->failed = !f->t.nsegs;
-		return 0;
-	}
-	int ret = load_segs(f);
-	if (ret)
-		return ret == -ENOMEM ? ret : (f->failed = !f->t.nsegs, 0);
-	f->eh = dwarf_getcfi_elf(f->elf);
-	return 0;
+	return ret;
 }
 
 /* A file's rows from the cache, when it has a build-id and an entry: then
@@ -248,11 +285,7 @@ static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
 		Dwarf_Frame *fr = NULL;
 		if (!f->eh || dwarf_cfi_addrframe(f->eh, a, &fr) != 0) {
 			fr = NULL;
-			if (!f->dbg_tried && f->elf) {	/* rarely needed */
-				f->dbg_tried = true;
-				f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
-				f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
-			}
+			file_dbg(f);	/* rarely needed */
 			if (f->dbg && dwarf_cfi_addrframe(f->dbg, a, &fr) != 0)
 				fr = NULL;
 		}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# t46-unwind-round2.sh - --call-graph dwarf, second round: a library
+# another user truncates while it is unwound through kills nothing
+# (SIGBUS); the CFI-row cache never changes an answer (a corpus unwound
+# cold and warm, the same stacks); a leaf stopped at its `ret` after
+# `pop %rbp` unwinds into an rbp-based caller; captures mostly truncated
+# say which --stack-size to try; a program entered at an entry point
+# without CFI (ld.so's _start) ends cleanly there.  Live parts (the raw
+# file's mode from creation, a bash loop corpus, big frames) need root
+# and bpftrace.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+[ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }
+F=$TOP/tests/fixtures/unwind
+cd "$T" || exit 2
+# the attacker: nobody, who must reach $T
+chmod 711 "$T"
+NB=(setpriv --reuid nobody --regid nogroup --clear-groups)
+
+# fixture MODE DIR: the capture MODE with its binaries' directory DIR
+fixture() { sed "s|@FIXDIR@|$2|g" "$F/$1.raw"; }
+
+# ---- a library truncated by its owner while it is unwound: no SIGBUS ----
+# The fixture's library (its .eh_frame past the first page) owned by
+# nobody, who cuts it to its first page and writes it back in a loop.
+mkdir -m 755 "$T/trunc"
+cp "$F/elf/uwprog" "$F/elf/libuwlib.so" "$T/trunc/"
+cp "$F/elf/libuwlib.so" "$T/libuwlib.orig"
+chown -R nobody "$T/trunc"
+fixture lib "$T/trunc" >"$T/trunc.raw"
+# read into memory, not mapped, it unwinds as the root-owned fixture does
+fixture lib "$F/elf" >"$T/lib.raw"
+"$STACKFOLD" -U -f folded -o "$T/lib.folded" --no-cache "$T/lib.raw" 2>/dev/null
+"$STACKFOLD" -U -f folded -o "$T/trunc.folded" --no-cache "$T/trunc.raw" 2>/dev/null
+check "another user's library: unwound as root's is" \
+	test -s "$T/lib.folded" -a "$(cat "$T/lib.folded")" = "$(sed 's|/trunc/|/|' "$T/trunc.folded")"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	"${NB[@]}" bash -c '
+		end=$((SECONDS + 12))
+		while [ $SECONDS -lt $end ]; do
+			truncate -s 4096 "$1"; cat "$2" >"$1"
+			truncate -s 4096 "$3"; cat "$4" >"$3"
+		done' sh "$T/trunc/libuwlib.so" "$T/libuwlib.orig" \
+		"$T/trunc/uwprog" "$F/elf/uwprog" &
+	shrinker=$!
+	deaths=0 runs=0
+	while [ $runs -lt 150 ] && kill -0 $shrinker 2>/dev/null; do
+		"$STACKFOLD" -U -f folded -o - --no-cache "$T/trunc.raw" >/dev/null 2>&1
+		st=$?
+		runs=$((runs + 1))
+		[ $st -ge 128 ] && deaths=$((deaths + 1))
+	done
+	kill $shrinker 2>/dev/null
+	wait $shrinker 2>/dev/null
+	check "library truncated by nobody while unwound: 0 of $runs runs died of a signal ($deaths did)" \
+		test $deaths = 0 -a $runs -ge 50
+	cmp -s "$T/trunc/libuwlib.so" "$T/libuwlib.orig" || cp "$T/libuwlib.orig" "$T/trunc/libuwlib.so"
+else
+	if [ "${CI:-}" = true ]; then fail "truncated library" "needs root and setpriv"; else skip "truncated library" "needs root and setpriv"; fi
+fi
