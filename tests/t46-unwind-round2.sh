@@ -58,3 +58,20 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 else
 	if [ "${CI:-}" = true ]; then fail "truncated library" "needs root and setpriv"; else skip "truncated library" "needs root and setpriv"; fi
 fi
+
+# ---- the raw capture is owner-only from its creation ----
+# stackfold record's "bpftrace" here is a shell that looks at the
+# temporary file first (under umask 000), then prints a capture: an fp
+# one (counts and a map) and a dwarf one (the fixture's records).
+for kind in fp dwarf; do
+	case $kind in
+	fp) printf '@[\n    0x401000\n, comm]: 3\n' >"$T/cap-$kind.txt" ;;
+	dwarf) fixture lib "$F/elf" | sed -n '/^Attaching/,$p' >"$T/cap-$kind.txt" ;;
+	esac
+	# shellcheck disable=SC2016 # expanded by the child shell
+	(umask 000; "$STACKFOLD" record -q -f folded -o "$T/rc-$kind" --save-raw "$T/rc-$kind.raw" -- \
+		sh -c 'stat -c %a "$1".tmp.* >"$1.mode"; cat "$2"' sh "$T/rc-$kind.raw" "$T/cap-$kind.txt" \
+		>/dev/null 2>"$T/rc-$kind.err")
+	check_eq "raw capture ($kind, umask 000): 0600 as soon as it exists" 600 "$(cat "$T/rc-$kind.raw.mode" 2>&1)"
+	check_eq "raw capture ($kind, umask 000): 0600 when complete" 600 "$(stat -c %a "$T/rc-$kind.raw" 2>&1)"
+done
