@@ -35,6 +35,7 @@ fixture lib "$F/elf" >"$T/lib.raw"
 check "another user's library: unwound as root's is" \
 	test -s "$T/lib.folded" -a "$(cat "$T/lib.folded")" = "$(sed 's|/trunc/|/|' "$T/trunc.folded")"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the child shell
 	"${NB[@]}" bash -c '
 		end=$((SECONDS + 12))
 		while [ $SECONDS -lt $end ]; do
