@@ -76,3 +76,114 @@ for kind in fp dwarf; do
 	check_eq "raw capture ($kind, umask 000): 0600 as soon as it exists" 600 "$(cat "$T/rc-$kind.raw.mode" 2>&1)"
 	check_eq "raw capture ($kind, umask 000): 0600 when complete" 600 "$(stat -c %a "$T/rc-$kind.raw" 2>&1)"
 done
+
+# ---- exact stops: tests/fixtures/unwind/epi.S under gdb ----
+# stops MODE OUT LABEL...: a capture of epi MODE stopped (gdb) at each
+# LABEL of epi.S; the labels are then stripped (frames are named by their
+# functions).  1 when gdb cannot.
+E=$T/epi
+mkdir -p "$E"
+gcc -O2 -fomit-frame-pointer -fno-optimize-sibling-calls -o "$E/epi.full" \
+	"$F/epimain.c" "$F/epi.S" || fail "build epi"
+labels=(many_exits_restored many_exits_ret leaf_fp_ret)
+strip_args=()
+for l in "${labels[@]}"; do strip_args+=(--strip-symbol="$l"); done
+objcopy "${strip_args[@]}" "$E/epi.full" "$E/epi"
+stops() {
+	local mode=$1 out=$2 l fn addr base at=()
+	shift 2
+	for l in "$@"; do
+		fn=${l%_re*}
+		addr=$(nm "$E/epi.full" | awk -v s="$l" '$3 == s { print $1 }')
+		base=$(nm "$E/epi.full" | awk -v s="$fn" '$3 == s { print $1 }')
+		at+=(--at "$fn+$((0x$addr - 0x$base))")
+	done
+	python3 "$TOP/tests/tools/gdbcap.py" "$out" "${at[@]}" -- "$E/epi" "$mode" >/dev/null
+}
+have_gdb=false
+if command -v gdb >/dev/null && stops exits "$E/exits.raw" many_exits_restored many_exits_ret &&
+	stops fp "$E/fp.raw" leaf_fp_ret; then
+	have_gdb=true
+elif [ "${CI:-}" = true ]; then
+	fail "exact stops" "gdb missing or failing (scripts/install-deps --test)"
+else
+	skip "exact stops" "gdb missing or failing"
+fi
+EPIMAIN='^epi;_start;__libc_start_main;__libc_start_call_main;main;'
+
+# ---- exact stops: tests/fixtures/unwind/epi.S under gdb ----
+# stops MODE OUT LABEL...: a capture of epi MODE stopped (gdb) at each
+# LABEL of epi.S (FUNCTION_suffix); the labels are stripped from the
+# binary the capture names (frames are named by their functions).
+E=$T/epi
+mkdir -p "$E"
+gcc -O2 -fomit-frame-pointer -fno-optimize-sibling-calls -o "$E/epi.full" \
+	"$F/epimain.c" "$F/epi.S" || fail "build epi"
+objcopy --strip-symbol=many_exits_restored --strip-symbol=many_exits_ret \
+	--strip-symbol=leaf_fp_ret "$E/epi.full" "$E/epi"
+sym() { nm "$E/epi.full" | awk -v s="$1" '$3 == s { print $1 }'; }
+stops() {
+	local mode=$1 out=$2 l fn at=()
+	shift 2
+	for l in "$@"; do
+		fn=${l%_*}
+		at+=(--at "$fn+$((0x$(sym "$l") - 0x$(sym "$fn")))")
+	done
+	python3 "$TOP/tests/tools/gdbcap.py" "$out" "${at[@]}" -- "$E/epi" "$mode" >/dev/null
+}
+have_gdb=false
+if command -v gdb >/dev/null && stops exits "$E/exits.raw" many_exits_restored many_exits_ret &&
+	stops fp "$E/fp.raw" leaf_fp_ret; then
+	have_gdb=true
+elif [ "${CI:-}" = true ]; then
+	fail "exact stops" "gdb missing or failing (scripts/install-deps --test)"
+else
+	skip "exact stops" "gdb missing or failing"
+fi
+EPIMAIN='^epi;_start;__libc_start_main;__libc_start_call_main;main;'
+
+# ---- a leaf at its ret after pop %rbp, its caller's CFA rbp-based ----
+if $have_gdb; then
+	"$STACKFOLD" -U -f folded -o "$E/fp.folded" --no-cache "$E/fp.raw" 2>/dev/null
+	check "leaf at ret after pop %rbp: unwound through its rbp-based caller to main" \
+		grep -Eq "${EPIMAIN}run_fp;caller_fp;leaf_fp [0-9]+$" "$E/fp.folded"
+	check_eq "leaf at ret after pop %rbp: every sample whole" \
+		"$(grep -c . "$E/fp.folded")" "$(grep -Ec "${EPIMAIN}run_fp;caller_fp;leaf_fp [0-9]+$" "$E/fp.folded")"
+fi
+
+# ---- the CFI-row cache never changes an answer ----
+# coldwarm NAME FILE...: each capture unwound without the cache, then
+# twice with one cache directory for them all (cold, warm): the same
+# stacks every time
+coldwarm() {
+	local name=$1 c=$T/cache-$1 f out=""
+	shift
+	mkdir -p "$c"
+	for pass in none cold warm; do
+		for f in "$@"; do
+			if [ $pass = none ]; then
+				"$STACKFOLD" -U -f folded -o "$f.$pass" --no-cache "$f" 2>/dev/null
+			else
+				"$STACKFOLD" -U -f folded -o "$f.$pass" --cache-dir "$c" "$f" 2>/dev/null
+			fi
+		done
+	done
+	for f in "$@"; do
+		[ -s "$f.none" ] || out+="$f: nothing unwound; "
+		cmp -s "$f.none" "$f.cold" || out+="$f: cold differs: $(diff "$f.none" "$f.cold" | head -4 | tr '\n' ' '); "
+		cmp -s "$f.none" "$f.warm" || out+="$f: warm differs: $(diff "$f.none" "$f.warm" | head -4 | tr '\n' ' '); "
+	done
+	check "CFI-row cache, $name: cold and warm unwind as without a cache" test -z "$out"
+}
+if $have_gdb; then
+	check "after DW_CFA_restore_state: unwound to main without a cache" \
+		test "$("$STACKFOLD" -U -f folded -o - --no-cache "$E/exits.raw" 2>/dev/null | grep -Evc "${EPIMAIN}run_exits;many_exits [0-9]+$")" = 0
+	coldwarm "an epilogue between remember_state and restore_state" "$E/exits.raw"
+fi
+corpus=()
+for m in recurse lib thread signal deep lib-records; do
+	fixture "$m" "$F/elf" >"$T/c-$m.raw"
+	corpus+=("$T/c-$m.raw")
+done
+$have_gdb && corpus+=("$E/exits.raw" "$E/fp.raw")
+coldwarm "the fixtures' corpus" "${corpus[@]}"

@@ -256,6 +256,55 @@ static bool file_vaddr(const struct uw_file *f, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
+/* The true start of the row libdw gave for a, [start, end).  Its end is
+ * right (the next row's start), its start not always: after
+ * DW_CFA_restore_state libdw reports the remembered row's start, and the
+ * rows between (an epilogue's) have other rules.  From start, each row's
+ * end is the next row's start, up to the row that ends at end: a's.  At
+ * most 64 rows; else (or on an error) a itself, which is always right. */
+static uint64_t row_start(Dwarf_CFI *cfi, uint64_t a, uint64_t start,
+			  uint64_t end)
+{
+	uint64_t x = start;
+	for (int i = 0; i < 64 && x < a; i++) {
+		Dwarf_Frame *fr;
+		Dwarf_Addr s, e;
+		bool signal;
+		if (dwarf_cfi_addrframe(cfi, x, &fr) != 0)
+			return a;
+		dwarf_frame_info(fr, &s, &e, &signal);
+		free(fr);
+		if (e >= end)
+			return x;
+		if (e <= x)
+			return a;
+		x = e;
+	}
+	return a;
+}
+
+/* libdw's row for a, from .eh_frame, else .debug_frame; *from: where it
+ * truly starts.  NULL when neither has one. */
+static Dwarf_Frame *libdw_row(struct uw_file *f, uint64_t a, uint64_t *from)
+{
+	Dwarf_Frame *fr = NULL;
+	Dwarf_CFI *cfi = f->eh;
+	if (!cfi || dwarf_cfi_addrframe(cfi, a, &fr) != 0) {
+		fr = NULL;
+		file_dbg(f);	/* rarely needed */
+		cfi = f->dbg;
+		if (cfi && dwarf_cfi_addrframe(cfi, a, &fr) != 0)
+			fr = NULL;
+	}
+	if (fr) {
+		Dwarf_Addr s, e;
+		bool signal;
+		dwarf_frame_info(fr, &s, &e, &signal);
+		*from = s < a && e > a ? row_start(cfi, a, s, e) : s;
+	}
+	return fr;
+}
+
 /* The row holding ELF address a of file idx: from this run's lookups,
  * the cache's rows, else libdw (then kept).  *row SIZE_MAX: no CFI. */
 static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
@@ -282,15 +331,10 @@ static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
 		int ret = file_open(u, f);
 		if (ret)
 			return ret;
-		Dwarf_Frame *fr = NULL;
-		if (!f->eh || dwarf_cfi_addrframe(f->eh, a, &fr) != 0) {
-			fr = NULL;
-			file_dbg(f);	/* rarely needed */
-			if (f->dbg && dwarf_cfi_addrframe(f->dbg, a, &fr) != 0)
-				fr = NULL;
-		}
+		uint64_t from;
+		Dwarf_Frame *fr = libdw_row(f, a, &from);
 		if (fr) {
-			ret = cfr_add(&f->t, fr, &r);
+			ret = cfr_add(&f->t, fr, from, &r);
 			free(fr);
 			if (ret)
 				return ret;
@@ -419,6 +463,7 @@ static int step(struct uw_state *w, const struct cfr_table *t,
 		const struct cfr_row *r, const char **why)
 {
 	const struct cfr_op *op = t->ops + r->op0;
+	uint64_t sp = w->r[UW_RSP];	/* (always known) */
 	bool is_value;
 	if (r->kind[0] != CFR_EXPR || !eval(w, op, r->nops[0], &w->cfa, &is_value)) {
 		*why = "CFA rule not evaluable";
@@ -448,15 +493,29 @@ static int step(struct uw_state *w, const struct cfr_table *t,
 			continue;
 		}
 		uint64_t v;
-		if (!eval(w, ops, nops, &v, &is_value) ||
-		    (!is_value && !read_u64(w, v, &v))) {
+		if (!eval(w, ops, nops, &v, &is_value)) {
 			if (reg == UW_RIP || w->truncated) {
 				*why = "return address rule not evaluable";
 				return -1;
 			}
-			/* GCC's epilogues may put a saved register below
-			 * the new sp: unknown, as libdwfl makes it */
 			continue;
+		}
+		/* a save slot below sp: an epilogue restored the register
+		 * from it already (GCC's rules keep naming the slot after
+		 * its `pop`), so its value now is the caller's.  libdwfl
+		 * and perf make it unknown, and lose a caller whose CFA is
+		 * rbp-based. */
+		if (!is_value && reg != UW_RIP && v < sp && reg_value(w, reg, &v)) {
+			nr[reg] = v;
+			nk |= 1u << reg;
+			continue;
+		}
+		if (!is_value && !read_u64(w, v, &v)) {
+			if (reg == UW_RIP || w->truncated) {
+				*why = "return address rule not evaluable";
+				return -1;
+			}
+			continue;	/* below the copy: unknown */
 		}
 		nr[reg] = v;
 		nk |= 1u << reg;
