@@ -187,3 +187,12 @@ for m in recurse lib thread signal deep lib-records; do
 done
 $have_gdb && corpus+=("$E/exits.raw" "$E/fp.raw")
 coldwarm "the fixtures' corpus" "${corpus[@]}"
+
+# ---- a capture mostly truncated says which --stack-size to try ----
+"$STACKFOLD" -f folded -o /dev/null "$T/c-deep.raw" 2>"$T/deep.err"
+check "deep fixture (every copy cut at 8192 bytes): the --stack-size to try said" \
+	grep -qx "stackfold: 100% of samples truncated at 8192 bytes: try --stack-size 16384" "$T/deep.err"
+"$STACKFOLD" -q -f folded -o /dev/null "$T/c-deep.raw" 2>"$T/deep-q.err"
+check_eq "deep fixture, -q: not said" "" "$(cat "$T/deep-q.err")"
+"$STACKFOLD" -f folded -o /dev/null "$T/c-lib.raw" 2>"$T/lib.err"
+check "lib fixture (nothing truncated): not said" bash -c "! grep -q 'truncated at' '$T/lib.err'"
