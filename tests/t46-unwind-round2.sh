@@ -102,7 +102,8 @@ stops() {
 }
 have_gdb=false
 if command -v gdb >/dev/null && stops exits "$E/exits.raw" many_exits_restored many_exits_ret &&
-	stops fp "$E/fp.raw" leaf_fp_ret; then
+	stops fp "$E/fp.raw" leaf_fp_ret &&
+	python3 "$TOP/tests/tools/gdbcap.py" "$E/entry.raw" --starti 2 -- "$E/epi" fp >/dev/null; then
 	have_gdb=true
 elif [ "${CI:-}" = true ]; then
 	fail "exact stops" "gdb missing or failing (scripts/install-deps --test)"
@@ -133,7 +134,8 @@ stops() {
 }
 have_gdb=false
 if command -v gdb >/dev/null && stops exits "$E/exits.raw" many_exits_restored many_exits_ret &&
-	stops fp "$E/fp.raw" leaf_fp_ret; then
+	stops fp "$E/fp.raw" leaf_fp_ret &&
+	python3 "$TOP/tests/tools/gdbcap.py" "$E/entry.raw" --starti 2 -- "$E/epi" fp >/dev/null; then
 	have_gdb=true
 elif [ "${CI:-}" = true ]; then
 	fail "exact stops" "gdb missing or failing (scripts/install-deps --test)"
@@ -149,6 +151,15 @@ if $have_gdb; then
 		grep -Eq "${EPIMAIN}run_fp;caller_fp;leaf_fp [0-9]+$" "$E/fp.folded"
 	check_eq "leaf at ret after pop %rbp: every sample whole" \
 		"$(grep -c . "$E/fp.folded")" "$(grep -Ec "${EPIMAIN}run_fp;caller_fp;leaf_fp [0-9]+$" "$E/fp.folded")"
+fi
+
+# ---- ld.so's entry code has no CFI: the outermost frame ----
+# stopped in _dl_start, called from ld.so's _start (no FDE): the stack
+# ends there, whole, as the kernel began it
+if $have_gdb; then
+	"$STACKFOLD" -U -f folded -o "$E/entry.folded" --no-cache "$E/entry.raw" 2>/dev/null
+	check "ld.so's _start without CFI: the stack ends there, not in [unwind-error]" \
+		grep -Eq '^epi;ld-linux-x86-64\.so\.2\+0x[0-9a-f]+;_dl_start 1$' "$E/entry.folded"
 fi
 
 # ---- the CFI-row cache never changes an answer ----
@@ -185,7 +196,7 @@ for m in recurse lib thread signal deep lib-records; do
 	fixture "$m" "$F/elf" >"$T/c-$m.raw"
 	corpus+=("$T/c-$m.raw")
 done
-$have_gdb && corpus+=("$E/exits.raw" "$E/fp.raw")
+$have_gdb && corpus+=("$E/exits.raw" "$E/fp.raw" "$E/entry.raw")
 coldwarm "the fixtures' corpus" "${corpus[@]}"
 
 # ---- a capture mostly truncated says which --stack-size to try ----

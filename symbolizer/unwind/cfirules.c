@@ -11,7 +11,7 @@
 const int cfr_regs[CFR_NREGS] = { 3, 6, 12, 13, 14, 15, 16 };
 
 #define CFR_MAGIC "SFCFIRUL"
-#define CFR_VERSION 2		/* 1: rows as libdw reported them */
+#define CFR_VERSION 2		/* 1: rows as libdw reported them, no entry */
 /* bounds a blob must keep */
 #define CFR_MAX_SEGS 64
 #define CFR_MAX_ROWS (1u << 22)
@@ -20,6 +20,7 @@ const int cfr_regs[CFR_NREGS] = { 3, 6, 12, 13, 14, 15, 16 };
 struct disk_hdr {
 	char magic[8];
 	uint32_t version, nsegs, nrows, nops, crc, pad;
+	uint64_t entry;
 };
 
 struct disk_row {
@@ -37,7 +38,7 @@ struct disk_op {
 	uint8_t pad[7];
 };
 
-_Static_assert(sizeof(struct disk_hdr) == 32, "disk_hdr layout");
+_Static_assert(sizeof(struct disk_hdr) == 40, "disk_hdr layout");
 _Static_assert(sizeof(struct disk_row) == 40, "disk_row layout");
 _Static_assert(sizeof(struct disk_op) == 24, "disk_op layout");
 _Static_assert(sizeof(struct cfr_seg) == 24, "cfr_seg layout");
@@ -183,7 +184,8 @@ int cfr_encode(const struct cfr_table *t, unsigned char **blob, size_t *len)
 		return -ENOMEM;
 	}
 	struct disk_hdr h = { .version = CFR_VERSION, .nsegs = (uint32_t)t->nsegs,
-			      .nrows = (uint32_t)nrows, .nops = (uint32_t)nops };
+			      .nrows = (uint32_t)nrows, .nops = (uint32_t)nops,
+			      .entry = t->entry };
 	memcpy(h.magic, CFR_MAGIC, 8);
 	unsigned char *p = b + sizeof(h);
 	memcpy(p, t->segs, t->nsegs * sizeof(struct cfr_seg));
@@ -292,6 +294,7 @@ int cfr_decode(struct cfr_table *t, const unsigned char *blob, size_t len)
 	}
 	t->nrows = t->nsorted = h.nrows;
 	t->nops = h.nops;
+	t->entry = h.entry;
 	t->dirty = false;
 	return 0;
 }

@@ -11,7 +11,8 @@
  * file's PT_LOAD segments, so that a later run finds its rows there and
  * opens neither the file nor its CFI.
  *
- * Blob: header (magic, version, counts, CRC32 of the rest), segments,
+ * Blob: header (magic, version, counts, CRC32 of the rest, the file's
+ * entry point), segments,
  * rows sorted by address and not overlapping, operations in row order.
  * Every field is checked on load: a cache file is never trusted.
  *
@@ -57,6 +58,7 @@ struct cfr_table {
 	size_t nops, ocap;
 	struct cfr_seg *segs;
 	size_t nsegs;
+	uint64_t entry;		/* the ELF header's entry point, 0: none */
 	bool dirty;		/* rows added since the blob */
 };
 

@@ -122,6 +122,10 @@ static int load_segs(struct uw_file *f)
 	}
 	f->t.segs = segs;
 	f->t.nsegs = k;
+	GElf_Ehdr eh;
+	if (gelf_getehdr(f->elf, &eh) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN))
+		f->t.entry = eh.e_entry;
 	return 0;
 }
 
@@ -527,15 +531,39 @@ static int step(struct uw_state *w, const struct cfr_table *t,
 	return 0;
 }
 
+/* The code at a file's entry point without CFI (ld.so's _start: `mov
+ * %rsp,%rdi; call _dl_start`, then _dl_init, then a jump to the
+ * program's entry): how far past the entry a pc counts as in it. */
+#define UW_ENTRY_SPAN 128
+
+/* Is ELF address a, which has no CFI, in the code at the file's entry
+ * point, which has none either?  Then its frame is the outermost: the
+ * kernel entered the process there. */
+static int at_entry(struct unwinder *u, struct uw_file *f, uint32_t idx,
+		    uint64_t a, bool *yes)
+{
+	size_t r;
+	uint64_t e = f->t.entry;
+	*yes = false;
+	if (!e || a < e || a - e >= UW_ENTRY_SPAN)
+		return 0;
+	int ret = rules_at(u, f, idx, e, &r);
+	*yes = !ret && r == SIZE_MAX;
+	return ret;
+}
+
 /* The rules for pc (a return address when !exact: looked up at pc - 1,
- * inside the call); *signal: they are a signal frame's. */
+ * inside the call); *signal: they are a signal frame's.  *outermost: pc
+ * has none, and is in the code at an entry point that has none. */
 static int find_rules(struct unwinder *u, int pid, uint32_t image,
 		      uint64_t pc, bool exact, const struct uw_file **file,
-		      const struct cfr_row **row, const char **why)
+		      const struct cfr_row **row, bool *outermost,
+		      const char **why)
 {
 	struct sym_unwind_map m;
 	uint64_t look = exact ? pc : pc - 1, a;
 	*row = NULL;
+	*outermost = false;
 	int ret = sym_unwind_map(u->s, pid, image, look, &m);
 	if (ret) {
 		*why = ret == -ESRCH ? "no memory map of the process"
@@ -563,7 +591,7 @@ static int find_rules(struct unwinder *u, int pid, uint32_t image,
 		return ret;
 	if (r == SIZE_MAX) {
 		*why = f->failed ? "mapped file unreadable" : "no CFI for pc";
-		return 0;
+		return f->failed ? 0 : at_entry(u, f, idx, a, outermost);
 	}
 	*file = f;
 	*row = &f->t.rows[r];
@@ -587,9 +615,16 @@ int uw_unwind(struct unwinder *u, int pid, uint32_t image,
 		out->n++;
 		const struct uw_file *f;
 		const struct cfr_row *row;
-		int ret = find_rules(u, pid, image, pc, exact, &f, &row, &out->why);
+		bool outermost;
+		int ret = find_rules(u, pid, image, pc, exact, &f, &row,
+				     &outermost, &out->why);
 		if (ret)
 			return ret;
+		if (outermost) {
+			out->end = UW_COMPLETE;
+			out->why = NULL;
+			return 0;
+		}
 		if (!row)
 			return 0;
 		bool signal = row->signal;

@@ -8,7 +8,10 @@ sampling hits only by chance.
 
 usage: gdbcap.py OUT.raw [--stack-size N] [--stops N] --at LOC [--at LOC...]
                  -- PROG [ARGS...]
+       gdbcap.py OUT.raw --starti N -- PROG [ARGS...]
 LOC is a gdb location without the '*': an address or SYMBOL+OFFSET.
+--starti N: one sample, N instructions after the process's first (in
+ld.so: its entry code, then _dl_start).
 Writes the earlier per-sample records (#U, #W), which stackfold reads.
 """
 import json
@@ -30,7 +33,12 @@ for cmd in ("set pagination off", "set confirm off",
     gdb.execute(cmd)
 for loc in spec["at"]:
     gdb.execute("break *(" + loc + ")", to_string=True)
-gdb.execute("run", to_string=True)
+if spec["starti"] is not None:
+    gdb.execute("starti", to_string=True)
+    for _ in range(spec["starti"]):
+        gdb.execute("stepi", to_string=True)
+else:
+    gdb.execute("run", to_string=True)
 n = 0
 while n < spec["stops"]:
     inf = gdb.selected_inferior()
@@ -113,7 +121,7 @@ def main(argv):
         sys.exit(__doc__)
     dash = argv.index("--")
     opts, prog = argv[1:dash], argv[dash + 1:]
-    out, at, size, stops = opts[0], [], 8192, 64
+    out, at, size, stops, starti = opts[0], [], 8192, 64, None
     i = 1
     while i < len(opts):
         if opts[i] == "--at":
@@ -122,12 +130,14 @@ def main(argv):
             size = int(opts[i + 1])
         elif opts[i] == "--stops":
             stops = int(opts[i + 1])
+        elif opts[i] == "--starti":
+            starti, stops = int(opts[i + 1]), 1
         else:
             sys.exit("gdbcap: unknown option " + opts[i])
         i += 2
     with tempfile.TemporaryDirectory() as d:
         spec = {"json": os.path.join(d, "stops.json"), "at": at, "size": size,
-                "stops": stops, "regs": REGS}
+                "stops": stops, "regs": REGS, "starti": starti}
         script = os.path.join(d, "in_gdb.py")
         with open(script, "w") as f:
             f.write(INGDB)
