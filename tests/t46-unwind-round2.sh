@@ -246,7 +246,7 @@ done
 # remember_state and restore_state), unwound cold and warm
 bash -c 'x=0; s=; while :; do x=$((x + 1)); s=${s:0:200}$x; a=($s $x); done' &
 B=$!
-"$P" --call-graph dwarf -U -f folded -o "$T/bashloop" -p $B -d 8 >/dev/null 2>"$T/bashloop.err"
+"$P" --call-graph dwarf -F 499 -U -f folded -o "$T/bashloop" -p $B -d 8 >/dev/null 2>"$T/bashloop.err"
 kill $B; wait $B 2>/dev/null
 check "bash loop: captured ($(folded_total "$T/bashloop.folded") samples)" \
 	test "$(folded_total "$T/bashloop.folded")" -ge 50
