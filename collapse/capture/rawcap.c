@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "capture/protocol.h"
 #include "capture/rawcap.h"
@@ -13,7 +12,9 @@
 int rawcap_open(struct rawcap *rc, const char *path, struct sf_err *err)
 {
 	memset(rc, 0, sizeof(*rc));
-	int ret = atomic_open(&rc->f, path, err);
+	/* owner-only from its creation: its maps blocks (ASLR bases,
+	 * build-ids) come first, and stack copies may follow */
+	int ret = atomic_open_mode(&rc->f, path, 0600, err);
 	rc->open = ret == 0;
 	return ret;
 }
@@ -59,26 +60,11 @@ static void release_held(struct rawcap *rc, struct sym_session *ss)
  * the input): it goes out in order of arrival. */
 #define RAWCAP_HOLD_MAX (1u << 20)
 
-/* A stack copy and registers (--call-graph dwarf's maps, or "#W" words)
- * are user memory, which may hold secrets: the file becomes owner-only
- * (0600) before the first is written, as a core dump is. */
-static void make_private(struct rawcap *rc, const char *s, size_t len)
-{
-	if (rc->private || (!sf_starts(s, len, PROTOCOL_DWARF_WORDS) &&
-			    !sf_starts(s, len, PROTOCOL_DWARF_MAPS)))
-		return;
-	/* (a device or FIFO written straight to is not ours to change) */
-	if (rc->f.tmp)
-		fchmod(fileno(rc->f.fp), 0600);
-	rc->private = true;
-}
-
 void rawcap_line(struct rawcap *rc, struct sym_session *ss, const char *s,
 		 size_t len, bool whole)
 {
 	if (!rc->open)
 		return;
-	make_private(rc, s, len);
 	bool room = !sf_grow((void **)&rc->held, &rc->heldcap,
 			     rc->nheld + len + 1, 1);
 	if (room) {

@@ -35,10 +35,9 @@ struct rawcap {
 	size_t ndue, duecap;
 	bool split;		/* part of the open record went out already
 				 * (past 1 MiB): its snapshots go after it */
-	bool private;		/* made owner-only: it holds stack copies */
 };
 
-/* Open path for writing (atomic_open()).  0 or -errno with err filled. */
+/* Open path for writing (atomic_open_mode(), owner-only: 0600).  0 or -errno with err filled. */
 int rawcap_open(struct rawcap *rc, const char *path, struct sf_err *err);
 /* Add one line (without its newline).  whole: no record is open after
  * it (report_between_records()); then the snapshots due and the lines

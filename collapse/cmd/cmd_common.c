@@ -195,6 +195,27 @@ static void advise(const struct pf_counters *k)
 		      "other text)\n", stderr);
 }
 
+/* The share of samples whose copy the size bound cut, and the
+ * --stack-size to try, when that share is at least one in ten: a capture
+ * mostly [truncated] (big frames: sqlite3's) says how to unwind it. */
+#define STACK_SIZE_MAX 65528
+static void stack_size_hint(const struct pf_counters *k)
+{
+	if (!k->dwarf_samples || !k->dwarf_cut ||
+	    k->dwarf_cut * 10 < k->dwarf_samples)
+		return;
+	unsigned pct = (unsigned)(100 * k->dwarf_cut / k->dwarf_samples);
+	uint64_t at = k->dwarf_cut_bytes, next = at * 2;
+	if (next > STACK_SIZE_MAX)
+		next = STACK_SIZE_MAX;
+	if (at >= STACK_SIZE_MAX)
+		fprintf(stderr, "stackfold: %u%% of samples truncated at %" PRIu64
+			" bytes, the largest --stack-size\n", pct, at);
+	else
+		fprintf(stderr, "stackfold: %u%% of samples truncated at %" PRIu64
+			" bytes: try --stack-size %" PRIu64 "\n", pct, at, next);
+}
+
 void cmd_summary(struct report *r, const struct cli *c, const char *what)
 {
 	if (r->sym) {
@@ -217,8 +238,11 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	/* a filter (report) is quiet unless -v, as flamegraph.pl is; a
 	 * capture (record) says what it recorded, as perf record does,
 	 * unless -q; either says when samples were or may have been lost */
-	if ((c->record ? c->quiet : !c->verbose) && !lost && !k->maps_unsaved)
+	if ((c->record ? c->quiet : !c->verbose) && !lost && !k->maps_unsaved) {
+		if (!c->quiet)
+			stack_size_hint(k);
 		return;
+	}
 	/* --countname: the values are not always samples (off-CPU ns) */
 	/* a flame chart merges a stack with its neighbour only: one that
 	 * comes back is counted again, so its stacks are not "unique" */
@@ -239,6 +263,8 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 			k->dwarf_cfi_cached, k->dwarf_cfi_files);
 	if (lost)
 		advise(k);
+	if (!c->quiet)
+		stack_size_hint(k);
 }
 
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)

@@ -122,6 +122,11 @@ static int user_frames(struct dwarfin *d, const struct dw_sample *s,
 	int ret = 0;
 	if (r->end == UW_TRUNCATED) {
 		d->counters->dwarf_truncated++;
+		if (s->flags & DWREC_CUT) {
+			d->counters->dwarf_cut++;
+			if (s->stack_len > d->counters->dwarf_cut_bytes)
+				d->counters->dwarf_cut_bytes = s->stack_len;
+		}
 		ret = push_name(d, n, "[truncated]");
 	} else if (r->end == UW_ERROR) {
 		d->counters->dwarf_unwind_errors++;

@@ -131,6 +131,9 @@ struct pf_counters {
 	uint64_t dwarf_badregs;	/* no user registers (the capture's check) */
 	uint64_t dwarf_bad_lines;	/* malformed records */
 	uint64_t dwarf_truncated;	/* stack copy ended before the stack */
+	uint64_t dwarf_cut;	/* of those, copies the size bound cut (more
+				 * --stack-size would have unwound further) */
+	uint64_t dwarf_cut_bytes;	/* the largest such copy: the bound */
 	uint64_t dwarf_unwind_errors;	/* the unwinder could not go on */
 	uint64_t dwarf_cfi_files;	/* files read for their CFI */
 	uint64_t dwarf_cfi_cached;	/* files whose CFI rows the cache had */

@@ -328,6 +328,12 @@ static int open_at_end(struct atomic_file *af, char *real, struct stat *st,
 
 int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 {
+	return atomic_open_mode(af, path, 0777, err);
+}
+
+int atomic_open_mode(struct atomic_file *af, const char *path, mode_t most,
+		     struct sf_err *err)
+{
 	struct stat st;
 	memset(af, 0, sizeof(*af));
 	af->slot = -1;
@@ -369,7 +375,8 @@ int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err)
 		af_release(af);
 		return -e;
 	}
-	fchmod(fd, file_mode(exists ? &st : NULL));
+	/* (mkostemp made it 0600: never wider than most meanwhile) */
+	fchmod(fd, file_mode(exists ? &st : NULL) & most);
 	af->fp = fdopen(fd, "w");
 	if (!af->fp) {
 		e = errno;

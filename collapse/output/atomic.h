@@ -8,6 +8,7 @@
 #define SF_ATOMIC_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "base/util.h"
 
@@ -39,6 +40,10 @@ struct atomic_file {
  * permissions only when it was this user's, never set-id bits.  0, or
  * -errno with err filled ("cannot write '<path>': <reason>"). */
 int atomic_open(struct atomic_file *af, const char *path, struct sf_err *err);
+/* atomic_open(), the new file's permissions at most most (0600: a file
+ * of stack copies): the temporary has them from its creation on. */
+int atomic_open_mode(struct atomic_file *af, const char *path, mode_t most,
+		     struct sf_err *err);
 /* Remove every temporary file open now (async-signal-safe: for a handler
  * of a signal that ends the process).  The files stay open and owned. */
 void atomic_unlink_open(void);

@@ -22,6 +22,7 @@
 
 #include "base/untrusted.h"
 #include "elf/elfindex.h"
+#include "elf/elfread.h"
 #include "base/util.h"
 
 #define IDX_MAGIC "SFELFIDX"
@@ -414,15 +415,6 @@ bool debuglink_appeared(Elf *elf, const char *path, uint64_t since);
  * On success free(*bufp) after elf_end(). */
 Elf *debugdata_open(Elf *elf, void **bufp);
 
-/*
- * How to elf_begin() the file fd reads.  libelf maps files; a mapped
- * file that shrinks under the mapping (truncated by whoever may write it)
- * kills the reader with SIGBUS at its next touch of the lost pages.  A
- * file that only root can write is mapped (ELF_C_READ_MMAP_PRIVATE: the
- * fast path, the system's libraries); any other is read with pread into
- * memory (ELF_C_READ), so its truncation is a short read, an error.
- */
-Elf_Cmd elf_read_cmd(int fd);
 
 /* elfcompress.c: decompress the SHF_COMPRESSED (zlib, zstd) .debug_*
  * sections of elf in memory, on two threads (libelf < 0.189 cannot do

@@ -11,7 +11,7 @@
 const int cfr_regs[CFR_NREGS] = { 3, 6, 12, 13, 14, 15, 16 };
 
 #define CFR_MAGIC "SFCFIRUL"
-#define CFR_VERSION 1
+#define CFR_VERSION 2		/* 1: rows as libdw reported them, no entry */
 /* bounds a blob must keep */
 #define CFR_MAX_SEGS 64
 #define CFR_MAX_ROWS (1u << 22)
@@ -20,6 +20,7 @@ const int cfr_regs[CFR_NREGS] = { 3, 6, 12, 13, 14, 15, 16 };
 struct disk_hdr {
 	char magic[8];
 	uint32_t version, nsegs, nrows, nops, crc, pad;
+	uint64_t entry;
 };
 
 struct disk_row {
@@ -37,7 +38,7 @@ struct disk_op {
 	uint8_t pad[7];
 };
 
-_Static_assert(sizeof(struct disk_hdr) == 32, "disk_hdr layout");
+_Static_assert(sizeof(struct disk_hdr) == 40, "disk_hdr layout");
 _Static_assert(sizeof(struct disk_row) == 40, "disk_row layout");
 _Static_assert(sizeof(struct disk_op) == 24, "disk_op layout");
 _Static_assert(sizeof(struct cfr_seg) == 24, "cfr_seg layout");
@@ -69,7 +70,7 @@ static int put_expr(struct cfr_table *t, const Dwarf_Op *ops, size_t n,
 	return 0;
 }
 
-int cfr_add(struct cfr_table *t, Dwarf_Frame *fr, size_t *row)
+int cfr_add(struct cfr_table *t, Dwarf_Frame *fr, uint64_t from, size_t *row)
 {
 	if (sf_grow((void **)&t->rows, &t->rcap, t->nrows + 1, sizeof(*t->rows)))
 		return -ENOMEM;
@@ -77,8 +78,8 @@ int cfr_add(struct cfr_table *t, Dwarf_Frame *fr, size_t *row)
 	Dwarf_Addr start = 0, end = 0;
 	bool signal = false;
 	dwarf_frame_info(fr, &start, &end, &signal);
-	r.start = start;
-	r.end = end > start ? end : start + 1;
+	r.start = from > start ? from : start;
+	r.end = end > r.start ? end : r.start + 1;
 	r.signal = signal;
 	Dwarf_Op *ops, mem[3];
 	size_t nops;
@@ -154,11 +155,22 @@ int cfr_encode(const struct cfr_table *t, unsigned char **blob, size_t *len)
 	for (size_t i = 0; i < t->nrows; i++)
 		order[i] = &t->rows[i];
 	qsort(order, t->nrows, sizeof(*order), row_cmp);
+	/* a row overlapping the one kept before it keeps only its part
+	 * past that one: a row holds on any part of its range */
+	uint64_t *starts = malloc((t->nrows ? t->nrows : 1) * sizeof(*starts));
+	if (!starts) {
+		free(order);
+		return -ENOMEM;
+	}
 	size_t nrows = 0, nops = 0;
 	uint64_t last_end = 0;
 	for (size_t i = 0; i < t->nrows; i++) {
-		if (nrows && order[i]->start < last_end)
-			continue;	/* overlaps the row kept before it */
+		uint64_t start = order[i]->start;
+		if (nrows && start < last_end)
+			start = last_end;
+		if (start >= order[i]->end)
+			continue;	/* within the rows kept before it */
+		starts[nrows] = start;
 		order[nrows++] = order[i];
 		last_end = order[i]->end;
 		nops += row_ops(order[i]);
@@ -168,10 +180,12 @@ int cfr_encode(const struct cfr_table *t, unsigned char **blob, size_t *len)
 	unsigned char *b = calloc(1, n);
 	if (!b) {
 		free(order);
+		free(starts);
 		return -ENOMEM;
 	}
 	struct disk_hdr h = { .version = CFR_VERSION, .nsegs = (uint32_t)t->nsegs,
-			      .nrows = (uint32_t)nrows, .nops = (uint32_t)nops };
+			      .nrows = (uint32_t)nrows, .nops = (uint32_t)nops,
+			      .entry = t->entry };
 	memcpy(h.magic, CFR_MAGIC, 8);
 	unsigned char *p = b + sizeof(h);
 	memcpy(p, t->segs, t->nsegs * sizeof(struct cfr_seg));
@@ -180,7 +194,7 @@ int cfr_encode(const struct cfr_table *t, unsigned char **blob, size_t *len)
 	uint32_t op0 = 0;
 	for (size_t i = 0; i < nrows; i++) {
 		const struct cfr_row *r = order[i];
-		struct disk_row d = { .start = r->start, .end = r->end, .op0 = op0,
+		struct disk_row d = { .start = starts[i], .end = r->end, .op0 = op0,
 				      .signal = r->signal };
 		memcpy(d.kind, r->kind, sizeof(d.kind));
 		memcpy(d.nops, r->nops, sizeof(d.nops));
@@ -193,6 +207,7 @@ int cfr_encode(const struct cfr_table *t, unsigned char **blob, size_t *len)
 		}
 	}
 	free(order);
+	free(starts);
 	memcpy(b, &h, sizeof(h));
 	h.crc = blob_crc(b, n);
 	memcpy(b, &h, sizeof(h));
@@ -279,6 +294,7 @@ int cfr_decode(struct cfr_table *t, const unsigned char *blob, size_t len)
 	}
 	t->nrows = t->nsorted = h.nrows;
 	t->nops = h.nops;
+	t->entry = h.entry;
 	t->dirty = false;
 	return 0;
 }

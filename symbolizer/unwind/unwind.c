@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf/elfread.h"
 #include "elf/idxcache.h"
 #include "unwind/cfirules.h"
 #include "unwind/unwind.h"
@@ -121,11 +122,46 @@ static int load_segs(struct uw_file *f)
 	}
 	f->t.segs = segs;
 	f->t.nsegs = k;
+	GElf_Ehdr eh;
+	if (gelf_getehdr(f->elf, &eh) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN))
+		f->t.entry = eh.e_entry;
 	return 0;
 }
 
+/* Does elf have a .debug_frame section? */
+static bool has_debug_frame(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *n;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, ".debug_frame"))
+			return true;
+	return false;
+}
+
+/* The file's .debug_frame CFI (once; only when .eh_frame has no rules
+ * for a pc, or for a file read into memory, when it has the section). */
+static void file_dbg(struct uw_file *f)
+{
+	if (f->dbg_tried || !f->elf)
+		return;
+	f->dbg_tried = true;
+	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+	f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
+}
+
 /* Open the file's ELF and CFI (once); f->failed when it cannot be had and
- * no cached segments stand for it. */
+ * no cached segments stand for it.  The file is read as elfread.h says: a
+ * file another user may write is read into memory (what the CFI needs,
+ * now: its descriptor is not kept), never mapped, so that its truncation
+ * is a read error, not SIGBUS. */
 static int file_open(struct unwinder *u, struct uw_file *f)
 {
 	if (f->opened)
@@ -137,20 +173,25 @@ static int file_open(struct unwinder *u, struct uw_file *f)
 		return 0;
 	}
 	u->st.files++;
-	f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	/* the whole file is mapped: the descriptor is not needed any more */
+	Elf_Cmd cmd = elf_read_cmd(fd);
+	f->elf = elf_begin(fd, cmd, NULL);
+	int ret = 0;
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		f->failed = !f->t.nsegs;
+	} else if ((ret = load_segs(f))) {
+		f->failed = !f->t.nsegs;
+		ret = ret == -ENOMEM ? ret : 0;
+	} else {
+		f->eh = dwarf_getcfi_elf(f->elf);
+		if (cmd != ELF_C_READ_MMAP_PRIVATE && has_debug_frame(f->elf))
+			file_dbg(f);
+		f->dbg_tried |= cmd != ELF_C_READ_MMAP_PRIVATE;
+	}
+	/* mapped whole, or read: the descriptor is not needed any more */
 	if (f->elf)
 		elf_cntl(f->elf, ELF_C_FDDONE);
 	close(fd);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		f->failed = !f->t.nsegs;
-		return 0;
-	}
-	int ret = load_segs(f);
-	if (ret)
-		return ret == -ENOMEM ? ret : (f->failed = !f->t.nsegs, 0);
-	f->eh = dwarf_getcfi_elf(f->elf);
-	return 0;
+	return ret;
 }
 
 /* A file's rows from the cache, when it has a build-id and an entry: then
@@ -219,6 +260,55 @@ static bool file_vaddr(const struct uw_file *f, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
+/* The true start of the row libdw gave for a, [start, end).  Its end is
+ * right (the next row's start), its start not always: after
+ * DW_CFA_restore_state libdw reports the remembered row's start, and the
+ * rows between (an epilogue's) have other rules.  From start, each row's
+ * end is the next row's start, up to the row that ends at end: a's.  At
+ * most 64 rows; else (or on an error) a itself, which is always right. */
+static uint64_t row_start(Dwarf_CFI *cfi, uint64_t a, uint64_t start,
+			  uint64_t end)
+{
+	uint64_t x = start;
+	for (int i = 0; i < 64 && x < a; i++) {
+		Dwarf_Frame *fr;
+		Dwarf_Addr s, e;
+		bool signal;
+		if (dwarf_cfi_addrframe(cfi, x, &fr) != 0)
+			return a;
+		dwarf_frame_info(fr, &s, &e, &signal);
+		free(fr);
+		if (e >= end)
+			return x;
+		if (e <= x)
+			return a;
+		x = e;
+	}
+	return a;
+}
+
+/* libdw's row for a, from .eh_frame, else .debug_frame; *from: where it
+ * truly starts.  NULL when neither has one. */
+static Dwarf_Frame *libdw_row(struct uw_file *f, uint64_t a, uint64_t *from)
+{
+	Dwarf_Frame *fr = NULL;
+	Dwarf_CFI *cfi = f->eh;
+	if (!cfi || dwarf_cfi_addrframe(cfi, a, &fr) != 0) {
+		fr = NULL;
+		file_dbg(f);	/* rarely needed */
+		cfi = f->dbg;
+		if (cfi && dwarf_cfi_addrframe(cfi, a, &fr) != 0)
+			fr = NULL;
+	}
+	if (fr) {
+		Dwarf_Addr s, e;
+		bool signal;
+		dwarf_frame_info(fr, &s, &e, &signal);
+		*from = s < a && e > a ? row_start(cfi, a, s, e) : s;
+	}
+	return fr;
+}
+
 /* The row holding ELF address a of file idx: from this run's lookups,
  * the cache's rows, else libdw (then kept).  *row SIZE_MAX: no CFI. */
 static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
@@ -245,19 +335,10 @@ static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
 		int ret = file_open(u, f);
 		if (ret)
 			return ret;
-		Dwarf_Frame *fr = NULL;
-		if (!f->eh || dwarf_cfi_addrframe(f->eh, a, &fr) != 0) {
-			fr = NULL;
-			if (!f->dbg_tried && f->elf) {	/* rarely needed */
-				f->dbg_tried = true;
-				f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
-				f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
-			}
-			if (f->dbg && dwarf_cfi_addrframe(f->dbg, a, &fr) != 0)
-				fr = NULL;
-		}
+		uint64_t from;
+		Dwarf_Frame *fr = libdw_row(f, a, &from);
 		if (fr) {
-			ret = cfr_add(&f->t, fr, &r);
+			ret = cfr_add(&f->t, fr, from, &r);
 			free(fr);
 			if (ret)
 				return ret;
@@ -386,6 +467,7 @@ static int step(struct uw_state *w, const struct cfr_table *t,
 		const struct cfr_row *r, const char **why)
 {
 	const struct cfr_op *op = t->ops + r->op0;
+	uint64_t sp = w->r[UW_RSP];	/* (always known) */
 	bool is_value;
 	if (r->kind[0] != CFR_EXPR || !eval(w, op, r->nops[0], &w->cfa, &is_value)) {
 		*why = "CFA rule not evaluable";
@@ -415,15 +497,29 @@ static int step(struct uw_state *w, const struct cfr_table *t,
 			continue;
 		}
 		uint64_t v;
-		if (!eval(w, ops, nops, &v, &is_value) ||
-		    (!is_value && !read_u64(w, v, &v))) {
+		if (!eval(w, ops, nops, &v, &is_value)) {
 			if (reg == UW_RIP || w->truncated) {
 				*why = "return address rule not evaluable";
 				return -1;
 			}
-			/* GCC's epilogues may put a saved register below
-			 * the new sp: unknown, as libdwfl makes it */
 			continue;
+		}
+		/* a save slot below sp: an epilogue restored the register
+		 * from it already (GCC's rules keep naming the slot after
+		 * its `pop`), so its value now is the caller's.  libdwfl
+		 * and perf make it unknown, and lose a caller whose CFA is
+		 * rbp-based. */
+		if (!is_value && reg != UW_RIP && v < sp && reg_value(w, reg, &v)) {
+			nr[reg] = v;
+			nk |= 1u << reg;
+			continue;
+		}
+		if (!is_value && !read_u64(w, v, &v)) {
+			if (reg == UW_RIP || w->truncated) {
+				*why = "return address rule not evaluable";
+				return -1;
+			}
+			continue;	/* below the copy: unknown */
 		}
 		nr[reg] = v;
 		nk |= 1u << reg;
@@ -435,15 +531,39 @@ static int step(struct uw_state *w, const struct cfr_table *t,
 	return 0;
 }
 
+/* The code at a file's entry point without CFI (ld.so's _start: `mov
+ * %rsp,%rdi; call _dl_start`, then _dl_init, then a jump to the
+ * program's entry): how far past the entry a pc counts as in it. */
+#define UW_ENTRY_SPAN 128
+
+/* Is ELF address a, which has no CFI, in the code at the file's entry
+ * point, which has none either?  Then its frame is the outermost: the
+ * kernel entered the process there. */
+static int at_entry(struct unwinder *u, struct uw_file *f, uint32_t idx,
+		    uint64_t a, bool *yes)
+{
+	size_t r;
+	uint64_t e = f->t.entry;
+	*yes = false;
+	if (!e || a < e || a - e >= UW_ENTRY_SPAN)
+		return 0;
+	int ret = rules_at(u, f, idx, e, &r);
+	*yes = !ret && r == SIZE_MAX;
+	return ret;
+}
+
 /* The rules for pc (a return address when !exact: looked up at pc - 1,
- * inside the call); *signal: they are a signal frame's. */
+ * inside the call); *signal: they are a signal frame's.  *outermost: pc
+ * has none, and is in the code at an entry point that has none. */
 static int find_rules(struct unwinder *u, int pid, uint32_t image,
 		      uint64_t pc, bool exact, const struct uw_file **file,
-		      const struct cfr_row **row, const char **why)
+		      const struct cfr_row **row, bool *outermost,
+		      const char **why)
 {
 	struct sym_unwind_map m;
 	uint64_t look = exact ? pc : pc - 1, a;
 	*row = NULL;
+	*outermost = false;
 	int ret = sym_unwind_map(u->s, pid, image, look, &m);
 	if (ret) {
 		*why = ret == -ESRCH ? "no memory map of the process"
@@ -471,7 +591,7 @@ static int find_rules(struct unwinder *u, int pid, uint32_t image,
 		return ret;
 	if (r == SIZE_MAX) {
 		*why = f->failed ? "mapped file unreadable" : "no CFI for pc";
-		return 0;
+		return f->failed ? 0 : at_entry(u, f, idx, a, outermost);
 	}
 	*file = f;
 	*row = &f->t.rows[r];
@@ -495,9 +615,16 @@ int uw_unwind(struct unwinder *u, int pid, uint32_t image,
 		out->n++;
 		const struct uw_file *f;
 		const struct cfr_row *row;
-		int ret = find_rules(u, pid, image, pc, exact, &f, &row, &out->why);
+		bool outermost;
+		int ret = find_rules(u, pid, image, pc, exact, &f, &row,
+				     &outermost, &out->why);
 		if (ret)
 			return ret;
+		if (outermost) {
+			out->end = UW_COMPLETE;
+			out->why = NULL;
+			return 0;
+		}
 		if (!row)
 			return 0;
 		bool signal = row->signal;

@@ -13,8 +13,13 @@
  * saved context), over the stack copy only, so a stack is never read from
  * anything but what the capture took.
  *
+ * Files are read as elf/elfread.h says: mapped only when root alone can
+ * write them, else read into memory (a truncation is then an error, not
+ * SIGBUS).
+ *
  * A walk ends complete when the return address is undefined (_start,
- * clone) or zero; truncated when a rule reads at or above the copy's end
+ * clone) or zero, or at a pc without CFI in the code at its file's entry
+ * point when the entry has none either (ld.so's _start); truncated when a rule reads at or above the copy's end
  * (the stack went on past what was copied); in error when a pc has no
  * mapping, no file, no CFI, or a rule this evaluator does not take.  The
  * frames found before the end are exact either way: no frame is guessed.
