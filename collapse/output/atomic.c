@@ -358,7 +358,7 @@ int atomic_open_mode(struct atomic_file *af, const char *path, mode_t most,
 		return ret;
 	/* No signal between the file's creation and its slot: a SIGTERM
 	 * there left the file behind (1 run in 20 of t70's SIGTERM test).
-	 * mkostemp() creates with O_EXCL: a name planted meanwhile is not
+	 * tmp_create() creates with O_EXCL: a name planted meanwhile is not
 	 * opened, another is drawn. */
 	sigset_t all, old;
 	sigfillset(&all);
@@ -375,7 +375,7 @@ int atomic_open_mode(struct atomic_file *af, const char *path, mode_t most,
 		af_release(af);
 		return -e;
 	}
-	/* (mkostemp made it 0600: never wider than most meanwhile) */
+	/* (tmp_create() made it 0600: never wider than most meanwhile) */
 	fchmod(fd, file_mode(exists ? &st : NULL) & most);
 	af->fp = fdopen(fd, "w");
 	if (!af->fp) {
