@@ -229,7 +229,8 @@ for cg in fp dwarf; do
 	modes=()
 	while kill -0 $R 2>/dev/null; do
 		for f in "$T/live-$cg".raw.tmp.*; do
-			[ -e "$f" ] && modes+=("$(stat -c %a "$f" 2>/dev/null)")
+			# (renamed between the glob and the stat: nothing to see)
+			m=$(stat -c %a "$f" 2>/dev/null) && modes+=("$m")
 		done
 		sleep 0.005
 	done

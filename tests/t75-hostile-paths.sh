@@ -25,6 +25,19 @@ W=$T/w
 mkdir -m 1777 "$W"
 printf 'main;work 5\n' >in.folded
 for v in victim victim2 victim3; do echo secret >"$v"; chmod 600 "$v"; done
+# repeat_symbolize IN RUNS SECS: `symbolize --no-cache <IN` up to RUNS
+# times within SECS; sets runs, hung (its 20 s deadline passed) and killed
+# (ended by a signal)
+repeat_symbolize() {
+	local end=$((SECONDS + $3)) rc
+	runs=0 hung=0 killed=0
+	while [ $SECONDS -lt $end ] && [ $runs -lt "$2" ]; do
+		timeout 20 "$STACKFOLD" symbolize --no-cache <"$1" >/dev/null 2>rep.err
+		rc=$?
+		if [ $rc = 124 ]; then hung=$((hung + 1)); elif [ $rc -ge 128 ]; then killed=$((killed + 1)); fi
+		runs=$((runs + 1))
+	done
+}
 untouched() { [ "$(cat "$T/victim") $(cat "$T/victim2") $(cat "$T/victim3")" = "secret secret secret" ]; }
 
 # ---- -o through a directory component that is nobody's link ----
@@ -195,13 +208,7 @@ if gcc -O2 -o swap swap.c && (cd sw && gcc -O2 -g -gsplit-dwarf -o inl ../inl.c)
 	echo "$T/sw/inl $oaddr" >sw.in
 	"${NB[@]}" ./swap "$T/sw/inl.dwo" "$T/sw/fifo" 70 &
 	swp=$!
-	hung=0 runs=0
-	end=$((SECONDS + 60))
-	while [ $SECONDS -lt $end ] && [ $runs -lt 100 ]; do
-		timeout 5 "$STACKFOLD" symbolize --no-cache <sw.in >sw.out 2>sw.err
-		[ $? = 124 ] && hung=$((hung + 1))
-		runs=$((runs + 1))
-	done
+	repeat_symbolize sw.in 100 60
 	kill "$swp"; wait "$swp" 2>/dev/null
 	# (4ce9adb hung in 1 run of 17 to 30)
 	check ".dwo swapped with a FIFO in a loop: $runs runs, none hung ($hung did)" \
@@ -240,17 +247,10 @@ if (cd tr && "${NB[@]}" gcc -O2 -g -o a a.c && "${NB[@]}" gcc -O2 -g -o b b.c &&
 		[ $kind = dwo ] && f=$T/tr/s.dwo
 		"${NB[@]}" bash -c "end=\$((SECONDS + 90)); while [ \$SECONDS -lt \$end ]; do truncate -s 0 '$f'; cat '$f.real' >'$f'; done" 2>/dev/null &
 		tp=$!
-		bus=0 runs=0
-		end=$((SECONDS + 40))
-		while [ $SECONDS -lt $end ] && [ $runs -lt 60 ]; do
-			timeout 20 "$STACKFOLD" symbolize --no-cache <"tr-$kind.in" >/dev/null 2>tr-run.err
-			rc=$?
-			[ "$rc" -ge 128 ] && [ "$rc" != 124 ] && bus=$((bus + 1))
-			runs=$((runs + 1))
-		done
+		repeat_symbolize "tr-$kind.in" 60 40
 		kill "$tp"; wait "$tp" 2>/dev/null
-		check "$kind file truncated in a loop by its owner: $runs runs, none killed ($bus were)" \
-			test "$bus" = 0 -a "$runs" -ge 20
+		check "$kind file truncated in a loop by its owner: $runs runs, none killed ($killed were)" \
+			test "$killed" = 0 -a "$runs" -ge 20
 	done
 else
 	fail "build the truncation test (gcc, dwz as nobody)" "$(tail -3 tr.err)"
