@@ -419,6 +419,11 @@ int http_post(struct http_conn *c, const char *path_query,
 	if (rc == CURLE_ABORTED_BY_CALLBACK && !ans.over) {
 		ret = sf_err_set(err, ECANCELED, "%s:%u: abandoned: stopping",
 				 u->host, u->port);
+	} else if (rc == CURLE_SEND_FAIL_REWIND) {
+		ret = sf_err_set(err, EHOSTDOWN, "%s:%u: the connection closed "
+				 "before the answer (the request is not sent "
+				 "again: the retry looks up what the store "
+				 "holds)", u->host, u->port);
 	} else if (rc != CURLE_OK) {
 		ret = r->oom ? sf_err_set(err, ENOMEM, "out of memory")
 		      : ans.over ? answer_over(u, ans.max, err)
