@@ -78,17 +78,20 @@ static int ch_post(struct ch_store *s, const char *sql, const struct buf *body,
 }
 
 /* SQL as the POST body (queries that read); an answer past max bytes
- * (0: HTTP_ANSWER_MAX, a query's rows) fails. */
+ * (0: HTTP_ANSWER_MAX, a query's rows) fails.  query: a reader's
+ * (bounded by query_timeout_s), else the pusher's. */
 static int ch_select(struct ch_store *s, const struct buf *sql,
-		     struct buf *resp, size_t max, struct sf_err *err)
+		     struct buf *resp, size_t max, bool query,
+		     struct sf_err *err)
 {
 	if (sql->oom)
 		return sf_err_set(err, ENOMEM, "out of memory");
+	long tmo = query ? s->query_timeout_s : CH_TIMEOUT_S;
 	int ret = http_post(&s->conn, "/", "text/plain", sql->data, sql->len,
-			    resp, max, max ? CH_TIMEOUT_S : s->query_timeout_s, err);
-	if (ret == -ETIMEDOUT && !max)
+			    resp, max, tmo, err);
+	if (ret == -ETIMEDOUT && query)
 		sf_err_set(err, ETIMEDOUT, "%s:%u: no answer within %ld s",
-			   s->url->host, s->url->port, s->query_timeout_s);
+			   s->url->host, s->url->port, tmo);
 	return ret;
 }
 
@@ -114,7 +117,7 @@ static int ch_numbers(struct ch_store *s, const struct buf *sql, uint64_t *v,
 		      unsigned n, struct sf_err *err)
 {
 	struct buf resp = { 0 };
-	int ret = ch_select(s, sql, &resp, CH_NUMS_MAX, err);
+	int ret = ch_select(s, sql, &resp, CH_NUMS_MAX, false, err);
 	buf_add(&resp, "", 1);	/* strtoull stops there */
 	if (!ret && resp.oom)
 		ret = sf_err_set(err, ENOMEM, "out of memory");
@@ -531,7 +534,7 @@ int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
 		   "(SELECT stack_id, any(frames) AS frames FROM %s.stacks "
 		   "GROUP BY stack_id) USING stack_id FORMAT RowBinary",
 		   q->by_pid ? ", p" : "", db);
-	int ret = ch_select(s, &sql, &resp, 0, err);
+	int ret = ch_select(s, &sql, &resp, 0, true, err);
 	if (!ret)
 		ret = resp.oom ? sf_err_set(err, ENOMEM, "out of memory")
 			       : parse_rows(&resp, fn, ctx, missing, err);
@@ -554,7 +557,8 @@ int ch_query_windows(struct ch_store *s, const struct ch_query *q,
 	buf_printf(&sql, " FROM %s.windows", s->url->path);
 	where_windows(&sql, q);
 	buf_str(&sql, " GROUP BY window_id) FORMAT RowBinary");
-	int ret = ch_select(s, &sql, &resp, 0, err);
+	/* one row of 2 + WIN_NLOSS numbers */
+	int ret = ch_select(s, &sql, &resp, 8 * (2 + WIN_NLOSS), true, err);
 	struct rbread r = { (const unsigned char *)resp.data,
 			    (const unsigned char *)resp.data + resp.len };
 	if (!ret && (!rb_u64(&r, nwindows) || !rb_u64(&r, samples)))
