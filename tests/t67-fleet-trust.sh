@@ -169,8 +169,7 @@ check_eq "an IPv6 literal URL: delivered" 1 "$(sent "$T/v6")"
 long=$(printf 'v%.0s' {1..129})
 "$STACKFOLD" continuous -o "$T/hx" --push "$CH_URL" --label "k=$long" --check -- true 2>"$T/lx.err"
 check "a label value of 129 bytes: said too long" grep -q "value too long (129 bytes; at most 128)" "$T/lx.err"
-hang_server "$T/hang.port"
-cpids+=("$!")
+cpids+=("$(hang_server "$T/hang.port"; echo $!)")
 for ((i = 0; i < 100; i++)); do [ -s "$T/hang.port" ] && break; sleep 0.1; done
 t0=$(date +%s)
 "$STACKFOLD" query "clickhouse://127.0.0.1:$(cat "$T/hang.port")/stackfold" --from 1 --to 2 \
