@@ -219,11 +219,12 @@ static int journal_load(struct spool *s, struct target *t, struct u64map *sent)
 	return t->jfd < 0 ? -errno : 0;
 }
 
-/* The journal for appending, made when missing (not through a link). */
+/* The journal for appending, made when missing (not through a link, not
+ * blocking on a FIFO planted there). */
 static int journal_open_append(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-		      0666);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+		      O_NONBLOCK | O_CLOEXEC, 0666);
 	struct stat st;
 	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 			st.st_uid != geteuid())) {
@@ -352,7 +353,8 @@ static int labels_load(struct spool *s, const stem_t *all, size_t nall)
 		drop++;
 	if (!nall)
 		drop = s->nlr;
-	memmove(s->lr, s->lr + drop, (s->nlr - drop) * sizeof(*s->lr));
+	if (drop)
+		memmove(s->lr, s->lr + drop, (s->nlr - drop) * sizeof(*s->lr));
 	s->nlr -= drop;
 	snprintf(s->first_stem, STEM_MAX, "%s", nall ? all[nall - 1] : "-");
 	snprintf(s->last_stem, STEM_MAX, "%s", s->first_stem);
