@@ -1106,8 +1106,7 @@ static int setup(struct cont *x)
 	if ((rc = take_lock(x)) || (rc = hold_program(x)) || (rc = scan_dir(x)))
 		return rc;
 	log_removed(retention(x, false));	/* limits apply from the start */
-	if ((rc = push_cli_start(&x->o.push, x->o.dir, NULL, x->o.max_age,
-				 &x->spool)))
+	if ((rc = push_cli_start(&x->o.push, x->o.dir, NULL, &x->spool)))
 		return rc;
 	raise_nofile();
 	x->ss = sym_session_new(&x->o.so, &e);

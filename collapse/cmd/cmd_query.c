@@ -27,11 +27,15 @@
 #include "store/clickhouse.h"
 #include "store/labels.h"
 
+/* A query's whole answer: a day of ten hosts takes some 20 s. */
+#define QUERY_TIMEOUT_S 60
+
 struct qopts {
 	struct store_url url;
 	struct ch_query q;
 	const char *out, *meta, *auth, *cacert;
 	uint32_t pids[CLI_MAX_WATCH];
+	unsigned timeout_s;	/* --timeout */
 	struct labels labels;	/* --label: checked as the pusher's */
 };
 
@@ -43,10 +47,15 @@ static void usage(FILE *f)
 	      "                       [--label KEY=VALUE]...\n"
 	      "                       [--by-pid] [--push-auth FILE] [-o FILE]\n"
 	      "                       [--cacert FILE] [--meta FILE]\n"
+	      "                       [--timeout SECONDS]\n"
 	      "Folded stacks (comm first) of the windows that start in [--from,\n"
 	      "--to) (UTC seconds since the epoch), summed by ClickHouse.\n"
 	      "  --by-pid      a stack per process: comm-PID first\n"
-	      "  --label K=V   windows pushed with this label (repeatable: all)\n"
+	      "  --label K=V   windows pushed with this label (repeatable: each\n"
+	      "                key must match; one key given again: any of its\n"
+	      "                values, --label team=a --label team=b)\n"
+	      "  --timeout S   give up when the store has not answered in S\n"
+	      "                seconds (default 60)\n"
 	      "  --cacert FILE verify a clickhouses:// store against the CA\n"
 	      "                certificates of this PEM file only\n"
 	      "  --meta FILE   write \"windows=N samples=N KEY=N...\" (losses) there\n"
@@ -92,6 +101,7 @@ static int parse(struct qopts *o, int argc, char **argv)
 		{ "meta", required_argument, NULL, 'm' },
 		{ "by-pid", no_argument, NULL, 'P' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -99,6 +109,7 @@ static int parse(struct qopts *o, int argc, char **argv)
 	int opt, pids[CLI_MAX_WATCH], st;
 	struct sf_err e = { "" };
 	bool from = false, to = false;
+	uint64_t tmo;
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
@@ -117,12 +128,20 @@ static int parse(struct qopts *o, int argc, char **argv)
 		case 'm': o->meta = optarg; break;
 		case 'P': o->q.by_pid = true; break;
 		case 'l':
-			if (labels_add(&o->labels, optarg, &e)) {
+			if (labels_add_any(&o->labels, optarg, &e)) {
 				fprintf(stderr, "stackfold: query: --label: %s\n", e.msg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'o': o->out = optarg; break;
+		case 'T':
+			if (!parse_u64(optarg, &tmo) || !tmo || tmo > 86400) {
+				fprintf(stderr, "stackfold: query: bad --timeout "
+					"'%s' (1 to 86400 seconds)\n", optarg);
+				return EXIT_USAGE;
+			}
+			o->timeout_s = (unsigned)tmo;
+			break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: return cli_getopt_error(opt, argv, "query: ");
 		}
@@ -142,6 +161,11 @@ static int parse(struct qopts *o, int argc, char **argv)
 			"only clickhouse:// and clickhouses:// stores can be queried");
 		return EXIT_USAGE;
 	}
+	if (!o->url.tls && o->url.password[0])
+		fprintf(stderr, "stackfold: query: warning: %s: the password goes "
+			"over plain HTTP, to whatever listens on that port (use "
+			"clickhouses:// with --cacert, or a port only root can "
+			"bind; docs/security.md)\n", o->url.text);
 	return o->cacert ? parse_cacert(o) : -1;
 bad:
 	fprintf(stderr, "stackfold: query: bad time '%s' (seconds since the epoch)\n",
@@ -224,7 +248,7 @@ static int write_meta(const char *path, uint64_t nwin, uint64_t samples,
 
 int cmd_query(int argc, char **argv)
 {
-	struct qopts o = { 0 };
+	struct qopts o = { .timeout_s = QUERY_TIMEOUT_S };
 	int st = parse(&o, argc, argv);
 	if (st >= 0)
 		return st;
@@ -240,12 +264,15 @@ int cmd_query(int argc, char **argv)
 		fprintf(stderr, "stackfold: query: out of memory\n");
 		return EXIT_IO;
 	}
+	s.query_timeout_s = (long)o.timeout_s;
 	int ret = ch_query_windows(&s, &o.q, &nwin, &samples, loss, &e);
 	if (!ret && nwin)
 		ret = ch_query_stacks(&s, &o.q, add_row, &p, &missing, &e);
 	if (ret) {
-		fprintf(stderr, "stackfold: query: %s: %s\n", o.url.text,
-			ret == -ENOMEM && !e.msg[0] ? "out of memory" : e.msg);
+		fprintf(stderr, "stackfold: query: %s: %s%s%s\n", o.url.text,
+			ret == -EACCES ? "authentication failed: " : "",
+			ret == -ENOMEM && !e.msg[0] ? "out of memory" : e.msg,
+			ret == -ETIMEDOUT ? " (--timeout)" : "");
 		st = EXIT_IO;
 	} else if (!nwin) {
 		fprintf(stderr, "stackfold: query: no window in %s starts in the range\n",

@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	      "                         of it, its further stacks are counted in one\n"
 	      "                         [overflow] stack\n"
 	      "      --max-age DURATION remove windows older than this (s, m, h, d;\n"
-	      "                         default: no cap)\n"
+	      "                         default: no cap); local files only\n"
 	      "      --inline           inline frames and source lines from DWARF\n"
 	      "                         (default: symbol tables only; more memory)\n"
 	      "      --no-cache, --cache-dir DIR  (as for record)\n"
@@ -41,8 +41,12 @@ static void usage(FILE *out)
 	      "      --push-auth FILE   the stores' USER:PASSWORD (or PASSWORD)\n"
 	      "      --push-cacert FILE verify HTTPS stores against the CA\n"
 	      "                         certificates of this PEM file only\n"
-	      "      --label KEY=VALUE  a label on every window pushed (repeatable;\n"
-	      "                         VALUE: letters, digits, _ . -)\n"
+	      "      --label KEY=VALUE  a label on every window this run writes,\n"
+	      "                         sent with it (repeatable; VALUE: letters,\n"
+	      "                         digits, _ . -)\n"
+	      "      --push-max-age DURATION  delete this host's windows older\n"
+	      "                         than this from ClickHouse stores (whole\n"
+	      "                         days; other hosts' rows are never touched)\n"
 	      "  -q, --quiet            log only problems (default: one line a window)\n"
 	      "      --check            check the options and exit (0, or 1 with\n"
 	      "                         the usage error): nothing is run or written\n\n"
@@ -110,7 +114,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 
 enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXMEM, OPT_MAXAGE, OPT_NOCACHE,
        OPT_CACHEDIR, OPT_NODWARF, OPT_INLINE, OPT_WATCH, OPT_CHECK, OPT_HOST,
-       OPT_PUSH, OPT_PUSHAUTH, OPT_PUSHCA, OPT_LABEL };
+       OPT_PUSH, OPT_PUSHAUTH, OPT_PUSHCA, OPT_LABEL, OPT_PUSHAGE };
 
 static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, 'o' },
@@ -133,6 +137,7 @@ static const struct option long_opts[] = {
 	{ "push-auth", required_argument, NULL, OPT_PUSHAUTH },
 	{ "push-cacert", required_argument, NULL, OPT_PUSHCA },
 	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "push-max-age", required_argument, NULL, OPT_PUSHAGE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -171,11 +176,13 @@ static int parse_one(struct continuous_opts *o, int opt, char *arg)
 		return cli_parse_pids("--watch-pid", arg, o->watch_pids,
 				      &o->nwatch, CLI_MAX_WATCH);
 	case 'q': o->quiet = true; return -1;
-	case OPT_HOST: o->host = arg; return -1;
+	case OPT_HOST: o->host = arg; return push_cli_host(arg);
 	case OPT_PUSH: o->folded = true; return push_cli_add(&o->push, arg);
 	case OPT_PUSHAUTH: o->push.auth_file = arg; return -1;
 	case OPT_PUSHCA: o->push.cacert_file = arg; return -1;
 	case OPT_LABEL: return push_cli_label(&o->push, arg);
+	case OPT_PUSHAGE: return parse_duration(arg, &o->push.store_max_age) &&
+			o->push.store_max_age ? -1 : bad_arg("--push-max-age", arg);
 	case OPT_CHECK: o->check = true; return -1;
 	case 'h': usage(stdout); return EXIT_OK;
 	case 'V': cli_version(stdout); return EXIT_OK;

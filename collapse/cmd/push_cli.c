@@ -29,6 +29,16 @@ int push_cli_add(struct push_cli *p, char *url)
 	return -1;
 }
 
+int push_cli_host(const char *host)
+{
+	struct sf_err e = { "" };
+	if (store_host_check(host, &e)) {
+		fprintf(stderr, "stackfold: continuous: --host: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 int push_cli_label(struct push_cli *p, const char *kv)
 {
 	struct sf_err e = { "" };
@@ -69,6 +79,11 @@ int push_cli_finish(struct push_cli *p)
 			"(labels are a store's)\n");
 		return EXIT_USAGE;
 	}
+	if (p->store_max_age && !p->n) {
+		fprintf(stderr, "stackfold: continuous: --push-max-age needs "
+			"--push (it deletes from a store)\n");
+		return EXIT_USAGE;
+	}
 	if (p->cacert_file && push_cli_cacert(p))
 		return EXIT_USAGE;
 	for (unsigned i = 0; p->auth_file && i < p->n; i++)
@@ -76,6 +91,15 @@ int push_cli_finish(struct push_cli *p)
 		    store_url_auth_file(&p->urls[i], p->auth_file, &e)) {
 			fprintf(stderr, "stackfold: continuous: --push-auth: %s\n", e.msg);
 			return EXIT_USAGE;
+		}
+	for (unsigned i = 0; i < p->n; i++)
+		if (!p->urls[i].tls && p->urls[i].password[0]) {
+			fprintf(stderr, "stackfold: continuous: warning: %s: the "
+				"password goes over plain HTTP, to whatever "
+				"listens on that port (use clickhouses:// with "
+				"--push-cacert, or a port only root can bind; "
+				"docs/security.md)\n", p->urls[i].text);
+			break;	/* once */
 		}
 	return -1;
 }
@@ -87,13 +111,14 @@ static void push_log(void *ctx, const char *line)
 }
 
 int push_cli_start(const struct push_cli *p, const char *dir,
-		   const char *host, uint64_t max_age, struct spool **out)
+		   const char *host, struct spool **out)
 {
 	*out = NULL;
 	if (!p->n)
 		return 0;
 	struct sf_err e = { "" };
-	struct spool_opts o = { .dir = dir, .host = host, .max_age = max_age,
+	struct spool_opts o = { .dir = dir, .host = host,
+				.store_max_age = p->store_max_age,
 				.labels = p->labels.n ? p->labels.text : NULL,
 				.urls = p->urls, .nurls = p->n,
 				.log = push_log };

@@ -23,19 +23,25 @@ struct push_cli {
 	unsigned n;
 	const char *auth_file;
 	const char *cacert_file;	/* --push-cacert */
-	struct labels labels;	/* --label: on every window sent */
+	struct labels labels;	/* --label: on the windows this run writes */
+	uint64_t store_max_age;	/* --push-max-age, seconds; 0 none */
 };
 
 /* --push URL: -1 to go on, or EXIT_USAGE (said). */
 int push_cli_add(struct push_cli *p, char *url);
+/* --host NAME: stored as given or refused (store_host_check()).  -1 to
+ * go on, or EXIT_USAGE (said). */
+int push_cli_host(const char *host);
 /* --label KEY=VALUE: -1 to go on, or EXIT_USAGE (said). */
 int push_cli_label(struct push_cli *p, const char *kv);
 /* After the options: read --push-auth, check --push-cacert (it wants an
- * HTTPS target); --label wants a --push.  -1 or EXIT_USAGE (said). */
+ * HTTPS target); --label and --push-max-age want a --push.  A password
+ * for a plain HTTP target is warned about, once (anyone who can bind its
+ * port while the store is down receives it).  -1 or EXIT_USAGE (said). */
 int push_cli_finish(struct push_cli *p);
 /* Start delivering DIR's windows (none to do without --push: NULL, 0).
  * 0, or EXIT_IO (said). */
 int push_cli_start(const struct push_cli *p, const char *dir,
-		   const char *host, uint64_t max_age, struct spool **out);
+		   const char *host, struct spool **out);
 
 #endif

@@ -4,6 +4,7 @@
 #include "store/clickhouse.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 #define CH_TIMEOUT_S 30
 /* Old partitions are looked for this often (seconds). */
 #define CH_EXPIRE_EVERY 3600
+/* Attempts of one window found repeated on the way, before giving up. */
+#define CH_ATTEMPTS 3
 
 static const char *const schema_sql[] = {
 	"CREATE DATABASE IF NOT EXISTS %s",
@@ -43,9 +46,12 @@ static const char *const schema_sql[] = {
 int ch_store_init(struct ch_store *s, const struct store_url *u,
 		  uint64_t max_age)
 {
-	*s = (struct ch_store){ .url = u, .max_age = max_age };
+	*s = (struct ch_store){ .url = u, .max_age = max_age,
+				.query_timeout_s = CH_TIMEOUT_S * 4 };
 	s->known.valsz = 1;
-	return http_conn_init(&s->conn, u);
+	int ret = http_conn_init(&s->conn, u);
+	s->conn.need_header = "X-ClickHouse-";	/* every answer of its has one */
+	return ret;
 }
 
 void ch_store_release(struct ch_store *s)
@@ -56,7 +62,7 @@ void ch_store_release(struct ch_store *s)
 
 /* POST sql (as the query parameter) with body. */
 static int ch_post(struct ch_store *s, const char *sql, const struct buf *body,
-		   struct buf *resp, struct sf_err *err)
+		   struct sf_err *err)
 {
 	struct buf pq = { 0 };
 	buf_str(&pq, "/?query=");
@@ -65,20 +71,61 @@ static int ch_post(struct ch_store *s, const char *sql, const struct buf *body,
 	if (pq.oom)
 		return sf_err_set(err, ENOMEM, "out of memory");
 	int ret = http_post(&s->conn, pq.data, "application/octet-stream",
-			    body ? body->data : NULL, body ? body->len : 0, resp,
-			    CH_TIMEOUT_S, err);
+			    body ? body->data : NULL, body ? body->len : 0, NULL,
+			    0, CH_TIMEOUT_S, err);
 	buf_free(&pq);
 	return ret;
 }
 
-/* SQL as the POST body (queries that read). */
+/* SQL as the POST body (queries that read); an answer past max bytes
+ * (0: HTTP_ANSWER_MAX, a query's rows) fails.  query: a reader's
+ * (bounded by query_timeout_s), else the pusher's. */
 static int ch_select(struct ch_store *s, const struct buf *sql,
-		     struct buf *resp, struct sf_err *err)
+		     struct buf *resp, size_t max, bool query,
+		     struct sf_err *err)
 {
 	if (sql->oom)
 		return sf_err_set(err, ENOMEM, "out of memory");
-	return http_post(&s->conn, "/", "text/plain", sql->data, sql->len,
-			 resp, CH_TIMEOUT_S * 4, err);
+	long tmo = query ? s->query_timeout_s : CH_TIMEOUT_S;
+	int ret = http_post(&s->conn, "/", "text/plain", sql->data, sql->len,
+			    resp, max, tmo, err);
+	if (ret == -ETIMEDOUT && query)
+		sf_err_set(err, ETIMEDOUT, "%s:%u: no answer within %ld s",
+			   s->url->host, s->url->port, tmo);
+	return ret;
+}
+
+/* A few numbers of a "FORMAT TSV" answer (a count: a few bytes, and
+ * all digits): 0, or -EBADMSG when the answer is anything else. */
+#define CH_NUMS_MAX 256
+static bool tsv_numbers(const char *p, const char *end, uint64_t *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char *e;
+		if (p >= end || *p < '0' || *p > '9')
+			return false;
+		errno = 0;
+		v[i] = strtoull(p, &e, 10);
+		if (errno || e >= end || *e != (i + 1 < n ? '\t' : '\n'))
+			return false;
+		p = e + 1;
+	}
+	return p == end;
+}
+
+static int ch_numbers(struct ch_store *s, const struct buf *sql, uint64_t *v,
+		      unsigned n, struct sf_err *err)
+{
+	struct buf resp = { 0 };
+	int ret = ch_select(s, sql, &resp, CH_NUMS_MAX, false, err);
+	buf_add(&resp, "", 1);	/* strtoull stops there */
+	if (!ret && resp.oom)
+		ret = sf_err_set(err, ENOMEM, "out of memory");
+	else if (!ret && !tsv_numbers(resp.data, resp.data + resp.len - 1, v, n))
+		ret = sf_err_set(err, EBADMSG, "%s:%u: not a count: '%.40s'",
+				 s->url->host, s->url->port, resp.data);
+	buf_free(&resp);
+	return ret;
 }
 
 int ch_schema(struct ch_store *s, struct sf_err *err)
@@ -86,7 +133,7 @@ int ch_schema(struct ch_store *s, struct sf_err *err)
 	char sql[1024];
 	for (size_t i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
 		snprintf(sql, sizeof(sql), schema_sql[i], s->url->path);
-		int ret = ch_post(s, sql, NULL, NULL, err);
+		int ret = ch_post(s, sql, NULL, err);
 		if (ret)
 			return ret;
 	}
@@ -178,14 +225,38 @@ static void window_body(const struct store_window *w, uint64_t attempt,
 static int committed(struct ch_store *s, const struct store_window *w,
 		     bool *yes, struct sf_err *err)
 {
-	struct buf sql = { 0 }, resp = { 0 };
+	struct buf sql = { 0 };
+	uint64_t n = 0;
 	buf_printf(&sql, "SELECT count() FROM %s.windows WHERE window_id = %"
-		   PRIu64 " AND window_start = toDateTime(%" PRIu64 ")",
+		   PRIu64 " AND window_start = toDateTime(%" PRIu64 ") FORMAT TSV",
 		   s->url->path, w->id, (uint64_t)(w->start_ns / 1000000000U));
-	int ret = ch_select(s, &sql, &resp, err);
-	*yes = !ret && resp.len && resp.data[0] != '0';
+	int ret = ch_numbers(s, &sql, &n, 1, err);
+	*yes = !ret && n;
 	buf_free(&sql);
-	buf_free(&resp);
+	return ret;
+}
+
+/* The store holds attempt's samples of w exactly once (their rows and
+ * counts), before its windows row commits it: an INSERT repeated on the
+ * way (by a proxy, or a transport's resend) is never committed. */
+static int attempt_whole(struct ch_store *s, const struct store_window *w,
+			 uint64_t attempt, bool *whole, struct sf_err *err)
+{
+	struct buf sql = { 0 };
+	uint64_t v[2] = { 0, 0 };
+	buf_printf(&sql, "SELECT count(), sum(count) FROM %s.samples WHERE "
+		   "window_start = toDateTime(%" PRIu64 ") AND window_id = %"
+		   PRIu64 " AND attempt = %" PRIu64 " FORMAT TSV", s->url->path,
+		   (uint64_t)(w->start_ns / 1000000000U), w->id, attempt);
+	int ret = ch_numbers(s, &sql, v, 2, err);
+	*whole = !ret && v[0] == w->nstacks && v[1] == w->total;
+	if (!ret && !*whole)
+		sf_err_set(err, EAGAIN, "window %s: the store holds %" PRIu64
+			   " rows (%" PRIu64 " samples) of attempt %016" PRIx64
+			   ", %zu (%" PRIu64 ") were sent: not committed, sent "
+			   "again", w->stem, v[0], v[1], attempt, w->nstacks,
+			   w->total);
+	buf_free(&sql);
 	return ret;
 }
 
@@ -197,93 +268,11 @@ static int insert(struct ch_store *s, const char *table, const char *cols,
 	char sql[1024];
 	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s (%s) FORMAT RowBinary",
 		 s->url->path, table, cols);
-	int ret = ch_post(s, sql, body, NULL, err);
+	int ret = ch_post(s, sql, body, err);
 	if (!ret)
 		s->bytes += body->len;
 	return ret;
 }
-
-/* Drop the partitions (days) wholly past --max-age, at most hourly. */
-static void expire(struct ch_store *s)
-{
-	time_t now = time(NULL);
-	if (!s->max_age || now - s->expired_at < CH_EXPIRE_EVERY)
-		return;
-	s->expired_at = now;
-	struct sf_err e = { "" };
-	struct buf sql = { 0 }, resp = { 0 };
-	/* a day goes once its last second is older than max_age */
-	buf_printf(&sql, "SELECT DISTINCT table, partition FROM system.parts "
-		   "WHERE database = '%s' AND active AND table IN "
-		   "('stacks', 'samples', 'windows') AND partition <= "
-		   "toString(toDate(toDateTime(%" PRIu64 "))) FORMAT TSV",
-		   s->url->path, (uint64_t)now - s->max_age - (uint64_t)86400);
-	if (!ch_select(s, &sql, &resp, &e) && !resp.oom) {
-		buf_add(&resp, "", 1);
-		char *save = NULL;
-		for (char *l = strtok_r(resp.data, "\n", &save); l;
-		     l = strtok_r(NULL, "\n", &save)) {
-			char *tab = strchr(l, '\t'), q[512];
-			if (!tab)
-				continue;
-			*tab = 0;
-			snprintf(q, sizeof(q), "ALTER TABLE %s.%s DROP PARTITION '%s'",
-				 s->url->path, l, tab + 1);
-			ch_post(s, q, NULL, NULL, &e);
-		}
-	}
-	buf_free(&sql);
-	buf_free(&resp);
-}
-
-int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
-	       struct sf_err *err)
-{
-	int ret;
-	bool done = false;
-	if (!s->schema_ok && (ret = ch_schema(s, err)))
-		return ret;
-	if (retry && ((ret = committed(s, w, &done, err)) || done))
-		return ret;
-	uint64_t attempt;
-	if (getrandom(&attempt, sizeof(attempt), 0) != sizeof(attempt))
-		attempt = (uint64_t)time(NULL) ^ w->id;
-	struct buf stacks = { 0 }, rows = { 0 }, win = { 0 };
-	uint64_t *added = NULL;
-	size_t nadded = 0;
-	stacks_body(s, w, &stacks, &added, &nadded);
-	samples_body(w, attempt, &rows);
-	window_body(w, attempt, &win);
-	ret = 0;
-	if (nadded)
-		ret = insert(s, "stacks", "day, stack_id, frames", &stacks, err);
-	if (!ret && w->nstacks)
-		ret = insert(s, "samples", "window_start, host, window_id, attempt, "
-			     "stack_id, pid, tid, comm, labels, count", &rows, err);
-	if (!ret)
-		ret = insert(s, "windows", "window_id, attempt, window_start, "
-			     "start_ns, duration_ns, hz, host, kernel, stem, "
-			     "samples, map_dropped, over_total, stackid_errors, "
-			     "lost_events, map_full_warnings, captures_cut, "
-			     "unparsable_lines, incomplete_records, maps_unsaved, "
-			     "losses_unknown, labels", &win, err);
-	/* the stacks are in the store once their insert was acknowledged */
-	for (size_t i = 0; !ret && nadded && i < nadded; i++)
-		if (!u64map_slot(&s->known, added[i], &done))
-			break;
-	if (!ret) {
-		s->windows++;
-		s->rows += w->nstacks;
-		expire(s);
-	}
-	free(added);
-	buf_free(&stacks);
-	buf_free(&rows);
-	buf_free(&win);
-	return ret;
-}
-
-/* ---- queries ------------------------------------------------------------ */
 
 /* s as a ClickHouse string literal. */
 static void sql_str(struct buf *b, const char *s)
@@ -301,6 +290,147 @@ static void sql_str(struct buf *b, const char *s)
 	buf_add(b, "'", 1);
 }
 
+static void say(struct ch_store *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(struct ch_store *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (s->log)
+		s->log(s->log_ctx, line);
+}
+
+/* Store retention (--push-max-age): this host's windows and samples of
+ * the days wholly past max_age are deleted (ALTER TABLE ... DELETE WHERE
+ * host = ...: other hosts' rows are never touched), looked for at most
+ * hourly, and what goes is said first.  The stacks table is shared by
+ * every host: its old days are the store's to drop (docs/fleet.md). */
+static void expire(struct ch_store *s, const char *host)
+{
+	time_t now = time(NULL);
+	if (!s->max_age || now - s->expired_at < CH_EXPIRE_EVERY)
+		return;
+	s->expired_at = now;
+	uint64_t cut = ((uint64_t)now - s->max_age) / 86400 * 86400;
+	const char *db = s->url->path;
+	struct sf_err e = { "" };
+	struct buf where = { 0 }, sql = { 0 };
+	uint64_t v[2] = { 0, 0 }, rows = 0;
+	buf_str(&where, " WHERE host = ");
+	sql_str(&where, host);
+	buf_printf(&where, " AND window_start < toDateTime(%" PRIu64 ")", cut);
+	buf_add(&where, "", 1);
+	buf_printf(&sql, "SELECT count(), uniqExact(window_id) FROM %s.windows%s "
+		   "FORMAT TSV", db, where.data);
+	int ret = where.oom ? -ENOMEM : ch_numbers(s, &sql, v, 2, &e);
+	buf_free(&sql);
+	buf_printf(&sql, "SELECT count() FROM %s.samples%s FORMAT TSV", db, where.data);
+	if (!ret)
+		ret = ch_numbers(s, &sql, &rows, 1, &e);
+	if (!ret && (v[0] || rows)) {
+		char day[32];
+		time_t t = (time_t)cut;
+		struct tm tm;
+		strftime(day, sizeof(day), "%Y-%m-%d", gmtime_r(&t, &tm));
+		say(s, "push %s: store retention (--push-max-age): deleting host "
+		    "'%s''s %" PRIu64 " window%s (%" PRIu64 " sample rows) from "
+		    "before %s UTC", s->url->text, host, v[1], v[1] == 1 ? "" : "s",
+		    rows, day);
+		for (int i = 0; !ret && i < 2; i++) {
+			buf_free(&sql);
+			buf_printf(&sql, "ALTER TABLE %s.%s DELETE%s", db,
+				   i ? "windows" : "samples", where.data);
+			buf_add(&sql, "", 1);
+			ret = sql.oom ? -ENOMEM : ch_post(s, sql.data, NULL, &e);
+		}
+	}
+	if (ret)
+		say(s, "push %s: store retention: %s", s->url->text,
+		    e.msg[0] ? e.msg : strerror(-ret));
+	buf_free(&where);
+	buf_free(&sql);
+}
+
+/* One attempt: the stacks, the samples, checked whole, and the windows
+ * row that commits them, checked there. */
+static int deliver_attempt(struct ch_store *s, const struct store_window *w,
+			   uint64_t attempt, struct sf_err *err)
+{
+	struct buf stacks = { 0 }, rows = { 0 }, win = { 0 };
+	uint64_t *added = NULL;
+	size_t nadded = 0;
+	bool yes = true;
+	stacks_body(s, w, &stacks, &added, &nadded);
+	samples_body(w, attempt, &rows);
+	window_body(w, attempt, &win);
+	int ret = 0;
+	if (nadded)
+		ret = insert(s, "stacks", "day, stack_id, frames", &stacks, err);
+	if (!ret && w->nstacks)
+		ret = insert(s, "samples", "window_start, host, window_id, attempt, "
+			     "stack_id, pid, tid, comm, labels, count", &rows, err);
+	if (!ret && w->nstacks && !(ret = attempt_whole(s, w, attempt, &yes, err)) &&
+	    !yes)
+		ret = -EAGAIN;
+	if (!ret)
+		ret = insert(s, "windows", "window_id, attempt, window_start, "
+			     "start_ns, duration_ns, hz, host, kernel, stem, "
+			     "samples, map_dropped, over_total, stackid_errors, "
+			     "lost_events, map_full_warnings, captures_cut, "
+			     "unparsable_lines, incomplete_records, maps_unsaved, "
+			     "losses_unknown, labels", &win, err);
+	if (!ret && !(ret = committed(s, w, &yes, err)) && !yes)
+		ret = sf_err_set(err, EIO, "window %s: no windows row in the store "
+				 "after its INSERT", w->stem);
+	/* the stacks are in the store once their insert was acknowledged */
+	for (size_t i = 0; !ret && nadded && i < nadded; i++)
+		if (!u64map_slot(&s->known, added[i], &yes))
+			break;
+	free(added);
+	buf_free(&stacks);
+	buf_free(&rows);
+	buf_free(&win);
+	return ret;
+}
+
+/* A new attempt id: random (two pushers, or two runs, never share one). */
+static uint64_t new_attempt(const struct store_window *w)
+{
+	uint64_t attempt;
+	if (getrandom(&attempt, sizeof(attempt), 0) != sizeof(attempt))
+		attempt = sf_clock_ns(CLOCK_MONOTONIC) ^ w->id;
+	return attempt;
+}
+
+int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
+	       struct sf_err *err)
+{
+	int ret;
+	bool done = false;
+	if (!s->schema_ok && (ret = ch_schema(s, err)))
+		return ret;
+	if (retry && ((ret = committed(s, w, &done, err)) || done))
+		return ret;
+	/* an attempt found repeated is left uncommitted: a fresh one */
+	for (int i = 0; i < CH_ATTEMPTS; i++) {
+		ret = deliver_attempt(s, w, new_attempt(w), err);
+		if (ret != -EAGAIN)
+			break;
+		say(s, "push %s: %s", s->url->text, err->msg);
+	}
+	if (!ret) {
+		s->windows++;
+		s->rows += w->nstacks;
+		expire(s, w->host);
+	}
+	return ret;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
 /* The windows' WHERE: time range and host. */
 static void where_windows(struct buf *b, const struct ch_query *q)
 {
@@ -310,10 +440,18 @@ static void where_windows(struct buf *b, const struct ch_query *q)
 		buf_str(b, " AND host = ");
 		sql_str(b, q->host);
 	}
-	for (unsigned i = 0; q->labels && i < q->labels->n; i++) {	/* each, whole */
-		buf_str(b, " AND has(splitByChar(',', labels), ");
-		sql_str(b, q->labels->kv[i]);
+	/* each key's, whole: one of its values (sorted: they are adjacent) */
+	for (unsigned i = 0; q->labels && i < q->labels->n; i++) {
+		const char *kv = q->labels->kv[i], *prev = i ? q->labels->kv[i - 1] : "";
+		size_t kl = strcspn(kv, "=");
+		bool same = i && strcspn(prev, "=") == kl && !memcmp(prev, kv, kl);
+		buf_str(b, same ? " OR " : " AND (");
+		buf_str(b, "has(splitByChar(',', labels), ");
+		sql_str(b, kv);
 		buf_str(b, ")");
+		const char *next = i + 1 < q->labels->n ? q->labels->kv[i + 1] : "";
+		if (!(strcspn(next, "=") == kl && !memcmp(next, kv, kl)))
+			buf_str(b, ")");
 	}
 }
 
@@ -396,7 +534,7 @@ int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
 		   "(SELECT stack_id, any(frames) AS frames FROM %s.stacks "
 		   "GROUP BY stack_id) USING stack_id FORMAT RowBinary",
 		   q->by_pid ? ", p" : "", db);
-	int ret = ch_select(s, &sql, &resp, err);
+	int ret = ch_select(s, &sql, &resp, 0, true, err);
 	if (!ret)
 		ret = resp.oom ? sf_err_set(err, ENOMEM, "out of memory")
 			       : parse_rows(&resp, fn, ctx, missing, err);
@@ -419,7 +557,8 @@ int ch_query_windows(struct ch_store *s, const struct ch_query *q,
 	buf_printf(&sql, " FROM %s.windows", s->url->path);
 	where_windows(&sql, q);
 	buf_str(&sql, " GROUP BY window_id) FORMAT RowBinary");
-	int ret = ch_select(s, &sql, &resp, err);
+	/* one row of 2 + WIN_NLOSS numbers */
+	int ret = ch_select(s, &sql, &resp, 8 * (2 + WIN_NLOSS), true, err);
 	struct rbread r = { (const unsigned char *)resp.data,
 			    (const unsigned char *)resp.data + resp.len };
 	if (!ret && (!rb_u64(&r, nwindows) || !rb_u64(&r, samples)))

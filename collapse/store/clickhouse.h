@@ -14,11 +14,15 @@
  *
  * Nothing twice: a window's samples go in one INSERT (one part: all or
  * nothing), tagged with a random attempt id; its windows row, inserted
- * after the samples were acknowledged, commits that attempt.  Readers
- * count, per window_id, the samples of one committed attempt (the
- * smallest), so an insert retried after a lost answer, or after a crash
- * before the spool's journal said "delivered", never counts twice, and
- * samples of an attempt that never committed never count.
+ * after the samples were acknowledged and found in the store exactly once
+ * (their rows and counts: an INSERT that something on the way repeated is
+ * left uncommitted, and a fresh attempt sent), commits that attempt; the
+ * windows row is then looked up.  Readers count, per window_id, the
+ * samples of one committed attempt (the smallest), so an insert retried
+ * after a lost answer, or after a crash before the spool's journal said
+ * "delivered", never counts twice, and samples of an attempt that never
+ * committed never count.  Every answer must carry ClickHouse's
+ * X-ClickHouse-* headers: another server's 200 delivers nothing.
  *
  * Nothing here prints; errors are negative errno values with a text.
  */
@@ -37,26 +41,35 @@ struct ch_store {
 	struct http_conn conn;
 	const struct store_url *url;	/* not owned */
 	bool schema_ok;		/* tables created (or found) */
-	uint64_t max_age;	/* seconds; partitions past it are dropped */
+	uint64_t max_age;	/* seconds (--push-max-age; 0 none): the days
+				 * past it of the hosts delivered are deleted */
+	long query_timeout_s;	/* bounds a query's answer (ch_query_*) */
+	/* Lines about what the store did (a deletion, an attempt sent again),
+	 * no '\n'; NULL: not said */
+	void (*log)(void *ctx, const char *line);
+	void *log_ctx;
 	time_t expired_at;	/* last look for old partitions */
 	struct u64map known;	/* stack ids sent on known_day */
 	uint32_t known_day;
 	uint64_t windows, rows, bytes;	/* delivered so far */
 };
 
+/* max_age: store retention, --push-max-age (0: none). */
 int ch_store_init(struct ch_store *s, const struct store_url *u,
 		  uint64_t max_age);
 void ch_store_release(struct ch_store *s);
 /* Create the database and tables when missing.  0 or negative errno. */
 int ch_schema(struct ch_store *s, struct sf_err *err);
 /* Deliver one window.  retry: an earlier attempt of it may have reached
- * the store (it is looked up first).  0 when the store holds it. */
+ * the store (it is looked up first).  0 when the store holds it; else as
+ * http_post() (-EACCES: authentication failed), -EBADMSG an answer that
+ * is no count, -EAGAIN every attempt was found repeated. */
 int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
 	       struct sf_err *err);
 
 /* A flame-graph query: the windows starting in [from, to) (UTC seconds),
  * of one host or all (NULL), one comm or all, some pids or all, carrying
- * every one of labels (NULL or none: any labels). */
+ * for each key of labels one of its values (NULL or none: any labels). */
 struct ch_query {
 	uint64_t from, to;
 	const char *host, *comm;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/untrusted.h"
@@ -55,9 +57,14 @@ static int parse_userinfo(const char *s, const char **rest, struct store_url *u)
 	return 0;
 }
 
+/* HOST[:PORT]: a name or IPv4 address up to ':' or '/', or an IPv6
+ * literal in brackets (kept with them: the URL libcurl gets wants them). */
 static int parse_hostport(const char *s, const char **rest, struct store_url *u)
 {
-	size_t n = strcspn(s, ":/");
+	size_t n = s[0] == '[' ? strcspn(s, "]/") + 1 : strcspn(s, ":/");
+	if (s[0] == '[' && (s[n - 1] != ']' || n < 4 ||
+			    strspn(s + 1, "0123456789abcdefABCDEF:.") != n - 2))
+		return -EINVAL;
 	if (!n || n >= sizeof(u->host))
 		return -EINVAL;
 	memcpy(u->host, s, n);
@@ -205,6 +212,9 @@ struct answer {
 	struct buf *b;
 	size_t got, max;
 	bool over;
+	const char *need_header;	/* prefix looked for */
+	bool has_header;
+	const uint64_t *abort_at_ns;
 };
 
 static size_t on_data(char *p, size_t size, size_t n, void *ctx)
@@ -217,6 +227,52 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 	a->got += size * n;
 	buf_add(a->b, p, size * n);
 	return a->b->oom ? 0 : size * n;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ctx)
+{
+	struct answer *a = ctx;
+	size_t len = size * n, k = a->need_header ? strlen(a->need_header) : 0;
+	if (k && len >= k && !strncasecmp(p, a->need_header, k))
+		a->has_header = true;
+	return len;
+}
+
+/* libcurl calls it about once a second at least, even while nothing
+ * moves: nonzero abandons the request. */
+static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut,
+		       curl_off_t un)
+{
+	(void)dt, (void)dn, (void)ut, (void)un;
+	struct answer *a = ctx;
+	uint64_t at = __atomic_load_n(a->abort_at_ns, __ATOMIC_ACQUIRE);
+	return at && sf_clock_ns(CLOCK_MONOTONIC) >= at;
+}
+
+/* The request body, read by libcurl; never rewound once sent: libcurl
+ * resends a request on a fresh connection when a reused one died before
+ * its answer, and the store may have committed the first (an INSERT
+ * counted twice).  Refusing the rewind makes that a failed request. */
+struct body {
+	const char *p;
+	size_t len, off;
+};
+
+static size_t on_read(char *p, size_t size, size_t n, void *ctx)
+{
+	struct body *b = ctx;
+	size_t k = size * n < b->len - b->off ? size * n : b->len - b->off;
+	memcpy(p, b->p + b->off, k);
+	b->off += k;
+	return k;
+}
+
+static int on_seek(void *ctx, curl_off_t off, int origin)
+{
+	struct body *b = ctx;
+	if (origin != SEEK_SET || off != 0 || b->off)
+		return CURL_SEEKFUNC_CANTSEEK;
+	return CURL_SEEKFUNC_OK;	/* nothing sent yet: nothing to undo */
 }
 
 void http_urlencode(struct buf *b, const char *s, size_t n)
@@ -241,6 +297,7 @@ static int curl_errno(CURLcode rc)
 	case CURLE_OPERATION_TIMEDOUT: return -ETIMEDOUT;
 	case CURLE_OUT_OF_MEMORY: return -ENOMEM;
 	case CURLE_COULDNT_CONNECT: return -ECONNREFUSED;
+	case CURLE_ABORTED_BY_CALLBACK: return -ECANCELED;
 	default: return -EHOSTDOWN;
 	}
 }
@@ -268,9 +325,40 @@ static void set_tls(CURL *h, const struct store_url *u)
 	}
 }
 
+/* The answer's status as a return value (err filled). */
+static int check_status(struct http_conn *c, const struct answer *ans,
+			const struct buf *r, size_t r0, struct sf_err *err)
+{
+	char line[320];
+	struct buf tail = { .data = r->data ? r->data + r0 : NULL,
+			    .len = r->len - r0 };
+	first_line(&tail, line, sizeof(line));
+	if (c->status == 401 || c->status == 403)
+		return sf_err_set(err, EACCES, "HTTP %ld: %s", c->status, line);
+	if (c->status < 200 || c->status > 299)
+		return sf_err_set(err, EIO, "HTTP %ld: %s", c->status, line);
+	if (ans->need_header && !ans->has_header)
+		return sf_err_set(err, EPROTO, "HTTP %ld without %s* headers: "
+				  "not the store's answer (another server on "
+				  "its port?)", c->status, ans->need_header);
+	return 0;
+}
+
+static const uint64_t never;
+
+static int answer_over(const struct store_url *u, size_t max, struct sf_err *err)
+{
+	if (max & 1023)
+		return sf_err_set(err, EFBIG, "%s:%u: answer larger than %zu "
+				  "bytes", u->host, u->port, max);
+	return sf_err_set(err, EFBIG, "%s:%u: answer larger than %zu KiB",
+			  u->host, u->port, max >> 10);
+}
+
 int http_post(struct http_conn *c, const char *path_query,
 	      const char *content_type, const void *body, size_t len,
-	      struct buf *resp, long timeout_s, struct sf_err *err)
+	      struct buf *resp, size_t resp_max, long timeout_s,
+	      struct sf_err *err)
 {
 	CURL *h = c->curl;
 	const struct store_url *u = c->url;
@@ -278,7 +366,11 @@ int http_post(struct http_conn *c, const char *path_query,
 	struct buf url = { 0 }, own = { 0 };
 	struct buf *r = resp ? resp : &own;
 	size_t r0 = r->len;
-	struct answer ans = { .b = r, .max = resp ? HTTP_ANSWER_MAX : HTTP_NOBODY_MAX };
+	struct answer ans = { .b = r, .max = resp_max ? resp_max : resp
+			      ? HTTP_ANSWER_MAX : HTTP_NOBODY_MAX,
+			      .need_header = c->need_header,
+			      .abort_at_ns = c->abort_at_ns ? c->abort_at_ns : &never };
+	struct body rb = { .p = body, .len = len };
 	buf_printf(&url, "%s://%s:%u%s", u->tls ? "https" : "http", u->host,
 		   u->port, path_query);
 	buf_add(&url, "", 1);
@@ -294,11 +386,19 @@ int http_post(struct http_conn *c, const char *path_query,
 	api->easy_reset(h);
 	api->easy_setopt(h, CURLOPT_URL, url.data);
 	api->easy_setopt(h, CURLOPT_POST, 1L);
-	api->easy_setopt(h, CURLOPT_POSTFIELDS, len ? body : "");
+	api->easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	api->easy_setopt(h, CURLOPT_READDATA, &rb);
+	api->easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
+	api->easy_setopt(h, CURLOPT_SEEKDATA, &rb);
 	api->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	api->easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
 	api->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
 	api->easy_setopt(h, CURLOPT_WRITEDATA, &ans);
+	api->easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	api->easy_setopt(h, CURLOPT_HEADERDATA, &ans);
+	api->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	api->easy_setopt(h, CURLOPT_XFERINFODATA, &ans);
+	api->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	api->easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
 	api->easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
 	api->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);	/* threads */
@@ -316,22 +416,23 @@ int http_post(struct http_conn *c, const char *path_query,
 	buf_free(&url);
 	c->status = 0;
 	int ret = 0;
-	if (rc != CURLE_OK) {
+	if (rc == CURLE_ABORTED_BY_CALLBACK && !ans.over) {
+		ret = sf_err_set(err, ECANCELED, "%s:%u: abandoned: stopping",
+				 u->host, u->port);
+	} else if (rc == CURLE_SEND_FAIL_REWIND) {
+		ret = sf_err_set(err, EHOSTDOWN, "%s:%u: the connection closed "
+				 "before the answer (the request is not sent "
+				 "again: the retry looks up what the store "
+				 "holds)", u->host, u->port);
+	} else if (rc != CURLE_OK) {
 		ret = r->oom ? sf_err_set(err, ENOMEM, "out of memory")
-		      : ans.over ? sf_err_set(err, EFBIG, "%s:%u: answer larger than "
-					      "%zu KiB", u->host, u->port, ans.max >> 10)
+		      : ans.over ? answer_over(u, ans.max, err)
 			     : sf_err_set(err, -curl_errno(rc), "%s:%u: %s", u->host,
 					  u->port, why[0] ? why : api->easy_strerror(rc));
 	} else {
 		api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status);
 		c->sent_bytes += len;
-		if (c->status < 200 || c->status > 299) {
-			char line[320];
-			struct buf tail = { .data = r->data ? r->data + r0 : NULL,
-					    .len = r->len - r0 };
-			first_line(&tail, line, sizeof(line));
-			ret = sf_err_set(err, EIO, "HTTP %ld: %s", c->status, line);
-		}
+		ret = check_status(c, &ans, r, r0, err);
 	}
 	buf_free(&own);
 	return ret;

@@ -4,6 +4,7 @@
  * A store URL names the kind of store, where it listens and what to write
  * to:
  *   clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE   (HTTP, port 8123)
+ * HOST is a name, an IPv4 address or an IPv6 literal in brackets ([::1]).
  *   clickhouses://...                                     (HTTPS, port 8443)
  *   pyroscope://HOST[:PORT][/APP]  (HTTP, port 4040; APP default stackfold)
  *   pyroscopes://...               (HTTPS)
@@ -25,6 +26,7 @@
 #include <stdbool.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store/buf.h"
 #include "base/util.h"
@@ -34,7 +36,7 @@ enum store_kind { STORE_CLICKHOUSE = 1, STORE_PYROSCOPE };
 struct store_url {
 	enum store_kind kind;
 	bool tls;
-	char host[256];
+	char host[256];		/* an IPv6 literal with its brackets */
 	unsigned port;
 	char path[256];		/* DATABASE or APP, without the '/' */
 	char user[128], password[256];
@@ -63,6 +65,13 @@ struct http_conn {
 	const struct store_url *url;	/* not owned */
 	long status;		/* of the last request, 0 when none came */
 	size_t sent_bytes;	/* request bodies so far */
+	/* An answer without a header of this prefix ("X-ClickHouse-") is
+	 * no answer of the store's (another server on its port): NULL none */
+	const char *need_header;
+	/* When set and *abort_at_ns (CLOCK_MONOTONIC, read atomically) is
+	 * nonzero and past, a request under way is abandoned (a stop that
+	 * must not wait for a store that hangs): not owned */
+	const uint64_t *abort_at_ns;
 };
 
 /* Load libcurl (once; see store/curlapi.h): 0, or -ENOENT with the reason
@@ -75,17 +84,23 @@ void http_conn_release(struct http_conn *c);
  * POST body (may be empty) to the store at path_query ("/?query=..." or
  * "/ingest?..."), with content_type (NULL for none); the response body is
  * appended to resp (may be NULL).  timeout_s bounds the whole request.
- * An answer longer than HTTP_ANSWER_MAX (HTTP_NOBODY_MAX when resp is
- * NULL) fails the request.
- * 0 on a 2xx answer; -EIO when the store answered otherwise (err holds the
- * status and the answer's first line); -ECONNREFUSED, -ETIMEDOUT or -EHOSTDOWN when
- * it could not be reached; -EFBIG an answer past the bound; -ENOMEM.
+ * An answer longer than resp_max (0: HTTP_ANSWER_MAX, or HTTP_NOBODY_MAX
+ * when resp is NULL) fails the request: each caller bounds an answer to
+ * what it can hold (a count is a few bytes).  An INSERT is never sent
+ * twice by the transport (no resend on a fresh connection after a reused
+ * one died): a request either reaches the store once or fails.
+ * 0 on a 2xx answer; -EACCES on 401 or 403 (authentication failed);
+ * -EIO when the store answered otherwise (err holds the status and the
+ * answer's first line); -EPROTO a 2xx without need_header; -ECONNREFUSED,
+ * -ETIMEDOUT or -EHOSTDOWN when it could not be reached; -ECANCELED
+ * abandoned at abort_at_ns; -EFBIG an answer past the bound; -ENOMEM.
  */
 #define HTTP_ANSWER_MAX ((size_t)1 << 30)	/* a query's rows */
 #define HTTP_NOBODY_MAX ((size_t)1 << 20)	/* "ok", an error text */
 int http_post(struct http_conn *c, const char *path_query,
 	      const char *content_type, const void *body, size_t len,
-	      struct buf *resp, long timeout_s, struct sf_err *err);
+	      struct buf *resp, size_t resp_max, long timeout_s,
+	      struct sf_err *err);
 /* The URL-encoded form of s appended to b (RFC 3986 unreserved kept). */
 void http_urlencode(struct buf *b, const char *s, size_t n);
 

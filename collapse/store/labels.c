@@ -52,10 +52,17 @@ static void join(struct labels *l)
 					"%s%s", i ? "," : "", l->kv[i]);
 }
 
-int labels_add(struct labels *l, const char *kv, struct sf_err *err)
+static int add(struct labels *l, const char *kv, bool any, struct sf_err *err)
 {
 	const char *eq = strchr(kv, '=');
 	size_t kl = eq ? (size_t)(eq - kv) : 0;
+	if (eq && key_ok(kv, kl) && strlen(eq + 1) > LABEL_VALUE_MAX)
+		return sf_err_set(err, EINVAL, "label '%.*s': value too long "
+				  "(%zu bytes; at most %d)", (int)kl, kv,
+				  strlen(eq + 1), LABEL_VALUE_MAX);
+	if (eq && strlen(kv) - 1 - strlen(eq + 1) > LABEL_KEY_MAX)
+		return sf_err_set(err, EINVAL, "label key '%.20s...' too long "
+				  "(at most %d bytes)", kv, LABEL_KEY_MAX);
 	if (!eq || !key_ok(kv, kl) || !value_ok(eq + 1))
 		return sf_err_set(err, EINVAL, "label '%s' is not KEY=VALUE "
 				  "(KEY: letters, digits, _; VALUE: letters, "
@@ -69,9 +76,11 @@ int labels_add(struct labels *l, const char *kv, struct sf_err *err)
 	for (; at < l->n; at++) {
 		size_t ol = strcspn(l->kv[at], "=");
 		int c = strncmp(l->kv[at], kv, kl < ol ? kl : ol);
-		if (!c && ol == kl)
+		if (!c && ol == kl && (!any || !strcmp(l->kv[at], kv)))
 			return sf_err_set(err, EINVAL, "label key '%.*s' given "
 					  "twice", (int)kl, kv);
+		if (!c && ol == kl)
+			continue;	/* after the key's other values */
 		if (c > 0 || (!c && ol > kl))
 			break;
 	}
@@ -79,5 +88,55 @@ int labels_add(struct labels *l, const char *kv, struct sf_err *err)
 	snprintf(l->kv[at], sizeof(l->kv[at]), "%s", kv);
 	l->n++;
 	join(l);
+	return 0;
+}
+
+int labels_add(struct labels *l, const char *kv, struct sf_err *err)
+{
+	return add(l, kv, false, err);
+}
+
+int labels_add_any(struct labels *l, const char *kv, struct sf_err *err)
+{
+	return add(l, kv, true, err);
+}
+
+/* The length of the UTF-8 sequence at p (at most n bytes), 0 when it is
+ * none (overlong forms, surrogates and past U+10FFFF refused). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	if (p[0] < 0x80)
+		return 1;
+	size_t k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 &&
+		   p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	if (!k || k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return k;
+}
+
+int store_host_check(const char *host, struct sf_err *err)
+{
+	size_t n = strlen(host);
+	if (!n || n > 255)
+		return sf_err_set(err, EINVAL, "'%.40s%s': 1 to 255 bytes", host,
+				  n > 40 ? "..." : "");
+	const unsigned char *p = (const unsigned char *)host;
+	for (size_t i = 0; i < n;) {
+		if (p[i] <= 0x20 || p[i] == 0x7f)
+			return sf_err_set(err, EINVAL, "a blank or a control "
+					  "character (byte %zu is 0x%02x): refused, "
+					  "not cut", i + 1, p[i]);
+		size_t k = utf8_len(p + i, n - i);
+		if (!k)
+			return sf_err_set(err, EINVAL, "host name not UTF-8 (byte "
+					  "%zu is 0x%02x)", i + 1, p[i]);
+		i += k;
+	}
 	return 0;
 }

@@ -26,8 +26,18 @@ struct labels {
 	char text[LABELS_MAX * (LABEL_KEY_MAX + LABEL_VALUE_MAX + 2)];
 };
 
-/* Add "KEY=VALUE" (its place by key).  0; -EINVAL (bad form, a key given
- * twice, more than LABELS_MAX). */
+/* Add "KEY=VALUE" (its place by key).  0; -EINVAL (bad form, a value
+ * too long, a key given twice, more than LABELS_MAX). */
 int labels_add(struct labels *l, const char *kv, struct sf_err *err);
+
+/* As labels_add(), for a query's filters: a key may come again with
+ * other values (kept next to each other): any of them matches. */
+int labels_add_any(struct labels *l, const char *kv, struct sf_err *err);
+
+/* A host name (--host) the windows and the stores keep byte for byte:
+ * 1 to 255 bytes of UTF-8 without blanks or control characters (a window
+ * file's comment ends a word at a blank; the pprof writer replaces
+ * invalid UTF-8).  0, or -EINVAL with the reason. */
+int store_host_check(const char *host, struct sf_err *err);
 
 #endif

@@ -53,7 +53,7 @@ int pyro_deliver(struct http_conn *c, const struct store_window *w,
 	}
 	int ret = name.oom || pq.oom || body.oom
 		? sf_err_set(err, ENOMEM, "out of memory")
-		: http_post(c, pq.data, "text/plain", body.data, body.len, NULL,
+		: http_post(c, pq.data, "text/plain", body.data, body.len, NULL, 0,
 			    30, err);
 	buf_free(&name);
 	buf_free(&pq);

@@ -50,6 +50,8 @@ struct target {
 	uint64_t next_try_ns;		/* monotonic */
 	unsigned delay;
 	uint64_t delivered, expired, failures, delivered_down;
+	uint64_t jfails;		/* journal lines not written */
+	bool auth_failed;		/* the store's last refusal was 401/403 */
 };
 
 struct spool {
@@ -68,6 +70,12 @@ struct spool {
 	bool in_lost;			/* a notification found no room */
 	bool stop;
 	uint64_t stop_deadline_ns;
+	uint64_t abort_at_ns;		/* the same, for the transport: a
+					 * request under way then is abandoned
+					 * (atomic; 0 until the stop) */
+	struct lrange *lr;		/* the labels journal (below) */
+	size_t nlr, lrcap;
+	stem_t first_stem, last_stem;	/* this run's range of windows */
 	uint64_t cpu_ns;		/* the thread's CPU time, at its end */
 };
 
@@ -75,6 +83,13 @@ static uint64_t now_ns(void)
 {
 	return sf_clock_ns(CLOCK_MONOTONIC);
 }
+
+/* Windows after `after` (up to the next range's) were written with these
+ * labels ("" none). */
+struct lrange {
+	stem_t after;
+	char labels[sizeof(((struct labels *)0)->text)];
+};
 
 static void say(struct spool *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -87,6 +102,11 @@ static void say(struct spool *s, const char *fmt, ...)
 	va_end(ap);
 	if (s->o.log)
 		s->o.log(s->o.log_ctx, line);
+}
+
+static void say_line(void *ctx, const char *line)
+{
+	say(ctx, "%s", line);
 }
 
 /* ---- the queue -------------------------------------------------------- */
@@ -160,12 +180,7 @@ static int journal_load(struct spool *s, struct target *t, struct u64map *sent)
 	FILE *f = journal_open_read(t->journal);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", t->journal);
 	FILE *out = journal_open_tmp(tmp);
-	if (!out) {
-		int e = errno;
-		if (f)
-			fclose(f);
-		return -e;
-	}
+	int oe = out ? 0 : errno;	/* read all the same: what was sent */
 	char line[256];
 	unsigned kept = 0;
 	bool found;
@@ -177,15 +192,19 @@ static int journal_load(struct spool *s, struct target *t, struct u64map *sent)
 		uint64_t h = sf_hash_bytes(line, strlen(line), 1) | 1;
 		if (!u64map_slot(sent, h, &found)) {
 			fclose(f);
-			fclose(out);
+			if (out)
+				fclose(out);
 			unlink(tmp);
 			return -ENOMEM;
 		}
-		fprintf(out, "%s\n", line);
+		if (out)
+			fprintf(out, "%s\n", line);
 		kept++;
 	}
 	if (f)
 		fclose(f);
+	if (!out)
+		return -oe;
 	int e = fflush(out) || fdatasync(fileno(out)) ? errno : 0;
 	if (fclose(out) && !e)
 		e = errno;
@@ -200,15 +219,41 @@ static int journal_load(struct spool *s, struct target *t, struct u64map *sent)
 	return t->jfd < 0 ? -errno : 0;
 }
 
+/* The journal for appending, made when missing (not through a link, not
+ * blocking on a FIFO planted there). */
+static int journal_open_append(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+		      O_NONBLOCK | O_CLOEXEC, 0666);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+			st.st_uid != geteuid())) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
 static void journal_add(struct spool *s, struct target *t, const char *stem)
 {
 	char line[STEM_MAX + 1];
 	int n = snprintf(line, sizeof(line), "%s\n", stem);
+	if (t->jfd < 0)
+		t->jfd = journal_open_append(t->journal);
+	off_t end = t->jfd >= 0 ? lseek(t->jfd, 0, SEEK_END) : -1;
 	if (t->jfd < 0 || write(t->jfd, line, (size_t)n) != n ||
-	    fdatasync(t->jfd))
-		say(s, "push %s: cannot write '%s': %s (window %s may be sent "
-		    "again after a restart; the store keeps it once)",
-		    t->url.text, t->journal, strerror(errno), stem);
+	    fdatasync(t->jfd)) {
+		int e = errno;
+		if (end >= 0 && ftruncate(t->jfd, end))	/* no half line */
+			e = errno;
+		t->jfails++;
+		if (t->jfails == 1 || !(t->jfails & (t->jfails - 1)))
+			say(s, "push %s: cannot write '%s': %s (window %s may be "
+			    "sent again after a restart; the store keeps it "
+			    "once; %" PRIu64 " so far)", t->url.text, t->journal,
+			    strerror(e), stem, t->jfails);
+	}
 	if (++t->jlines >= JOURNAL_COMPACT) {
 		struct u64map tmp = { .valsz = 1 };
 		close(t->jfd);
@@ -218,6 +263,132 @@ static void journal_add(struct spool *s, struct target *t, const char *stem)
 			    t->journal);
 		u64map_release(&tmp);
 	}
+}
+
+/* ---- the labels journal ------------------------------------------------- */
+
+/* DIR/.push-labels: lines "AFTER\tLABELS" (LABELS "" for none), one
+ * written at each start (AFTER: the newest window then on disk, "-" for
+ * none) and one at the stop (the newest window written, no labels: what
+ * a later run without --push writes has none).  A window takes the
+ * labels of the last line whose AFTER sorts before its name (names sort
+ * in time order): those of the run that wrote it, whichever run sends
+ * it.  A window older than every line (a version before the journal)
+ * takes the sending run's. */
+#define LABELS_FILE ".push-labels"
+#define LRANGES_MAX 4096
+
+static bool labels_text_ok(const char *t)
+{
+	return strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789_.-=,") == strlen(t);
+}
+
+static int lr_add(struct spool *s, const char *after, const char *labels)
+{
+	if (s->nlr >= LRANGES_MAX) {	/* the oldest go */
+		memmove(s->lr, s->lr + 1, (s->nlr - 1) * sizeof(*s->lr));
+		s->nlr--;
+	}
+	if (sf_grow((void **)&s->lr, &s->lrcap, s->nlr + 1, sizeof(*s->lr)))
+		return -ENOMEM;
+	snprintf(s->lr[s->nlr].after, STEM_MAX, "%s", after);
+	snprintf(s->lr[s->nlr].labels, sizeof(s->lr[0].labels), "%s", labels);
+	s->nlr++;
+	return 0;
+}
+
+static const char *labels_of(const struct spool *s, const char *stem)
+{
+	for (size_t i = s->nlr; i > 0; i--)
+		if (strcmp(s->lr[i - 1].after, stem) < 0)
+			return s->lr[i - 1].labels;
+	return s->labels;
+}
+
+/* Rewrite the file with the ranges kept (0, or a negative errno). */
+static int labels_save(struct spool *s)
+{
+	char path[4200], tmp[4300];
+	snprintf(path, sizeof(path), "%s/" LABELS_FILE, s->dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *out = journal_open_tmp(tmp);
+	if (!out)
+		return -errno;
+	for (size_t i = 0; i < s->nlr; i++)
+		fprintf(out, "%s\t%s\n", s->lr[i].after, s->lr[i].labels);
+	int e = fflush(out) || fdatasync(fileno(out)) ? errno : 0;
+	if (fclose(out) && !e)
+		e = errno;
+	if (!e && rename(tmp, path))
+		e = errno;
+	if (e)
+		unlink(tmp);
+	return -e;
+}
+
+/* Read the file, keep the ranges that hold windows still on disk (oldest:
+ * the first of all[]), add this run's, and write it again. */
+static int labels_load(struct spool *s, const stem_t *all, size_t nall)
+{
+	char path[4200], line[STEM_MAX + sizeof(s->lr[0].labels) + 2];
+	snprintf(path, sizeof(path), "%s/" LABELS_FILE, s->dir);
+	FILE *f = journal_open_read(path);
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *tab = strchr(line, '\t');
+		if (!tab || tab == line || (size_t)(tab - line) >= STEM_MAX ||
+		    !labels_text_ok(tab + 1))
+			continue;
+		*tab = 0;
+		if (lr_add(s, line, tab + 1)) {
+			fclose(f);
+			return -ENOMEM;
+		}
+	}
+	if (f)
+		fclose(f);
+	size_t drop = 0;	/* ranges that end before the oldest window */
+	while (nall && drop + 1 < s->nlr && strcmp(s->lr[drop + 1].after, all[0]) < 0)
+		drop++;
+	if (!nall)
+		drop = s->nlr;
+	if (drop)
+		memmove(s->lr, s->lr + drop, (s->nlr - drop) * sizeof(*s->lr));
+	s->nlr -= drop;
+	snprintf(s->first_stem, STEM_MAX, "%s", nall ? all[nall - 1] : "-");
+	snprintf(s->last_stem, STEM_MAX, "%s", s->first_stem);
+	if ((!s->nlr || strcmp(s->lr[s->nlr - 1].labels, s->labels)) &&
+	    lr_add(s, s->first_stem, s->labels))
+		return -ENOMEM;
+	return labels_save(s);
+}
+
+static int labels_start(struct spool *s, const stem_t *all, size_t nall,
+			struct sf_err *err)
+{
+	int ret = labels_load(s, all, nall);
+	if (ret == -ENOMEM)
+		return sf_err_set(err, ENOMEM, "out of memory");
+	if (ret)	/* a full disk: this run's windows keep them all the same */
+		say(s, "push: cannot write '%s/" LABELS_FILE "': %s (windows "
+		    "sent after a restart take that run's labels)", s->dir,
+		    strerror(-ret));
+	return 0;
+}
+
+/* At the stop: what is written after this run has no labels. */
+static void labels_close(struct spool *s)
+{
+	if (!s->labels[0] || !strcmp(s->last_stem, s->first_stem))
+		return;
+	int ret = lr_add(s, s->last_stem, "");
+	if (!ret)
+		ret = labels_save(s);
+	if (ret)
+		say(s, "push: cannot write '%s/" LABELS_FILE "': %s (windows "
+		    "written later without --push may be sent with this run's "
+		    "labels)", s->dir, strerror(-ret));
 }
 
 /* ---- set-up ------------------------------------------------------------ */
@@ -264,17 +435,27 @@ static int target_open(struct spool *s, struct target *t, const stem_t *all,
 	snprintf(t->journal, sizeof(t->journal), "%s/.push-%016" PRIx64 ".sent",
 		 s->dir, sf_hash_bytes(t->url.text, strlen(t->url.text), 7));
 	int ret = t->url.kind == STORE_CLICKHOUSE
-		? ch_store_init(&t->ch, &t->url, s->o.max_age)
+		? ch_store_init(&t->ch, &t->url, s->o.store_max_age)
 		: http_conn_init(&t->http, &t->url);
 	if (ret)
 		return sf_err_set(err, ENOMEM, "out of memory");
+	/* a request under way when the stop's grace ends is abandoned */
+	t->ch.conn.abort_at_ns = t->http.abort_at_ns = &s->abort_at_ns;
+	t->ch.log = say_line;
+	t->ch.log_ctx = s;
 	struct u64map sent = { .valsz = 1 };
 	ret = journal_load(s, t, &sent);
-	if (ret) {
+	if (ret == -ENOMEM) {
 		u64map_release(&sent);
-		return sf_err_set(err, -ret, "cannot write '%s': %s", t->journal,
-				  strerror(-ret));
+		return sf_err_set(err, ENOMEM, "out of memory");
 	}
+	/* a full disk: the journal as it was is appended to when it can be;
+	 * until then deliveries are not recorded (sent again after a
+	 * restart, kept once by the store) */
+	if (ret)
+		say(s, "push %s: cannot write '%s': %s (retried at each "
+		    "delivery)", t->url.text, t->journal, strerror(-ret));
+	ret = 0;
 	for (size_t i = 0; i < nall && !ret; i++)
 		if (!u64map_find(&sent, sf_hash_bytes(all[i], strlen(all[i]), 1) | 1))
 			ret = q_push(t, all[i]);
@@ -295,22 +476,29 @@ static int deliver(struct spool *s, struct target *t,
 	return pyro_deliver(&t->http, w, e);
 }
 
-static void went_down(struct spool *s, struct target *t, const char *why)
+static void went_down(struct spool *s, struct target *t, int ret,
+		      const char *why)
 {
 	uint64_t now = now_ns() / 1000000000ULL;
+	bool auth = ret == -EACCES, was = t->auth_failed;
 	t->failures++;
 	t->next_try_ns = now_ns() + (uint64_t)t->delay * 1000000000ULL;
-	if (!t->down) {
+	t->auth_failed = auth;
+	if (!t->down || auth != was) {
+		if (!t->down)
+			t->down_since = now;
 		t->down = true;
-		t->down_since = t->said_at = now;
+		t->said_at = now;
 		t->delivered_down = 0;
-		say(s, "push %s: store unreachable (%s); %zu window%s wait%s, "
-		    "retrying with backoff", t->url.text, why, q_len(t),
-		    q_len(t) == 1 ? "" : "s", q_len(t) == 1 ? "s" : "");
+		say(s, "push %s: %s (%s); %zu window%s wait%s, retrying with "
+		    "backoff", t->url.text, auth ? "authentication failed"
+		    : "store unreachable", why, q_len(t), q_len(t) == 1 ? "" : "s",
+		    q_len(t) == 1 ? "s" : "");
 	} else if (now - t->said_at >= SAY_AGAIN_S) {
 		t->said_at = now;
-		say(s, "push %s: still unreachable after %" PRIu64 " s (%s); %zu "
-		    "window%s wait", t->url.text, now - t->down_since, why,
+		say(s, "push %s: %s after %" PRIu64 " s (%s); %zu window%s wait",
+		    t->url.text, auth ? "authentication still failing"
+		    : "still unreachable", now - t->down_since, why,
 		    q_len(t), q_len(t) == 1 ? "" : "s");
 	}
 	t->delay = t->delay * 2 > DELAY_MAX_S ? DELAY_MAX_S : t->delay * 2;
@@ -335,7 +523,7 @@ static bool deliver_head(struct spool *s, struct target *t)
 	struct store_window w;
 	struct sf_err e = { "" };
 	int ret = store_window_read(&w, s->dir, stem, s->o.host, &e);
-	w.labels = s->labels;
+	w.labels = labels_of(s, stem);
 	if (ret == -ENOENT) {
 		t->expired++;
 		say(s, "push %s: window %s removed (--max-size or --max-age) "
@@ -346,7 +534,7 @@ static bool deliver_head(struct spool *s, struct target *t)
 	} else if ((ret = deliver(s, t, &w, &e))) {
 		store_window_release(&w);
 		t->retry = true;
-		went_down(s, t, e.msg);
+		went_down(s, t, ret, e.msg);
 		return false;
 	} else {
 		journal_add(s, t, stem);
@@ -388,6 +576,9 @@ static void deliver_due(struct spool *s, struct target *t, bool stopping)
  * memory for it) rescans the directory. */
 static void take_incoming(struct spool *s, stem_t *in, size_t nin, bool lost)
 {
+	for (size_t j = 0; j < nin; j++)
+		if (strcmp(in[j], s->last_stem) > 0)
+			snprintf(s->last_stem, STEM_MAX, "%s", in[j]);
 	for (unsigned i = 0; i < s->n; i++)
 		for (size_t j = 0; j < nin; j++)
 			if (q_push(&s->t[i], in[j]))
@@ -487,6 +678,8 @@ struct spool *spool_start(const struct spool_opts *o, struct sf_err *err)
 	int ret = scan(s, &all, &nall);
 	if (ret)
 		sf_err_set(err, -ret, "cannot read '%s': %s", s->dir, strerror(-ret));
+	if (!ret)
+		ret = labels_start(s, all, nall, err);
 	for (unsigned i = 0; !ret && i < o->nurls; i++) {
 		s->t[i].url = o->urls[i];
 		s->n++;
@@ -535,6 +728,8 @@ void spool_stop(struct spool *s, unsigned grace_s)
 		pthread_mutex_lock(&s->mu);
 		s->stop = true;
 		s->stop_deadline_ns = now_ns() + (uint64_t)grace_s * 1000000000ULL;
+		__atomic_store_n(&s->abort_at_ns, s->stop_deadline_ns,
+				 __ATOMIC_RELEASE);
 		pthread_cond_signal(&s->cv);
 		pthread_mutex_unlock(&s->mu);
 		pthread_join(s->th, NULL);
@@ -542,6 +737,8 @@ void spool_stop(struct spool *s, unsigned grace_s)
 	uint64_t windows = 0;
 	for (unsigned i = 0; i < s->n; i++)
 		windows += s->t[i].delivered;
+	if (s->th_started)
+		labels_close(s);
 	if (s->th_started && windows)
 		say(s, "push: %" PRIu64 " window%s delivered, %.1f ms of CPU (%.2f ms "
 		    "a window)", windows, windows == 1 ? "" : "s", s->cpu_ns / 1e6,
@@ -569,5 +766,6 @@ void spool_stop(struct spool *s, unsigned grace_s)
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 	free(s->in);
+	free(s->lr);
 	free(s);
 }

@@ -16,6 +16,16 @@
  * A window whose delivery may have reached the store (no answer, or a
  * crash before the journal line) is sent as a retry, which the store
  * deduplicates (clickhouse.h; Pyroscope has no such key: see pyroscope.h).
+ * A journal that cannot be written (a full disk) does not stop the
+ * pushing: its lines are tried again at each delivery, and the failures
+ * counted in the log.
+ *
+ * A window is sent with the labels of the run that wrote it, not of the
+ * run that sends it: DIR/.push-labels records each run's labels from the
+ * newest window at its start (spool.c).
+ *
+ * At the stop, a request still under way when the grace ends is
+ * abandoned (whatever the store does: a hang is no longer a wait).
  *
  * Log lines (store gone, windows waiting, delivered) go to the log
  * callback, from the spool's thread.  Nothing here prints.
@@ -35,9 +45,10 @@ struct spool;
 struct spool_opts {
 	const char *dir;		/* the windows' directory */
 	const char *host;		/* NULL: each window's own */
-	const char *labels;		/* NULL or "k=v,..." (labels.h): on every
-					 * window sent */
-	uint64_t max_age;		/* seconds, 0: none (ClickHouse TTL) */
+	const char *labels;		/* NULL or "k=v,..." (labels.h): on the
+					 * windows this run writes */
+	uint64_t store_max_age;		/* seconds, 0: none (--push-max-age:
+					 * this host's rows in ClickHouse) */
 	const struct store_url *urls;	/* copied */
 	unsigned nurls;
 	void (*log)(void *ctx, const char *line);	/* one line, no '\n' */
