@@ -507,6 +507,23 @@ static bool within_bounds(Elf *elf, struct zjob *v, size_t n,
 	return false;
 }
 
+uint64_t elfidx_bound_libdw(Elf *elf, struct sf_limits *l)
+{
+	struct zjob *v = NULL;
+	size_t n = 0;
+	struct gnu_sizes gnu = { 0, 0 };
+	struct elfcomp_bufs bufs = { 0 };
+	struct elfidx_opts o = { .limits = l };
+
+	if (collect_jobs(elf, &v, &n, &gnu))
+		hide_compressed(elf);	/* out of memory: none of them */
+	else if (n || gnu.out)
+		within_bounds(elf, v, n, &gnu, &bufs, &o, NULL);
+	free(v);
+	free(bufs.v);
+	return bufs.charged;
+}
+
 int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs,
 		    const struct elfidx_opts *o, const char *path)
 {

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/untrusted.h"
+#include "elf/elfindex.h"
 #include "elf/idxcache.h"
 #include "unwind/cfirules.h"
 #include "unwind/unwind.h"
@@ -25,6 +27,8 @@ struct uw_file {
 	Dwarf_CFI *eh, *dbg;	/* NULL when the file has none */
 	bool dbg_tried;		/* .debug_frame looked for (only when
 				 * .eh_frame has no rules for a pc) */
+	uint64_t inflated;	/* libdw's decompressed bytes, taken from
+				 * the session's budget */
 	bool failed;		/* cannot be read (nor its segments cached):
 				 * every pc in it fails */
 };
@@ -88,6 +92,7 @@ void uw_free(struct unwinder *u)
 			dwarf_end(f->dw);
 		if (f->elf)
 			elf_end(f->elf);
+		sf_limits_give(sym_unwind_limits(u->s), f->inflated);
 		cfr_release(&f->t);
 	}
 	free(u->files);
@@ -250,6 +255,8 @@ static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
 			fr = NULL;
 			if (!f->dbg_tried && f->elf) {	/* rarely needed */
 				f->dbg_tried = true;
+				f->inflated = elfidx_bound_libdw(f->elf,
+					sym_unwind_limits(u->s));
 				f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
 				f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
 			}
