@@ -91,10 +91,13 @@ static int jit_open(struct sym_session *s, struct sym_process *p)
 			 sf_file_kind(st.st_mode));
 	}
 	if (fd >= 0 && jit_foreign(p, &st)) {
-		sf_limits_count(&s->limits, SF_REFUSED_PLACE);
-		sym_warn(s, "perf map '%s' of process %d belongs to uid %u, "
-			 "neither root nor the process's user: not read",
-			 p->pm_path, p->pid, (unsigned)st.st_uid);
+		if (!p->pm_foreign) {	/* asked again at each miss: one count */
+			sf_limits_count(&s->limits, SF_REFUSED_PLACE);
+			sym_warn(s, "perf map '%s' of process %d belongs to uid "
+				 "%u, neither root nor the process's user: not "
+				 "read", p->pm_path, p->pid, (unsigned)st.st_uid);
+		}
+		p->pm_foreign = true;
 		close(fd);
 		fd = -1;
 	}

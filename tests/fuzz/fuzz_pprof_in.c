@@ -7,6 +7,12 @@
  * report holds == the fold's total == the sum of the counted value (the
  * "samples" type, else the last) over the samples, decoded here again
  * with protobuf-c; the folded text sums to the same.
+ *
+ * Memory: tests/fuzz/run gives this target -rss_limit_mb=512 and inputs
+ * up to 64 KiB (a gzip of them unzips to 64 MiB), so an input that costs
+ * many times its unzipped size (protobuf-c's ~64 bytes for an empty
+ * 2-byte sample) is a finding.  The reader's own bound is set to 128 MiB
+ * here (STACKFOLD_PPROF_MAX), well inside it.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -21,6 +27,15 @@
 #include "output/profile.pb-c.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	setenv("STACKFOLD_PPROF_MAX", "134217728", 0);
+	return 0;
+}
 
 static char *render(const char *fmt, const struct out_input *in, size_t *len)
 {
