@@ -4,6 +4,8 @@
 # here.  A binary whose .gnu_debugdata (MiniDebugInfo) is an xz bomb is
 # decoded no further than the decompression bounds allow (CPU, peak RSS),
 # the refusal said and counted, and the session's budget holds for it too;
+# libdw's own decompression when the unwinder opens .debug_frame is held
+# to the same bounds (a 512 MiB section hidden, a small one charged);
 # a pprof file of empty samples (16 MiB unzipped from 16 KB) ends in the
 # documented out-of-memory exit (4) at a small RSS, not in gigabytes, in
 # `stackfold` and `stackfold comments`; a pprof file of 40,000 mappings and
@@ -97,6 +99,17 @@ cp mini.in mini-held.in
 measure mini-held env STACKFOLD_INFLATE_MAX=1000 "$STACKFOLD" symbolize --no-cache
 check "MiniDebugInfo past STACKFOLD_INFLATE_MAX: not read, said" \
 	bash -c "! grep -qx hot_fn '$T/mini-held.out' && grep -q 'would pass the 1000 decompressed bytes this run may hold' '$T/mini-held.err'"
+
+# libdw's own decompression, as the --call-graph dwarf unwinder opens a
+# .debug_frame: a program without .eh_frame whose compressed .debug_macro
+# claims 512 MiB of zeros (tests/unit/libdw_bound_test.c)
+# shellcheck disable=SC2016
+as "$ATK" bash -c 'cd "$1" && gcc -O1 -g -fno-asynchronous-unwind-tables -o hotdf hot.c &&
+	objcopy --compress-debug-sections=zlib hotdf hotdf.z && truncate -s 512M zeros &&
+	objcopy --add-section .debug_macro=zeros --set-section-flags .debug_macro=readonly,debug hotdf hotdf.big &&
+	objcopy --compress-debug-sections=zlib hotdf.big hotdf.bomb && rm zeros hotdf.big' _ "$A" ||
+	{ fail "the attacker builds hotdf.bomb"; exit 0; }
+LIBDW_BOMB=$A/hotdf.bomb LIBDW_OK=$A/hotdf.z unit_test libdw_bound_test libdw_bound_test.c
 
 # ---- pprof: memory bounded by what is kept ---------------------------------
 cat >"$A/genpb.py" <<'EOF'
