@@ -150,6 +150,13 @@ measure amp "$STACKFOLD" -q -f folded -o "$T/amp.folded" "$A/empty.pb.gz"
 check_eq "pprof of empty samples ($(stat -c %s "$A/empty.pb.gz") bytes, 16 MiB unzipped): exit 4 (out of memory, documented)" \
 	4 "$(val amp rc)"
 check "pprof of empty samples: the bound said" grep -q "past the 512 MiB this reader may hold (STACKFOLD_PPROF_MAX)" amp.err
+# a gzip bomb: past a quarter of the bound unzipped, refused at that
+# shellcheck disable=SC2016
+as "$ATK" bash -c 'head -c 200M /dev/zero | gzip -1 >"$1/zeros.pb.gz"' _ "$A"
+measure zbomb "$STACKFOLD" -q -f folded -o "$T/zbomb.folded" "$A/zeros.pb.gz"
+check "pprof gzip bomb (200 MiB of zeros): exit 4, said, peak RSS under $((200 * RSS_X)) MB" \
+	bash -c "[ \"\$(cat '$T/zbomb.rc')\" = 4 ] && grep -q 'decompresses past 128 MiB, a quarter of the 512 MiB' '$T/zbomb.err' &&
+		[ \"\$(cat '$T/zbomb.rss')\" -lt $((200000 * RSS_X)) ]"
 check "pprof of empty samples: peak RSS under $((100 * RSS_X)) MB (was 1 GB)" test "$(val amp rss)" -lt $((100000 * RSS_X))
 check "pprof of empty samples: nothing written" test ! -e amp.folded
 measure ampc "$STACKFOLD" comments "$A/empty.pb.gz"
@@ -160,7 +167,7 @@ printf 'main;a;b 3\nmain;c 2\n' >small.folded
 "$STACKFOLD" -q -f pprof -o small.pb.gz small.folded
 measure smallcap env STACKFOLD_PPROF_MAX=1000 "$STACKFOLD" -f folded small.pb.gz
 check "STACKFOLD_PPROF_MAX=1000: a small profile past it, exit 4 and said" \
-	bash -c "[ \"\$(cat '$T/smallcap.rc')\" = 4 ] && grep -q 'past the 0 MiB' '$T/smallcap.err'"
+	bash -c "[ \"\$(cat '$T/smallcap.rc')\" = 4 ] && grep -q 'the 1000 bytes this reader may hold' '$T/smallcap.err'"
 measure small "$STACKFOLD" -f folded small.pb.gz
 check_eq "the same profile within the default bound reads back" "main;a;b 3|main;c 2" "$(sort small.out | paste -sd'|')"
 

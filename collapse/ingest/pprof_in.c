@@ -187,25 +187,38 @@ size_t pprof_mem_max(void)
 	return v && !*end && v <= SIZE_MAX ? (size_t)v : PPROF_MEM_MAX;
 }
 
+/* "N MiB", or "N bytes" below 1 MiB, into buf[32] (messages). */
+static const char *size_str(char *buf, uint64_t n)
+{
+	snprintf(buf, 32, "%" PRIu64 " %s", n >= 1u << 20 ? n >> 20 : n,
+		 n >= 1u << 20 ? "MiB" : "bytes");
+	return buf;
+}
+
 int pprof_unpack(const unsigned char *b, size_t n, size_t held,
 		 PProf **out, struct sf_err *err)
 {
 	uint64_t need = pprof_unpack_cost(b, n), max = pprof_mem_max();
+	char s1[32], s2[32], s3[32];
 	*out = NULL;
 	if (need > max || held > max - need)
-		return sf_err_set(err, ENOMEM, "decoding it would take %" PRIu64
-				  " MiB (%zu MiB of protobuf), past the %" PRIu64
-				  " MiB this reader may hold (STACKFOLD_PPROF_MAX): "
-				  "not read", (need + held) >> 20, n >> 20, max >> 20);
+		return sf_err_set(err, ENOMEM, "decoding it would take %s (%s of "
+				  "protobuf), past the %s this reader may hold "
+				  "(STACKFOLD_PPROF_MAX): not read",
+				  size_str(s1, need + held), size_str(s2, n),
+				  size_str(s3, max));
 	*out = perftools__profiles__profile__unpack(NULL, n, b);
 	return *out ? 0 : -EINVAL;
 }
 
-/* The most bytes gunzip() makes: PPROF_IN_MAX, or pprof_mem_max() when
- * that is less (the unzipped bytes are held while they are decoded). */
+/* The most bytes gunzip() makes: PPROF_IN_MAX, or a quarter of
+ * pprof_mem_max() when that is less.  The unzipped bytes are held while
+ * they are decoded, which takes several times their size (10 times for
+ * stackfold's own profiles): more would be refused anyway, after a zip
+ * bomb had filled the whole budget. */
 static size_t gunzip_max(void)
 {
-	size_t m = pprof_mem_max();
+	size_t m = pprof_mem_max() / 4;
 	return m < PPROF_IN_MAX ? m : PPROF_IN_MAX;
 }
 
@@ -589,9 +602,11 @@ int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
 	if (gz)
 		ret = gunzip(raw, rlen, &plain, &plen);
 	if (gz && ret == -EFBIG && gunzip_max() < PPROF_IN_MAX) {
-		ret = sf_err_set(err, ENOMEM, "decompresses past the %zu MiB this "
-				 "reader may hold (STACKFOLD_PPROF_MAX): not read",
-				 gunzip_max() >> 20);
+		char s1[32], s2[32];
+		ret = sf_err_set(err, ENOMEM, "decompresses past %s, a quarter of "
+				 "the %s this reader may hold (STACKFOLD_PPROF_MAX; "
+				 "decoding takes several times as much): not read",
+				 size_str(s1, gunzip_max()), size_str(s2, pprof_mem_max()));
 		goto said;
 	}
 	if (gz && !ret) {	/* the gzip is not needed while decoding */

@@ -47,7 +47,8 @@ int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
  * took 2.3 GB.  The wire format is walked first (no allocation) and the
  * decoded size estimated from above; the decompressed bytes plus that
  * estimate may not pass pprof_mem_max(): PPROF_MEM_MAX, or
- * $STACKFOLD_PPROF_MAX (bytes) when set.  Past it: -ENOMEM, said.
+ * $STACKFOLD_PPROF_MAX (bytes) when set; nor the decompressed bytes a
+ * quarter of it.  Past it: -ENOMEM, said.
  */
 #ifndef PPROF_MEM_MAX
 #define PPROF_MEM_MAX ((size_t)512 << 20)
