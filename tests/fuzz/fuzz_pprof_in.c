@@ -8,11 +8,14 @@
  * "samples" type, else the last) over the samples, decoded here again
  * with protobuf-c; the folded text sums to the same.
  *
- * Memory: tests/fuzz/run gives this target -rss_limit_mb=512 and inputs
- * up to 64 KiB (a gzip of them unzips to 64 MiB), so an input that costs
- * many times its unzipped size (protobuf-c's ~64 bytes for an empty
- * 2-byte sample) is a finding.  The reader's own bound is set to 128 MiB
- * here (STACKFOLD_PPROF_MAX), well inside it.
+ * Memory, checked two ways.  The reader's bound is 1 MiB here
+ * (STACKFOLD_PPROF_MAX), and what pprof_read() holds at its peak (ASan's
+ * malloc hooks) may not pass twice that plus 1 MiB: an input of 64 KiB
+ * that costs more (protobuf-c's ~64 bytes for each empty 2-byte sample,
+ * 4.8 MB before the bound) is a finding at once, at fuzzing speed.  And
+ * tests/fuzz/run gives this target -rss_limit_mb=512, inputs up to 64 KiB
+ * (a gzip of them unzips to 64 MiB) and runs tests/fuzz/regress/pprof_in/
+ * (16 MiB of empty samples: 1 GB before the bound) under that limit.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -29,11 +32,40 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
+/* ASan's (sanitizer/allocator_interface.h), weak: UBSan alone
+ * (FUZZ_SANITIZE=undefined) has no allocator, nor these. */
+int __sanitizer_install_malloc_and_free_hooks(
+	void (*m)(const volatile void *, size_t),
+	void (*f)(const volatile void *)) __attribute__((weak));
+size_t __sanitizer_get_allocated_size(const volatile void *p)
+	__attribute__((weak));
+
+/* Bytes allocated now and at the most since reset (ASan's hooks; none
+ * under UBSan alone: then 0). */
+static size_t held_now, held_peak;
+
+static void on_malloc(const volatile void *p, size_t n)
+{
+	(void)p;
+	held_now += n;
+	if (held_now > held_peak)
+		held_peak = held_now;
+}
+
+static void on_free(const volatile void *p)
+{
+	size_t n = p ? __sanitizer_get_allocated_size(p) : 0;
+	held_now = n < held_now ? held_now - n : 0;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	setenv("STACKFOLD_PPROF_MAX", "134217728", 0);
+	setenv("STACKFOLD_PPROF_MAX", "1048576", 0);
+	if (__sanitizer_install_malloc_and_free_hooks &&
+	    __sanitizer_get_allocated_size)
+		__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
 	return 0;
 }
 
@@ -84,7 +116,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (report_init(&r, NULL, false))
 		abort();
 	report_begin_input(&r, NULL);
+	size_t before = held_peak = held_now;
 	int ret = pprof_read(&r, data, size, devnull, &err);
+	if (held_peak - before > 2 * pprof_mem_max() + (1u << 20)) {
+		fprintf(stderr, "pprof_read held %zu bytes for %zu of input, past "
+			"twice its bound (%zu) + 1 MiB\n", held_peak - before, size,
+			pprof_mem_max());
+		abort();
+	}
 	bool gz = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
 	if (!ret && !gz && report_samples(&r) != expected(data, size))
 		abort();
