@@ -8,14 +8,15 @@
  * "samples" type, else the last) over the samples, decoded here again
  * with protobuf-c; the folded text sums to the same.
  *
- * Memory, checked two ways.  The reader's bound is 1 MiB here
+ * Memory, checked two ways.  The reader's bound is 256 KiB here
  * (STACKFOLD_PPROF_MAX), and what pprof_read() holds at its peak (ASan's
- * malloc hooks) may not pass twice that plus 1 MiB: an input of 64 KiB
- * that costs more (protobuf-c's ~64 bytes for each empty 2-byte sample,
- * 4.8 MB before the bound) is a finding at once, at fuzzing speed.  And
- * tests/fuzz/run gives this target -rss_limit_mb=512, inputs up to 64 KiB
- * (a gzip of them unzips to 64 MiB) and runs tests/fuzz/regress/pprof_in/
- * (16 MiB of empty samples: 1 GB before the bound) under that limit.
+ * malloc hooks) may not pass twice that plus 512 KiB: an input that costs
+ * more (protobuf-c's ~64 bytes for each empty 2-byte sample: 16 KiB of
+ * them held 1.26 MB before the bound) is a finding at once, at fuzzing
+ * speed.  And tests/fuzz/run gives this target -rss_limit_mb=512, inputs
+ * up to 64 KiB (a gzip of them unzips to 64 MiB), and runs
+ * tests/fuzz/regress/pprof_in/ (16 MiB of empty samples in a 16 KB gzip:
+ * 1 GB before the bound) under that limit.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -62,7 +63,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	setenv("STACKFOLD_PPROF_MAX", "1048576", 0);
+	setenv("STACKFOLD_PPROF_MAX", "262144", 0);
 	if (__sanitizer_install_malloc_and_free_hooks &&
 	    __sanitizer_get_allocated_size)
 		__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
@@ -118,9 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_begin_input(&r, NULL);
 	size_t before = held_peak = held_now;
 	int ret = pprof_read(&r, data, size, devnull, &err);
-	if (held_peak - before > 2 * pprof_mem_max() + (1u << 20)) {
+	if (held_peak - before > 2 * pprof_mem_max() + (512u << 10)) {
 		fprintf(stderr, "pprof_read held %zu bytes for %zu of input, past "
-			"twice its bound (%zu) + 1 MiB\n", held_peak - before, size,
+			"twice its bound (%zu) + 512 KiB\n", held_peak - before, size,
 			pprof_mem_max());
 		abort();
 	}
