@@ -56,12 +56,14 @@ static bool jit_stale(struct sym_session *s, const struct sym_process *p,
  * by root or the process's user (any of its uids): in a shared /tmp
  * anyone may create /tmp/perf-PID.map for a pid of another user's
  * process to come, and name its JIT code at will.  A process not seen
- * running (a saved capture's) has no known user: root's file only, as
- * perf run by root.
+ * running (a saved capture's: without its start time, a process now at
+ * that pid may be another) has no known user: root's file only, as perf
+ * run by root.
  */
 static bool jit_foreign(struct sym_process *p, const struct stat *st)
 {
-	if (!p->uids_known && procfs_same_process(p->pid, p->starttime) &&
+	if (!p->uids_known && p->starttime &&
+	    procfs_same_process(p->pid, p->starttime) &&
 	    !procfs_uids(p->pid, p->uids))
 		p->uids_known = true;
 	if (st->st_uid == 0 || st->st_uid == geteuid())
