@@ -110,7 +110,22 @@ as "$ATK" bash -c 'cd "$1" && gcc -O1 -g -fno-asynchronous-unwind-tables -o hotd
 	objcopy --add-section .debug_macro=zeros --set-section-flags .debug_macro=readonly,debug hotdf hotdf.big &&
 	objcopy --compress-debug-sections=zlib hotdf.big hotdf.bomb && rm zeros hotdf.big' _ "$A" ||
 	{ fail "the attacker builds hotdf.bomb"; exit 0; }
-LIBDW_BOMB=$A/hotdf.bomb LIBDW_OK=$A/hotdf.z unit_test libdw_bound_test libdw_bound_test.c
+# (built here, not by unit_test: against $SF_TEST_LIB too, as $T/st is)
+# shellcheck disable=SC2086 # SYM_SANFLAGS, SF_LDLIBS: lists of flags
+if cc -std=gnu11 -O1 -g -D_GNU_SOURCE $SYM_SANFLAGS -I"$TOP/collapse" -I"$TOP/symbolizer" \
+	-o "$T/libdw_bound_test" "$TOP/tests/unit/libdw_bound_test.c" \
+	"${SF_TEST_LIB:-$TOP/$SYM_OUT/libstackfold.a}" $SF_LDLIBS 2>"$T/libdw.build"; then
+	LIBDW_BOMB=$A/hotdf.bomb LIBDW_OK=$A/hotdf.z "$T/libdw_bound_test" >"$T/libdw.out" 2>&1
+	while read -r st line; do
+		case $st in
+		ok) pass "$line" ;;
+		*) fail "${line%%:*}" "${line#*: }" ;;
+		esac
+	done <"$T/libdw.out"
+	[ -s "$T/libdw.out" ] || fail "libdw_bound_test printed nothing"
+else
+	fail "libdw bomb: build tests/unit/libdw_bound_test.c (elfidx_bound_libdw)" "$(tail -n 3 "$T/libdw.build")"
+fi
 
 # ---- pprof: memory bounded by what is kept ---------------------------------
 cat >"$A/genpb.py" <<'EOF'
