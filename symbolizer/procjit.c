@@ -51,7 +51,30 @@ static bool jit_stale(struct sym_session *s, const struct sym_process *p,
 	return st.st_mtime >= 0 && (uint64_t)st.st_mtime + 1 < start;
 }
 
-static int jit_open(struct sym_session *s, const struct sym_process *p)
+/*
+ * Is the perf map st another user's?  As perf requires, it must be owned
+ * by root or the process's user (any of its uids): in a shared /tmp
+ * anyone may create /tmp/perf-PID.map for a pid of another user's
+ * process to come, and name its JIT code at will.  A process not seen
+ * running (a saved capture's: without its start time, a process now at
+ * that pid may be another) has no known user: root's file only, as perf
+ * run by root.
+ */
+static bool jit_foreign(struct sym_process *p, const struct stat *st)
+{
+	if (!p->uids_known && p->starttime &&
+	    procfs_same_process(p->pid, p->starttime) &&
+	    !procfs_uids(p->pid, p->uids))
+		p->uids_known = true;
+	if (st->st_uid == 0 || st->st_uid == geteuid())
+		return false;
+	for (int i = 0; p->uids_known && i < 4; i++)
+		if (st->st_uid == p->uids[i])
+			return false;
+	return true;
+}
+
+static int jit_open(struct sym_session *s, struct sym_process *p)
 {
 	char rel[80];
 	int fd = -1;
@@ -68,6 +91,17 @@ static int jit_open(struct sym_session *s, const struct sym_process *p)
 		sym_warn(s, "perf map '%s' of process %d is %s, not a regular "
 			 "file: not read", p->pm_path, p->pid,
 			 sf_file_kind(st.st_mode));
+	}
+	if (fd >= 0 && jit_foreign(p, &st)) {
+		if (!p->pm_foreign) {	/* asked again at each miss: one count */
+			sf_limits_count(&s->limits, SF_REFUSED_PLACE);
+			sym_warn(s, "perf map '%s' of process %d belongs to uid "
+				 "%u, neither root nor the process's user: not "
+				 "read", p->pm_path, p->pid, (unsigned)st.st_uid);
+		}
+		p->pm_foreign = true;
+		close(fd);
+		fd = -1;
 	}
 	if (fd >= 0 && jit_stale(s, p, fd)) {
 		sym_warn(s, "perf map '%s' is older than process %d: an "

@@ -55,6 +55,10 @@ struct sym_process {
 	bool pm_ready;		/* pm initialised */
 	struct perfmap pm;
 	const char *pm_path;	/* "/tmp/perf-NSPID.map", session-owned */
+	bool pm_foreign;	/* the map was another user's: refused (once) */
+	bool uids_known;	/* uids read while the process ran */
+	uid_t uids[4];		/* real, effective, saved, fs: a perf map
+				 * must be one's or root's (procjit.c) */
 	struct sym_process *next;	/* hash chain / retired list */
 };
 

@@ -15,6 +15,7 @@
 
 #include "cmd/cli.h"
 #include "cmds.h"
+#include "ingest/pprof_in.h"
 #include "output/profile.pb-c.h"
 #include "base/util.h"
 
@@ -49,7 +50,7 @@ static int read_gz(const char *path, unsigned char **buf, size_t *len)
 	return n < 0 ? -EIO : 0;
 }
 
-/* Print path's comments.  0 or EXIT_BADINPUT (said). */
+/* Print path's comments.  0, EXIT_BADINPUT or EXIT_IO (memory; said). */
 static int comments_of(const char *path)
 {
 	unsigned char *buf;
@@ -61,10 +62,15 @@ static int comments_of(const char *path)
 		free(buf);
 		return EXIT_BADINPUT;
 	}
-	Perftools__Profiles__Profile *p =
-		perftools__profiles__profile__unpack(NULL, len, buf);
+	Perftools__Profiles__Profile *p;
+	struct sf_err err = { "" };
+	ret = pprof_unpack(buf, len, len, &p, &err);
 	free(buf);
-	if (!p) {
+	if (ret == -ENOMEM) {
+		fprintf(stderr, "stackfold: comments: '%s': %s\n", path, err.msg);
+		return EXIT_IO;
+	}
+	if (ret) {
 		fprintf(stderr, "stackfold: comments: '%s' is not a pprof profile\n",
 			path);
 		return EXIT_BADINPUT;
@@ -86,7 +92,9 @@ int cmd_comments(int argc, char **argv)
 		fputs("usage: stackfold comments FILE.pb.gz...\n"
 		      "Print each pprof profile's comment lines as \"FILE: COMMENT\"\n"
 		      "(stackfold's: the sample counters, the capture's metadata).\n"
-		      "Exit status: 0 ok; 1 usage; 2 a file unreadable or not pprof.\n",
+		      "Exit status: 0 ok; 1 usage; 2 a file unreadable or not pprof;\n"
+		      "4 a file past the memory bound (STACKFOLD_PPROF_MAX), or a\n"
+		      "write error.\n",
 		      argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}

@@ -309,10 +309,11 @@ int dwwin_line(struct dwwin *w, const char *s, size_t len, size_t line)
 	default: {	/* n: "@stackfold_dn_X: N" */
 		uint64_t n;
 		p = after(p, e, ": ");
-		if (!p || !(p = num(p, e, &n)) || !blank(p, e)) {
+		if (!p || !(p = num(p, e, &n)) || !blank(p, e) ||
+		    n > DWWIN_TAKEN_MAX) {
 			bad(w, line);
 		} else {
-			w->taken += n;
+			sf_sat_addto(&w->taken, n);
 			w->has_taken = w->counted = true;
 		}
 		return 0;

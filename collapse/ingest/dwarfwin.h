@@ -26,12 +26,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "capture/protocol.h"
 #include "ingest/dwarfrec.h"
 
 #define DWWIN_PREFIX PROTOCOL_DWARF_MAPS
 #define DWWIN_MAX_RECORDS (1u << 18)
+/* A flush's @stackfold_dn_X is one set's samples since the last flush:
+ * past 2^32 (100 kHz on 1024 CPUs for 40 s) it is no count but a forged
+ * or garbled line ("-1" reads as 2^64-1): counted as a bad line, not
+ * added (the partial samples said stay what the capture can have). */
+#define DWWIN_TAKEN_MAX ((uint64_t)UINT32_MAX)
 
 struct dwwin;
 

@@ -61,15 +61,177 @@ static int slurp(const unsigned char *head, size_t n, int fd,
 	}
 }
 
+/* --- the decoded size, from the wire format --- */
+
+/* malloc's chunk for n bytes (glibc, 64-bit: 8 bytes of header, 16-byte
+ * steps, 32 at least). */
+static uint64_t chunk(uint64_t n)
+{
+	n = (n + 8 + 15) & ~(uint64_t)15;
+	return n < 32 ? 32 : n;
+}
+
+static bool wire_varint(const unsigned char **p, const unsigned char *end,
+			uint64_t *v)
+{
+	*v = 0;
+	for (unsigned sh = 0; *p < end && sh < 64; sh += 7) {
+		unsigned char c = *(*p)++;
+		*v |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* Elements of a packed repeated field's body: varints end in a byte
+ * below 0x80; fixed ones by their width. */
+static uint64_t packed_count(const ProtobufCFieldDescriptor *f,
+			     const unsigned char *p, size_t n)
+{
+	switch (f->type) {
+	case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_SFIXED64:
+	case PROTOBUF_C_TYPE_DOUBLE:
+		return n / 8;
+	case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_SFIXED32:
+	case PROTOBUF_C_TYPE_FLOAT:
+		return n / 4;
+	default: {
+		uint64_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			k += p[i] < 0x80;
+		return k;
+	}
+	}
+}
+
+#define COST_MAX_FIELDS 32	/* profile.proto's messages have 14 at most */
+#define COST_MAX_DEPTH 8	/* profile.proto nests 3 deep */
+
+/*
+ * What protobuf-c allocates unpacking p[0..n) as a message of type d:
+ * the struct; per repeated field an array (8 bytes an element, 16 for
+ * bytes); a copy of each string, bytes and unknown field; the
+ * sub-messages; its scan slots (32 bytes a field, in slabs that double:
+ * 64 counted).  Malformed input is costed up to where it breaks
+ * (protobuf-c stops there too).
+ */
+static uint64_t msg_cost(const ProtobufCMessageDescriptor *d,
+			 const unsigned char *p, size_t n, int depth)
+{
+	const unsigned char *end = p + n;
+	uint64_t count[COST_MAX_FIELDS] = { 0 }, cost = 0, fields = 0, unknown = 0;
+	if (depth > COST_MAX_DEPTH || d->n_fields > COST_MAX_FIELDS)
+		return 0;	/* not profile.proto's */
+	while (p < end) {
+		uint64_t key, v;
+		if (!wire_varint(&p, end, &key))
+			break;
+		unsigned wt = key & 7;
+		const ProtobufCFieldDescriptor *f =
+			key >> 3 <= UINT32_MAX ?
+			protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3)) :
+			NULL;
+		size_t fi = f ? (size_t)(f - d->fields) : 0;
+		size_t len = 0;
+		const unsigned char *body = p;
+		fields++;
+		if (wt == 0 && wire_varint(&p, end, &v)) {
+			len = (size_t)(p - body);
+		} else if ((wt == 1 || wt == 5) && (size_t)(end - p) >= (wt == 1 ? 8u : 4u)) {
+			len = wt == 1 ? 8 : 4;
+			p += len;
+		} else if (wt == 2 && wire_varint(&p, end, &v) && v <= (uint64_t)(end - p)) {
+			body = p;
+			len = (size_t)v;
+			p += len;
+		} else {
+			break;	/* groups, or cut short: protobuf-c fails */
+		}
+		if (!f) {
+			unknown++;
+			cost += chunk(len);
+			continue;
+		}
+		uint64_t k = 1;
+		if (wt == 2 && f->type == PROTOBUF_C_TYPE_MESSAGE)
+			cost += msg_cost(f->descriptor, body, len, depth + 1);
+		else if (wt == 2 && (f->type == PROTOBUF_C_TYPE_STRING ||
+				     f->type == PROTOBUF_C_TYPE_BYTES))
+			cost += chunk(len + 1);
+		else if (wt == 2)
+			k = packed_count(f, body, len);
+		if (f->label == PROTOBUF_C_LABEL_REPEATED)
+			count[fi] += k;
+	}
+	cost += chunk(d->sizeof_message) + 64 * fields;
+	if (unknown)
+		cost += chunk(unknown * sizeof(ProtobufCMessageUnknownField));
+	for (size_t i = 0; i < d->n_fields; i++)
+		if (count[i])
+			cost += chunk(count[i] * (d->fields[i].type ==
+						  PROTOBUF_C_TYPE_BYTES ? 16 : 8));
+	return cost;
+}
+
+uint64_t pprof_unpack_cost(const unsigned char *b, size_t n)
+{
+	return msg_cost(&perftools__profiles__profile__descriptor, b, n, 0);
+}
+
+size_t pprof_mem_max(void)
+{
+	const char *e = getenv("STACKFOLD_PPROF_MAX");
+	char *end;
+	unsigned long long v = e && *e ? strtoull(e, &end, 0) : 0;
+	return v && !*end && v <= SIZE_MAX ? (size_t)v : PPROF_MEM_MAX;
+}
+
+/* "N MiB", or "N bytes" below 1 MiB, into buf[32] (messages). */
+static const char *size_str(char *buf, uint64_t n)
+{
+	snprintf(buf, 32, "%" PRIu64 " %s", n >= 1u << 20 ? n >> 20 : n,
+		 n >= 1u << 20 ? "MiB" : "bytes");
+	return buf;
+}
+
+int pprof_unpack(const unsigned char *b, size_t n, size_t held,
+		 PProf **out, struct sf_err *err)
+{
+	uint64_t need = pprof_unpack_cost(b, n), max = pprof_mem_max();
+	char s1[32], s2[32], s3[32];
+	*out = NULL;
+	if (need > max || held > max - need)
+		return sf_err_set(err, ENOMEM, "decoding it would take %s (%s of "
+				  "protobuf), past the %s this reader may hold "
+				  "(STACKFOLD_PPROF_MAX): not read",
+				  size_str(s1, need + held), size_str(s2, n),
+				  size_str(s3, max));
+	*out = perftools__profiles__profile__unpack(NULL, n, b);
+	return *out ? 0 : -EINVAL;
+}
+
+/* The most bytes gunzip() makes: PPROF_IN_MAX, or a quarter of
+ * pprof_mem_max() when that is less.  The unzipped bytes are held while
+ * they are decoded, which takes several times their size (10 times for
+ * stackfold's own profiles): more would be refused anyway, after a zip
+ * bomb had filled the whole budget. */
+static size_t gunzip_max(void)
+{
+	size_t m = pprof_mem_max() / 4;
+	return m < PPROF_IN_MAX ? m : PPROF_IN_MAX;
+}
+
 /* Gunzip in[0..n) into *out (concatenated members too).  The buffer
- * never grows past PPROF_IN_MAX: a profile that fills it and still has
+ * never grows past gunzip_max(): a profile that fills it and still has
  * output is -EFBIG.  zlib counts in uInt, so one round offers at most
  * UINT_MAX bytes of room. */
 static int gunzip(const unsigned char *in, size_t n, unsigned char **out,
 		  size_t *olen)
 {
 	z_stream z = { 0 };
-	size_t cap = n < (PPROF_IN_MAX - 65536) / 4 ? n * 4 + 65536 : PPROF_IN_MAX;
+	const size_t max = gunzip_max();
+	size_t cap = max > 65536 && n < (max - 65536) / 4 ? n * 4 + 65536 : max;
 	int ret = 0;
 	if (n > UINT_MAX)
 		return -EFBIG;	/* slurp() stops at PPROF_IN_MAX anyway */
@@ -85,11 +247,11 @@ static int gunzip(const unsigned char *in, size_t n, unsigned char **out,
 			break;
 		}
 		if (*olen == cap) {
-			if (cap >= PPROF_IN_MAX) {
+			if (cap >= max) {
 				ret = -EFBIG;
 				break;
 			}
-			size_t ncap = cap > PPROF_IN_MAX / 2 ? PPROF_IN_MAX : cap * 2;
+			size_t ncap = cap > max / 2 ? max : cap * 2;
 			unsigned char *nb = realloc(*out, ncap);
 			if (!nb) {
 				ret = -ENOMEM;
@@ -123,6 +285,7 @@ struct imp {
 	struct report *r;
 	const PProf *pp;
 	struct u64map maps, fns, locs;	/* pprof id -> our id (uint32_t) */
+	struct u64map mapi;		/* pprof mapping id -> index + 1 */
 	uint32_t *lbuf;
 	size_t lcap;
 	struct pf_line *lines;	/* one location's line chain */
@@ -181,6 +344,12 @@ static int import_mappings(struct imp *x)
 		int64_t id = profile_mapping(&x->r->prof, &pm);
 		if (id < 0 || put_id(&x->maps, m->id, (uint32_t)id))
 			return -ENOMEM;
+		bool found;
+		uint32_t *slot = m->id ? u64map_slot(&x->mapi, m->id, &found) : NULL;
+		if (m->id && !slot)
+			return -ENOMEM;
+		if (slot && !found)
+			*slot = (uint32_t)i + 1;
 	}
 	return 0;
 }
@@ -228,13 +397,14 @@ static int64_t unknown_name(struct imp *x, const Perftools__Profiles__Location *
 	return strtab_intern_cstr(&x->r->prof.strs, buf);
 }
 
-static const Perftools__Profiles__Mapping *mapping_of(const PProf *pp,
+/* The mapping pprof id `id` names (the first of that id), through
+ * x->mapi: a scan of every mapping for each location was quadratic (40k
+ * mappings and 100k locations took 17 CPU-s). */
+static const Perftools__Profiles__Mapping *mapping_of(const struct imp *x,
 						       uint64_t id)
 {
-	for (size_t i = 0; id && i < pp->n_mapping; i++)
-		if (pp->mapping[i]->id == id)
-			return pp->mapping[i];
-	return NULL;
+	uint32_t i = get_id(&x->mapi, id);
+	return i ? x->pp->mapping[i - 1] : NULL;
 }
 
 static int import_location(struct imp *x, const Perftools__Profiles__Location *l)
@@ -269,7 +439,7 @@ static int import_location(struct imp *x, const Perftools__Profiles__Location *l
 	else if (!map && n && mark_name(profile_str(p, p->functions[lines[n - 1].function].name)))
 		key.kind = PF_LOC_MARK;
 	if (!n) {
-		int64_t u = unknown_name(x, l, mapping_of(x->pp, l->mapping_id));
+		int64_t u = unknown_name(x, l, mapping_of(x, l->mapping_id));
 		if (u < 0)
 			return -ENOMEM;
 		key.unknown_name = (uint32_t)u;
@@ -426,28 +596,45 @@ int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
 {
 	unsigned char *raw = NULL, *plain = NULL;
 	size_t rlen = 0, plen = 0;
+	PProf *pp = NULL;
 	int ret = slurp(head, n, fd, &raw, &rlen);
-	if (!ret && rlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b)
+	bool gz = !ret && rlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
+	if (gz)
 		ret = gunzip(raw, rlen, &plain, &plen);
+	if (gz && ret == -EFBIG && gunzip_max() < PPROF_IN_MAX) {
+		char s1[32], s2[32];
+		ret = sf_err_set(err, ENOMEM, "decompresses past %s, a quarter of "
+				 "the %s this reader may hold (STACKFOLD_PPROF_MAX; "
+				 "decoding takes several times as much): not read",
+				 size_str(s1, gunzip_max()), size_str(s2, pprof_mem_max()));
+		goto said;
+	}
+	if (gz && !ret) {	/* the gzip is not needed while decoding */
+		free(raw);
+		raw = NULL;
+	}
 	const unsigned char *b = plain ? plain : raw;
 	size_t blen = plain ? plen : rlen;
-	PProf *pp = ret ? NULL : perftools__profiles__profile__unpack(NULL, blen, b);
-	if (!ret && !pp)
-		ret = -EINVAL;
+	if (!ret) {
+		ret = pprof_unpack(b, blen, blen, &pp, err);
+		if (ret == -ENOMEM)
+			goto said;
+	}
+	free(raw);
+	free(plain);	/* protobuf-c copied what it keeps */
+	raw = plain = NULL;
 	if (!ret) {
 		struct imp x = { .r = r, .pp = pp, .err = err };
-		x.maps.valsz = x.fns.valsz = x.locs.valsz = sizeof(uint32_t);
+		x.maps.valsz = x.fns.valsz = x.locs.valsz = x.mapi.valsz =
+			sizeof(uint32_t);
 		ret = import(&x);
 		u64map_release(&x.maps);
+		u64map_release(&x.mapi);
 		u64map_release(&x.fns);
 		u64map_release(&x.locs);
 		free(x.lbuf);
 		free(x.lines);
 	}
-	if (pp)
-		perftools__profiles__profile__free_unpacked(pp, NULL);
-	free(raw);
-	free(plain);
 	if (ret == -EINVAL)
 		sf_err_set(err, EINVAL, "not a pprof profile (protobuf decoding failed)");
 	else if (ret == -EFBIG)
@@ -458,5 +645,10 @@ int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
 		sf_err_set(err, EOVERFLOW, REPORT_OVERFLOW_MSG);
 	else if (ret && ret != -EDOM && ret != -EBADMSG)	/* set by import */
 		sf_err_set(err, -ret, "%s", strerror(-ret));
+said:
+	if (pp)
+		perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	free(plain);
 	return ret;
 }

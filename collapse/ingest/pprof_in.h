@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ingest/report.h"
 
@@ -38,5 +39,33 @@ bool pprof_sniff(const unsigned char *head, size_t n);
 #endif
 int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
 	       struct sf_err *err);
+
+/*
+ * Memory, not compressed size, bounds a pprof input.  protobuf-c takes
+ * 30 to 80 bytes for each field it decodes: a 2-byte empty sample is a
+ * struct, a pointer and a scan slot, so 64 MiB of them (65 KB gzipped)
+ * took 2.3 GB.  The wire format is walked first (no allocation) and the
+ * decoded size estimated from above; the decompressed bytes plus that
+ * estimate may not pass pprof_mem_max(): PPROF_MEM_MAX, or
+ * $STACKFOLD_PPROF_MAX (bytes) when set; nor the decompressed bytes a
+ * quarter of it.  Past it: -ENOMEM, said.
+ */
+#ifndef PPROF_MEM_MAX
+#define PPROF_MEM_MAX ((size_t)512 << 20)
+#endif
+size_t pprof_mem_max(void);
+
+/* What protobuf-c allocates (bytes, malloc's overhead and its transient
+ * scan slots counted) unpacking b[0..n) as a Profile; an upper bound. */
+uint64_t pprof_unpack_cost(const unsigned char *b, size_t n);
+
+/* Unpack b[0..n) as a Profile into *out (free it with
+ * perftools__profiles__profile__free_unpacked) when held (bytes the
+ * caller holds for it, as the buffer) plus pprof_unpack_cost() is within
+ * pprof_mem_max().  0, -ENOMEM (err said: past the bound, or out of
+ * memory) or -EINVAL (not a Profile; err not set). */
+struct Perftools__Profiles__Profile;
+int pprof_unpack(const unsigned char *b, size_t n, size_t held,
+		 struct Perftools__Profiles__Profile **out, struct sf_err *err);
 
 #endif

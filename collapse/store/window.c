@@ -164,9 +164,10 @@ struct pb_str {
 };
 
 struct pb_meta {
-	struct pb_str *str;		/* string_table, pointing into the input */
-	size_t nstr, cap;
+	size_t nstr;			/* string_table entries so far */
+	bool second;			/* the pass that keeps the comments */
 	uint64_t comments[8];
+	struct pb_str cstr[8];		/* comments[i]'s string, in the input */
 	size_t ncomments;
 };
 
@@ -190,7 +191,7 @@ static int pb_field(struct store_window *w, struct pb_meta *m,
 			w->duration_ns = v;
 		else if (field == 12)
 			period = v;
-		else if (field == 13 && m->ncomments < 8)
+		else if (field == 13 && m->ncomments < 8 && !m->second)
 			m->comments[m->ncomments++] = v;
 		if (period)
 			w->hz = (uint32_t)((1000000000ULL + period / 2) / period);
@@ -207,11 +208,12 @@ static int pb_field(struct store_window *w, struct pb_meta *m,
 		return -EBADMSG;
 	const unsigned char *body = *p;
 	*p += v;
-	if (field == 6) {
-		if (sf_grow((void **)&m->str, &m->cap, m->nstr + 1, sizeof(*m->str)))
-			return -ENOMEM;
-		m->str[m->nstr++] = (struct pb_str){ body, (uint32_t)v };
-	} else if (field == 13) {	/* packed comments */
+	if (field == 6) {	/* a comment's string: kept (second pass) */
+		for (size_t i = 0; m->second && i < m->ncomments; i++)
+			if (m->comments[i] == m->nstr)
+				m->cstr[i] = (struct pb_str){ body, (uint32_t)v };
+		m->nstr++;
+	} else if (field == 13 && !m->second) {	/* packed comments */
 		for (const unsigned char *q = body; q < *p && m->ncomments < 8;)
 			if (!pb_varint(&q, *p, &m->comments[m->ncomments++]))
 				return -EBADMSG;
@@ -230,21 +232,26 @@ static int read_meta(struct store_window *w, const char *path, struct sf_err *er
 			: sf_err_set(err, -ret == EBADMSG ? EBADMSG : -ret,
 				     "cannot read '%s': %s", path, strerror(-ret));
 	}
+	/* two passes: the comments' indexes, then their strings (keeping
+	 * every string's place cost 16 bytes for each 2-byte entry) */
 	struct pb_meta m = { 0 };
-	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
-	while (!ret && p < end)
-		ret = pb_field(w, &m, &p, end);
+	const unsigned char *end = (const unsigned char *)buf + len, *p;
+	for (int pass = 0; !ret && pass < (m.ncomments ? 2 : 1); pass++) {
+		m.second = pass;
+		m.nstr = 0;
+		for (p = (const unsigned char *)buf; !ret && p < end;)
+			ret = pb_field(w, &m, &p, end);
+	}
 	char c[4096];
 	for (size_t i = 0; !ret && i < m.ncomments; i++)
 		if (m.comments[i] < m.nstr) {
-			size_t n = m.str[m.comments[i]].len;
+			size_t n = m.cstr[i].len;
 			if (n >= sizeof(c))
 				n = sizeof(c) - 1;
-			memcpy(c, m.str[m.comments[i]].s, n);
+			memcpy(c, m.cstr[i].s, n);
 			c[n] = 0;
 			comment_words(w, c);
 		}
-	free(m.str);
 	free(buf);
 	if (ret == -ENOMEM)
 		return sf_err_set(err, ENOMEM, "out of memory");

@@ -191,6 +191,22 @@ int procfs_status(int pid, int *nspid, char *name, size_t namesz)
 	return 0;
 }
 
+int procfs_uids(int pid, uid_t uids[4])
+{
+	char *b, *p;
+	size_t len;
+	unsigned u[4];
+	int rc = read_proc(pid, "status", &b, &len);
+	if (rc)
+		return rc;
+	rc = (p = status_field(b, "\nUid:")) &&
+	     sscanf(p, "%u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4 ? 0 : -EINVAL;
+	for (int i = 0; !rc && i < 4; i++)
+		uids[i] = (uid_t)u[i];
+	free(b);
+	return rc;
+}
+
 static bool is_odigit(char c)
 {
 	return c >= '0' && c <= '7';

@@ -35,6 +35,9 @@ bool procfs_same_process(int pid, uint64_t starttime);
  * comm, its escapes undone: it may hold a newline; "" when absent) into
  * name[namesz].  Returns 0 or -errno (-ESRCH: no such process). */
 int procfs_status(int pid, int *nspid, char *name, size_t namesz);
+/* From /proc/PID/status Uid: the process's real, effective, saved and
+ * file-system uids.  0 or -errno (-EINVAL: no such line). */
+int procfs_uids(int pid, uid_t uids[4]);
 /* Undo, in place, the escapes in a name as /proc/PID/status prints it:
  * "\n" and "\\" (Linux 5.16 on; a tab stays a tab), "\ooo" octal before.
  * procfs_status() does it; for names saved in that form (a raw capture's

@@ -97,6 +97,18 @@ void sf_limits_init(struct sf_limits *l)
 		l->inflate_held_max = INFLATE_HELD_MAX;
 }
 
+uint64_t sf_inflate_bound(const struct sf_limits *l, uint64_t in)
+{
+	uint64_t ratio = l && l->inflate_ratio ? l->inflate_ratio : INFLATE_RATIO;
+	uint64_t max = l && l->inflate_file_max ? l->inflate_file_max :
+						   INFLATE_FILE_MAX;
+	uint64_t b;
+	if (__builtin_mul_overflow(in, ratio, &b) ||
+	    __builtin_add_overflow(b, 1u << 20, &b))
+		return max;
+	return b < max ? b : max;
+}
+
 void sf_limits_count(struct sf_limits *l, enum sf_refusal why)
 {
 	if (!l)

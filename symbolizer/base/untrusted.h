@@ -59,6 +59,13 @@ enum sf_refusal { SF_REFUSED_TYPE, SF_REFUSED_BOUND, SF_REFUSED_PLACE };
 /* Count one refusal; l may be NULL. */
 void sf_limits_count(struct sf_limits *l, enum sf_refusal why);
 
+/* The most decompressed bytes in compressed bytes of one file may give:
+ * inflate_ratio times in, plus 1 MiB (small files), at most
+ * inflate_file_max; l NULL: the defaults.  Every decompression of a file
+ * another user controls (SHF_COMPRESSED and .zdebug sections, the xz of
+ * .gnu_debugdata) is held to it and to sf_limits_take(). */
+uint64_t sf_inflate_bound(const struct sf_limits *l, uint64_t in);
+
 /* Take n decompressed bytes from l's session budget: false (nothing
  * taken) when that would pass inflate_held_max.  l may be NULL (no
  * budget). */

@@ -547,53 +547,108 @@ Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
 
 /* --- .gnu_debugdata (MiniDebugInfo) --- */
 
-static int xz_decode(const unsigned char *in, size_t inlen,
-		     unsigned char **out, size_t *outlen)
+/* xz's decoder memory (its dictionary): xz -9 needs 65 MiB. */
+#define XZ_MEMLIMIT (128u << 20)
+
+/*
+ * Decode in[0..inlen) into dd->buf, dd->len.  The output may reach
+ * `bound` bytes (sf_inflate_bound: a bomb of zeros reaches 1000s of
+ * times its size); what the buffer grows by is taken from l's session
+ * budget as it grows (dd->charged).  -EFBIG past the bound, -ENOSPC past
+ * the budget, -EINVAL not xz, -ENOMEM.
+ */
+static int xz_decode(const unsigned char *in, size_t inlen, uint64_t bound,
+		     struct sf_limits *l, struct debugdata *dd)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
-	size_t cap = inlen * 4 + 4096, n = 0;
-	unsigned char *buf = NULL;
-	lzma_ret r;
+	size_t cap = 0, n = 0;
+	int rc = 0;
+	lzma_ret r = LZMA_OK;
 
-	if (lzma_stream_decoder(&s, 256u << 20, 0) != LZMA_OK)
-		return -EINVAL;
+	if (lzma_stream_decoder(&s, XZ_MEMLIMIT, 0) != LZMA_OK)
+		return -ENOMEM;
 	s.next_in = in;
 	s.avail_in = inlen;
-	do {
-		if (n == cap || !buf) {
-			cap = buf ? cap * 2 : cap;
-			unsigned char *nb = cap <= DEBUGDATA_MAX ?
-						    realloc(buf, cap) : NULL;
-			if (!nb) {
-				r = LZMA_MEM_ERROR;
+	while (!rc && r == LZMA_OK) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : inlen * 4 + 4096;
+			if (cap >= bound) {
+				rc = -EFBIG;
 				break;
 			}
-			buf = nb;
+			if (ncap > bound)
+				ncap = (size_t)bound;
+			if (!sf_limits_take(l, ncap - cap)) {
+				rc = -ENOSPC;
+				break;
+			}
+			dd->charged += ncap - cap;
+			char *nb = realloc(dd->buf, ncap);
+			if (!nb) {
+				rc = -ENOMEM;
+				break;
+			}
+			dd->buf = nb;
+			cap = ncap;
 		}
-		s.next_out = buf + n;
+		s.next_out = (unsigned char *)dd->buf + n;
 		s.avail_out = cap - n;
 		r = lzma_code(&s, LZMA_FINISH);
 		n = cap - s.avail_out;
-	} while (r == LZMA_OK);
-	lzma_end(&s);
-	if (r != LZMA_STREAM_END) {
-		free(buf);
-		return -EINVAL;
 	}
-	*out = buf;
-	*outlen = n;
-	return 0;
+	lzma_end(&s);
+	if (!rc && r != LZMA_STREAM_END)
+		rc = r == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL;
+	dd->len = n;
+	return rc;
 }
 
-Elf *debugdata_open(Elf *elf, void **bufp)
+void debugdata_close(struct debugdata *dd)
+{
+	if (dd->elf)
+		elf_end(dd->elf);
+	free(dd->buf);
+	sf_limits_give(dd->limits, dd->charged);
+	memset(dd, 0, sizeof(*dd));
+}
+
+/* The xz of a .gnu_debugdata section, decoded within the bounds; a
+ * refusal is counted and said. */
+static int debugdata_decode(Elf_Data *d, struct idx_builder *b,
+			    const char *path, struct debugdata *dd)
+{
+	uint64_t bound = sf_inflate_bound(b->limits, d->d_size);
+	if (bound > DEBUGDATA_MAX)
+		bound = DEBUGDATA_MAX;
+	dd->limits = b->limits;
+	int rc = xz_decode(d->d_buf, d->d_size, bound, b->limits, dd);
+	if (rc == -EFBIG || rc == -ENOSPC) {
+		sf_limits_count(b->limits, SF_REFUSED_BOUND);
+		if (rc == -EFBIG)
+			idxb_warn(b, ".gnu_debugdata of '%s' decompresses to more "
+				  "than %" PRIu64 " bytes from %zu: past the bound, "
+				  "its MiniDebugInfo is not read",
+				  path ? path : "?", bound, d->d_size);
+		else
+			idxb_warn(b, ".gnu_debugdata of '%s' would pass the %" PRIu64
+				  " decompressed bytes this run may hold "
+				  "(STACKFOLD_INFLATE_MAX): its MiniDebugInfo is "
+				  "not read", path ? path : "?",
+				  b->limits ? b->limits->inflate_held_max : 0);
+	}
+	return rc;
+}
+
+int debugdata_open(Elf *elf, struct idx_builder *b, const char *path,
+		   struct debugdata *dd)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	size_t shstrndx;
 
-	*bufp = NULL;
+	memset(dd, 0, sizeof(*dd));
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
+		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
@@ -601,20 +656,14 @@ Elf *debugdata_open(Elf *elf, void **bufp)
 		    strcmp(name, ".gnu_debugdata"))
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
-		unsigned char *buf;
-		size_t len;
-		if (!d || !d->d_buf ||
-		    xz_decode(d->d_buf, d->d_size, &buf, &len))
-			return NULL;
-		Elf *e = elf_memory((char *)buf, len);
-		if (!e || elf_kind(e) != ELF_K_ELF) {
-			if (e)
-				elf_end(e);
-			free(buf);
-			return NULL;
-		}
-		*bufp = buf;
-		return e;
+		int rc = d && d->d_buf ? debugdata_decode(d, b, path, dd) : -EINVAL;
+		if (!rc)
+			dd->elf = elf_memory(dd->buf, dd->len);
+		if (!rc && (!dd->elf || elf_kind(dd->elf) != ELF_K_ELF))
+			rc = -EINVAL;
+		if (rc)
+			debugdata_close(dd);
+		return rc == -ENOMEM ? rc : 0;
 	}
-	return NULL;
+	return 0;
 }

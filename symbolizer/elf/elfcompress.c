@@ -478,8 +478,6 @@ static bool within_bounds(Elf *elf, struct zjob *v, size_t n,
 			  const struct elfidx_opts *o, const char *path)
 {
 	struct sf_limits *l = o ? o->limits : NULL;
-	uint64_t ratio = l ? l->inflate_ratio : 64;
-	uint64_t file_max = l ? l->inflate_file_max : SECTION_MAX;
 	uint64_t in = gnu->in, out = gnu->out;
 
 	for (size_t i = 0; i < n; i++) {
@@ -491,7 +489,7 @@ static bool within_bounds(Elf *elf, struct zjob *v, size_t n,
 		in += v[i].srclen;
 		out += v[i].dstlen;
 	}
-	bool ok = out <= in * ratio + (1u << 20) && out <= file_max;
+	bool ok = out <= sf_inflate_bound(l, in);
 	if (ok && sf_limits_take(l, out)) {
 		bufs->limits = l;
 		bufs->charged += out;
@@ -507,6 +505,23 @@ static bool within_bounds(Elf *elf, struct zjob *v, size_t n,
 		      "is not read",
 	      path ? path : "?", out, ok ? (l ? l->inflate_held_max : 0) : in);
 	return false;
+}
+
+uint64_t elfidx_bound_libdw(Elf *elf, struct sf_limits *l)
+{
+	struct zjob *v = NULL;
+	size_t n = 0;
+	struct gnu_sizes gnu = { 0, 0 };
+	struct elfcomp_bufs bufs = { 0 };
+	struct elfidx_opts o = { .limits = l };
+
+	if (collect_jobs(elf, &v, &n, &gnu))
+		hide_compressed(elf);	/* out of memory: none of them */
+	else if (n || gnu.out)
+		within_bounds(elf, v, n, &gnu, &bufs, &o, NULL);
+	free(v);
+	free(bufs.v);
+	return bufs.charged;
 }
 
 int elfcomp_inflate(Elf *elf, struct elfcomp_bufs *bufs,

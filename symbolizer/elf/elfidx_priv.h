@@ -411,9 +411,23 @@ bool debuglink_buildid_exists(const char *build_id);
  * place gdb looks; CRC not checked) put there or changed (ctime) at or
  * after since (seconds since the epoch)?  path is elf's. */
 bool debuglink_appeared(Elf *elf, const char *path, uint64_t since);
-/* debuglink.c: the MiniDebugInfo ELF in elf's .gnu_debugdata, or NULL.
- * On success free(*bufp) after elf_end(). */
-Elf *debugdata_open(Elf *elf, void **bufp);
+/* debuglink.c: the MiniDebugInfo ELF in elf's .gnu_debugdata, into
+ * dd->elf (NULL: none, or not read).  Its xz is decoded within
+ * b->limits as compressed debug sections are (sf_inflate_bound of the
+ * section's size, and the session's budget, held until
+ * debugdata_close()); past a bound it is not read, counted and said
+ * (path names the file).  0, or -ENOMEM (dd then empty).  Always
+ * debugdata_close(dd) after. */
+struct debugdata {
+	Elf *elf;
+	char *buf;		/* the decoded ELF */
+	size_t len;
+	uint64_t charged;	/* taken from limits */
+	struct sf_limits *limits;
+};
+int debugdata_open(Elf *elf, struct idx_builder *b, const char *path,
+		   struct debugdata *dd);
+void debugdata_close(struct debugdata *dd);
 
 
 /* elfcompress.c: decompress the SHF_COMPRESSED (zlib, zstd) .debug_*

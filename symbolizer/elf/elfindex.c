@@ -374,10 +374,10 @@ static void lines_key(char *dst, const char *key, bool lines)
 
 /* Symbols: the file's .symtab; else the debug file's .symtab plus the
  * file's .dynsym; else .dynsym plus the MiniDebugInfo .symtab. */
-static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
+static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg,
+		      const char *path)
 {
-	void *mdbuf = NULL;
-	Elf *md = NULL;
+	struct debugdata md;
 	int rc;
 
 	if (elfsyms_has_symtab(elf)) {
@@ -388,13 +388,12 @@ static int build_syms(struct idx_builder *b, Elf *elf, Elf *dbg)
 		b->flags |= IDX_SYMTAB;
 		return elfsyms_collect(b, dbg, elf, false);
 	}
-	md = debugdata_open(elf, &mdbuf);
-	if (md && elfsyms_has_symtab(md))
+	rc = debugdata_open(elf, b, path, &md);
+	if (md.elf && elfsyms_has_symtab(md.elf))
 		b->flags |= IDX_SYMTAB;
-	rc = elfsyms_collect(b, elf, md, true);
-	if (md)
-		elf_end(md);
-	free(mdbuf);
+	if (!rc)
+		rc = elfsyms_collect(b, elf, md.elf, true);
+	debugdata_close(&md);
 	return rc;
 }
 
@@ -415,7 +414,7 @@ static int build(struct idx_builder *b, Elf *elf, int fd, const char *path,
 	if (!rc && !own_dwarf && (!o->no_dwarf || !elfsyms_has_symtab(elf)))
 		dbg = debuglink_open(elf, fd, path, b->build_id, b, &dbgfd);
 	if (!rc)
-		rc = build_syms(b, elf, dbg);
+		rc = build_syms(b, elf, dbg, path);
 	if (own_dwarf || dbg)
 		b->flags |= IDX_DEBUG_FOUND;
 	else	/* no DWARF, no lines to leave out: one entry for all */

@@ -116,6 +116,18 @@ bool elfidx_from_cache(const struct elf_index *idx);
  * prints as "(discriminator N)" after the innermost line), 0 if none. */
 uint32_t elfidx_discriminator(const struct elf_index *idx, uint64_t vaddr);
 
+/*
+ * Before libdw opens elf itself (dwarf_begin_elf: the unwinder's
+ * .debug_frame), which decompresses every compressed debug section to
+ * the size its header claims: the sizes held to l's bounds as an index's
+ * are (sf_inflate_bound, the session's budget); past them every
+ * compressed debug section is hidden from libdw, the refusal counted.
+ * Returns the bytes taken from l's budget: sf_limits_give() them once
+ * elf is closed.
+ */
+struct Elf;
+uint64_t elfidx_bound_libdw(struct Elf *elf, struct sf_limits *l);
+
 /* Read only the build-id of an open ELF file into hex (size >= 41).
  * Returns 0, or -ENOENT when there is none, -EINVAL when not ELF. */
 int elf_read_build_id(int fd, char *hex, size_t hexsize);

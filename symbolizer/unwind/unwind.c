@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/untrusted.h"
+#include "elf/elfindex.h"
 #include "elf/elfread.h"
 #include "elf/idxcache.h"
 #include "unwind/cfirules.h"
@@ -26,6 +28,8 @@ struct uw_file {
 	Dwarf_CFI *eh, *dbg;	/* NULL when the file has none */
 	bool dbg_tried;		/* .debug_frame looked for (only when
 				 * .eh_frame has no rules for a pc) */
+	uint64_t inflated;	/* libdw's decompressed bytes, taken from
+				 * the session's budget */
 	bool failed;		/* cannot be read (nor its segments cached):
 				 * every pc in it fails */
 };
@@ -89,6 +93,7 @@ void uw_free(struct unwinder *u)
 			dwarf_end(f->dw);
 		if (f->elf)
 			elf_end(f->elf);
+		sf_limits_give(sym_unwind_limits(u->s), f->inflated);
 		cfr_release(&f->t);
 	}
 	free(u->files);
@@ -148,11 +153,13 @@ static bool has_debug_frame(Elf *elf)
 
 /* The file's .debug_frame CFI (once; only when .eh_frame has no rules
  * for a pc, or for a file read into memory, when it has the section). */
-static void file_dbg(struct uw_file *f)
+static void file_dbg(struct unwinder *u, struct uw_file *f)
 {
 	if (f->dbg_tried || !f->elf)
 		return;
 	f->dbg_tried = true;
+	/* libdw decompresses the file's sections itself: bounded first */
+	f->inflated = elfidx_bound_libdw(f->elf, sym_unwind_limits(u->s));
 	f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
 	f->dbg = f->dw ? dwarf_getcfi(f->dw) : NULL;
 }
@@ -184,7 +191,7 @@ static int file_open(struct unwinder *u, struct uw_file *f)
 	} else {
 		f->eh = dwarf_getcfi_elf(f->elf);
 		if (cmd != ELF_C_READ_MMAP_PRIVATE && has_debug_frame(f->elf))
-			file_dbg(f);
+			file_dbg(u, f);
 		f->dbg_tried |= cmd != ELF_C_READ_MMAP_PRIVATE;
 	}
 	/* mapped whole, or read: the descriptor is not needed any more */
@@ -289,13 +296,14 @@ static uint64_t row_start(Dwarf_CFI *cfi, uint64_t a, uint64_t start,
 
 /* libdw's row for a, from .eh_frame, else .debug_frame; *from: where it
  * truly starts.  NULL when neither has one. */
-static Dwarf_Frame *libdw_row(struct uw_file *f, uint64_t a, uint64_t *from)
+static Dwarf_Frame *libdw_row(struct unwinder *u, struct uw_file *f,
+			      uint64_t a, uint64_t *from)
 {
 	Dwarf_Frame *fr = NULL;
 	Dwarf_CFI *cfi = f->eh;
 	if (!cfi || dwarf_cfi_addrframe(cfi, a, &fr) != 0) {
 		fr = NULL;
-		file_dbg(f);	/* rarely needed */
+		file_dbg(u, f);	/* rarely needed */
 		cfi = f->dbg;
 		if (cfi && dwarf_cfi_addrframe(cfi, a, &fr) != 0)
 			fr = NULL;
@@ -336,7 +344,7 @@ static int rules_at(struct unwinder *u, struct uw_file *f, uint32_t idx,
 		if (ret)
 			return ret;
 		uint64_t from;
-		Dwarf_Frame *fr = libdw_row(f, a, &from);
+		Dwarf_Frame *fr = libdw_row(u, f, a, &from);
 		if (fr) {
 			ret = cfr_add(&f->t, fr, from, &r);
 			free(fr);

@@ -52,3 +52,8 @@ const struct elfidx_opts *sym_unwind_cache(struct sym_session *s)
 {
 	return s->cache_dir ? &s->eopts : NULL;
 }
+
+struct sf_limits *sym_unwind_limits(struct sym_session *s)
+{
+	return &s->limits;
+}

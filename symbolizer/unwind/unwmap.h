@@ -36,5 +36,7 @@ const char *sym_unwind_file_build_id(const void *file);
 /* The session's index cache (its directory, byte cap, warnings), or NULL
  * when it has none. */
 const struct elfidx_opts *sym_unwind_cache(struct sym_session *s);
+/* The session's bounds on decompression (base/untrusted.h). */
+struct sf_limits *sym_unwind_limits(struct sym_session *s);
 
 #endif

@@ -7,6 +7,16 @@
  * report holds == the fold's total == the sum of the counted value (the
  * "samples" type, else the last) over the samples, decoded here again
  * with protobuf-c; the folded text sums to the same.
+ *
+ * Memory, checked two ways.  The reader's bound is 256 KiB here
+ * (STACKFOLD_PPROF_MAX), and what pprof_read() holds at its peak (ASan's
+ * malloc hooks) may not pass twice that plus 512 KiB: an input that costs
+ * more (protobuf-c's ~64 bytes for each empty 2-byte sample: 16 KiB of
+ * them held 1.26 MB before the bound) is a finding at once, at fuzzing
+ * speed.  And tests/fuzz/run gives this target -rss_limit_mb=512, inputs
+ * up to 64 KiB (a gzip of them unzips to 64 MiB), and runs
+ * tests/fuzz/regress/pprof_in/ (16 MiB of empty samples in a 16 KB gzip:
+ * 1 GB before the bound) under that limit.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -21,6 +31,44 @@
 #include "output/profile.pb-c.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* ASan's (sanitizer/allocator_interface.h), weak: UBSan alone
+ * (FUZZ_SANITIZE=undefined) has no allocator, nor these. */
+int __sanitizer_install_malloc_and_free_hooks(
+	void (*m)(const volatile void *, size_t),
+	void (*f)(const volatile void *)) __attribute__((weak));
+size_t __sanitizer_get_allocated_size(const volatile void *p)
+	__attribute__((weak));
+
+/* Bytes allocated now and at the most since reset (ASan's hooks; none
+ * under UBSan alone: then 0). */
+static size_t held_now, held_peak;
+
+static void on_malloc(const volatile void *p, size_t n)
+{
+	(void)p;
+	held_now += n;
+	if (held_now > held_peak)
+		held_peak = held_now;
+}
+
+static void on_free(const volatile void *p)
+{
+	size_t n = p ? __sanitizer_get_allocated_size(p) : 0;
+	held_now = n < held_now ? held_now - n : 0;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	setenv("STACKFOLD_PPROF_MAX", "262144", 0);
+	if (__sanitizer_install_malloc_and_free_hooks &&
+	    __sanitizer_get_allocated_size)
+		__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+	return 0;
+}
 
 static char *render(const char *fmt, const struct out_input *in, size_t *len)
 {
@@ -69,7 +117,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (report_init(&r, NULL, false))
 		abort();
 	report_begin_input(&r, NULL);
+	size_t before = held_peak = held_now;
 	int ret = pprof_read(&r, data, size, devnull, &err);
+	if (held_peak - before > 2 * pprof_mem_max() + (512u << 10)) {
+		fprintf(stderr, "pprof_read held %zu bytes for %zu of input, past "
+			"twice its bound (%zu) + 512 KiB\n", held_peak - before, size,
+			pprof_mem_max());
+		abort();
+	}
 	bool gz = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
 	if (!ret && !gz && report_samples(&r) != expected(data, size))
 		abort();

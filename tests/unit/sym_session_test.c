@@ -18,6 +18,8 @@
  *   load PID FILE        sym_process_load_maps
  *   stats                prints every sym_stats counter
  *   warnings             drains the warning queue ("warning: ...")
+ *   refused              "refused files=N bounds=M": files not read and
+ *                        refusals past a size bound (sym_stats)
  *   fds                  prints "fds N" (open fds of this process)
  *   maps FILE            parse FILE with maps.h; prints counts, CPU ms,
  *                        max RSS and every kept entry
@@ -351,6 +353,11 @@ int main(int argc, char **argv)
 			i += 2;
 		} else if (!strcmp(a, "stats")) {
 			print_stats(s);
+		} else if (!strcmp(a, "refused")) {
+			struct sym_stats st;
+			sym_session_stats(s, &st);
+			printf("refused files=%" PRIu64 " bounds=%" PRIu64 "\n",
+			       st.files_refused, st.bounds_refused);
 		} else if (!strcmp(a, "warnings")) {
 			const char *w;
 			while ((w = sym_session_next_warning(s)))
