@@ -99,8 +99,10 @@ struct sym_session *sym_session_new(const struct sym_opts *opts,
 				    struct sf_err *err)
 {
 	struct sym_session *s = calloc(1, sizeof(*s));
-	if (s)
+	if (s) {
 		s->libopen_base = sf_libopen_refused();
+		s->libopen_bound_base = sf_libopen_refused_bound();
+	}
 	if (!s || session_init(s, opts)) {
 		sym_session_free(s);
 		sf_err_set(err, ENOMEM, "cannot create symbolizer session: %s",
@@ -139,7 +141,8 @@ void sym_session_stats(const struct sym_session *s, struct sym_stats *out)
 		__atomic_load_n(&s->limits.refused_place, __ATOMIC_RELAXED) +
 		sf_libopen_refused() - s->libopen_base;
 	out->bounds_refused =
-		__atomic_load_n(&s->limits.refused_bound, __ATOMIC_RELAXED);
+		__atomic_load_n(&s->limits.refused_bound, __ATOMIC_RELAXED) +
+		sf_libopen_refused_bound() - s->libopen_bound_base;
 }
 
 const char *sym_reason_str(enum sym_reason r)

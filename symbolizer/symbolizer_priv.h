@@ -69,6 +69,7 @@ struct sym_session {
 	struct sym_stats stats;
 	struct sf_limits limits;	/* eopts.limits */
 	uint64_t libopen_base;	/* sf_libopen_refused() when made */
+	uint64_t libopen_bound_base;	/* sf_libopen_refused_bound() then */
 	struct filetab files;
 	struct strtab strs;	/* misc. session-lifetime strings */
 

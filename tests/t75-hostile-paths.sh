@@ -155,6 +155,20 @@ if gcc -O1 -g -o dwz/a alt.c && gcc -O1 -g -o dwz/b alt2.c &&
 	check "DWZ alt file a FIFO: symbolize ends at once, exit 0 (${ms} ms, exit $rc)" test "$rc" = 0 -a "$ms" -lt 3000
 	check "DWZ alt file a FIFO: said, the function still named" \
 		bash -c "grep -q \"DWZ alt file '$T/dwz/common.debug' is not read: not a regular file\" '$T/alt-fifo.err' && grep -qx alt_fn '$T/alt-fifo.out'"
+	# an alt file whose .debug_str claims 64 MiB in 64 KB (libdw inflates
+	# what it opens itself: 4ce9adb took 69 MB and 3 s here)
+	head -c 64M /dev/zero >zeros.bin
+	objcopy --update-section .debug_str=zeros.bin dwz/common.real dwz/bomb.tmp &&
+		objcopy --compress-debug-sections=zlib dwz/bomb.tmp dwz/bomb.debug
+	rm -f zeros.bin dwz/bomb.tmp dwz/common.debug
+	cp dwz/bomb.debug dwz/common.debug
+	/usr/bin/time -f %M -o bomb.kb timeout 20 "$STACKFOLD" symbolize --no-cache <alt.in >alt-bomb.out 2>alt-bomb.err
+	lim=40000
+	[ "${SANITIZE:-}" = 1 ] && lim=120000
+	check "DWZ alt file inflating to 64 MiB: refused ($(cat bomb.kb) KB peak, at most $lim), said" \
+		bash -c "test \"\$(tail -1 '$T/bomb.kb')\" -le $lim && grep -q 'claim past the size bounds' '$T/alt-bomb.err'"
+	rm dwz/common.debug
+	mkfifo dwz/common.debug
 	if live_prereq "scripts/profile -p, DWZ alt file a FIFO"; then
 		dwz/a &
 		apid=$!

@@ -3,6 +3,7 @@
 #include "base/untrusted.h"
 
 #include <dlfcn.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -15,17 +16,22 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static uint64_t g_refused;
-static __thread uint64_t t_refused;
+static uint64_t g_refused, g_refused_bound;
+static __thread uint64_t t_refused, t_refused_bound;
 
 uint64_t sf_libopen_refused(void)
 {
 	return __atomic_load_n(&g_refused, __ATOMIC_RELAXED);
 }
 
-uint64_t sf_libopen_refused_here(void)
+uint64_t sf_libopen_refused_bound(void)
 {
-	return t_refused;
+	return __atomic_load_n(&g_refused_bound, __ATOMIC_RELAXED);
+}
+
+uint64_t sf_libopen_refused_here(bool bound)
+{
+	return bound ? t_refused_bound : t_refused;
 }
 
 /* this program's own text (the linker's symbols): its opens, the many
@@ -91,6 +97,53 @@ static int private_copy(int fd, const struct stat *st)
 	return mfd;
 }
 
+/* The decompressed size a section claims: SHF_COMPRESSED's header, or
+ * a .zdebug section's "ZLIB" and big-endian size; 0 when it claims none. */
+static uint64_t claimed(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
+			size_t shstrndx)
+{
+	GElf_Chdr ch;
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return gelf_getchdr(scn, &ch) ? ch.ch_size : UINT64_MAX;
+	const char *n = elf_strptr(e, shstrndx, sh->sh_name);
+	Elf_Data *d;
+	if (!n || strncmp(n, ".zdebug", 7) || sh->sh_type == SHT_NOBITS ||
+	    !(d = elf_rawdata(scn, NULL)) || d->d_size < 12 ||
+	    memcmp(d->d_buf, "ZLIB", 4))
+		return 0;
+	uint64_t size = 0;
+	for (int i = 4; i < 12; i++)
+		size = size << 8 | ((const unsigned char *)d->d_buf)[i];
+	return size;
+}
+
+/* libdw decompresses the compressed sections of what it opens itself to
+ * the sizes their headers claim: a file whose claims pass untrusted.h's
+ * bounds (its ratio a section, its most for the file) is refused whole,
+ * as the index refuses its own (a 58 KB file claimed 300 MB).  fd is
+ * a private copy or root's: mapped safely. */
+static bool claims_ok(int fd)
+{
+	size_t shstrndx;
+	uint64_t total = 0, most = sf_inflate_bound(NULL, UINT64_MAX);
+	bool ok = true;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_getshdrstrndx(e, &shstrndx)) {
+		if (e)
+			elf_end(e);
+		return true;	/* no ELF file: libdw refuses it itself */
+	}
+	for (Elf_Scn *scn = NULL; ok && (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		uint64_t c = gelf_getshdr(scn, &sh) ? claimed(e, scn, &sh, shstrndx) : 0;
+		ok = c <= sf_inflate_bound(NULL, sh.sh_size) &&
+		     !__builtin_add_overflow(total, c, &total) && total <= most;
+	}
+	elf_end(e);
+	return ok;
+}
+
 /* A read-only open made by one of those libraries: a regular file, opened
  * without blocking (copied when another user may write it), or -1 with
  * errno (ENXIO for a name that is not a regular file, counted). */
@@ -110,6 +163,13 @@ static int open_for_lib(const char *path, int flags)
 	}
 	if ((fd = private_copy(fd, &st)) < 0)
 		return -1;
+	if (!claims_ok(fd)) {
+		close(fd);
+		__atomic_add_fetch(&g_refused_bound, 1, __ATOMIC_RELAXED);
+		t_refused_bound++;
+		errno = EFBIG;
+		return -1;
+	}
 	/* the caller's flags (no O_CLOEXEC asked: still set, harmless) and
 	 * blocking reads, as it asked */
 	int fl = fcntl(fd, F_GETFL);

@@ -17,7 +17,8 @@
  * one of them, for reading, goes through sf_open_untrusted() (a regular
  * file or nothing, never blocking), and a file another user may write is
  * handed over as a sealed private copy (libdw maps what it opens: a
- * truncation would be a SIGBUS); every other call, and every call of
+ * truncation would be a SIGBUS) and refused when its compressed sections
+ * claim more than the index's bounds allow; every other call, and every call of
  * this program's own code, is the plain system call.  Refusals are counted
  * for the summary.  Only open() and open64() are what elfutils 0.188
  * calls (nm -D); t75's FIFO cases fail should a build call another.
@@ -25,12 +26,18 @@
 #ifndef SF_BASE_LIBOPEN_H
 #define SF_BASE_LIBOPEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Names those libraries asked for that were not regular files (FIFOs,
  * sockets, devices, directories), refused since the process started. */
 uint64_t sf_libopen_refused(void);
-/* The same, by the calling thread only (to tell what one call did). */
-uint64_t sf_libopen_refused_here(void);
+/* Files those libraries asked for whose compressed sections claim more
+ * than untrusted.h's bounds allow (refused whole, as libdw would inflate
+ * them to what they claim). */
+uint64_t sf_libopen_refused_bound(void);
+/* The refusals of either kind (bound: the second), by the calling thread
+ * only (to tell what one call did). */
+uint64_t sf_libopen_refused_here(bool bound);
 
 #endif

@@ -98,11 +98,14 @@ void dwsrc_check_alt(struct idx_builder *b, struct dwsrc *src)
 	const void *bid;
 	if (!src->dw || dwelf_dwarf_gnu_debugaltlink(src->dw, &name, &bid) <= 0)
 		return;
-	uint64_t refused = sf_libopen_refused_here();
+	uint64_t type = sf_libopen_refused_here(false);
+	uint64_t bound = sf_libopen_refused_here(true);
 	if (dwarf_getalt(src->dw))
 		return;
 	idxb_warn(b, "DWZ alt file '%s' is not read: %s; the names and types "
 		  "it holds are missing", name,
-		  sf_libopen_refused_here() > refused ? "not a regular file" :
-						   "not found");
+		  sf_libopen_refused_here(false) > type ? "not a regular file" :
+		  sf_libopen_refused_here(true) > bound ?
+			  "its compressed sections claim past the size bounds" :
+			  "not found");
 }
