@@ -143,8 +143,8 @@ static int step(struct walk *w, const char *name, const char *for_path,
 	if (e) {
 		if (fd >= 0)
 			close(fd);
-		return sf_err_set(err, e, "cannot write '%s': '%s': %s",
-				  for_path, w->shown, strerror(e));
+		return sf_err_set(err, e, "cannot write '%s': %s", for_path,
+				  strerror(e));
 	}
 	if (S_ISLNK(st.st_mode)) {
 		int rc = follow(w, fd, for_path, &st, err);
@@ -153,8 +153,8 @@ static int step(struct walk *w, const char *name, const char *for_path,
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		close(fd);
-		return sf_err_set(err, ENOTDIR, "cannot write '%s': '%s': %s",
-				  for_path, w->shown, strerror(ENOTDIR));
+		return sf_err_set(err, ENOTDIR, "cannot write '%s': %s",
+				  for_path, strerror(ENOTDIR));
 	}
 	if ((w->flags & SF_DIR_STRICT) && geteuid() == 0 &&
 	    !sf_uid_trusted(st.st_uid)) {
