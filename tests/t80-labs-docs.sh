@@ -54,6 +54,18 @@ for f in count hist profile interval syscost sleeps; do
 		test -s "$TOP/labs/exercises/$f.bt" -a -s "$TOP/labs/solutions/$f.bt" -a -s "$TOP/tests/labs-wrong/$f.bt"
 done
 
+# labs/check on a directory without the lab's files: a PROBLEM line and
+# the summary, exit 1 (not lab.sh's failing-step exit of the lab scripts).
+mkdir -p "$T/nolab"
+why=""
+for n in $(seq 1 12); do
+	out=$(LAB_MINE=$T/nolab "$TOP/labs/check" "$n" "$T/nolab" 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && grep -q '^PROBLEM: ' <<<"$out" && [ "$(tail -n 1 <<<"$out")" = "lab $n: not there yet (see PROBLEM lines)" ] &&
+		! grep -q 'a step failed' <<<"$out" || why="$why lab $n (exit $rc: $(tail -n 1 <<<"$out"));"
+done
+check_eq "labs/check on missing files says which and ends with its summary" "" "$why"
+
 # --- shell and C hygiene
 if command -v shellcheck >/dev/null 2>&1; then
 	# From the top, so that the scripts' "source=" directives resolve.
