@@ -12,7 +12,9 @@ fp=$!
 nofp=$!
 
 # Profile both at once, then split the result by process name.
+mark start shares-fp "$fp"; mark start shares-nofp "$nofp"
 "$PROFILE" -p "$fp,$nofp" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/both" -f folded
+mark end shares-fp "$fp"; mark end shares-nofp "$nofp"
 alive "$fp" shares-fp
 alive "$nofp" shares-nofp
 stop "$fp" "$nofp"
