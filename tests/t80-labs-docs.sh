@@ -21,7 +21,9 @@ for page in "$TOP"/labs/[0-9][0-9]-*.md; do
 	done
 	check_eq "$name.md has every section" "" "$missing"
 	q=$(awk '/^## Questions$/ { on = 1; next } /^## / { on = 0 } on && /^[0-9]+\. / { n++ } END { print n + 0 }' "$page")
-	a=$(awk '/^## Answers$/ { on = 1; next } /^## / { on = 0 } on && /^[0-9]+\. / { n++ } END { print n + 0 }' "$page")
+	# the answers are on a page of their own, so a student tries first
+	a=$(awk '/^[0-9]+\. / { n++ } END { print n + 0 }' "$TOP/labs/answers/$name.md" 2>/dev/null)
+	check "$name.md links its answers, not prints them" grep -q "^In \[answers/$name.md\](answers/$name.md)" "$page"
 	if [ "$q" -ge 3 ] && [ "$q" = "$a" ]; then pass "$name.md: $q questions, $a answers"
 	else fail "$name.md answers every question" "questions: $q, answers: $a"; fi
 done
