@@ -6,12 +6,11 @@ lab_init 03 "$@"
 # shares runs until stopped (argument 0).  scripts/profile samples it for
 # LAB_SECONDS and writes shares.folded, .svg and .pb.gz.  (With -- COMMAND
 # instead of -p PID, it starts the command and profiles it until it exits.)
-# mark notes the CPU time shares had before and after, for labs/check.
+# cpu_watch notes the CPU time shares has had, for labs/check.
 "$BUILD/shares" 0 &
 shares=$!
-mark start shares "$shares"
+cpu_watch shares "$shares"
 "$PROFILE" -p "$shares" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/shares" -f folded,svg,pprof
-mark end shares "$shares"
 alive "$shares" shares
 stop "$shares"
 nonempty "$OUT/shares.folded" "the profile of shares"

@@ -12,9 +12,8 @@ fp=$!
 nofp=$!
 
 # Profile both at once, then split the result by process name.
-mark start shares-fp "$fp"; mark start shares-nofp "$nofp"
+cpu_watch shares-fp "$fp"; cpu_watch shares-nofp "$nofp"
 "$PROFILE" -p "$fp,$nofp" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/both" -f folded
-mark end shares-fp "$fp"; mark end shares-nofp "$nofp"
 alive "$fp" shares-fp
 alive "$nofp" shares-nofp
 stop "$fp" "$nofp"

@@ -9,9 +9,8 @@ command -v go >/dev/null || lab_die "go is not installed (apt-get install golang
 for run in before:14 after:4; do
 	"$BUILD/shares" 0 "${run#*:}" &
 	work=$!
-	mark start "${run%:*}" "$work"
+	cpu_watch "${run%:*}" "$work"
 	"$PROFILE" -p "$work" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/${run%:*}" -f folded,pprof
-	mark end "${run%:*}" "$work"
 	alive "$work" shares
 	stop "$work"
 done

@@ -80,6 +80,23 @@ mark() {
 	printf 'cpu_%s_%s=%s\nwall_%s_%s=%s\n' "$1" "$2" "${ns:-0}" "$1" "$2" "$(date +%s%N)" >>"$OUT/lab.env"
 }
 
+# cpu_watch NAME PID: in the background, note every 0.1 s the wall clock
+# and the CPU time PID has had (ns, all threads) in OUT/cpu-NAME.txt until
+# PID ends: labs/check reads from it the CPU time PID had during the
+# capture (the raw capture's "#meta start_ns" and "duration_ns").
+# Builtins only, but for the sleep: little load of its own.
+cpu_watch() {
+	local f=$OUT/cpu-$1.txt pid=$2
+	: >"$f"
+	(	while [ -d "/proc/$pid/task" ]; do
+			s=0
+			for t in /proc/"$pid"/task/*/schedstat; do read -r a _ <"$t" 2>/dev/null && s=$((s + a)); done
+			echo "${EPOCHREALTIME/./}000 $s"
+			sleep 0.1
+		done >>"$f" 2>/dev/null
+	) &
+}
+
 # sigint_ready PID: PID catches SIGINT.  A background job starts with SIGINT
 # ignored, and bpftrace installs its handler only during start-up: a SIGINT
 # sent before that is lost, and bpftrace would run on.
