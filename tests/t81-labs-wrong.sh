@@ -60,13 +60,13 @@ export LAB_SECONDS=${LAB_SECONDS:-5} LAB_HZ=${LAB_HZ:-999}
 # (lab 5 for twice as long: to tell prepare's 5% from compress's 10% it
 # needs some 1,000 samples of shares-fp, and a busy machine gives it less
 # than a CPU)
-for s in 03-flame-graph 04-statistics 05-frame-pointers 11-pprof; do
+for s in 03-flame-graph 04-statistics 05-frame-pointers 06-dwarf 07-symbols 08-jit 11-pprof; do
 	secs=$LAB_SECONDS
 	[ "$s" != 05-frame-pointers ] || secs=$((2 * LAB_SECONDS))
 	if LAB_SECONDS=$secs "$TOP/labs/$s.sh" "$T/lab${s%%-*}" >"$T/$s.log" 2>&1; then pass "lab $s runs"
 	else fail "lab $s runs" "$(tail -n 5 "$T/$s.log")"; fi
 done
-for lab in 03 04 05 11; do
+for lab in 03 04 05 06 07 08 11; do
 	out=$("$TOP/labs/check" "$((10#$lab))" "$T/lab$lab" 2>&1)
 	check_eq "labs/check $lab accepts the run it is given" "" "$(grep '^PROBLEM' <<<"$out")"
 done
@@ -140,3 +140,30 @@ d11_junk() { head -c 300 /dev/urandom | gzip >before.pb.gz; }
 d11_top() { printf '      flat  flat%%   sum%%        cum   cum%%\n     700ms 70.00%% 70.00%%      700ms 70.00%%  matrix_multiply\n' >before.pprof-top.txt; }
 d11_svg() { printf '<svg><g><title>all (1 samples, 100%%; -30%%)</title></g>\n<g><title>matrix_multiply (1 samples, 100%%; -30%%)</title></g></svg>\n' >diff.svg; }
 for c in junk top svg; do doctored 11 "$c" "d11_$c"; done
+
+d6_fp_as_dwarf() {
+	sed 's/^shares-fp;/shares-nofp;/' fp.folded >dwarf.folded
+	sed 's/^shares-fp;/shares-nofp;/' fp.folded >perf.folded
+}
+d6_size() { sed 's/[0-9]* bytes a sample/800 bytes a sample/' perf-size.txt >x; mv x perf-size.txt; }
+d6_noraw() { rm -f dwarf.raw; }
+for c in fp_as_dwarf size noraw; do doctored 06 "$c" "d6_$c"; done
+
+d7_copied() {
+	{ grep -v -e '^shares-dbglink;' -e '^shares-buildid;' symbols.folded
+	  grep '^shares-sym;' symbols.folded | sed 's/^shares-sym;/shares-dbglink;/'
+	  grep '^shares-sym;' symbols.folded | sed 's/^shares-sym;/shares-buildid;/'; } >x
+	mv x symbols.folded
+}
+doctored 07 "shares-sym's lines copied in as dbglink and buildid" d7_copied
+
+d8_6337() { awk '$1 ~ /^jit-map;/ && $1 ~ /jit_hot_\[j\]/ { $NF = int($NF * 0.57 + 0.5) } $NF > 0 { print }' jit.folded >x; mv x jit.folded; }
+d8_inverted() {
+	awk '{ n = split($1, f, ";"); s = f[1]; for (i = n; i >= 2; i--) s = s ";" f[i]; $1 = s; print }' jit.folded >x
+	mv x jit.folded
+}
+d8_three() {
+	printf '%s\n' 'jit-map;main;run_jitted;jit_hot_[j] 750' 'jit-map;main;run_jitted;jit_cold_[j] 250' \
+		'jit-nomap;main;run_jitted;[anon]+0x10 1000' >jit.folded
+}
+for c in 6337 inverted three; do doctored 08 "$c" "d8_$c"; done
