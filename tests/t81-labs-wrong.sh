@@ -60,13 +60,13 @@ export LAB_SECONDS=${LAB_SECONDS:-5} LAB_HZ=${LAB_HZ:-999}
 # (lab 5 for twice as long: to tell prepare's 5% from compress's 10% it
 # needs some 1,000 samples of shares-fp, and a busy machine gives it less
 # than a CPU)
-for s in 03-flame-graph 04-statistics 05-frame-pointers 06-dwarf 07-symbols 08-jit 11-pprof; do
+for s in 03-flame-graph 04-statistics 05-frame-pointers 06-dwarf 07-symbols 08-jit 11-pprof 12-overhead; do
 	secs=$LAB_SECONDS
 	[ "$s" != 05-frame-pointers ] || secs=$((2 * LAB_SECONDS))
 	if LAB_SECONDS=$secs "$TOP/labs/$s.sh" "$T/lab${s%%-*}" >"$T/$s.log" 2>&1; then pass "lab $s runs"
 	else fail "lab $s runs" "$(tail -n 5 "$T/$s.log")"; fi
 done
-for lab in 03 04 05 06 07 08 11; do
+for lab in 03 04 05 06 07 08 11 12; do
 	out=$("$TOP/labs/check" "$((10#$lab))" "$T/lab$lab" 2>&1)
 	check_eq "labs/check $lab accepts the run it is given" "" "$(grep '^PROBLEM' <<<"$out")"
 done
@@ -115,7 +115,10 @@ d4_thin() { awk '{ $2 = int($2 * 0.7); print }' windows.txt >x; mv x windows.txt
 d4_scaled() { awk '{ $2 = int($2 * 1.5); $3 = int($3 * 1.5); print }' windows.txt >x; mv x windows.txt; }
 d4_first10() { head -n 10 windows.txt >x; mv x windows.txt; }
 d4_twice() { awk '{ print; print }' windows.txt | awk '{ $1 = NR; print }' >x; mv x windows.txt; }
-d4_sorted() { sort -t' ' -k2,2n windows.txt | awk '{ $1 = NR; print }' >x; mv x windows.txt; }
+d4_sorted() {	# by heads' share of the window
+	awk '{ print $2 / $3, $0 }' windows.txt | sort -k1,1g | cut -d' ' -f2- | awk '{ $1 = NR; print }' >x
+	mv x windows.txt
+}
 d4_synthetic() {
 	awk 'BEGIN { srand(7) } { h = 0; for (i = 0; i < $3; i++) h += rand() < 0.25; $2 = h; print }' windows.txt >x
 	mv x windows.txt
@@ -167,3 +170,11 @@ d8_three() {
 		'jit-nomap;main;run_jitted;[anon]+0x10 1000' >jit.folded
 }
 for c in 6337 inverted three; do doctored 08 "$c" "d8_$c"; done
+
+d12_bpf1() { sed -i 's/^\(mode=aggregate .*\)runs=[0-9]* \(.*\)bpf_run_ns=[0-9]*/\1runs=1 \2bpf_run_ns=1/' aggregate.stats; cat aggregate.stats printf.stats printf-cached.stats >overhead.txt; }
+d12_three() {
+	printf '%s\n' 'mode=aggregate seconds=3 runs=6000 bpftrace_cpu_ns=1000000 bpf_run_ns=3000000 emitted=3000 printed=0 emitted_total=3000 printed_total=0 lost_total=0' \
+		'mode=printf seconds=3 runs=6000 bpftrace_cpu_ns=300000000 bpf_run_ns=9000000 emitted=3000 printed=3000 emitted_total=3000 printed_total=3000 lost_total=0' \
+		'mode=printf-cached seconds=3 runs=6000 bpftrace_cpu_ns=30000000 bpf_run_ns=9000000 emitted=3000 printed=3000 emitted_total=3000 printed_total=3000 lost_total=0' >overhead.txt
+}
+for c in bpf1 three; do doctored 12 "$c" "d12_$c"; done
