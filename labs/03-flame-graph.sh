@@ -6,8 +6,10 @@ lab_init 03 "$@"
 # shares runs until stopped (argument 0).  scripts/profile samples it for
 # LAB_SECONDS and writes shares.folded, .svg and .pb.gz.  (With -- COMMAND
 # instead of -p PID, it starts the command and profiles it until it exits.)
+# cpu_watch notes the CPU time shares has had, for labs/check.
 "$BUILD/shares" 0 &
 shares=$!
+cpu_watch shares "$shares"
 "$PROFILE" -p "$shares" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/shares" -f folded,svg,pprof
 alive "$shares" shares
 stop "$shares"

@@ -12,6 +12,7 @@ fp=$!
 nofp=$!
 
 # Profile both at once, then split the result by process name.
+cpu_watch shares-fp "$fp"; cpu_watch shares-nofp "$nofp"
 "$PROFILE" -p "$fp,$nofp" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/both" -f folded
 alive "$fp" shares-fp
 alive "$nofp" shares-nofp

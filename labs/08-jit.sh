@@ -15,6 +15,7 @@ cat "/tmp/perf-$map.map" || lab_die "jit -m wrote no /tmp/perf-$map.map"
 echo "== where the code is: an anonymous r-xp mapping (no file name)"
 awk '$2 ~ /x/ && NF == 5' "/proc/$map/maps"
 
+cpu_watch jit-nomap "$nomap"; cpu_watch jit-map "$map"	# CPU time, for labs/check
 "$PROFILE" -p "$nomap,$map" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/jit" -f folded,svg
 alive "$nomap" jit-nomap
 alive "$map" jit-map

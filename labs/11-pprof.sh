@@ -9,6 +9,7 @@ command -v go >/dev/null || lab_die "go is not installed (apt-get install golang
 for run in before:14 after:4; do
 	"$BUILD/shares" 0 "${run#*:}" &
 	work=$!
+	cpu_watch "${run%:*}" "$work"
 	"$PROFILE" -p "$work" -d "$LAB_SECONDS" -F "$LAB_HZ" -o "$OUT/${run%:*}" -f folded,pprof
 	alive "$work" shares
 	stop "$work"

@@ -70,6 +70,33 @@ lab_init() {
 	echo "lab $1: outputs in $OUT"
 }
 
+# mark WHEN NAME PID: record in OUT/lab.env the CPU time process PID has
+# had (ns, all threads) and the wall clock (ns) WHEN (start or end) of a
+# capture: labs/check compares the sample count with the rate times the
+# CPU time the workload had.
+mark() {
+	local ns
+	ns=$(cat /proc/"$3"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }')
+	printf 'cpu_%s_%s=%s\nwall_%s_%s=%s\n' "$1" "$2" "${ns:-0}" "$1" "$2" "$(date +%s%N)" >>"$OUT/lab.env"
+}
+
+# cpu_watch NAME PID: in the background, note every 0.1 s the wall clock
+# and the CPU time PID has had (ns, all threads) in OUT/cpu-NAME.txt until
+# PID ends: labs/check reads from it the CPU time PID had during the
+# capture (the raw capture's "#meta start_ns" and "duration_ns").
+# Builtins only, but for the sleep: little load of its own.
+cpu_watch() {
+	local f=$OUT/cpu-$1.txt pid=$2
+	: >"$f"
+	(	while [ -d "/proc/$pid/task" ]; do
+			s=0
+			for t in /proc/"$pid"/task/*/schedstat; do read -r a _ <"$t" 2>/dev/null && s=$((s + a)); done
+			echo "${EPOCHREALTIME/./}000 $s"
+			sleep 0.1
+		done >>"$f" 2>/dev/null
+	) &
+}
+
 # sigint_ready PID: PID catches SIGINT.  A background job starts with SIGINT
 # ignored, and bpftrace installs its handler only during start-up: a SIGINT
 # sent before that is lost, and bpftrace would run on.
@@ -122,9 +149,10 @@ interrupt() {
 
 # capture SECONDS FILE CMD...: run CMD (a bpftrace command) with its output
 # in FILE, and stop it as Ctrl-C would, SECONDS after it has attached its
-# probes.  bpftrace prints its maps when it stops.
+# probes.  bpftrace prints its maps when it stops.  With CAPTURE_MARK set
+# to "NAME PID", mark the CPU time of PID from attach to stop, as NAME.
 capture() {
-	local secs=$1 file=$2 pid
+	local secs=$1 file=$2 pid rc=0
 	shift 2
 	"$@" >"$file" &
 	pid=$!
@@ -132,8 +160,13 @@ capture() {
 		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
 		echo "lab: bpftrace printed no 'Hit Ctrl-C to end' banner within 60 s" >&2
 	fi
+	# shellcheck disable=SC2086 # NAME PID
+	[ -z "${CAPTURE_MARK:-}" ] || mark start $CAPTURE_MARK
 	sleep "$secs"
-	interrupt "$pid"
+	interrupt "$pid" || rc=$?
+	# shellcheck disable=SC2086 # NAME PID
+	[ -z "${CAPTURE_MARK:-}" ] || mark end $CAPTURE_MARK
+	return "$rc"
 }
 
 # alive PID NAME: the workload NAME is still running (it must run through

@@ -8,7 +8,10 @@
  *   reader   read_pipe(): blocks in read(2) on a pipe
  *   (main)   feed_pipe(): writes one byte into the pipe every 5 ms
  *
- * Usage: waiters [SECONDS]   (default 10; 0 runs until killed)
+ * Usage: waiters [SECONDS [PERCENT]]   (SECONDS default 10, 0 runs until
+ *        killed; every sleep scaled to PERCENT of its length, default 100:
+ *        labs/check runs a copy at 20, sleeps of 1, 2 and 4 ms with the
+ *        same thread names, to tell a filter on the pid from one on comm)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -21,10 +24,12 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int pipefd[2];
 static volatile int stop;
+static long percent = 100;
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	long us = ms * 10 * percent;
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 }
 
@@ -103,6 +108,11 @@ static uint64_t now_ms(void)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 10;
+	percent = argc > 2 ? atol(argv[2]) : 100;
+	if (percent < 1 || percent > 1000) {
+		fprintf(stderr, "waiters: PERCENT must be 1..1000\n");
+		return 2;
+	}
 	static const struct { const char *name; void *(*fn)(void *); } kinds[] = {
 		{ "sleeper", sleeper }, { "holder", holder },
 		{ "waiter", waiter }, { "reader", reader },
