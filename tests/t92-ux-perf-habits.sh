@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# t92-ux-perf-habits: what a perf, bpftrace and FlameGraph user does by
+# habit works here too.  scripts/profile takes `-a -- sleep N` and
+# `-p PID -- sleep N` (the command sets the duration), -t TID, and names
+# perf's options it does not support; the SVG subtitle says --countname's
+# unit; folded input drawn as flamegraph.pl draws it (0.1 px), with the
+# frames left out counted; samples with no stack counted and explained;
+# the top table sorts by tid and its hottest stacks follow --sort; runs
+# of [unknown] frames fold into one; hostile process names stay on their
+# line.  Live parts need root and bpftrace.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+P=$TOP/scripts/profile
+
+# --- 1. perf's idioms: -a -- sleep N, -p PID -- sleep N, -t, -e, -s --------
+# dry KEY=VALUE... -- ARGS: the --dry-run parse of ARGS has every KEY=VALUE
+dry() {
+	local want=() out kv miss=""
+	while [ "$1" != -- ]; do want+=("$1"); shift; done
+	shift
+	out=$("$P" --dry-run "$@" 2>&1) || { echo "exit $?: $out"; return 1; }
+	for kv in "${want[@]}"; do grep -qxF -- "$kv" <<<"$out" || miss="$miss $kv"; done
+	[ -z "$miss" ] || { echo "missing:$miss; got: $out"; return 1; }
+}
+check "-a -- sleep 3: the command sets the duration" dry all=1 timer=1 secs=0 'command=sleep 3' -- -a -- sleep 3
+check "-ag -o aa -f folded -- sleep 3 (the issue's line)" dry all=1 timer=1 'command=sleep 3' -- -g -a -o aa -f folded -- sleep 3
+check "-p PID -- sleep 3: the command sets the duration" dry "pids=$$" timer=1 'command=sleep 3' -- -p "$$" -- sleep 3
+check "-- COMMAND alone: profiled, not a timer" dry timer=0 'command=sleep 3' -- -- sleep 3
+check "-t TID (perf record -t)" dry "tids=$$" "pids=$$" -- -t "$$"
+check "--tid=TID -- sleep 1" dry "tids=$$" timer=1 -- --tid="$$" -- sleep 1
+err=$("$P" -t 999999999 2>&1)
+check_eq "-t of no thread: exit 3, named" "3 profile: thread 999999999 not found" "$? $err"
+err=$("$P" -a -p "$$" 2>&1)
+check_eq "-a with -p: exit 1, one line" "1 profile: give -p PID (or -t TID) or -a, not both (see --help)" "$? $err"
+for o in -e --event=cycles -s --stat; do
+	err=$("$P" -a "$o" 2>&1)
+	rc=$?
+	# shellcheck disable=SC2016 # the inner shell's
+	check "$o: exit 1, one line saying it is not supported and why (got: $rc $err)" \
+		bash -c '[ "$0" = 1 ] && [ "$(grep -c . <<<"$1")" = 1 ] && grep -q "^profile: -[-a-z]* is not supported: [a-z]" <<<"$1"' "$rc" "$err"
+done
+h=$("$P" --help)
+check "--help: -a -- COMMAND sets the duration" grep -q 'perf record -a -- sleep 5' <<<"$h"
+check "--help: -t TID" grep -q -- '-t, --tid TID' <<<"$h"
+check "--help: names -e and -s as not supported" grep -q 'Not supported, unlike perf record: -e' <<<"$h"
+
+if live_prereq "profile -a -- sleep 1"; then
+	sh -c 'while :; do :; done' &
+	spin=$!
+	"$P" -a -o "$T/aa" -f folded -- sleep 1 >"$T/aa.out" 2>"$T/aa.err"
+	rc=$?
+	check_eq "-a -- sleep 1: exit 0" 0 "$rc"
+	check "-a -- sleep 1: every process sampled (sh, the spinner)" grep -q '^sh;' "$T/aa.folded"
+	"$P" -p "$spin" -o "$T/pp" -f folded -- sleep 1 >"$T/pp.out" 2>"$T/pp.err"
+	rc=$?
+	check_eq "-p PID -- sleep 1: exit 0" 0 "$rc"
+	check_eq "-p PID -- sleep 1: only the pid sampled (not sleep)" sh \
+		"$(cut -d';' -f1 "$T/pp.folded" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+	"$P" -t "$spin" -o "$T/tt" -f folded -d 1 >"$T/tt.out" 2>"$T/tt.err"
+	check_eq "-t TID -d 1: exit 0, the thread sampled" "0 sh" \
+		"$? $(cut -d';' -f1 "$T/tt.folded" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+	"$P" -a -o "$T/ab" -f folded -d 1 -- sh -c 'exit 7' >"$T/ab.out" 2>"$T/ab.err"
+	check_eq "-a -- COMMAND that fails: its status" 7 "$?"
+	kill "$spin"
+	wait "$spin" 2>/dev/null
+	# the capture ended with sleep 1, not after the default 10 s
+	d=$(awk '$1 == "#meta" && $2 == "duration_ns" { print int($3 / 1000000) }' "$T/aa.raw" 2>/dev/null)
+	check "-a -- sleep 1: the capture lasted about 1 s (${d:-?} ms)" test "${d:-99999}" -lt 4000
+fi
