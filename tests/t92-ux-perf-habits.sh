@@ -68,3 +68,10 @@ if live_prereq "profile -a -- sleep 1"; then
 	d=$(awk '$1 == "#meta" && $2 == "duration_ns" { print int($3 / 1000000) }' "$T/aa.raw" 2>/dev/null)
 	check "-a -- sleep 1: the capture lasted about 1 s (${d:-?} ms)" test "${d:-99999}" -lt 4000
 fi
+
+# --- 2. --countname in the SVG subtitle --------------------------------------
+sub() { grep -o '<text id="subtitle"[^>]*>[^<]*' | sed 's/.*>//'; }
+check_eq "--countname ns: the subtitle counts ns, not samples" "4000 ns" \
+	"$(printf 'a;b 1000\na;c 3000\n' | "$STACKFOLD" -f svg --countname ns | sub)"
+check_eq "without --countname: samples" "4000 samples" \
+	"$(printf 'a;b 1000\na;c 3000\n' | "$STACKFOLD" -f svg | sub)"

@@ -541,7 +541,7 @@ static void sub_add(char *buf, size_t cap, const char *sep, const char *what,
 }
 
 static void sub_meta(char *buf, size_t cap, const struct profile *p,
-		     uint64_t samples);
+		     uint64_t samples, const char *unit);
 static void sub_losses(char *buf, size_t cap, const struct pf_counters *c,
 		       const char *who);
 
@@ -613,10 +613,13 @@ static void default_subtitle(char *buf, size_t cap,
 	 * for folded-text input, which has no profile */
 	char rest[1024];
 	rest[0] = 0;
+	/* --countname: the counts' unit ("4000 ns"), as the tooltips say */
+	const char *unit = o->countname && strcmp(o->countname, "samples") ?
+			   o->countname : total == 1 ? "sample" : "samples";
 	if (p)
-		sub_meta(rest, sizeof(rest), p, total);
+		sub_meta(rest, sizeof(rest), p, total, unit);
 	else
-		sub_add(rest, sizeof(rest), "", total == 1 ? "sample" : "samples", total);
+		sub_add(rest, sizeof(rest), "", unit, total);
 	const struct pf_counters *k = p ? &p->counters : in->counters;
 	if (k)
 		sub_losses(rest, sizeof(rest), k, "");
@@ -628,9 +631,9 @@ static void default_subtitle(char *buf, size_t cap,
 }
 
 /* "20.0 s at 999 Hz, 39876 samples" (the command line goes before it,
- * cut to fit: sub_cmdline()) */
+ * cut to fit: sub_cmdline()); unit names the count */
 static void sub_meta(char *buf, size_t cap, const struct profile *p,
-		     uint64_t samples)
+		     uint64_t samples, const char *unit)
 {
 	if (p->meta.duration_nanos) {
 		size_t n = strlen(buf);
@@ -640,7 +643,7 @@ static void sub_meta(char *buf, size_t cap, const struct profile *p,
 	if (p->meta.hz)
 		sub_add(buf, cap, p->meta.duration_nanos ? " at " : ", ", "Hz",
 			p->meta.hz);
-	sub_add(buf, cap, ", ", samples == 1 ? "sample" : "samples", samples);
+	sub_add(buf, cap, ", ", unit, samples);
 }
 
 /* "; lost: 12 events, 3 map-full drops; 2 truncated stacks", each part
