@@ -75,3 +75,31 @@ check_eq "--countname ns: the subtitle counts ns, not samples" "4000 ns" \
 	"$(printf 'a;b 1000\na;c 3000\n' | "$STACKFOLD" -f svg --countname ns | sub)"
 check_eq "without --countname: samples" "4000 samples" \
 	"$(printf 'a;b 1000\na;c 3000\n' | "$STACKFOLD" -f svg | sub)"
+
+# --- 3. folded input drawn as flamegraph.pl draws it; the left out counted --
+# 99,800 samples over 1180 px: 0.0118 px a sample.  warmN (10 samples,
+# 0.118 px) are under 0.1% but over flamegraph.pl's 0.1 px; coldN (5,
+# 0.059 px) are under both.
+{
+	echo "main;hot 99000"
+	for i in $(seq 60); do echo "main;warm$i 10"; done
+	for i in $(seq 40); do echo "main;cold$i 5"; done
+} >"$T/narrow.folded"
+drawn() { grep -o '<title>[a-z]*[0-9]* (' "$1" | grep -c "<title>$2"; }
+"$STACKFOLD" -f svg -o "$T/n.svg" "$T/narrow.folded"
+check_eq "folded file -> svg: frames down to 0.1 px drawn (flamegraph.pl's default)" "60 0" \
+	"$(drawn "$T/n.svg" warm) $(drawn "$T/n.svg" cold)"
+check_eq "the subtitle counts the frames left out" "99800 samples; 40 frames narrower than 0.1 px left out" \
+	"$(sub <"$T/n.svg")"
+"$STACKFOLD" -f svg <"$T/narrow.folded" >"$T/n-pipe.svg"
+check "folded from a pipe: the same graph" cmp -s "$T/n.svg" "$T/n-pipe.svg"
+"$STACKFOLD" -f svg,top -o "$T/n2" "$T/narrow.folded" >/dev/null
+check_eq "folded, -f svg,top (through a fold): the same frames" "60 0" \
+	"$(drawn "$T/n2.svg" warm) $(drawn "$T/n2.svg" cold)"
+"$STACKFOLD" -f svg --minwidth 0.1% -o "$T/n3.svg" "$T/narrow.folded"
+check_eq "--minwidth 0.1% given: 0.1% kept, 100 frames said left out" "0 99800 samples; 100 frames under 0.1% left out" \
+	"$(drawn "$T/n3.svg" warm) $(sub <"$T/n3.svg")"
+"$STACKFOLD" -f svg --subtitle mine -o "$T/n4.svg" "$T/narrow.folded"
+check "--subtitle given: the count in a comment" grep -qx '<!-- 40 frames narrower than 0.1 px left out -->' "$T/n4.svg"
+"$STACKFOLD" -f svg --minwidth 0 -o "$T/n5.svg" "$T/narrow.folded"
+check_eq "--minwidth 0: nothing left out, nothing said" "40 99800 samples" "$(drawn "$T/n5.svg" cold) $(sub <"$T/n5.svg")"

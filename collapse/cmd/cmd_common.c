@@ -241,6 +241,22 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		advise(k);
 }
 
+void cmd_folded_minwidth(struct out_opts *o)
+{
+	if (o->minwidth == 0 && !o->minwidth_px) {	/* (unset) */
+		o->minwidth = FOLDED_MINWIDTH_PX;
+		o->minwidth_px = true;
+	}
+}
+
+/* Every input of r (and of the --diff before input) folded text? */
+static bool all_folded(const struct report *r)
+{
+	const struct report *b = r->diff_before;
+	return r->folded_inputs && r->folded_inputs == r->inputs &&
+	       (!b || (b->folded_inputs && b->folded_inputs == b->inputs));
+}
+
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 {
 	struct report_output outs[CLI_MAX_OUTPUTS];
@@ -271,7 +287,10 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 			return EXIT_USAGE;
 		}
 	}
-	int ret = report_write(r, outs, c->nformats, &c->oo, fold, &err);
+	struct out_opts oo = c->oo;
+	if (all_folded(r))
+		cmd_folded_minwidth(&oo);
+	int ret = report_write(r, outs, c->nformats, &oo, fold, &err);
 	if (ret < 0) {
 		fprintf(stderr, "stackfold: %s\n", err.msg);
 		return ret == -EOVERFLOW ? EXIT_BADINPUT : EXIT_IO;

@@ -136,9 +136,12 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way,
 	r->fold_direct = want_direct(c);
 	r->max_stacks = c->max_stacks;
 	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
-	if (way == SVG_STREAM)
-		d->stream = svg_stream_new(&c->oo);	/* NULL: a fold */
-	else if (way == SVG_TREE)
+	if (way == SVG_STREAM) {
+		/* it takes folded lines only: flamegraph.pl's default width */
+		struct out_opts oo = c->oo;
+		cmd_folded_minwidth(&oo);
+		d->stream = svg_stream_new(&oo);	/* NULL: a fold */
+	} else if (way == SVG_TREE)
 		d->tree = svg_tree_new();	/* NULL: a fold */
 	if (d->stream || d->tree)
 		r->sink = (struct report_sink){ direct_line, direct_total,

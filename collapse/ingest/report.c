@@ -811,6 +811,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		r->in.samples = c->samples - r->samples_before;
 	else
 		r->folded_inputs++;
+	r->inputs++;
 	*st = r->in;
 	return 0;
 }

@@ -116,6 +116,7 @@ struct report {
 	struct report_sink sink;	/* set by the caller: folded-text lines go
 				 * there instead of into `direct` */
 	uint32_t folded_inputs, bt_inputs;	/* inputs read, by format */
+	uint32_t inputs;	/* inputs read, every format */
 	uint64_t handed_total;	/* direct's total and lines when report_fold() */
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */

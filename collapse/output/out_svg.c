@@ -16,8 +16,10 @@
  *
  * Defaults: width 1200 px, minwidth 0.1% of the total (about 1.2 px at
  * 1200 px; flamegraph.pl keeps frames down to 0.1 px, 12 times smaller,
- * which are neither visible nor hoverable; a minwidth of 0 means this
- * default, "0px" keeps every frame), hot palette keyed by name.
+ * which are neither visible nor hoverable, and the front-end asks for that
+ * for folded input; a minwidth of 0 means this default, "0px" keeps every
+ * frame), hot palette keyed by name.  The subtitle says how many frames
+ * were left out.
  */
 #include "output/out.h"
 #include "output/svg_layout.h"
@@ -54,6 +56,7 @@ struct svg_geom {
 	bool diff, hash, has_sub;
 	uint64_t total, total2, max_delta;
 	const char *countname;
+	size_t left_out;	/* frames narrower than --minwidth */
 };
 
 static size_t display_len(const char *name, size_t len)
@@ -586,12 +589,30 @@ static void sub_cmdline(char *buf, size_t cap, const char *cmd,
 	snprintf(buf, cap, "%.*s%s, %s", (int)len, cmd, cut ? ".." : "", rest);
 }
 
+/* "; 517 frames narrower than 0.1 px left out": what --minwidth dropped
+ * (flamegraph.pl drops them silently) */
+static void sub_left_out(char *buf, size_t cap, const struct out_opts *o,
+			 size_t n)
+{
+	size_t len = strlen(buf);
+	if (!n || len + 1 >= cap)
+		return;
+	if (o->minwidth_px)
+		snprintf(buf + len, cap - len, "%s%zu frame%s narrower than %g px "
+			 "left out", len ? "; " : "", n, n == 1 ? "" : "s",
+			 o->minwidth);
+	else
+		snprintf(buf + len, cap - len, "%s%zu frame%s under %g%% left out",
+			 len ? "; " : "", n, n == 1 ? "" : "s",
+			 o->minwidth > 0 ? o->minwidth : DEFAULT_MIN_PCT);
+}
+
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples; lost: 12 events, ..." from
  * what the profile knows, fitted to width px; "" when it knows nothing. */
 static void default_subtitle(char *buf, size_t cap,
 			     const struct out_input *in,
-			     const struct out_opts *o, unsigned width,
-			     double fs, double fw)
+			     const struct out_opts *o, size_t left_out,
+			     unsigned width, double fs, double fw)
 {
 	const struct profile *p = in->prof;
 	uint64_t total = input_total(in);
@@ -607,6 +628,7 @@ static void default_subtitle(char *buf, size_t cap,
 			sub_losses(buf, cap, in->counters, "after ");
 		if (in->counters_before)
 			sub_losses(buf, cap, in->counters_before, "before ");
+		sub_left_out(buf, cap, o, left_out);
 		return;
 	}
 	/* the sample count is the fold's: what the graph really shows, also
@@ -623,6 +645,7 @@ static void default_subtitle(char *buf, size_t cap,
 	const struct pf_counters *k = p ? &p->counters : in->counters;
 	if (k)
 		sub_losses(rest, sizeof(rest), k, "");
+	sub_left_out(rest, sizeof(rest), o, left_out);
 	size_t chars = (size_t)((width - 2.0 * XPAD) / (fs * fw));
 	if (p && p->meta.cmdline)
 		sub_cmdline(buf, cap, profile_str(p, p->meta.cmdline), rest, chars);
@@ -786,6 +809,14 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 	for (size_t i = l->nv; g->total && i-- > 0;)
 		put_frame(b, g, &l->v[i], l->nv - 1 - i, &aux[i]);
 	svg_puts(b, "</g>\n");
+	if (o->subtitle && g->left_out) {	/* (else the subtitle says it) */
+		char c[160];
+		c[0] = 0;
+		sub_left_out(c, sizeof(c), o, g->left_out);
+		svg_puts(b, "<!-- ");
+		svg_puts(b, c);
+		svg_puts(b, " -->\n");
+	}
 	if (g->el && g->el->full)	/* the search falls back: say so */
 		svg_puts(b, "<!-- search: the frames narrower than the minimum width "
 			    "are too many to list here (their record passed "
@@ -869,15 +900,8 @@ static int svg_write(FILE *out, const struct out_input *in,
 {
 	char sub[2048];
 	const char *subtitle = opts->subtitle;
-	if (!subtitle) {
-		default_subtitle(sub, sizeof(sub), in, opts,
-				 opts->width ? opts->width : DEFAULT_WIDTH,
-				 opts->fontsize > 0 ? opts->fontsize : FONT_SIZE,
-				 opts->fontwidth > 0 ? opts->fontwidth : FONT_WIDTH);
-		subtitle = sub;
-	}
 	struct svg_geom g;
-	int ret = geom_init(&g, in, opts, subtitle[0] != 0, err);
+	int ret = geom_init(&g, in, opts, false, err);
 	if (ret)
 		return ret;
 	struct layout own = { .fold = in->fold }, *l = &own;
@@ -904,7 +928,16 @@ static int svg_write(FILE *out, const struct out_input *in,
 		ret = svg_palmap_load(&cp, opts->palette_map, err);
 		g.cp = &cp;
 	}
+	if (!ret && !subtitle) {	/* after the layout: what it left out */
+		default_subtitle(sub, sizeof(sub), in, opts, l->left_out,
+				 opts->width ? opts->width : DEFAULT_WIDTH,
+				 opts->fontsize > 0 ? opts->fontsize : FONT_SIZE,
+				 opts->fontwidth > 0 ? opts->fontwidth : FONT_WIDTH);
+		subtitle = sub;
+	}
 	if (!ret) {
+		g.has_sub = subtitle[0] != 0;
+		g.left_out = l->left_out;
 		g.el = &l->el;
 		geom_rows(&g, l, opts->inverted);
 		ret = write_svg(out, &g, l, opts, default_title(opts), subtitle);
