@@ -103,3 +103,24 @@ check_eq "--minwidth 0.1% given: 0.1% kept, 100 frames said left out" "0 99800 s
 check "--subtitle given: the count in a comment" grep -qx '<!-- 40 frames narrower than 0.1 px left out -->' "$T/n4.svg"
 "$STACKFOLD" -f svg --minwidth 0 -o "$T/n5.svg" "$T/narrow.folded"
 check_eq "--minwidth 0: nothing left out, nothing said" "40 99800 samples" "$(drawn "$T/n5.svg" cold) $(sub <"$T/n5.svg")"
+
+# --- 4. samples with empty stacks: counted, said once with why -------------
+printf '@[\n    schedule+1\n, \n    main+4\n, demo]: 5\n@[\n, \n, demo]: 193\n@[, , demo]: 7\n' >"$T/empty.bt"
+"$STACKFOLD" -f folded "$T/empty.bt" >"$T/empty.folded" 2>"$T/empty.err"
+check_eq "empty stacks: one line, with the count and the likely reasons" \
+	"1 stackfold: 200 of 205 samples had empty stacks (drawn as the process name alone, or [no stack]): likely a process that exited before bpftrace printed its stacks, samples with no stack to walk (in the kernel with no kstack in the key, or at an exec), or a key without ustack" \
+	"$(grep -c . "$T/empty.err") $(cat "$T/empty.err")"
+"$STACKFOLD" -v -f svg -o "$T/empty.svg" "$T/empty.bt" 2>"$T/empty-v.err"
+check_eq "empty stacks, -v: said once" 1 "$(grep -c 'had empty stacks' "$T/empty-v.err")"
+printf '@[\n    schedule+1\n, \n    main+4\n, demo]: 5\n' | "$STACKFOLD" >/dev/null 2>"$T/full.err"
+check_eq "no empty stack: nothing said" "" "$(cat "$T/full.err")"
+# bpftrace's own RLIMIT_MEMLOCK complaint (no CAP_SYS_RESOURCE, a low
+# hard limit): left out, and explained with -v
+if live_prereq "profile: bpftrace's RLIMIT_MEMLOCK line"; then
+	prlimit --memlock=65536:65536 setpriv --bounding-set -sys_resource --inh-caps -sys_resource \
+		"$P" -v -a -d 1 -f folded -o "$T/ml" >/dev/null 2>"$T/ml.err"
+	check_eq "RLIMIT_MEMLOCK: bpftrace's ERROR left out, explained once" \
+		"0 1" "$(grep -c '^bpftrace: .*RLIMIT_MEMLOCK' "$T/ml.err") $(grep -c '^stackfold: bpftrace could not raise its RLIMIT_MEMLOCK.*harmless' "$T/ml.err")"
+fi
+"$STACKFOLD" -q "$T/empty.bt" >/dev/null 2>"$T/empty-q.err"
+check_eq "empty stacks, -q: nothing said" "" "$(cat "$T/empty-q.err")"

@@ -195,6 +195,21 @@ static void advise(const struct pf_counters *k)
 		      "other text)\n", stderr);
 }
 
+/* Samples whose stacks were all empty ("@[, , demo]: 193") are drawn
+ * as their process alone, a wide box with nothing above it: said once,
+ * -v or not (-q: not), with the likely reasons. */
+static void empty_stacks(const struct pf_counters *k, uint64_t samples)
+{
+	if (!k->empty_stacks)
+		return;
+	fprintf(stderr, "stackfold: %" PRIu64 " of %" PRIu64 " samples had "
+		"empty stacks (drawn as the process name alone, or [no stack]): likely a "
+		"process that exited before bpftrace printed its stacks, "
+		"samples with no stack to walk (in the kernel with no kstack "
+		"in the key, or at an exec), or a key without ustack\n",
+		k->empty_stacks, samples);
+}
+
 void cmd_summary(struct report *r, const struct cli *c, const char *what)
 {
 	if (r->sym) {
@@ -217,6 +232,8 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	/* a filter (report) is quiet unless -v, as flamegraph.pl is; a
 	 * capture (record) says what it recorded, as perf record does,
 	 * unless -q; either says when samples were or may have been lost */
+	if (!c->quiet)
+		empty_stacks(k, report_samples(r));
 	if ((c->record ? c->quiet : !c->verbose) && !lost && !k->maps_unsaved)
 		return;
 	/* --countname: the values are not always samples (off-CPU ns) */
