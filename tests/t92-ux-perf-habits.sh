@@ -124,3 +124,40 @@ if live_prereq "profile: bpftrace's RLIMIT_MEMLOCK line"; then
 fi
 "$STACKFOLD" -q "$T/empty.bt" >/dev/null 2>"$T/empty-q.err"
 check_eq "empty stacks, -q: nothing said" "" "$(cat "$T/empty-q.err")"
+
+# --- 5. top table: --sort tid; the hottest stacks follow --sort -------------
+printf 'sh-10/11;main;work 6\nsh-10/12;main;idle 3\nbash-20/20;main;read 1\n' >"$T/tids.folded"
+"$STACKFOLD" -f top --sort tid "$T/tids.folded" >"$T/tid.top" 2>"$T/tid.err"
+check_eq "--sort tid: exit 0, a row per thread" "0 TID|11|12|20" \
+	"$? $(awk 'NR > 1 && NF == 5 { print $5 } /^HOTTEST/ { exit }' "$T/tid.top" | paste -sd '|')"
+"$STACKFOLD" -f top --sort comm,pid,tid "$T/tids.folded" >"$T/cpt.top"
+check "--sort comm,pid,tid: 'sh 10 11' a row" grep -Eq '^ *60\.0% +6 +60\.0% +6  sh +10 +11$' "$T/cpt.top"
+"$STACKFOLD" -f top --sort comm "$T/tids.folded" >"$T/comm.top"
+check_eq "--sort comm: the hottest stacks by comm" "90.0%  sh|10.0%  bash" \
+	"$(sed -n '/^HOTTEST STACKS$/,$p' "$T/comm.top" | sed '1d; s/^ *//' | paste -sd '|')"
+"$STACKFOLD" -f top --sort comm,sym "$T/tids.folded" >"$T/cs.top"
+check_eq "--sort comm,sym: the hottest stacks 'COMM: frames'" "60.0%  sh: main;work|30.0%  sh: main;idle|10.0%  bash: main;read" \
+	"$(sed -n '/^HOTTEST STACKS$/,$p' "$T/cs.top" | sed '1d; s/^ *//' | paste -sd '|')"
+# folded input has no objects: a run of one dso ([unknown]) is one frame
+"$STACKFOLD" -f top --sort comm,dso "$T/tids.folded" >"$T/cd.top"
+check_eq "--sort comm,dso: the hottest stacks by comm and dso" "90.0%  sh: [unknown]|10.0%  bash: [unknown]" \
+	"$(sed -n '/^HOTTEST STACKS$/,$p' "$T/cd.top" | sed '1d; s/^ *//' | paste -sd '|')"
+"$STACKFOLD" -f top "$T/tids.folded" >"$T/plain.top"
+check_eq "no --sort: the hottest stacks are the folded lines, as before" "60.0%  sh-10/11;main;work" \
+	"$(sed -n '/^HOTTEST STACKS$/{n;p}' "$T/plain.top" | sed 's/^ *//')"
+
+# --- 6. a hostile comm (newline, tab, escape) stays on its line -------------
+# a raw capture as bt/profile.bt prints it: bpftrace escapes the comm's bytes
+printf '# stackfold-capture 1\n#meta hz 99\n@stackfold_a[4294967297, 2895, a\\x0ab\\x09c\\x1b[31m\\x00\\x00, \n\t7fc1e62cfef1 0x7fc1e62cfef1 ([unknown])\n, ]: 5\n@stackfold_a[4294967298, 2896, date\\x00\\x00, \n\t7fc1e62cfef1 0x7fc1e62cfef1 ([unknown])\n, ]: 3\n' >"$T/hostile.raw"
+for s in comm comm,pid,tid,dso,sym comm,dso; do
+	"$STACKFOLD" report "$T/hostile.raw" -f top --sort "$s" >"$T/h.top" 2>/dev/null
+	check_eq "hostile comm, top --sort $s: no control byte, 'a?b?c?[31m' on one line" "0 2" \
+		"$(LC_ALL=C grep -c '[[:cntrl:]]' "$T/h.top") $(grep -c 'a?b?c?\[31m' "$T/h.top")"
+done
+"$STACKFOLD" report "$T/hostile.raw" -f top >"$T/h0.top" 2>/dev/null
+check_eq "hostile comm, top (no --sort): no control byte" 0 "$(LC_ALL=C grep -c '[[:cntrl:]]' "$T/h0.top")"
+"$STACKFOLD" report "$T/hostile.raw" -f folded >"$T/h.folded" 2>/dev/null
+check_eq "hostile comm, folded: no control byte, as '?'" "0 1" \
+	"$(LC_ALL=C grep -c '[[:cntrl:]]' "$T/h.folded") $(grep -c '^a?b?c?\[31m;' "$T/h.folded")"
+"$STACKFOLD" report "$T/hostile.raw" -f svg -o "$T/h.svg" 2>/dev/null
+check_eq "hostile comm, svg: no control byte but newlines" 0 "$(tr -d '\n' <"$T/h.svg" | LC_ALL=C grep -c '[[:cntrl:]]')"

@@ -139,8 +139,8 @@ void cli_usage(FILE *out, bool record)
 	      "      --top N            rows in the top table (25; 0: every function);\n"
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --sort KEYS        top table rows by KEYS, a comma list of\n"
-	      "                         comm, pid, dso, sym (perf report --sort;\n"
-	      "                         default sym)\n"
+	      "                         comm, pid, tid, dso, sym (perf report --sort;\n"
+	      "                         default sym); the hottest stacks too\n"
 	      "      --provenance       folded output starts with a '# stackfold: hz=...'\n"
 	      "                         line (rate, duration, losses) that FlameGraph's\n"
 	      "                         tools ignore and stackfold reads back\n"
@@ -274,19 +274,19 @@ static int parse_text(const char *arg, const char **out, const char *what)
 	return -1;
 }
 
-/* --sort: a comma list of comm, pid, dso, sym, each once */
+/* --sort: a comma list of comm, pid, tid, dso, sym, each once */
 static int parse_sort(struct cli *c, const char *arg)
 {
-	static const char *const keys[] = { "comm", "pid", "dso", "sym" };
+	static const char *const keys[] = { "comm", "pid", "tid", "dso", "sym" };
 	unsigned seen = 0;
 	const char *p = arg;
 	for (;;) {
 		size_t n = strcspn(p, ","), k = 0;
-		while (k < 4 && (strlen(keys[k]) != n || strncmp(keys[k], p, n)))
+		while (k < 5 && (strlen(keys[k]) != n || strncmp(keys[k], p, n)))
 			k++;
-		if (k == 4 || (seen & (1u << k)))
-			return bad("bad --sort (a comma list of comm, pid, dso, "
-				   "sym, each once)", arg);
+		if (k == 5 || (seen & (1u << k)))
+			return bad("bad --sort (a comma list of comm, pid, tid, "
+				   "dso, sym, each once)", arg);
 		seen |= 1u << k;
 		if (!p[n])
 			break;
