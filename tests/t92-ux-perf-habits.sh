@@ -161,3 +161,27 @@ check_eq "hostile comm, folded: no control byte, as '?'" "0 1" \
 	"$(LC_ALL=C grep -c '[[:cntrl:]]' "$T/h.folded") $(grep -c '^a?b?c?\[31m;' "$T/h.folded")"
 "$STACKFOLD" report "$T/hostile.raw" -f svg -o "$T/h.svg" 2>/dev/null
 check_eq "hostile comm, svg: no control byte but newlines" 0 "$(tr -d '\n' <"$T/h.svg" | LC_ALL=C grep -c '[[:cntrl:]]')"
+
+# --- 7. garbage frame-pointer walks: runs of [unknown] as one frame ---------
+# the issue's 4 samples of `bash;[truncated];[unknown]x126;_IO_fflush`,
+# beside 400 ordinary ones, and a walk of mostly [unknown] frames with
+# names between them
+u126=$(printf '[unknown];%.0s' $(seq 126))
+u3=$(printf '[unknown];[unknown];x+0x1;%.0s' $(seq 20))
+printf 'bash;[truncated];%s_IO_fflush 4\nbash;main;work 400\ncut;%sleaf 2\nsh;[unknown];[unknown];dash+0x6f 5\n' "$u126" "$u3" >"$T/unk.folded"
+"$STACKFOLD" -f svg -o "$T/unk.svg" "$T/unk.folded" 2>"$T/unk.err"
+h=$(grep -o '<svg [^>]*height="[0-9]*"' "$T/unk.svg" | sed 's/.*height="//; s/"//')
+check "mostly [unknown] stacks: the graph stays short (${h:-?} px, was 2,174)" test "${h:-9999}" -le 500
+check "a run of 126 [unknown] frames: one frame, the count in its tooltip" \
+	grep -q '<title>\[unknown\]×126 (4 samples, 0.97%)</title>' "$T/unk.svg"
+check "a run of two: one frame" grep -q '<title>\[unknown\]×2 (5 samples' "$T/unk.svg"
+check "a mostly [unknown] stack cut to 16 frames, the middle one frame" \
+	grep -q '<title>\[mostly unknown\]×[0-9]* (2 samples' "$T/unk.svg"
+check_eq "said once, counted, with --call-graph dwarf" \
+	"stackfold: 6 of 411 samples (1.5%) had stacks of mostly [unknown] frames, drawn shortened in the SVG: frame-pointer walks through code built without frame pointers; --call-graph dwarf (scripts/profile) unwinds it" \
+	"$(cat "$T/unk.err")"
+"$STACKFOLD" -f svg,top -o "$T/unk2" "$T/unk.folded" >/dev/null 2>"$T/unk2.err"
+check "through a fold (-f svg,top): the same frames" grep -q '<title>\[unknown\]×126 (4 samples' "$T/unk2.svg"
+check_eq "through a fold: said once" 1 "$(grep -c 'mostly \[unknown\]' "$T/unk2.err")"
+"$STACKFOLD" -f folded "$T/unk.folded" 2>"$T/unk3.err" | grep -c '\[unknown\];\[unknown\]' >"$T/unk3.n"
+check_eq "the folded output keeps every frame, says nothing" "3 " "$(cat "$T/unk3.n") $(cat "$T/unk3.err")"

@@ -274,6 +274,17 @@ static bool all_folded(const struct report *r)
 	       (!b || (b->folded_inputs && b->folded_inputs == b->inputs));
 }
 
+/* The SVG drew stacks of mostly [unknown] frames shortened
+ * (output/svg_squash.h): said once, with the likely cause and the cure. */
+static void mostly_unknown(uint64_t n, uint64_t samples)
+{
+	fprintf(stderr, "stackfold: %" PRIu64 " of %" PRIu64 " samples (%.1f%%) "
+		"had stacks of mostly [unknown] frames, drawn shortened in the "
+		"SVG: frame-pointer walks through code built without frame "
+		"pointers; --call-graph dwarf (scripts/profile) unwinds it\n",
+		n, samples, samples ? 100.0 * (double)n / (double)samples : 0.0);
+}
+
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 {
 	struct report_output outs[CLI_MAX_OUTPUTS];
@@ -305,12 +316,16 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 		}
 	}
 	struct out_opts oo = c->oo;
+	struct out_svg_stats sst = { r->sink_mostly_unknown };
 	if (all_folded(r))
 		cmd_folded_minwidth(&oo);
+	oo.svg_stats = &sst;
 	int ret = report_write(r, outs, c->nformats, &oo, fold, &err);
 	if (ret < 0) {
 		fprintf(stderr, "stackfold: %s\n", err.msg);
 		return ret == -EOVERFLOW ? EXIT_BADINPUT : EXIT_IO;
 	}
+	if (sst.mostly_unknown && !c->quiet)
+		mostly_unknown(sst.mostly_unknown, report_samples(r));
 	return EXIT_OK;
 }

@@ -26,6 +26,7 @@
 #include "output/losses.h"
 #include "output/svg_color.h"
 #include "output/svg_elide.h"
+#include "output/svg_squash.h"
 #include "output/svg_palmap.h"
 #include "output/svg_js.h"
 #include "output/svg_text.h"
@@ -874,24 +875,68 @@ static int reverse_fold(struct fold *rev, const struct fold *f)
 	return ret;
 }
 
+/* The fold with its stacks squashed (svg_squash.h) into *sq when one
+ * changes (*changed), their mostly-unknown samples added to st (may be
+ * NULL).  0 or -ENOMEM. */
+static int squash_fold(struct fold *sq, const struct fold *f,
+		       struct out_svg_stats *st, bool *changed)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	const char *s;
+	size_t n;
+	bool mostly;
+	int ret = 0;
+	*changed = false;
+	for (size_t i = 0; !ret && i < f->n; i++) {
+		const struct fold_line *l = &f->lines[i];
+		ret = svg_squash(l->stack, l->len, &buf, &cap, &s, &n, &mostly);
+		*changed |= ret == 1;
+		if (mostly && st)
+			sf_sat_addto(&st->mostly_unknown, l->count);
+	}
+	if (ret < 0 || !*changed) {
+		free(buf);
+		return ret < 0 ? ret : 0;
+	}
+	ret = fold_init(sq);
+	for (size_t i = 0; !ret && i < f->n; i++) {
+		const struct fold_line *l = &f->lines[i];
+		ret = svg_squash(l->stack, l->len, &buf, &cap, &s, &n, &mostly);
+		if (ret >= 0)
+			ret = fold_add(sq, s, n, l->count, l->count2);
+	}
+	free(buf);
+	return ret ? ret : fold_finish(sq);
+}
+
 static int svg_write(FILE *out, const struct out_input *in,
 		     const struct out_opts *opts, struct sf_err *err);
 
 int out_svg_write(FILE *out, const struct out_input *in,
 		  const struct out_opts *opts, struct sf_err *err)
 {
-	if (!opts->reverse || !in->fold)
+	if (!in->fold)
 		return svg_write(out, in, opts, err);
-	struct fold rev;
-	int ret = reverse_fold(&rev, in->fold);
-	if (ret) {
-		fold_release(&rev);
-		return sf_err_set(err, ENOMEM, "svg: out of memory");
-	}
+	struct fold sq, rev;
+	bool squashed = false, reversed = false;
 	struct out_input r = *in;
-	r.fold = &rev;
-	ret = svg_write(out, &r, opts, err);
-	fold_release(&rev);
+	int ret = squash_fold(&sq, in->fold, opts->svg_stats, &squashed);
+	if (!ret && squashed)
+		r.fold = &sq;
+	if (!ret && opts->reverse) {
+		reversed = true;
+		ret = reverse_fold(&rev, r.fold);
+		r.fold = &rev;
+	}
+	if (!ret)
+		ret = svg_write(out, &r, opts, err);
+	else
+		sf_err_set(err, ENOMEM, "svg: out of memory");
+	if (squashed)
+		fold_release(&sq);
+	if (reversed)
+		fold_release(&rev);
 	return ret;
 }
 
