@@ -185,3 +185,31 @@ check "through a fold (-f svg,top): the same frames" grep -q '<title>\[unknown\]
 check_eq "through a fold: said once" 1 "$(grep -c 'mostly \[unknown\]' "$T/unk2.err")"
 "$STACKFOLD" -f folded "$T/unk.folded" 2>"$T/unk3.err" | grep -c '\[unknown\];\[unknown\]' >"$T/unk3.n"
 check_eq "the folded output keeps every frame, says nothing" "3 " "$(cat "$T/unk3.n") $(cat "$T/unk3.err")"
+
+# --- 8. a sign of life when sampling starts ---------------------------------
+if live_prereq "profile: one line when sampling starts"; then
+	"$P" -a -d 4 -f folded -o "$T/life" >/dev/null 2>"$T/life.err" &
+	lp=$!
+	seen=""
+	for _ in $(seq 300); do
+		grep -q '^stackfold: sampling' "$T/life.err" && { seen=1; break; }
+		kill -0 "$lp" 2>/dev/null || break
+		sleep 0.1
+	done
+	running=0
+	kill -0 "$lp" 2>/dev/null && running=1
+	wait "$lp"
+	check_eq "-a -d 4: the line, while still sampling" \
+		"1 1 stackfold: sampling every process at 99 Hz for 4 s; Ctrl-C ends early" \
+		"${seen:-0} $running $(grep '^stackfold: sampling' "$T/life.err")"
+	"$P" -F 49 -f folded -o "$T/life2" -- sleep 0.2 >/dev/null 2>"$T/life2.err"
+	check_eq "-- COMMAND: 'sampling 'sleep' at 49 Hz until it exits'" \
+		"stackfold: sampling 'sleep' at 49 Hz until it exits; Ctrl-C ends early" \
+		"$(grep '^stackfold: sampling' "$T/life2.err")"
+	"$P" -p "$$" -d 1 -f folded -o "$T/life3" >/dev/null 2>"$T/life3.err"
+	check_eq "-p PID -d 1" "stackfold: sampling pid $$ at 99 Hz for 1 s; Ctrl-C ends early" \
+		"$(grep '^stackfold: sampling' "$T/life3.err")"
+	"$P" -a -f folded -o "$T/life4" -- sleep 0.2 >/dev/null 2>"$T/life4.err"
+	check_eq "-a -- sleep 0.2" "stackfold: sampling every process at 99 Hz until 'sleep' exits; Ctrl-C ends early" \
+		"$(grep '^stackfold: sampling' "$T/life4.err")"
+fi

@@ -138,6 +138,12 @@ static void attached(struct rec *x)
 	x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 	if (x->c->start_pid)
 		kill(x->c->start_pid, SIGCONT);
+	/* a sign of life after bpftrace's seconds of start-up, in the
+	 * words of the script that knows the target (scripts/profile:
+	 * "sampling pid 1234 at 99 Hz for 5 s; Ctrl-C ends early") */
+	const char *say = getenv("STACKFOLD_SAMPLING");
+	if (say && *say && !x->c->quiet)
+		fprintf(stderr, "stackfold: %s\n", say);
 	/* the capture's start, for pprof's time_nanos: this line wins over
 	 * the one written at set-up */
 	char buf[32];
