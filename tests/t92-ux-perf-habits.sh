@@ -213,3 +213,57 @@ if live_prereq "profile: one line when sampling starts"; then
 	check_eq "-a -- sleep 0.2" "stackfold: sampling every process at 99 Hz until 'sleep' exits; Ctrl-C ends early" \
 		"$(grep '^stackfold: sampling' "$T/life4.err")"
 fi
+
+# --- 9. perf users' files: perf script output, perf.data ---------------------
+# perf script's default text (one id: the tid), then -F comm,pid,tid: read
+# as stackcollapse-perf.pl reads it (offsets dropped, unnamed frames as
+# [module], kernel frames _[k], a comm with a blank kept whole)
+cat >"$T/perf.txt" <<'PERF'
+demo  4242 12345.678901:     250000 cpu-clock:ppp: 
+	ffffffff82255aa7 clear_page_erms+0x7 ([kernel.kallsyms])
+	ffffffff81000c82 asm_exc_page_fault+0x22 ([kernel.kallsyms])
+	    55d0c1a0b1c2 matrix_multiply+0x42 (/usr/bin/demo)
+	    55d0c1a0b300 main+0x10 (/usr/bin/demo)
+	    7f1234567890 __libc_start_call_main+0x80 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+demo  4242 12345.688901:     250000 cpu-clock:ppp: 
+	    55d0c1a0b1c2 matrix_multiply+0x42 (/usr/bin/demo)
+	    55d0c1a0b300 main+0x10 (/usr/bin/demo)
+	    7f1234567890 __libc_start_call_main+0x80 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+Web Content  4300 12345.698901:     250000 cpu-clock:ppp: 
+	    7f12345678aa [unknown] (/usr/lib/firefox/libxul.so)
+	    7f12345678bb [unknown] ([unknown])
+
+PERF
+"$STACKFOLD" "$T/perf.txt" >"$T/perf.folded" 2>"$T/perf.err"
+check_eq "perf script output: read as stackcollapse-perf.pl does" \
+	"Web Content;[unknown];[libxul.so] 1|demo;__libc_start_call_main;main;matrix_multiply 1|demo;__libc_start_call_main;main;matrix_multiply;asm_exc_page_fault_[k];clear_page_erms_[k] 1|" \
+	"$(paste -sd '|' "$T/perf.folded")|$(cat "$T/perf.err")"
+check_eq "perf script | stackfold --tid: comm/TID" "demo/4242" \
+	"$("$STACKFOLD" --tid <"$T/perf.txt" | cut -d';' -f1 | sort -u | grep demo)"
+sed 's/^demo  4242 /demo  4000\/4242 /' "$T/perf.txt" >"$T/perf2.txt"
+check_eq "perf script -F comm,pid,tid: --show-pid --tid gives comm-PID/TID" "demo-4000/4242" \
+	"$("$STACKFOLD" --show-pid --tid "$T/perf2.txt" | cut -d';' -f1 | sort -u | grep demo)"
+"$STACKFOLD" -f svg -o "$T/perf.svg" <"$T/perf.txt"
+check "perf script | stackfold -f svg: a graph of 3 samples" grep -q '<text id="subtitle"[^>]*>3 samples<' "$T/perf.svg"
+"$STACKFOLD" -K "$T/perf.txt" >"$T/perf-k.folded"
+check_eq "-K: the kernel frames, as _[k] marks them" "Web Content 1|demo 1|demo;asm_exc_page_fault_[k];clear_page_erms_[k] 1" \
+	"$(paste -sd '|' "$T/perf-k.folded")"
+printf 'PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00' >"$T/perf.data"
+"$STACKFOLD" "$T/perf.data" >/dev/null 2>"$T/pd.err"
+check_eq "a perf.data file: exit 2, what to run instead" \
+	"2 stackfold: $T/perf.data: a perf.data file (perf record's binary): give its text instead, as to stackcollapse-perf.pl: perf script -i $T/perf.data | stackfold -f svg > flame.svg" \
+	"$? $(cat "$T/pd.err")"
+if command -v perf >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	# shellcheck disable=SC2016 # the inner shell's
+	perf record -q -g -o "$T/live.data" -- sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done' >/dev/null 2>&1
+	perf script -i "$T/live.data" 2>/dev/null >"$T/live.txt"
+	n=$(grep -c 'cpu-clock\|cycles' "$T/live.txt")
+	"$STACKFOLD" "$T/live.txt" >"$T/live.folded" 2>"$T/live.err"
+	check_eq "perf record -g + perf script: every sample read, nothing unparsable ($n)" "$n " \
+		"$(awk '{ s += $NF } END { print s + 0 }' "$T/live.folded") $(cat "$T/live.err")"
+	check "perf record -g + perf script: sh's frames" grep -q '^sh;' "$T/live.folded"
+else
+	skip "perf record + perf script" "perf (linux-perf) not installed or not root"
+fi

@@ -110,8 +110,9 @@ void cli_usage(FILE *out, bool record)
 		      "       stackfold comments FILE.pb.gz...\n"
 		      "(each subcommand has its own --help)\n\n"
 		      "Read bpftrace output (any @[...stack...]: N map text, symbolized or raw\n"
-		      "addresses, or stackfold's raw capture), folded stacks, or pprof\n"
-		      "(.pb.gz or .pb, Go's too) from FILEs or stdin, and write folded\n"
+		      "addresses, or stackfold's raw capture), perf script output, folded\n"
+		      "stacks, or pprof (.pb.gz or .pb, Go's too) from FILEs or stdin\n"
+		      "(a perf.data file: perf script -i perf.data | stackfold), and write folded\n"
 		      "stacks, a top table, an SVG flame graph or pprof.\n\n",
 		      out);
 	fputs("Output:\n"

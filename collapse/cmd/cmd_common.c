@@ -12,6 +12,7 @@
 #include "capture/linereader.h"
 #include "output/losses.h"
 #include "ingest/pprof_in.h"
+#include "ingest/perfscript.h"
 #include "model/pidfilter.h"
 
 /* Bytes no profile text holds: an ELF file, or binary data (NULs, or
@@ -91,6 +92,19 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		}
 		return hz_differs(r, name, &st);
 	}
+	if (!ret && perfscript_is_perf_data(head, hn)) {
+		linereader_release(&lr);
+		if (!is_stdin)
+			close(fd);
+		fprintf(stderr, "stackfold: %s: a perf.data file (perf record's "
+			"binary): give its text instead, as to stackcollapse-perf.pl: "
+			"perf script -i %s | stackfold -f svg > flame.svg\n", name,
+			is_stdin ? "perf.data" : path);
+		return EXIT_BADINPUT;
+	}
+	bool perf = !ret && perfscript_sniff(head, hn);
+	struct perfscript ps;
+	perfscript_init(&ps, r->perfscript_flags);
 	if (!ret && not_text(head, hn)) {
 		linereader_release(&lr);
 		if (!is_stdin)
@@ -100,8 +114,17 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 			"COUNT' lines) or pprof (.pb.gz, .pb)\n", name);
 		return EXIT_BADINPUT;
 	}
-	while (!ret && (ret = linereader_next(&lr, &line, &len, stop)) > 0)
-		ret = ret == 1 ? report_line(r, line, len) : report_overlong_line(r);
+	while (!ret && (ret = linereader_next(&lr, &line, &len, stop)) > 0) {
+		if (ret != 1)
+			ret = report_overlong_line(r);
+		else if (!perf)
+			ret = report_line(r, line, len);
+		else if ((ret = perfscript_line(&ps, line, len, &line, &len)) == 1)
+			ret = report_line(r, line, len);	/* a sample's */
+	}
+	if (perf && !ret && perfscript_end(&ps, &line, &len) == 1)
+		ret = report_line(r, line, len);
+	perfscript_release(&ps);
 	linereader_release(&lr);
 	if (!is_stdin)
 		close(fd);

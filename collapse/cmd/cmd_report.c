@@ -147,6 +147,7 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way,
 	}
 	r->fold_direct = want_direct(c);
 	r->max_stacks = c->max_stacks;
+	r->perfscript_flags = c->oo.fold_flags & (FOLD_PID | FOLD_TID);
 	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
 	if (way == SVG_STREAM) {
 		/* it takes folded lines only: flamegraph.pl's default width */
@@ -175,6 +176,8 @@ static int report_diff(struct cli *c)
 	}
 	before.fold_direct = after.fold_direct = want_direct(c);
 	before.max_stacks = after.max_stacks = c->max_stacks;
+	before.perfscript_flags = after.perfscript_flags =
+		c->oo.fold_flags & (FOLD_PID | FOLD_TID);
 	report_set_offsets(&before, c->oo.fold_flags & FOLD_OFFSETS);
 	report_set_offsets(&after, c->oo.fold_flags & FOLD_OFFSETS);
 	st = read_all(&before, (char **)&c->diff_before, 1);

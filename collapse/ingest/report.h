@@ -120,6 +120,9 @@ struct report {
 	/* samples of mostly-[unknown] stacks a caller's SVG sink (report_sink)
 	 * drew shortened (output/svg_squash.h): the caller's count */
 	uint64_t sink_mostly_unknown;
+	/* `perf script` input's root frame: FOLD_PID, FOLD_TID (the caller's
+	 * --pid, --tid; ingest/perfscript.h) */
+	unsigned perfscript_flags;
 	uint64_t handed_total;	/* direct's total and lines when report_fold() */
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */
