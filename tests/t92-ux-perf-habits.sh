@@ -28,7 +28,8 @@ check "-ag -o aa -f folded -- sleep 3 (the issue's line)" dry all=1 timer=1 'com
 check "-p PID -- sleep 3: the command sets the duration" dry "pids=$$" timer=1 'command=sleep 3' -- -p "$$" -- sleep 3
 check "-- COMMAND alone: profiled, not a timer" dry timer=0 'command=sleep 3' -- -- sleep 3
 check "-t TID (perf record -t)" dry "tids=$$" "pids=$$" -- -t "$$"
-check "--tid=TID -- sleep 1" dry "tids=$$" timer=1 -- --tid="$$" -- sleep 1
+check "-tTID -- sleep 1" dry "tids=$$" timer=1 -- "-t$$" -- sleep 1
+check "--tid stays the report's option (thread frames)" dry "tids=" "report=--tid" -- -a --tid
 err=$("$P" -t 999999999 2>&1)
 check_eq "-t of no thread: exit 3, named" "3 profile: thread 999999999 not found" "$? $err"
 err=$("$P" -a -p "$$" 2>&1)
@@ -42,7 +43,7 @@ for o in -e --event=cycles -s --stat; do
 done
 h=$("$P" --help)
 check "--help: -a -- COMMAND sets the duration" grep -q 'perf record -a -- sleep 5' <<<"$h"
-check "--help: -t TID" grep -q -- '-t, --tid TID' <<<"$h"
+check "--help: -t TID" grep -q -- '-t TID\[,TID\]' <<<"$h"
 check "--help: names -e and -s as not supported" grep -q 'Not supported, unlike perf record: -e' <<<"$h"
 
 if live_prereq "profile -a -- sleep 1"; then
@@ -267,3 +268,15 @@ if command -v perf >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 else
 	skip "perf record + perf script" "perf (linux-perf) not installed or not root"
 fi
+
+# --- 10. a raw capture's warnings: said when recorded, again with -v only ---
+printf '# stackfold-capture 1\n#meta hz 99\n#pid 4242 demo\n@stackfold_a[4242, 4242, demo\\x00\\x00, \n\t7fc1e62cfef1 0x7fc1e62cfef1 ([unknown])\n, ]: 5\n' >"$T/lossy.raw"
+"$STACKFOLD" report "$T/lossy.raw" -f svg -o "$T/lossy.svg" 2>"$T/lossy.err"
+check_eq "report X.raw: the capture's warnings not repeated" "0 " "$? $(cat "$T/lossy.err")"
+check "report X.raw: the SVG subtitle still says them" \
+	grep -q '1 process exited before its memory map could be saved</text>' "$T/lossy.svg"
+"$STACKFOLD" report -v "$T/lossy.raw" -f folded >/dev/null 2>"$T/lossy-v.err"
+check "report -v X.raw: said again" grep -qx 'stackfold: 1 process exited before its memory map could be saved (frames shown as \[unknown\])' "$T/lossy-v.err"
+head -c -3 "$T/lossy.raw" >"$T/cut.raw"
+"$STACKFOLD" report "$T/cut.raw" -f folded >/dev/null 2>"$T/cut.err"
+check "report of a cut raw capture: what is unreadable now is said" grep -q 'incomplete' "$T/cut.err"

@@ -259,6 +259,12 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		empty_stacks(k, report_samples(r));
 	if ((c->record ? c->quiet : !c->verbose) && !lost && !k->maps_unsaved)
 		return;
+	/* a report of a raw capture: its losses were said when it was
+	 * recorded, and the SVG's subtitle and pprof's comment carry them;
+	 * said again with -v only (lines unreadable now are said) */
+	if (!c->record && !c->verbose && r->capture &&
+	    !k->unparsable_lines && !k->incomplete_records)
+		return;
 	/* --countname: the values are not always samples (off-CPU ns) */
 	/* a flame chart merges a stack with its neighbour only: one that
 	 * comes back is counted again, so its stacks are not "unique" */
