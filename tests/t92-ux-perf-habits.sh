@@ -280,3 +280,15 @@ check "report -v X.raw: said again" grep -qx 'stackfold: 1 process exited before
 head -c -3 "$T/lossy.raw" >"$T/cut.raw"
 "$STACKFOLD" report "$T/cut.raw" -f folded >/dev/null 2>"$T/cut.err"
 check "report of a cut raw capture: what is unreadable now is said" grep -q 'incomplete' "$T/cut.err"
+
+# --- 11. installed: the hint names stackfold; the unit and mandb ------------
+make -s -C "$TOP" install DESTDIR="$T/inst" PREFIX=/usr/local >"$T/inst.out" 2>&1
+check "make install: the systemd unit, paths under PREFIX" \
+	grep -q '^ExecStart=/usr/local/bin/stackfold-continuous ' "$T/inst/usr/local/lib/systemd/system/stackfold-continuous.service"
+check "make install (DESTDIR): says to run mandb" grep -q 'run mandb' "$T/inst.out"
+if live_prereq "installed stackfold-profile: its hint"; then
+	env -u STACKFOLD PATH="$T/inst/usr/local/bin:$PATH" "$T/inst/usr/local/bin/stackfold-profile" -a -d 1 -f folded -o "$T/inst-run" \
+		>/dev/null 2>"$T/inst-run.err"
+	check "installed: the hint says 'stackfold report', not the share/ path" \
+		grep -q "report again: stackfold report $T/inst-run.raw" "$T/inst-run.err"
+fi
