@@ -161,6 +161,13 @@ install: all
 	install -m 644 README.md CHANGES.md $(DESTDIR)$(PREFIX)/share/doc/stackfold/	# the service's Documentation=
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stackfold/docs/
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|/usr/local/|$(PREFIX)/|g' scripts/stackfold-continuous.service \
+		>$(DESTDIR)$(PREFIX)/lib/systemd/system/stackfold-continuous.service
+	@# man -k reads mandb's index: refreshed for an install in place
+	@if [ -z "$(DESTDIR)" ] && command -v mandb >/dev/null 2>&1; then mandb -q 2>/dev/null || true; \
+	else echo "make install: run mandb so that man -k stackfold finds the pages"; fi
+	@echo "make install: systemd unit in $(PREFIX)/lib/systemd/system (systemctl enable --now stackfold-continuous)"
 
 clean:
 	rm -rf .output .output-san bin tests/.build labs/build labs/out

@@ -13,6 +13,8 @@
 #   const    VAR=CONST                 list     VAR appended with ','
 #   count    VAR+=1                    noop     accepted, ignored
 #   pass     OPTS_PASS+=(--LONG)       passval  OPTS_PASS+=(--LONG ARG)
+#   refuse   an option of a tool this stands in for (perf) that is not
+#            supported: "NAME: -X CONST" (the rest of the line: why), 1
 # VAR is checked against OPTS_SPEC_OPT (which option set it, for
 # messages): OPTS_SET[VAR] holds the option as the user wrote it.
 #
@@ -65,6 +67,7 @@ opts_apply() {
 	pass) OPTS_PASS+=("--$OPTS_E_LONG") ;;
 	passval) OPTS_PASS+=("--$OPTS_E_LONG" "$3") ;;
 	noop) ;;
+	refuse) echo "$1: $2 $OPTS_E_CONST" >&2; return 1 ;;
 	*) echo "$1: bad option table entry for '$2'" >&2; return 1 ;;
 	esac
 }
@@ -87,6 +90,7 @@ opts_parse() {
 				echo "$name: unknown option '--$key' (see --help)" >&2
 				return 1
 			fi
+			[ "$OPTS_E_KIND" != refuse ] || { opts_apply "$name" "--$key"; return 1; }
 			if opts_takes; then
 				if [[ $a != *=* ]]; then
 					[ $# -gt 0 ] || { echo "$name: option '--$key' needs a value (see --help)" >&2; return 1; }

@@ -117,8 +117,9 @@ void cli_usage(FILE *out, bool record)
 	if (!record)
 		fputs("(each subcommand has its own --help)\n\n"
 		      "Read bpftrace output (any @[...stack...]: N map text, symbolized or raw\n"
-		      "addresses, or stackfold's raw capture), folded stacks, or pprof\n"
-		      "(.pb.gz or .pb, Go's too) from FILEs or stdin, and write folded\n"
+		      "addresses, or stackfold's raw capture), perf script output, folded\n"
+		      "stacks, or pprof (.pb.gz or .pb, Go's too) from FILEs or stdin\n"
+		      "(a perf.data file: perf script -i perf.data | stackfold), and write folded\n"
 		      "stacks, a top table, an SVG flame graph or pprof.\n\n",
 		      out);
 	fputs("Output:\n"
@@ -146,8 +147,8 @@ void cli_usage(FILE *out, bool record)
 	      "      --top N            rows in the top table (25; 0: every function);\n"
 	      "                         the hottest stacks: N, at most 10\n"
 	      "      --sort KEYS        top table rows by KEYS, a comma list of\n"
-	      "                         comm, pid, dso, sym (perf report --sort;\n"
-	      "                         default sym)\n"
+	      "                         comm, pid, tid, dso, sym (perf report --sort;\n"
+	      "                         default sym); the hottest stacks too\n"
 	      "      --provenance       folded output starts with a '# stackfold: hz=...'\n"
 	      "                         line (rate, duration, losses) that FlameGraph's\n"
 	      "                         tools ignore and stackfold reads back\n"
@@ -175,7 +176,8 @@ void cli_usage(FILE *out, bool record)
 	      "      --title TEXT --subtitle TEXT --countname TEXT --nametype TEXT\n"
 	      "      --width PX (1200)  --height PX (16, each frame)\n"
 	      "      --minwidth N       leave out frames narrower than N pixels, or\n"
-	      "                         N% of the samples (default 0.1%; 0 keeps all)\n"
+	      "                         N% of the samples (default 0.1%, folded input\n"
+	      "                         0.1 px as flamegraph.pl; 0 keeps all)\n"
 	      "      --fonttype FONT (Verdana) --fontsize N (12) --fontwidth N (0.59)\n"
 	      "      --colors PALETTE   hot (default), mem, io, wakeup, chain, java,\n"
 	      "                         js, perl, red, green, blue, aqua, yellow,\n"
@@ -280,19 +282,19 @@ static int parse_text(const char *arg, const char **out, const char *what)
 	return -1;
 }
 
-/* --sort: a comma list of comm, pid, dso, sym, each once */
+/* --sort: a comma list of comm, pid, tid, dso, sym, each once */
 static int parse_sort(struct cli *c, const char *arg)
 {
-	static const char *const keys[] = { "comm", "pid", "dso", "sym" };
+	static const char *const keys[] = { "comm", "pid", "tid", "dso", "sym" };
 	unsigned seen = 0;
 	const char *p = arg;
 	for (;;) {
 		size_t n = strcspn(p, ","), k = 0;
-		while (k < 4 && (strlen(keys[k]) != n || strncmp(keys[k], p, n)))
+		while (k < 5 && (strlen(keys[k]) != n || strncmp(keys[k], p, n)))
 			k++;
-		if (k == 4 || (seen & (1u << k)))
-			return bad("bad --sort (a comma list of comm, pid, dso, "
-				   "sym, each once)", arg);
+		if (k == 5 || (seen & (1u << k)))
+			return bad("bad --sort (a comma list of comm, pid, tid, "
+				   "dso, sym, each once)", arg);
 		seen |= 1u << k;
 		if (!p[n])
 			break;

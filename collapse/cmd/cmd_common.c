@@ -12,6 +12,7 @@
 #include "capture/linereader.h"
 #include "output/losses.h"
 #include "ingest/pprof_in.h"
+#include "ingest/perfscript.h"
 #include "model/pidfilter.h"
 
 /* Bytes no profile text holds: an ELF file, or binary data (NULs, or
@@ -91,6 +92,19 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		}
 		return hz_differs(r, name, &st);
 	}
+	if (!ret && perfscript_is_perf_data(head, hn)) {
+		linereader_release(&lr);
+		if (!is_stdin)
+			close(fd);
+		fprintf(stderr, "stackfold: %s: a perf.data file (perf record's "
+			"binary): give its text instead, as to stackcollapse-perf.pl: "
+			"perf script -i %s | stackfold -f svg > flame.svg\n", name,
+			is_stdin ? "perf.data" : path);
+		return EXIT_BADINPUT;
+	}
+	bool perf = !ret && perfscript_sniff(head, hn);
+	struct perfscript ps;
+	perfscript_init(&ps, r->perfscript_flags);
 	if (!ret && not_text(head, hn)) {
 		linereader_release(&lr);
 		if (!is_stdin)
@@ -100,8 +114,17 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 			"COUNT' lines) or pprof (.pb.gz, .pb)\n", name);
 		return EXIT_BADINPUT;
 	}
-	while (!ret && (ret = linereader_next(&lr, &line, &len, stop)) > 0)
-		ret = ret == 1 ? report_line(r, line, len) : report_overlong_line(r);
+	while (!ret && (ret = linereader_next(&lr, &line, &len, stop)) > 0) {
+		if (ret != 1)
+			ret = report_overlong_line(r);
+		else if (!perf)
+			ret = report_line(r, line, len);
+		else if ((ret = perfscript_line(&ps, line, len, &line, &len)) == 1)
+			ret = report_line(r, line, len);	/* a sample's */
+	}
+	if (perf && !ret && perfscript_end(&ps, &line, &len) == 1)
+		ret = report_line(r, line, len);
+	perfscript_release(&ps);
 	linereader_release(&lr);
 	if (!is_stdin)
 		close(fd);
@@ -216,6 +239,21 @@ static void stack_size_hint(const struct pf_counters *k)
 			" bytes: try --stack-size %" PRIu64 "\n", pct, at, next);
 }
 
+/* Samples whose stacks were all empty ("@[, , demo]: 193") are drawn
+ * as their process alone, a wide box with nothing above it: said once,
+ * -v or not (-q: not), with the likely reasons. */
+static void empty_stacks(const struct pf_counters *k, uint64_t samples)
+{
+	if (!k->empty_stacks)
+		return;
+	fprintf(stderr, "stackfold: %" PRIu64 " of %" PRIu64 " samples had "
+		"empty stacks (drawn as the process name alone, or [no stack]): likely a "
+		"process that exited before bpftrace printed its stacks, "
+		"samples with no stack to walk (in the kernel with no kstack "
+		"in the key, or at an exec), or a key without ustack\n",
+		k->empty_stacks, samples);
+}
+
 void cmd_summary(struct report *r, const struct cli *c, const char *what)
 {
 	if (r->sym) {
@@ -238,7 +276,18 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	/* a filter (report) is quiet unless -v, as flamegraph.pl is; a
 	 * capture (record) says what it recorded, as perf record does,
 	 * unless -q; either says when samples were or may have been lost */
+	if (!c->quiet)
+		empty_stacks(k, report_samples(r));
 	if ((c->record ? c->quiet : !c->verbose) && !lost && !k->maps_unsaved) {
+		if (!c->quiet)
+			stack_size_hint(k);
+		return;
+	}
+	/* a report of a raw capture: its losses were said when it was
+	 * recorded, and the SVG's subtitle and pprof's comment carry them;
+	 * said again with -v only (lines unreadable now are said) */
+	if (!c->record && !c->verbose && r->capture &&
+	    !k->unparsable_lines && !k->incomplete_records) {
 		if (!c->quiet)
 			stack_size_hint(k);
 		return;
@@ -265,6 +314,33 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		advise(k);
 	if (!c->quiet)
 		stack_size_hint(k);
+}
+
+void cmd_folded_minwidth(struct out_opts *o)
+{
+	if (o->minwidth == 0 && !o->minwidth_px) {	/* (unset) */
+		o->minwidth = FOLDED_MINWIDTH_PX;
+		o->minwidth_px = true;
+	}
+}
+
+/* Every input of r (and of the --diff before input) folded text? */
+static bool all_folded(const struct report *r)
+{
+	const struct report *b = r->diff_before;
+	return r->folded_inputs && r->folded_inputs == r->inputs &&
+	       (!b || (b->folded_inputs && b->folded_inputs == b->inputs));
+}
+
+/* The SVG drew stacks of mostly [unknown] frames shortened
+ * (output/svg_squash.h): said once, with the likely cause and the cure. */
+static void mostly_unknown(uint64_t n, uint64_t samples)
+{
+	fprintf(stderr, "stackfold: %" PRIu64 " of %" PRIu64 " samples (%.1f%%) "
+		"had stacks of mostly [unknown] frames, drawn shortened in the "
+		"SVG: frame-pointer walks through code built without frame "
+		"pointers; --call-graph dwarf (scripts/profile) unwinds it\n",
+		n, samples, samples ? 100.0 * (double)n / (double)samples : 0.0);
 }
 
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
@@ -297,10 +373,17 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 			return EXIT_USAGE;
 		}
 	}
-	int ret = report_write(r, outs, c->nformats, &c->oo, fold, &err);
+	struct out_opts oo = c->oo;
+	struct out_svg_stats sst = { r->sink_mostly_unknown };
+	if (all_folded(r))
+		cmd_folded_minwidth(&oo);
+	oo.svg_stats = &sst;
+	int ret = report_write(r, outs, c->nformats, &oo, fold, &err);
 	if (ret < 0) {
 		fprintf(stderr, "stackfold: %s\n", err.msg);
 		return ret == -EOVERFLOW ? EXIT_BADINPUT : EXIT_IO;
 	}
+	if (sst.mostly_unknown && !c->quiet)
+		mostly_unknown(sst.mostly_unknown, report_samples(r));
 	return EXIT_OK;
 }

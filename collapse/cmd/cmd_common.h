@@ -21,6 +21,13 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what);
  * capture): says so in one line; returns EXIT_LIMIT. */
 int cmd_max_stacks(const struct report *r, const char *name);
 
+/* --minwidth not given: flamegraph.pl's default, 0.1 px, set in o, for an
+ * SVG of folded text only (a drop-in for flamegraph.pl draws the frames
+ * it draws); an SVG of a capture keeps 0.1% of the samples, whose
+ * narrower frames can be neither seen nor hovered. */
+#define FOLDED_MINWIDTH_PX 0.1
+void cmd_folded_minwidth(struct out_opts *o);
+
 /* Write every requested output; prints the error.  0, EXIT_IO, or
  * EXIT_BADINPUT (counts past 2^63). */
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold);

@@ -54,6 +54,7 @@ struct rec {
 	 * and its reaped children's, across exec, so scripts/profile's shell
 	 * (and the `bpftrace --version` it ran) would count as ours */
 	double cpu0_self, cpu0_kids;
+	bool memlock_said;	/* -v: bpftrace's RLIMIT_MEMLOCK line explained */
 };
 
 
@@ -137,6 +138,12 @@ static void attached(struct rec *x)
 	x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 	if (x->c->start_pid)
 		kill(x->c->start_pid, SIGCONT);
+	/* a sign of life after bpftrace's seconds of start-up, in the
+	 * words of the script that knows the target (scripts/profile:
+	 * "sampling pid 1234 at 99 Hz for 5 s; Ctrl-C ends early") */
+	const char *say = getenv("STACKFOLD_SAMPLING");
+	if (say && *say && !x->c->quiet)
+		fprintf(stderr, "stackfold: %s\n", say);
 	/* the capture's start, for pprof's time_nanos: this line wins over
 	 * the one written at set-up */
 	char buf[32];
@@ -181,6 +188,14 @@ static int err_line(void *ctx, const char *s, size_t len)
 	}
 	if (!bpftrace_noise(s, len))
 		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
+	else if (x->c->verbose && !x->memlock_said) {
+		/* its "ERROR: couldn't set RLIMIT_MEMLOCK" is not one */
+		x->memlock_said = true;
+		fprintf(stderr, "stackfold: bpftrace could not raise its "
+			"RLIMIT_MEMLOCK (no CAP_SYS_RESOURCE; its message is "
+			"left out): harmless since Linux 5.11, which charges "
+			"BPF memory to the cgroup instead\n");
+	}
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * bpftrace output or folded stacks into the requested outputs. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "cmd/cmd_common.h"
 #include "cmds.h"
 #include "model/pidfilter.h"
+#include "output/svg_squash.h"
 #include "capture/stopsig.h"
 
 static int read_all(struct report *r, char **inputs, int n)
@@ -88,12 +90,21 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 struct svg_direct {
 	struct svg_stream *stream;
 	struct svg_tree *tree;
+	struct report *r;	/* its sink_mostly_unknown */
+	char *sq;		/* a line squashed (svg_squash.h) */
+	size_t sqcap;
 };
 
 static int direct_line(void *ctx, const char *stack, size_t len,
 		       uint64_t count)
 {
 	struct svg_direct *d = ctx;
+	bool mostly;
+	int ret = svg_squash(stack, len, &d->sq, &d->sqcap, &stack, &len, &mostly);
+	if (ret < 0)
+		return ret;
+	if (mostly)
+		sf_sat_addto(&d->r->sink_mostly_unknown, count);
 	return d->stream ? svg_stream_line(d->stream, stack, len, count) :
 			   svg_tree_add(d->tree, stack, len, count);
 }
@@ -123,6 +134,7 @@ static void direct_free(struct svg_direct *d)
 {
 	svg_stream_free(d->stream);
 	svg_tree_free(d->tree);
+	free(d->sq);
 	*d = (struct svg_direct){ 0 };
 }
 
@@ -135,11 +147,16 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way,
 	}
 	r->fold_direct = want_direct(c);
 	r->max_stacks = c->max_stacks;
+	r->perfscript_flags = c->oo.fold_flags & (FOLD_PID | FOLD_TID);
 	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
-	if (way == SVG_STREAM)
-		d->stream = svg_stream_new(&c->oo);	/* NULL: a fold */
-	else if (way == SVG_TREE)
+	if (way == SVG_STREAM) {
+		/* it takes folded lines only: flamegraph.pl's default width */
+		struct out_opts oo = c->oo;
+		cmd_folded_minwidth(&oo);
+		d->stream = svg_stream_new(&oo);	/* NULL: a fold */
+	} else if (way == SVG_TREE)
 		d->tree = svg_tree_new();	/* NULL: a fold */
+	d->r = r;
 	if (d->stream || d->tree)
 		r->sink = (struct report_sink){ direct_line, direct_total,
 						direct_stacks, direct_source, d };
@@ -159,6 +176,8 @@ static int report_diff(struct cli *c)
 	}
 	before.fold_direct = after.fold_direct = want_direct(c);
 	before.max_stacks = after.max_stacks = c->max_stacks;
+	before.perfscript_flags = after.perfscript_flags =
+		c->oo.fold_flags & (FOLD_PID | FOLD_TID);
 	report_set_offsets(&before, c->oo.fold_flags & FOLD_OFFSETS);
 	report_set_offsets(&after, c->oo.fold_flags & FOLD_OFFSETS);
 	st = read_all(&before, (char **)&c->diff_before, 1);

@@ -127,6 +127,8 @@ static int flush_deferred(struct report *r)
 					 .had_stack = empty_stack,
 					 .count = d->count };
 		r->in.stack_records += empty_stack;
+		if (empty_stack)
+			sf_sat_addto(&r->prof.counters.empty_stacks, d->count);
 		ret = resolver_record(r->res, &rec);
 	}
 	r->ndeferred = 0;
@@ -145,6 +147,8 @@ static int on_record(void *ctx, const struct bt_record *rec)
 	if (note_stack_map(r, rec))
 		return -ENOMEM;
 	r->in.stack_records++;
+	if (!rec->nframes)	/* "@[, , demo]": stack parts, all empty */
+		sf_sat_addto(&r->prof.counters.empty_stacks, rec->count);
 	int64_t id = resolver_record_id(r->res, rec);
 	if (id < 0)
 		return (int)id;
@@ -811,6 +815,7 @@ int report_end_input(struct report *r, struct report_input_stats *st)
 		r->in.samples = c->samples - r->samples_before;
 	else
 		r->folded_inputs++;
+	r->inputs++;
 	*st = r->in;
 	return 0;
 }

@@ -116,6 +116,13 @@ struct report {
 	struct report_sink sink;	/* set by the caller: folded-text lines go
 				 * there instead of into `direct` */
 	uint32_t folded_inputs, bt_inputs;	/* inputs read, by format */
+	uint32_t inputs;	/* inputs read, every format */
+	/* samples of mostly-[unknown] stacks a caller's SVG sink (report_sink)
+	 * drew shortened (output/svg_squash.h): the caller's count */
+	uint64_t sink_mostly_unknown;
+	/* `perf script` input's root frame: FOLD_PID, FOLD_TID (the caller's
+	 * --pid, --tid; ingest/perfscript.h) */
+	unsigned perfscript_flags;
 	uint64_t handed_total;	/* direct's total and lines when report_fold() */
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */

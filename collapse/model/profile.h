@@ -121,6 +121,9 @@ struct pf_counters {
 				 * or failed, "#meta ended"): the samples it
 				 * took since its last flush were lost with
 				 * it, how many unknown */
+	uint64_t empty_stacks;	/* samples of a stack map whose stacks were
+				 * all empty ("@[, , comm]: N"): drawn as
+				 * the process alone */
 	uint64_t maps_unsaved;	/* "#pid" marks (a process's first sample,
 				 * or its first after an exec) whose memory
 				 * map could not be saved: the process had

@@ -58,6 +58,14 @@ struct out_opts {
 	const char *sort;	/* --sort comm,dso,sym (NULL: sym) */
 	/* pprof */
 	bool pprof_no_gzip;
+	/* svg: what it drew shortened, for the caller's summary (NULL: not
+	 * asked; the writer adds to it) */
+	struct out_svg_stats *svg_stats;
+};
+
+/* Stacks of mostly [unknown] frames (svg_squash.h), drawn shortened. */
+struct out_svg_stats {
+	uint64_t mostly_unknown;	/* their samples */
 };
 
 /*

@@ -16,14 +16,17 @@
  *
  * Defaults: width 1200 px, minwidth 0.1% of the total (about 1.2 px at
  * 1200 px; flamegraph.pl keeps frames down to 0.1 px, 12 times smaller,
- * which are neither visible nor hoverable; a minwidth of 0 means this
- * default, "0px" keeps every frame), hot palette keyed by name.
+ * which are neither visible nor hoverable, and the front-end asks for that
+ * for folded input; a minwidth of 0 means this default, "0px" keeps every
+ * frame), hot palette keyed by name.  The subtitle says how many frames
+ * were left out.
  */
 #include "output/out.h"
 #include "output/svg_layout.h"
 #include "output/losses.h"
 #include "output/svg_color.h"
 #include "output/svg_elide.h"
+#include "output/svg_squash.h"
 #include "output/svg_palmap.h"
 #include "output/svg_js.h"
 #include "output/svg_text.h"
@@ -54,6 +57,7 @@ struct svg_geom {
 	bool diff, hash, has_sub;
 	uint64_t total, total2, max_delta;
 	const char *countname;
+	size_t left_out;	/* frames narrower than --minwidth */
 };
 
 static size_t display_len(const char *name, size_t len)
@@ -541,7 +545,7 @@ static void sub_add(char *buf, size_t cap, const char *sep, const char *what,
 }
 
 static void sub_meta(char *buf, size_t cap, const struct profile *p,
-		     uint64_t samples);
+		     uint64_t samples, const char *unit);
 static void sub_losses(char *buf, size_t cap, const struct pf_counters *c,
 		       const char *who);
 
@@ -586,12 +590,30 @@ static void sub_cmdline(char *buf, size_t cap, const char *cmd,
 	snprintf(buf, cap, "%.*s%s, %s", (int)len, cmd, cut ? ".." : "", rest);
 }
 
+/* "; 517 frames narrower than 0.1 px left out": what --minwidth dropped
+ * (flamegraph.pl drops them silently) */
+static void sub_left_out(char *buf, size_t cap, const struct out_opts *o,
+			 size_t n)
+{
+	size_t len = strlen(buf);
+	if (!n || len + 1 >= cap)
+		return;
+	if (o->minwidth_px)
+		snprintf(buf + len, cap - len, "%s%zu frame%s narrower than %g px "
+			 "left out", len ? "; " : "", n, n == 1 ? "" : "s",
+			 o->minwidth);
+	else
+		snprintf(buf + len, cap - len, "%s%zu frame%s under %g%% left out",
+			 len ? "; " : "", n, n == 1 ? "" : "s",
+			 o->minwidth > 0 ? o->minwidth : DEFAULT_MIN_PCT);
+}
+
 /* "CMDLINE, 20.0 s at 999 Hz, 39876 samples; lost: 12 events, ..." from
  * what the profile knows, fitted to width px; "" when it knows nothing. */
 static void default_subtitle(char *buf, size_t cap,
 			     const struct out_input *in,
-			     const struct out_opts *o, unsigned width,
-			     double fs, double fw)
+			     const struct out_opts *o, size_t left_out,
+			     unsigned width, double fs, double fw)
 {
 	const struct profile *p = in->prof;
 	uint64_t total = input_total(in);
@@ -607,19 +629,24 @@ static void default_subtitle(char *buf, size_t cap,
 			sub_losses(buf, cap, in->counters, "after ");
 		if (in->counters_before)
 			sub_losses(buf, cap, in->counters_before, "before ");
+		sub_left_out(buf, cap, o, left_out);
 		return;
 	}
 	/* the sample count is the fold's: what the graph really shows, also
 	 * for folded-text input, which has no profile */
 	char rest[1024];
 	rest[0] = 0;
+	/* --countname: the counts' unit ("4000 ns"), as the tooltips say */
+	const char *unit = o->countname && strcmp(o->countname, "samples") ?
+			   o->countname : total == 1 ? "sample" : "samples";
 	if (p)
-		sub_meta(rest, sizeof(rest), p, total);
+		sub_meta(rest, sizeof(rest), p, total, unit);
 	else
-		sub_add(rest, sizeof(rest), "", total == 1 ? "sample" : "samples", total);
+		sub_add(rest, sizeof(rest), "", unit, total);
 	const struct pf_counters *k = p ? &p->counters : in->counters;
 	if (k)
 		sub_losses(rest, sizeof(rest), k, "");
+	sub_left_out(rest, sizeof(rest), o, left_out);
 	size_t chars = (size_t)((width - 2.0 * XPAD) / (fs * fw));
 	if (p && p->meta.cmdline)
 		sub_cmdline(buf, cap, profile_str(p, p->meta.cmdline), rest, chars);
@@ -628,9 +655,9 @@ static void default_subtitle(char *buf, size_t cap,
 }
 
 /* "20.0 s at 999 Hz, 39876 samples" (the command line goes before it,
- * cut to fit: sub_cmdline()) */
+ * cut to fit: sub_cmdline()); unit names the count */
 static void sub_meta(char *buf, size_t cap, const struct profile *p,
-		     uint64_t samples)
+		     uint64_t samples, const char *unit)
 {
 	if (p->meta.duration_nanos) {
 		size_t n = strlen(buf);
@@ -640,7 +667,7 @@ static void sub_meta(char *buf, size_t cap, const struct profile *p,
 	if (p->meta.hz)
 		sub_add(buf, cap, p->meta.duration_nanos ? " at " : ", ", "Hz",
 			p->meta.hz);
-	sub_add(buf, cap, ", ", samples == 1 ? "sample" : "samples", samples);
+	sub_add(buf, cap, ", ", unit, samples);
 }
 
 /* "; lost: 12 events, 3 map-full drops; 2 truncated stacks", each part
@@ -783,6 +810,14 @@ static int write_svg(FILE *out, const struct svg_geom *g,
 	for (size_t i = l->nv; g->total && i-- > 0;)
 		put_frame(b, g, &l->v[i], l->nv - 1 - i, &aux[i]);
 	svg_puts(b, "</g>\n");
+	if (o->subtitle && g->left_out) {	/* (else the subtitle says it) */
+		char c[160];
+		c[0] = 0;
+		sub_left_out(c, sizeof(c), o, g->left_out);
+		svg_puts(b, "<!-- ");
+		svg_puts(b, c);
+		svg_puts(b, " -->\n");
+	}
 	if (g->el && g->el->full)	/* the search falls back: say so */
 		svg_puts(b, "<!-- search: the frames narrower than the minimum width "
 			    "are too many to list here (their record passed "
@@ -840,24 +875,68 @@ static int reverse_fold(struct fold *rev, const struct fold *f)
 	return ret;
 }
 
+/* The fold with its stacks squashed (svg_squash.h) into *sq when one
+ * changes (*changed), their mostly-unknown samples added to st (may be
+ * NULL).  0 or -ENOMEM. */
+static int squash_fold(struct fold *sq, const struct fold *f,
+		       struct out_svg_stats *st, bool *changed)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	const char *s;
+	size_t n;
+	bool mostly;
+	int ret = 0;
+	*changed = false;
+	for (size_t i = 0; !ret && i < f->n; i++) {
+		const struct fold_line *l = &f->lines[i];
+		ret = svg_squash(l->stack, l->len, &buf, &cap, &s, &n, &mostly);
+		*changed |= ret == 1;
+		if (mostly && st)
+			sf_sat_addto(&st->mostly_unknown, l->count);
+	}
+	if (ret < 0 || !*changed) {
+		free(buf);
+		return ret < 0 ? ret : 0;
+	}
+	ret = fold_init(sq);
+	for (size_t i = 0; !ret && i < f->n; i++) {
+		const struct fold_line *l = &f->lines[i];
+		ret = svg_squash(l->stack, l->len, &buf, &cap, &s, &n, &mostly);
+		if (ret >= 0)
+			ret = fold_add(sq, s, n, l->count, l->count2);
+	}
+	free(buf);
+	return ret ? ret : fold_finish(sq);
+}
+
 static int svg_write(FILE *out, const struct out_input *in,
 		     const struct out_opts *opts, struct sf_err *err);
 
 int out_svg_write(FILE *out, const struct out_input *in,
 		  const struct out_opts *opts, struct sf_err *err)
 {
-	if (!opts->reverse || !in->fold)
+	if (!in->fold)
 		return svg_write(out, in, opts, err);
-	struct fold rev;
-	int ret = reverse_fold(&rev, in->fold);
-	if (ret) {
-		fold_release(&rev);
-		return sf_err_set(err, ENOMEM, "svg: out of memory");
-	}
+	struct fold sq, rev;
+	bool squashed = false, reversed = false;
 	struct out_input r = *in;
-	r.fold = &rev;
-	ret = svg_write(out, &r, opts, err);
-	fold_release(&rev);
+	int ret = squash_fold(&sq, in->fold, opts->svg_stats, &squashed);
+	if (!ret && squashed)
+		r.fold = &sq;
+	if (!ret && opts->reverse) {
+		reversed = true;
+		ret = reverse_fold(&rev, r.fold);
+		r.fold = &rev;
+	}
+	if (!ret)
+		ret = svg_write(out, &r, opts, err);
+	else
+		sf_err_set(err, ENOMEM, "svg: out of memory");
+	if (squashed)
+		fold_release(&sq);
+	if (reversed)
+		fold_release(&rev);
 	return ret;
 }
 
@@ -866,15 +945,8 @@ static int svg_write(FILE *out, const struct out_input *in,
 {
 	char sub[2048];
 	const char *subtitle = opts->subtitle;
-	if (!subtitle) {
-		default_subtitle(sub, sizeof(sub), in, opts,
-				 opts->width ? opts->width : DEFAULT_WIDTH,
-				 opts->fontsize > 0 ? opts->fontsize : FONT_SIZE,
-				 opts->fontwidth > 0 ? opts->fontwidth : FONT_WIDTH);
-		subtitle = sub;
-	}
 	struct svg_geom g;
-	int ret = geom_init(&g, in, opts, subtitle[0] != 0, err);
+	int ret = geom_init(&g, in, opts, false, err);
 	if (ret)
 		return ret;
 	struct layout own = { .fold = in->fold }, *l = &own;
@@ -901,7 +973,16 @@ static int svg_write(FILE *out, const struct out_input *in,
 		ret = svg_palmap_load(&cp, opts->palette_map, err);
 		g.cp = &cp;
 	}
+	if (!ret && !subtitle) {	/* after the layout: what it left out */
+		default_subtitle(sub, sizeof(sub), in, opts, l->left_out,
+				 opts->width ? opts->width : DEFAULT_WIDTH,
+				 opts->fontsize > 0 ? opts->fontsize : FONT_SIZE,
+				 opts->fontwidth > 0 ? opts->fontwidth : FONT_WIDTH);
+		subtitle = sub;
+	}
 	if (!ret) {
+		g.has_sub = subtitle[0] != 0;
+		g.left_out = l->left_out;
 		g.el = &l->el;
 		geom_rows(&g, l, opts->inverted);
 		ret = write_svg(out, &g, l, opts, default_title(opts), subtitle);

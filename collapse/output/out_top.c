@@ -3,12 +3,18 @@
  * and total (anywhere on the stack, counted once per stack), then the
  * hottest stacks, like `70.0%  main;compute;matrix_multiply`.
  *
- * With --sort KEYS (comm, pid, dso, sym, as perf report --sort) a row is
- * one function in one process and object: "read" of bash and "read" of
- * python are two rows.  From the profile's samples: comm the process
- * frame's name, dso the mapping's file name ([kernel.kallsyms], [unknown]
- * when none); folded input has no objects: the root frame is the comm
- * (comm-PID gives the pid), the dso [unknown].
+ * With --sort KEYS (comm, pid, tid, dso, sym, as perf report --sort) a
+ * row is one function in one process and object: "read" of bash and
+ * "read" of python are two rows.  From the profile's samples: comm the
+ * process frame's name, dso the mapping's file name ([kernel.kallsyms],
+ * [unknown] when none); folded input has no objects: the root frame is
+ * the comm (comm-PID gives the pid, a "/TID" after it the tid), the dso
+ * [unknown].  The hottest stacks then follow the same keys: "COMM PID:
+ * DSO SYM;DSO SYM", the sample's keys first, then each frame's, root
+ * first (without sym, a run of one dso is one frame).
+ *
+ * Names are printed as the folded output has them: control bytes (a
+ * comm's newline, tab or escape) as '?', so each row stays one line.
  */
 #include "output/out.h"
 
@@ -68,16 +74,41 @@ static int top_collect(struct top *t, const struct fold *f)
 
 /* ---- --sort KEYS ---- */
 
-enum { K_COMM, K_PID, K_DSO, K_SYM, NKEYS };
-static const char *const key_names[NKEYS] = { "comm", "pid", "dso", "sym" };
-static const char *const key_heads[NKEYS] = { "COMM", "PID", "DSO", "FUNCTION" };
+enum { K_COMM, K_PID, K_TID, K_DSO, K_SYM, NKEYS };
+static const char *const key_names[NKEYS] = { "comm", "pid", "tid", "dso", "sym" };
+static const char *const key_heads[NKEYS] = { "COMM", "PID", "TID", "DSO", "FUNCTION" };
+
+/* A key of each frame (else of the sample: comm, pid, tid)? */
+static bool frame_key(int key)
+{
+	return key == K_DSO || key == K_SYM;
+}
 
 struct keys {
 	int order[NKEYS];	/* the keys asked for, in order */
 	int n;
+	bool has_sym;
 	char *buf;		/* the row's key text, fields split by '\t' */
 	size_t len, cap;
+	/* the stack being read: its frames' keys, in the order they came */
+	char *fbuf;
+	size_t flen, fcap;
+	size_t *foff;		/* each frame's start in fbuf; ends at the next */
+	size_t nf, focap;
+	char *sbuf;		/* the stack's key (keys_stack()) */
+	size_t slen, scap;
+	struct top stacks;	/* the hottest stacks by these keys: self */
 };
+
+/* n bytes of s at dst, control bytes as '?' (as the folded output has
+ * them): a row or a stack is one line, its fields split by tabs. */
+static void put_safe(char *dst, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dst[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+}
 
 static int keys_parse(struct keys *k, const char *sort)
 {
@@ -90,6 +121,7 @@ static int keys_parse(struct keys *k, const char *sort)
 			    !(seen & 1u << i)) {
 				seen |= 1u << i;
 				k->order[k->n++] = i;
+				k->has_sym |= i == K_SYM;
 			}
 		p += n + (p[n] == ',');
 	}
@@ -102,13 +134,27 @@ static int keys_add(struct keys *k, const char *s, size_t n)
 		return -ENOMEM;
 	if (k->len)
 		k->buf[k->len++] = '\t';
-	memcpy(k->buf + k->len, s, n);
+	put_safe(k->buf + k->len, s, n);
 	k->len += n;
 	k->buf[k->len] = 0;
 	return 0;
 }
 
-/* The row key of one frame. */
+/* Append SEP and S to *b, S made safe (put_safe()). */
+static int buf_add(char **b, size_t *len, size_t *cap, const char *sep,
+		   const char *s, size_t n)
+{
+	size_t sl = strlen(sep);
+	if (sf_grow((void **)b, cap, *len + sl + n + 1, 1))
+		return -ENOMEM;
+	memcpy(*b + *len, sep, sl);
+	put_safe(*b + *len + sl, s, n);
+	*len += sl + n;
+	(*b)[*len] = 0;
+	return 0;
+}
+
+/* The row key of one frame; its frame keys noted for keys_stack(). */
 static int keys_row(struct top *t, struct keys *k, const char *f[NKEYS],
 		    const size_t fl[NKEYS], uint64_t count, bool leaf, size_t line)
 {
@@ -116,7 +162,54 @@ static int keys_row(struct top *t, struct keys *k, const char *f[NKEYS],
 	for (int i = 0; i < k->n; i++)
 		if (keys_add(k, f[k->order[i]], fl[k->order[i]]))
 			return -ENOMEM;
+	if (sf_grow((void **)&k->foff, &k->focap, k->nf + 1, sizeof(*k->foff)))
+		return -ENOMEM;
+	k->foff[k->nf++] = k->flen;
+	size_t start = k->flen;
+	for (int i = 0; i < k->n; i++) {
+		int key = k->order[i];
+		if (frame_key(key) &&
+		    buf_add(&k->fbuf, &k->flen, &k->fcap,
+			    k->flen > start ? " " : "", f[key], fl[key]))
+			return -ENOMEM;
+	}
 	return top_frame(t, k->buf, k->len, count, leaf, line);
+}
+
+/* The stack read (its frames noted by keys_row(), leaf first unless
+ * root_first) counted in k->stacks under its key: the sample's keys (f),
+ * then ": " and the frames' keys, root first, split by ';' (a run of one
+ * frame key is one frame when sym is not a key). */
+static int keys_stack(struct keys *k, const char *f[NKEYS],
+		      const size_t fl[NKEYS], uint64_t count, bool root_first,
+		      size_t line)
+{
+	k->slen = 0;
+	int ret = 0;
+	for (int i = 0; !ret && i < k->n; i++)
+		if (!frame_key(k->order[i]))
+			ret = buf_add(&k->sbuf, &k->slen, &k->scap,
+				      k->slen ? " " : "", f[k->order[i]],
+				      fl[k->order[i]]);
+	size_t head = k->slen, prev = 0, prevn = 0;
+	bool any = false;
+	for (size_t j = 0; !ret && j < k->nf; j++) {
+		size_t i = root_first ? j : k->nf - 1 - j;
+		size_t at = k->foff[i];
+		size_t n = (i + 1 < k->nf ? k->foff[i + 1] : k->flen) - at;
+		if (!n || (any && !k->has_sym && n == prevn &&
+			   !memcmp(k->fbuf + prev, k->fbuf + at, n)))
+			continue;
+		ret = buf_add(&k->sbuf, &k->slen, &k->scap,
+			      any ? ";" : head ? ": " : "", k->fbuf + at, n);
+		any = true;
+		prev = at, prevn = n;
+	}
+	k->nf = 0, k->flen = 0;
+	if (ret)
+		return ret;
+	return top_frame(&k->stacks, k->sbuf ? k->sbuf : "", k->slen, count,
+			 true, line);
 }
 
 static const char *base_name(const char *path)
@@ -142,12 +235,15 @@ static int keys_sample(struct top *t, struct keys *k, const struct profile *p,
 {
 	const char *f[NKEYS];
 	size_t fl[NKEYS];
-	char pid[16];
+	char pid[16], tid[16];
 	snprintf(pid, sizeof(pid), "%u", s->pid);
+	snprintf(tid, sizeof(tid), "%u", s->tid);
 	f[K_COMM] = s->comm ? profile_str(p, s->comm) : "[unknown]";
 	f[K_PID] = s->pid ? pid : "-";
+	f[K_TID] = s->tid ? tid : "-";
 	fl[K_COMM] = strlen(f[K_COMM]);
 	fl[K_PID] = strlen(f[K_PID]);
+	fl[K_TID] = strlen(f[K_TID]);
 	const uint32_t *st = profile_stack(p, s);
 	bool leaf = true;
 	for (uint32_t i = 0; i < s->depth; i++) {
@@ -176,9 +272,10 @@ static int keys_sample(struct top *t, struct keys *k, const struct profile *p,
 		f[K_SYM] = f[K_COMM];
 		fl[K_DSO] = strlen(f[K_DSO]);
 		fl[K_SYM] = fl[K_COMM];
-		return keys_row(t, k, f, fl, s->count, true, line);
+		if (keys_row(t, k, f, fl, s->count, true, line))
+			return -ENOMEM;
 	}
-	return 0;
+	return keys_stack(k, f, fl, s->count, false, line);
 }
 
 /* Folded lines: the root frame is the process ("comm" or "comm-PID"). */
@@ -193,27 +290,40 @@ static int keys_line(struct top *t, struct keys *k, const struct fold_line *l,
 	size_t d = rlen;
 	while (d && p[d - 1] >= '0' && p[d - 1] <= '9')
 		d--;
-	bool haspid = d < rlen && d > 0 && p[d - 1] == '-';
+	/* "comm-PID/TID" (--pid --tid), "comm/TID" (--tid) */
+	size_t plen = rlen;	/* the root without "/TID" */
+	bool hastid = d < rlen && d > 0 && p[d - 1] == '/';
+	f[K_TID] = hastid ? p + d : "-";
+	fl[K_TID] = hastid ? rlen - d : 1;
+	if (hastid) {
+		plen = d - 1;
+		d = plen;
+		while (d && p[d - 1] >= '0' && p[d - 1] <= '9')
+			d--;
+	}
+	bool haspid = d < plen && d > 0 && p[d - 1] == '-';
 	f[K_COMM] = p;
-	fl[K_COMM] = haspid ? d - 1 : rlen;
+	fl[K_COMM] = haspid ? d - 1 : plen;
 	f[K_PID] = haspid ? p + d : "-";
-	fl[K_PID] = haspid ? rlen - d : 1;
+	fl[K_PID] = haspid ? plen - d : 1;
 	f[K_DSO] = "[unknown]";
 	fl[K_DSO] = 9;
 	if (e == end) {	/* the process frame alone */
 		f[K_SYM] = p;
 		fl[K_SYM] = rlen;
-		return keys_row(t, k, f, fl, l->count, true, line);
+		if (keys_row(t, k, f, fl, l->count, true, line))
+			return -ENOMEM;
+		return keys_stack(k, f, fl, l->count, true, line);
 	}
-	for (p = e + 1; p <= end; p = e + 1) {
+	for (const char *q = e + 1; q <= end; q = e + 1) {
 		size_t n;
-		e = fold_next_frame(p, end, &n);
-		f[K_SYM] = p;
+		e = fold_next_frame(q, end, &n);
+		f[K_SYM] = q;
 		fl[K_SYM] = n;
 		if (keys_row(t, k, f, fl, l->count, e == end, line))
 			return -ENOMEM;
 	}
-	return 0;
+	return keys_stack(k, f, fl, l->count, true, line);
 }
 
 static int keys_collect(struct top *t, struct keys *k, const struct out_input *in,
@@ -236,7 +346,7 @@ static int keys_collect(struct top *t, struct keys *k, const struct out_input *i
 /* A keyed row: each field but the last padded to its column. */
 static void keys_print(FILE *out, const struct keys *k, const char *row)
 {
-	static const int width[NKEYS] = { 16, 7, 24, 0 };
+	static const int width[NKEYS] = { 16, 7, 7, 24, 0 };
 	for (int i = 0; i < k->n; i++) {
 		size_t n = strcspn(row, "\t");
 		if (i == k->n - 1)
@@ -315,6 +425,27 @@ static int by_count(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* HOTTEST STACKS by --sort's keys (k->stacks, keys_stack()) */
+static int top_print_keyed_stacks(FILE *out, const struct top *t,
+				  uint64_t total, unsigned rows)
+{
+	size_t n = t->names.n, nk = 0;
+	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && i < t->cap; i++)
+		if (t->fn[i].self)
+			ids[nk++] = (uint32_t)i;
+	sort_ctx = t;
+	qsort(ids, nk, sizeof(*ids), by_self);
+	fprintf(out, "\nHOTTEST STACKS\n");
+	for (size_t i = 0; i < nk && i < rows; i++)
+		fprintf(out, "%6.1f%%  %s\n", pct(t->fn[ids[i]].self, total),
+			strtab_get(&t->names, ids[i]));
+	free(ids);
+	return 0;
+}
+
 static int top_print_stacks(FILE *out, const struct fold *f, unsigned rows)
 {
 	size_t *idx = malloc((f->n ? f->n : 1) * sizeof(*idx));
@@ -342,16 +473,29 @@ int out_top_write(FILE *out, const struct out_input *in,
 		return sf_err_set(err, ENOMEM, "out of memory");
 	struct keys k = { .n = 0 };
 	bool keyed = opts->sort && !keys_parse(&k, opts->sort);
-	int ret = keyed ? keys_collect(&t, &k, in, opts->fold_flags)
-			: top_collect(&t, in->fold);
+	int ret = keyed && strtab_init(&k.stacks.names) ? -ENOMEM : 0;
+	if (!ret)
+		ret = keyed ? keys_collect(&t, &k, in, opts->fold_flags)
+			    : top_collect(&t, in->fold);
 	if (!ret) {
 		fprintf(out, "%" PRIu64 " %s\n", in->fold->total, unit);
 		ret = top_print_functions(out, &t, in->fold->total, rows,
 					  keyed ? &k : NULL);
 	}
-	free(k.buf);
-	if (!ret)	/* (a part missing is an error, not a shorter table) */
+	/* (a part missing is an error, not a shorter table) */
+	if (!ret && keyed)
+		ret = top_print_keyed_stacks(out, &k.stacks, in->fold->total,
+					     rows < 10 ? rows : 10);
+	else if (!ret)
 		ret = top_print_stacks(out, in->fold, rows < 10 ? rows : 10);
+	if (keyed) {
+		strtab_release(&k.stacks.names);
+		free(k.stacks.fn);
+	}
+	free(k.buf);
+	free(k.fbuf);
+	free(k.foff);
+	free(k.sbuf);
 	strtab_release(&t.names);
 	free(t.fn);
 	if (ret)

@@ -14,9 +14,13 @@ static int close_frame(struct layout *l, size_t depth)
 	const struct open_frame *o = &l->open[depth];
 	uint64_t count = l->time - o->start;
 	double min = l->stream ? l->min_frac * (double)l->time : l->min_count;
-	if (depth && (!count || (double)count < min))
-		return count ? svg_elide_drop(&l->el, &l->el.pend, (uint32_t)depth,
-					      o->name, o->len, o->self, 0) : 0;
+	if (depth && (!count || (double)count < min)) {
+		if (!count)
+			return 0;
+		l->left_out++;
+		return svg_elide_drop(&l->el, &l->el.pend, (uint32_t)depth,
+				      o->name, o->len, o->self, 0);
+	}
 	uint32_t ex;
 	if (svg_elide_keep(&l->el, &l->el.pend, (uint32_t)depth, &ex))
 		return -ENOMEM;
@@ -126,6 +130,7 @@ static int layout_pass(struct layout *l)
 {
 	const struct fold *f = l->fold;
 	l->nv = 0;
+	l->left_out = 0;
 	l->nopen = 0;
 	l->time = l->time2 = l->max_delta = 0;
 	l->max_depth = 0;
@@ -264,6 +269,7 @@ static int filter_frames(struct layout *l, double min)
 		struct vframe *v = &l->v[i];
 		if (v->depth && (double)v->count < min) {
 			/* what it held goes to its parent (svg_elide.h) */
+			l->left_out++;
 			ret = svg_elide_drop(&l->el, &p2, v->depth, v->name,
 					     v->len, v->self, v->ex);
 			continue;
@@ -350,9 +356,11 @@ int svg_layout_tree_frame(void *ctx, const struct svg_tree_frame *f)
 	struct layout *l = ctx;
 	/* every frame comes (the walk's min is 0): those narrower than
 	 * l->min_count go to the search's record of them */
-	if (f->depth && (double)f->count < l->min_count)
+	if (f->depth && (double)f->count < l->min_count) {
+		l->left_out++;
 		return svg_elide_drop(&l->el, &l->el.pend, f->depth, f->name,
 				      f->len, f->self, 0);
+	}
 	uint32_t ex;
 	if (svg_elide_keep(&l->el, &l->el.pend, f->depth, &ex) ||
 	    sf_grow((void **)&l->v, &l->v_cap, l->nv + 1, sizeof(*l->v)))

@@ -69,6 +69,7 @@ struct layout {
 	struct strtab names;
 	size_t nv_compact;	/* filter v again when nv reaches this */
 	size_t uniq;		/* distinct lines */
+	size_t left_out;	/* frames dropped: narrower than the minimum */
 };
 
 struct svg_stream {
