@@ -230,11 +230,11 @@ check "a missing stack row: counted in --meta" grep -q ' missing_stacks=7$' "$T/
 # query_rows OUT: stackfold query of hA into OUT; the rows it read
 query_rows() {
 	local t
-	t=$(ch_sql "SELECT toUInt32(now())")
+	t=$(ch_sql "SELECT toUInt32(now())")	# the queries before ended by then
 	sleep 1.1
 	"$STACKFOLD" query "$CH_URL" --from "$T0" --to $(( $(date +%s) + 60 )) --host hA -o "$1"
 	ch_sql "SYSTEM FLUSH LOGS"
-	ch_sql "SELECT read_rows FROM system.query_log WHERE type = 2 AND event_time >= toDateTime($t) AND query LIKE '%ANY LEFT JOIN%' ORDER BY event_time DESC LIMIT 1"
+	ch_sql "SELECT read_rows FROM system.query_log WHERE type = 2 AND event_time > toDateTime($t) AND query LIKE '%ANY LEFT JOIN%' ORDER BY event_time DESC LIMIT 1"
 }
 r1=$(query_rows "$T/days1.folded")
 ch_sql "INSERT INTO stackfold.stacks SELECT today() - 3 - number % 30, cityHash64(number), ['other', 'day'] FROM numbers(30000)"
