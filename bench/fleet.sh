@@ -10,13 +10,18 @@
 #   3. query latency: a flame graph of those 24 h x 10 hosts (21.6 M
 #      rows) by `stackfold query` and scripts/flame --from, side by side
 #      with scripts/flame DIR merging the same windows of one host from
-#      files (8,640 windows; ten hosts would be ten times that).
+#      files (8,640 windows; ten hosts would be ten times that);
+#   4. a year of stacks: the same 24 h x 10 hosts query's server CPU
+#      seconds (system.query_log) next to the bare GROUP BY stack_id over
+#      the same rows, before and after YEAR_DAYS (364) other days of
+#      stacks (the day's pool again for each) are added.
 # A private clickhouse-server (tests/clickhouse.sh) in a temporary
-# directory.  Environment: STACKFOLD, PUSH_WINDOWS (30).
+# directory.  Environment: STACKFOLD, PUSH_WINDOWS (30), YEAR_DAYS (364).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
 PUSH_WINDOWS=${PUSH_WINDOWS:-30}
+YEAR_DAYS=${YEAR_DAYS:-364}
 die() { echo "fleet: $*" >&2; exit 1; }
 command -v clickhouse-server >/dev/null || die "clickhouse-server not installed (scripts/install-deps --test)"
 [ -x "$STACKFOLD" ] || die "$STACKFOLD is not built (run: make)"
@@ -25,7 +30,7 @@ command -v clickhouse-server >/dev/null || die "clickhouse-server not installed 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stackfold-fleet.XXXXXX") || die mktemp
 trap 'ch_stop -TERM; rm -rf "$work"' EXIT
 t_start=$(date +%s.%N)
-ch_start "$work/ch" || die "clickhouse-server did not start"
+CH_LOG_QUERIES=1 ch_start "$work/ch" || die "clickhouse-server did not start"
 t_ready=$(date +%s.%N)
 DB=stackfold
 export CH_SQL_TIMEOUT=900
@@ -90,11 +95,16 @@ for t in stacks samples windows; do
 	ch_sql "ALTER TABLE $DB.$t DROP PARTITION '$today'"
 done
 POOL=20000 ROWS=250
+# stacks_sql FIRST DAYS: the pool's stacks once for each of DAYS days,
+# from the generated day minus FIRST back
+stacks_sql() {
+	echo "INSERT INTO $DB.stacks SELECT toDate($DAY0) - intDiv(number, $POOL), cityHash64(number % $POOL),
+	arrayConcat([concat('app', toString(number % $POOL % 40))],
+		arrayMap(i -> concat('mod', toString(i), '_fn', toString(intDiv(number % $POOL, greatest(1, intDiv($POOL, toUInt64(pow(2, i + 1))))) % 997)), range(toUInt64(8 + number % $POOL % 23))))
+	FROM (SELECT number + $(( $1 * POOL )) AS number FROM numbers($(( $2 * POOL ))))"
+}
 t0=$(date +%s.%N)
-ch_sql "INSERT INTO $DB.stacks SELECT toDate($DAY0), cityHash64(number),
-	arrayConcat([concat('app', toString(number % 40))],
-		arrayMap(i -> concat('mod', toString(i), '_fn', toString(intDiv(number, greatest(1, intDiv($POOL, toUInt64(pow(2, i + 1))))) % 997)), range(toUInt64(8 + number % 23))))
-	FROM numbers($POOL)"
+ch_sql "$(stacks_sql 0 1)"
 ch_sql "INSERT INTO $DB.samples (window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count)
 	SELECT toDateTime($DAY0 + 10 * w), concat('host', toString(h)), cityHash64(h, w), cityHash64(h, w, 1),
 	       cityHash64(k), toUInt32(1000 + k % 40), 0, concat('app', toString(k % 40)), '', 1 + intHash64(number + 1) % 15
@@ -168,3 +178,39 @@ printf '   stackfold query --by-pid, host0 only:                      %6.2f s (s
 printf '   scripts/flame DIR, host0 only (%d window files, %d MB):   %6.2f s\n' "$nfiles" $(( dir_bytes / 1000000 )) "$f_dir"
 printf '   (ten hosts from files: ten such directories, about %.0f s)\n' "$(echo "$f_dir * 10" | bc)"
 echo "   host0 from the store and from the files, same folded bytes: $same"
+
+# --- 4. a year of stacks ------------------------------------------------------------
+# cpu_s CMD...: the server CPU seconds (query_log: the query threads'
+# OSCPUVirtualTimeMicroseconds) of the queries that CMD ran, the least of
+# 3 runs
+cpu_s() {
+	local i t c b=""
+	for i in 1 2 3; do
+		t=$(ch_sql "SELECT toUInt32(now())")	# the runs before ended by then
+		sleep 1.1
+		"$@" >/dev/null 2>&1 || return 1
+		ch_sql "SYSTEM FLUSH LOGS"
+		c=$(ch_sql "SELECT sum(ProfileEvents.Values[indexOf(ProfileEvents.Names, 'OSCPUVirtualTimeMicroseconds')]) / 1e6
+			FROM system.query_log WHERE type = 2 AND event_time > toDateTime($t)
+			AND query NOT LIKE '%system.query_log%' AND query NOT LIKE 'SYSTEM %'")
+		if [ -z "$b" ] || [ "$(echo "$c < $b" | bc)" = 1 ]; then b=$c; fi
+	done
+	printf '%.2f\n' "$b"
+}
+bare_sql="SELECT stack_id, sum(count) FROM $DB.samples WHERE window_start >= toDateTime($from) AND window_start < toDateTime($to) GROUP BY stack_id FORMAT RowBinary"
+year_case() {	# "QUERY_CPU BARE_CPU"
+	echo "$(cpu_s "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/year.folded")" \
+		"$(cpu_s ch_sql "$bare_sql")"
+}
+read -r y0_q y0_b < <(year_case)
+t0=$(date +%s.%N)
+ch_sql "$(stacks_sql 1 "$YEAR_DAYS")"
+t1=$(date +%s.%N)
+ystacks=$(ch_sql "SELECT count() FROM $DB.stacks")
+read -r y1_q y1_b < <(year_case)
+echo
+printf '4. a year of stacks: %d other days added in %.0f s (%s stack rows); 24 h x 10 hosts, server CPU seconds (query_log), least of 3:\n' \
+	"$YEAR_DAYS" "$(echo "$t1 - $t0" | bc)" "$ystacks"
+printf '   %-32s %8s %8s\n' "" "query" "bare GROUP BY stack_id"
+printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "stacks of the day only" "$y0_q" "$y0_b" "$(echo "$y0_q / $y0_b" | bc -l)"
+printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "with a year of stacks" "$y1_q" "$y1_b" "$(echo "$y1_q / $y1_b" | bc -l)"

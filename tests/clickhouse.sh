@@ -10,6 +10,14 @@
 #                   and a certificate for 127.0.0.1 are made in DIR/tls
 #                   (ch_tls_certs), and CH_HTTPS (port), CH_CA (the CA's
 #                   PEM file) and CH_URLS (clickhouses://...) are set
+#                   With CH_CLUSTER=1 the server is also a cluster "fleet"
+#                   of two shards, both itself (127.0.0.1:CH_TCP), with the
+#                   default databases shard1 and shard2, and its profile has
+#                   the settings docs/fleet.md asks of a cluster
+#                   (distributed_product_mode=local, insert_distributed_sync=1)
+#                   Queries are logged in system.query_log when the user
+#                   asks (log_queries=1), or for every query with
+#                   CH_LOG_QUERIES=1
 #   ch_tls_ca DIR   a throwaway CA of its own: DIR/ca.pem, DIR/ca.key
 #   ch_stop [-KILL] stop it (SIGTERM, then SIGKILL after 10 s; a server
 #                   stopped so waits for its keep-alive connections); with
@@ -69,6 +77,19 @@ ch_tls_config() {
 XML
 }
 
+# The cluster part of the config, when CH_CLUSTER=1: one server, two
+# shards told apart by their databases (a Distributed table over
+# database '' uses each shard's default_database).
+ch_cluster_config() {
+	[ "${CH_CLUSTER:-}" = 1 ] || return 0
+	local i
+	echo "    <remote_servers><fleet>"
+	for i in 1 2; do
+		echo "        <shard><replica><host>127.0.0.1</host><port>$CH_TCP</port><default_database>shard$i</default_database></replica></shard>"
+	done
+	echo "    </fleet></remote_servers>"
+}
+
 ch_write_config() {
 	local d=$1
 	mkdir -p "$d/data/" "$d/tmp/" "$d/user_files/" "$d/log"
@@ -81,6 +102,9 @@ ch_write_config() {
     <http_port>$CH_HTTP</http_port>
     <tcp_port>$CH_TCP</tcp_port>
 $(ch_tls_config "$d")
+$(ch_cluster_config)
+    <query_log><database>system</database><table>query_log</table>
+        <flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>
     <max_connections>64</max_connections>
     <keep_alive_timeout>3</keep_alive_timeout>
     <max_concurrent_queries>16</max_concurrent_queries>
@@ -104,7 +128,8 @@ XML
     <profiles><default>
         <max_memory_usage>1000000000</max_memory_usage>
         <max_threads>2</max_threads>
-        <log_queries>0</log_queries>
+        <log_queries>${CH_LOG_QUERIES:-0}</log_queries>
+$([ "${CH_CLUSTER:-}" = 1 ] && printf '        <distributed_product_mode>local</distributed_product_mode>\n        <insert_distributed_sync>1</insert_distributed_sync>\n')
     </default></profiles>
     <users><default>
         <password></password>

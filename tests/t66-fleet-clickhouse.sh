@@ -16,7 +16,7 @@
 
 ch_prereq "fleet clickhouse" || exit 0
 ch_cleanup_on_exit
-ch_start "$T/ch" || { fail "fleet: clickhouse-server starts"; exit 0; }
+CH_LOG_QUERIES=1 ch_start "$T/ch" || { fail "fleet: clickhouse-server starts"; exit 0; }
 ch_fake_bpftrace "$T/fake"
 T0=$(( $(date +%s) - 60 ))
 
@@ -223,3 +223,22 @@ check "a missing stack row: named [missing stack]" grep -qx '\[missing stack\] 7
 check "a missing stack row: said on stderr" \
 	grep -q "^stackfold: query: .*: 7 samples of stacks missing from stackfold.stacks, shown as \[missing stack\]$" "$T/miss.err"
 check "a missing stack row: counted in --meta" grep -q ' missing_stacks=7$' "$T/miss.meta"
+
+# --- other days' stacks are not read ----------------------------------------
+# stacks are stored again each day: a query reads its range's days only
+# (query_log's read_rows), with the same answer
+# query_rows OUT: stackfold query of hA into OUT; the rows it read
+query_rows() {
+	local t
+	t=$(ch_sql "SELECT toUInt32(now())")	# the queries before ended by then
+	sleep 1.1
+	"$STACKFOLD" query "$CH_URL" --from "$T0" --to $(( $(date +%s) + 60 )) --host hA -o "$1"
+	ch_sql "SYSTEM FLUSH LOGS"
+	ch_sql "SELECT read_rows FROM system.query_log WHERE type = 2 AND event_time > toDateTime($t) AND query LIKE '%ANY LEFT JOIN%' ORDER BY event_time DESC LIMIT 1"
+}
+r1=$(query_rows "$T/days1.folded")
+ch_sql "INSERT INTO stackfold.stacks SELECT today() - 3 - number % 30, cityHash64(number), ['other', 'day'] FROM numbers(30000)"
+r2=$(query_rows "$T/days2.folded")
+check "other days' stacks: the same answer" cmp -s "$T/days1.folded" "$T/days2.folded"
+check "other days' stacks: not read ($r1 rows, then $r2 with 30,000 added)" \
+	test -n "$r1" -a -n "$r2" -a "${r2:-0}" -lt $(( ${r1:-0} + 1000 ))

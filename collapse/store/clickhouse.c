@@ -473,6 +473,22 @@ static void where_samples(struct buf *b, const struct ch_query *q,
 	buf_str(b, " GROUP BY window_id)");
 }
 
+/* The stacks' WHERE: the days of the windows in [from, to).  A window's
+ * stacks are stored under its own UTC day (stacks_body), so the other
+ * days' partitions are never read. */
+static void where_stack_days(struct buf *b, const struct ch_query *q)
+{
+	uint64_t last = q->to > q->from ? q->to - 1 : q->from;
+	const uint64_t day[2] = { day_of(q->from), day_of(last) };
+	char d[2][16];
+	for (int i = 0; i < 2; i++) {
+		time_t t = (time_t)(day[i] * 86400);
+		struct tm tm;
+		strftime(d[i], sizeof(d[i]), "%Y-%m-%d", gmtime_r(&t, &tm));
+	}
+	buf_printf(b, " WHERE day >= '%s' AND day <= '%s'", d[0], d[1]);
+}
+
 /* A row whose stack_id has no row in stacks (the LEFT JOIN's empty
  * frames): its samples are kept under this name and counted. */
 #define MISSING_STACK "[missing stack]"
@@ -531,9 +547,10 @@ int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
 	where_samples(&sql, q, db);
 	/* LEFT: a sample whose stack row is missing is kept, not dropped */
 	buf_printf(&sql, " GROUP BY stack_id%s) ANY LEFT JOIN "
-		   "(SELECT stack_id, any(frames) AS frames FROM %s.stacks "
-		   "GROUP BY stack_id) USING stack_id FORMAT RowBinary",
+		   "(SELECT stack_id, any(frames) AS frames FROM %s.stacks",
 		   q->by_pid ? ", p" : "", db);
+	where_stack_days(&sql, q);
+	buf_str(&sql, " GROUP BY stack_id) USING stack_id FORMAT RowBinary");
 	int ret = ch_select(s, &sql, &resp, 0, true, err);
 	if (!ret)
 		ret = resp.oom ? sf_err_set(err, ENOMEM, "out of memory")
