@@ -83,8 +83,12 @@ check "bpftrace killed: one line says so" grep -q 'bpftrace ended early (signal 
 check "bpftrace killed: the summary counts it" grep -q '1 capture cut short' "$T/die.err"
 check "bpftrace killed: in the pprof comment" grep -q 'captures_cut=1' <(gzip -dc "$T/die.pb.gz")
 check "bpftrace killed: in the SVG subtitle" grep -q 'capture cut short' "$T/die.svg"
-"$STACKFOLD" -f folded -o /dev/null "$T/die.raw" 2>"$T/die-replay.err"
-check "bpftrace killed: the raw capture read again says so too" grep -q '1 capture cut short' "$T/die-replay.err"
+# read again: said with -v (it was said when recorded), and always in the
+# outputs that carry losses
+"$STACKFOLD" -v -f folded -o /dev/null "$T/die.raw" 2>"$T/die-replay.err"
+check "bpftrace killed: the raw capture read again with -v says so too" grep -q '1 capture cut short' "$T/die-replay.err"
+"$STACKFOLD" -f svg -o "$T/die-replay.svg" "$T/die.raw" 2>/dev/null
+check "bpftrace killed: the raw capture read again, its SVG says so" grep -q 'capture cut short' "$T/die-replay.svg"
 
 # A stop while a flush is printing waits for its clear, also when the print
 # takes longer than two flush periods (a big map on a loaded machine):
