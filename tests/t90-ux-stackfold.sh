@@ -59,7 +59,7 @@ comments -V|0|o:^stackfold [0-9.]+ \(
 help|1|e:^stackfold: 'help' is not a subcommand nor a file; did you mean 'stackfold --help'\?$
 recrod|1|e:did you mean 'stackfold record'\?$
 contnuous|1|e:did you mean 'stackfold continuous'\?$
-frobnicate|1|e:^stackfold: 'frobnicate' is not a subcommand \(report, record, continuous, symbolize, comments\) nor a file
+frobnicate|1|e:^stackfold: 'frobnicate' is not a subcommand \(report, record, continuous, symbolize, comments, query\) nor a file
 --sort comm,dso,sym -f top pids.folded|0|o:COMM +DSO +FUNCTION
 --sort comm,bogus -f top pids.folded|1|e:bad --sort
 --minwidth 1x pids.folded|1|e:bad --minwidth
@@ -84,8 +84,10 @@ check_eq "-q wins over -v" "" "$(cat vq.err)"
 printf '# stackfold-capture 1\n#meta hz 99\n#meta lost 3\n@[\n    foo+1\n]: 5\n' >lossy.txt
 "$SF" lossy.txt >/dev/null 2>l.err
 check "a loss is said without -v" grep -q 'bpftrace lost 3 events' l.err
-check "... and what it means and what to do, in words" \
-	grep -q 'some frames of short-lived processes show as \[unknown\]; more perf-buffer pages' l.err
+check_eq "... in one line: a raw capture's advice was given when it was recorded" 1 "$(wc -l <l.err)"
+"$SF" -v lossy.txt >/dev/null 2>lv.err
+check "... and with -v, what it means and what to do, in words" \
+	grep -q 'some frames of short-lived processes show as \[unknown\]; more perf-buffer pages' lv.err
 
 # ---- not a profile: one line, the accepted forms, exit 2 ----
 "$SF" /bin/ls >/dev/null 2>ls.err
