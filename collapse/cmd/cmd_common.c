@@ -283,12 +283,15 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 			stack_size_hint(k);
 		return;
 	}
-	/* a report of a raw capture: its losses were said at length when it
-	 * was recorded (and the SVG's subtitle and pprof's comment carry
-	 * them): here the one line that counts them, the rest with -v
-	 * (lines unreadable now are said in full) */
-	bool replay = !c->record && !c->verbose && r->capture &&
-		      !k->unparsable_lines && !k->incomplete_records;
+	/* a report of a raw capture: its losses were said when it was
+	 * recorded, and the SVG's subtitle and pprof's comment carry them;
+	 * said again with -v only (lines unreadable now are said) */
+	if (!c->record && !c->verbose && r->capture &&
+	    !k->unparsable_lines && !k->incomplete_records) {
+		if (!c->quiet)
+			stack_size_hint(k);
+		return;
+	}
 	/* --countname: the values are not always samples (off-CPU ns) */
 	/* a flame chart merges a stack with its neighbour only: one that
 	 * comes back is counted again, so its stacks are not "unique" */
@@ -299,11 +302,6 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 		fprintf(stderr, "; %" PRIu64 " samples of other processes left "
 			"out (--pid)", k->other_pids);
 	fputc('\n', stderr);
-	if (replay) {
-		if (!c->quiet)
-			stack_size_hint(k);
-		return;
-	}
 	if (k->maps_unsaved)
 		fprintf(stderr, "stackfold: %" PRIu64 " %s (frames shown as "
 			"[unknown])\n", k->maps_unsaved,
