@@ -48,7 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -57,7 +56,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/safedir.h"
 #include "capture/child.h"
 #include "capture/protocol.h"
 #include "cmd/cli.h"
@@ -69,268 +67,7 @@
 #include "ingest/report.h"
 #include "capture/watch.h"
 #include "output/windir.h"
-
-/* A session is replaced once it holds this many snapshots (those of quiet
- * pids and replaced ones are freed between windows; pids snapshotted past
- * the per-window cap are not in the memo and stay until then). */
-#define SNAPS_PER_SESSION 4096
-/* ... or once our resident memory passes this (ELF indexes of programs
- * long gone, e.g. on a build machine), at most every RSS_RECYCLE_MIN
- * windows so a big working set does not cost a reload per window.  The
- * target is 64 MiB at the peak: this leaves room for the indexes one
- * window may load (libclang-cpp's is 15 MB). */
-#define RSS_RECYCLE_BYTES (40ULL << 20)
-#define RSS_RECYCLE_MIN 6
-/* /proc reads per window are capped (a fork storm must not turn into a
- * snapshot storm); pids beyond it are snapshotted lazily when resolved. */
-#define SNAPS_PER_WINDOW 1024
-/* A process whose name has not changed is re-snapshotted only this often
- * (windows): reading /proc/PID/maps and opening its files is most of what
- * a window costs.  An exec shows as a new name; a dlopen waits for the
- * refresh; a pid not seen for this long is forgotten. */
-#define REFRESH_WINDOWS 6
-#define COALESCE_MS 20
-/* At exit, the queued windows are delivered for at most this long; the
- * rest wait on disk for the next start. */
-#define PUSH_GRACE_S 5
-#define RESTART_MAX_S 60
-/* bpftrace never clears its stack maps: once their buckets are taken, new
- * stacks fail ("failed to look up stack id") and a churning machine loses
- * more stacks every hour.  A fresh bpftrace starts with empty maps, at the
- * price of its start-up (about 0.15 s of CPU and 1 s without samples on a
- * 2-CPU VM), so it is restarted when a window loses more than this share
- * of its stacks, at most once per STACKMAP_RESTART_MIN windows. */
-#define STACKMAP_LOSS_PCT 5
-#define STACKMAP_MIN_SAMPLES 200
-#define STACKMAP_RESTART_MIN 30
-
-/* What the last snapshot of a pid was taken of. */
-struct seen {
-	int pid;
-	uint32_t image;		/* the image last snapshotted */
-	uint32_t comm_hash;
-	uint32_t snap_window, seen_window;	/* cont.win_no then */
-};
-
-
-struct cont {
-	struct continuous_opts o;
-	struct sym_session *ss;	/* shared by every window */
-	uint64_t ss_snaps0;	/* stats.processes when ss was created */
-	uint64_t ss_freed;	/* snapshots freed since */
-	uint32_t ss_window;	/* win_no when ss was created */
-	struct report r;
-	bool r_open;
-	uint64_t win_start_ns;	/* CLOCK_REALTIME */
-	/* The probe's clock (CLOCK_MONOTONIC ns, "#window T" lines) at the
-	 * window's start and at its end once printed; 0 when not told (a
-	 * program without those lines: then the times are when we read). */
-	uint64_t clk_start, clk_end;
-	uint64_t win_records;	/* stack entries read in this window */
-	struct seen *seen;	/* pid memo, open addressing, 0 = empty */
-	size_t nseen, seen_cap;	/* cap: a power of 2 or 0 */
-	uint32_t win_no;	/* windows ended so far */
-	uint64_t nsnap;		/* snapshots taken in this window */
-	uint64_t snap_skipped;
-	/* bpftrace; its clock's attached_ns is the monotonic time of
-	 * "#attached", flushes the total lines (windows printed whole) */
-	struct bt_child bt;
-	bool ever_attached;
-	bool ended;		/* "#end": its END printed the last window */
-	int fatal;		/* an exit status: stop now (check_dir()) */
-	bool err_nonblock;	/* err.fd does not block: drain_err() may read */
-	struct loading_list loading;	/* snapshots taken while ld.so was
-					 * still loading (loading.h) */
-	bool refresh;		/* restart bpftrace for fresh stack maps */
-	bool targets_gone;	/* every --watch-pid target has exited */
-	uint32_t refresh_after;	/* no such restart before this win_no */
-	char last_err[256];	/* bpftrace's last stderr line */
-	uint64_t err_lines;
-	struct windir dir;	/* DIR's windows */
-	int lock_fd;		/* DIR/.lock, flock()ed; -1 before */
-	dev_t dir_dev;		/* DIR as locked: a DIR removed or replaced */
-	ino_t dir_ino;		/* since is another */
-	int prog_fd;		/* the bpftrace program in DIR, kept open */
-	char prog_arg[32];	/* "/dev/fd/N": its name for bpftrace */
-	uint64_t written, failed;
-	/* --max-memory: once the window's reading has taken its share of
-	 * the budget, its further entries are not added but counted into
-	 * one [overflow] entry of their map, fed before the total line */
-	bool overflow;
-	uint64_t mem_mark;	/* RSS at which the window overflows */
-	bool ov_skipping;	/* in an entry not added */
-	int ov_map;		/* protocol_own_map() of the entries skipped */
-	uint64_t ov_samples, ov_entries;
-	uint64_t cut_short;	/* windows whose samples since bpftrace's last
-				 * print died with it (count unknown) */
-	char host[256], kernel[256];
-	struct watch watch;	/* the --watch-pid targets */
-	uint64_t watch_at;	/* monotonic ns of the last look at them */
-	struct spool *spool;	/* --push: delivers the windows written */
-};
-
-
-/* ---- the directory (windir.h) ----------------------------------------- */
-
-static int scan_dir(struct cont *x)
-{
-	uint64_t stale = 0;
-	int rc = windir_scan(&x->dir, &stale);
-	if (rc == -ENOMEM) {
-		fprintf(stderr, "stackfold: out of memory\n");
-		return EXIT_IO;
-	} else if (rc) {
-		fprintf(stderr, "stackfold: cannot open '%s': %s\n", x->o.dir,
-			strerror(-rc));
-		return EXIT_IO;
-	}
-	if (stale)
-		fprintf(stderr, "stackfold: removed %" PRIu64 " unfinished file%s "
-			"left in '%s' by an earlier run\n", stale,
-			stale == 1 ? "" : "s", x->o.dir);
-	return 0;
-}
-
-/* One writer a directory: DIR/.lock, flock()ed for as long as we run
- * (scripts/continuous takes it too while it writes the program, and lets
- * go before it execs us).  A second instance would rewrite the first's
- * windows and remove its files in progress.  The lock must be a regular
- * file of ours: another user's name there is refused, never followed.
- * 0, or an exit status with its line printed. */
-static int take_lock(struct cont *x)
-{
-	char path[4096];
-	struct stat st, d;
-	struct sf_err e = { "" };
-	int dfd;
-	if (!windir_path(&x->dir, path, sizeof(path), ".lock", ""))
-		return EXIT_IO;
-	/* DIR itself reached through no other user's link, and a trusted
-	 * user's: DIR made again by someone else is never written into */
-	if (sf_dir_open(x->o.dir, x->o.dir, 0, &dfd, &d, &e)) {
-		fprintf(stderr, "stackfold: %s\n", e.msg);
-		return EXIT_IO;
-	}
-	int fd = openat(dfd, ".lock", O_WRONLY | O_CREAT | O_NOFOLLOW |
-			O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
-	int err = errno;
-	close(dfd);
-	if (fd < 0) {
-		fprintf(stderr, "stackfold: cannot open '%s': %s\n", path,
-			strerror(err));
-		return EXIT_IO;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		close(fd);
-		fprintf(stderr, "stackfold: refusing '%s': not a regular file "
-			"of this user\n", path);
-		return EXIT_IO;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		fprintf(stderr, "stackfold: another profiler writes to '%s' "
-			"(its lock: %s)\n", x->o.dir, path);
-		return EXIT_IO;
-	}
-	if (x->lock_fd >= 0)
-		close(x->lock_fd);
-	x->lock_fd = fd;
-	x->dir_dev = d.st_dev;
-	x->dir_ino = d.st_ino;
-	return 0;
-}
-
-/* --check (scripts/continuous, before and after it makes DIR): an
- * existing DIR must be one take_lock() will take.  0 or EXIT_IO, said. */
-static int check_existing_dir(const char *dir)
-{
-	struct stat d;
-	struct sf_err e = { "" };
-	int dfd;
-	if (lstat(dir, &d) && errno == ENOENT)
-		return EXIT_OK;
-	if (sf_dir_open(dir, dir, 0, &dfd, &d, &e)) {
-		fprintf(stderr, "stackfold: %s\n", e.msg);
-		return EXIT_IO;
-	}
-	close(dfd);
-	return EXIT_OK;
-}
-
-/* DIR removed or replaced under us (its lock and program went with it):
- * made again, locked again and indexed again before a window is written.
- * 0, or an exit status with its line printed (another profiler took the
- * new DIR: we stop). */
-static int check_dir(struct cont *x)
-{
-	struct stat d;
-	if (stat(x->o.dir, &d) == 0 && d.st_dev == x->dir_dev &&
-	    d.st_ino == x->dir_ino)
-		return 0;
-	int rc = sf_mkdir_p(x->o.dir, 0755);
-	if (rc) {
-		fprintf(stderr, "stackfold: '%s' was removed and cannot be "
-			"created again: %s\n", x->o.dir, strerror(-rc));
-		return EXIT_IO;
-	}
-	if ((rc = take_lock(x)))
-		return rc;
-	windir_release(&x->dir);
-	uint64_t stale = 0;
-	rc = windir_scan(&x->dir, &stale);
-	if (rc == -ENOMEM) {
-		fprintf(stderr, "stackfold: out of memory\n");
-		return EXIT_IO;
-	}
-	fprintf(stderr, "stackfold: '%s' was removed or replaced while running: "
-		"made again and locked again (the windows in it before are "
-		"gone)\n", x->o.dir);
-	return 0;
-}
-
-/* bpftrace's program when it lives in DIR (scripts/continuous keeps it
- * there as .continuous.bt): held open and given to bpftrace as
- * /dev/fd/N, so that a restart still has it when DIR was removed. */
-static int hold_program(struct cont *x)
-{
-	size_t n = strlen(x->o.dir);
-	for (char **a = x->o.argv + 1; *a; a++) {
-		struct stat st;
-		if (strncmp(*a, x->o.dir, n) != 0 || (*a)[n] != '/')
-			continue;
-		int fd = open(*a, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-		    st.st_uid != geteuid() || fd < 3) {
-			close(fd);
-			fprintf(stderr, "stackfold: refusing '%s': not a regular "
-				"file of this user\n", *a);
-			return EXIT_IO;
-		}
-		x->prog_fd = fd;	/* inherited by bpftrace: no O_CLOEXEC */
-		snprintf(x->prog_arg, sizeof(x->prog_arg), "/dev/fd/%d", fd);
-		*a = x->prog_arg;
-		return 0;
-	}
-	return 0;
-}
-
-/* Oldest first.  keep_newest: after a window was written, it stays even
- * when it alone is over --max-size.  Without (at start, and after a window
- * could not be written: a full disk is then freed as the limits say, even
- * of its last old window), every window over the limits goes. */
-static uint64_t retention(struct cont *x, bool keep_newest)
-{
-	return windir_retain(&x->dir, x->o.max_size, x->o.max_age, keep_newest);
-}
-
-static void log_removed(uint64_t n)
-{
-	if (n)
-		fprintf(stderr, "stackfold: removed %" PRIu64 " window%s past "
-			"--max-age or --max-size\n", n, n == 1 ? "" : "s");
-}
+#include "cmd/continuous_priv.h"
 
 /* ---- which processes to snapshot ----------------------------------- */
 
@@ -657,7 +394,7 @@ static int window_end(struct cont *x, bool at_eof)
 	char warn[SF_ERRLEN + 64];
 	take_warnings(x, warn, sizeof(warn));
 	if (!ret && !(at_eof && !x->win_records) && !x->fatal &&
-	    (x->fatal = check_dir(x))) {
+	    (x->fatal = cont_check_dir(x))) {
 		x->failed++;	/* its line said why; we stop */
 	} else if (!ret && !(at_eof && !x->win_records)) {
 		char stem[WINDIR_STEM_MAX];
@@ -671,13 +408,13 @@ static int window_end(struct cont *x, bool at_eof)
 			fprintf(stderr, "stackfold: window %s not written: %s (%"
 				PRIu64 " window%s lost so far)%s\n", stem, e.msg,
 				x->failed, x->failed == 1 ? "" : "s", warn);
-			log_removed(retention(x, false));
+			cont_log_removed(cont_retention(x, false));
 		} else {
 			uint64_t bytes;
 			x->written++;
 			ret = windir_add(&x->dir, stem, t, &bytes);
 			spool_notify(x->spool, stem);
-			log_written(x, stem, bytes, retention(x, true), warn);
+			log_written(x, stem, bytes, cont_retention(x, true), warn);
 		}
 		stackmap_check(x);
 	}
@@ -1103,9 +840,9 @@ static int setup(struct cont *x)
 			strerror(-rc));
 		return EXIT_IO;
 	}
-	if ((rc = take_lock(x)) || (rc = hold_program(x)) || (rc = scan_dir(x)))
+	if ((rc = cont_take_lock(x)) || (rc = cont_hold_program(x)) || (rc = cont_scan_dir(x)))
 		return rc;
-	log_removed(retention(x, false));	/* limits apply from the start */
+	cont_log_removed(cont_retention(x, false));	/* limits apply from the start */
 	if ((rc = push_cli_start(&x->o.push, x->o.dir, NULL, &x->spool)))
 		return rc;
 	raise_nofile();
@@ -1142,7 +879,7 @@ int cmd_continuous(int argc, char **argv)
 	if (st >= 0)
 		return st;
 	if (x.o.check)	/* scripts/continuous, before it touches DIR */
-		return check_existing_dir(x.o.dir);
+		return cont_check_existing_dir(x.o.dir);
 	x.bt.clock.period_ns = (uint64_t)x.o.window * 1000000000ULL;
 	st = setup(&x);
 	for (unsigned delay = 1; !st;) {
