@@ -187,6 +187,19 @@ check_eq "through a fold: said once" 1 "$(grep -c 'mostly \[unknown\]' "$T/unk2.
 "$STACKFOLD" -f folded "$T/unk.folded" 2>"$T/unk3.err" | grep -c '\[unknown\];\[unknown\]' >"$T/unk3.n"
 check_eq "the folded output keeps every frame, says nothing" "3 " "$(cat "$T/unk3.n") $(cat "$T/unk3.err")"
 
+# the three ways an SVG is drawn (a file laid out as it is read, a pipe into
+# a tree, a fold when another output needs one) draw runs the same, an
+# empty first frame and a squashed run that sorts elsewhere included
+printf ';[unknown];[unknown];a 1\nb;[unknown];[unknown];x 2\nb;[unknown];y 3\nb;z 1\n' >"$T/sq.folded"
+"$STACKFOLD" -f svg -o "$T/sq-file.svg" "$T/sq.folded" 2>/dev/null
+"$STACKFOLD" -f svg -o "$T/sq-pipe.svg" <"$T/sq.folded" 2>/dev/null
+"$STACKFOLD" -f svg,top -o "$T/sq-fold" "$T/sq.folded" >/dev/null 2>&1
+check "squashed runs: an empty first frame kept ([empty], then [unknown]×2)" \
+	grep -q '<title>\[empty\] (1 samples' "$T/sq-pipe.svg"
+check "squashed runs: a file, a pipe and a fold draw the same bytes" \
+	cmp -s "$T/sq-file.svg" "$T/sq-pipe.svg"
+check "squashed runs: ... and the fold too" cmp -s "$T/sq-file.svg" "$T/sq-fold.svg"
+
 # --- 8. a sign of life when sampling starts ---------------------------------
 if live_prereq "profile: one line when sampling starts"; then
 	"$P" -a -d 4 -f folded -o "$T/life" >/dev/null 2>"$T/life.err" &

@@ -12,7 +12,7 @@
 #include "cmd/cmd_common.h"
 #include "cmds.h"
 #include "model/pidfilter.h"
-#include "output/svg_squash.h"
+#include "ingest/report_svg.h"
 #include "capture/stopsig.h"
 
 static int read_all(struct report *r, char **inputs, int n)
@@ -85,61 +85,8 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 							       : SVG_TREE;
 }
 
-/* The report's sink (struct report_sink) for SVG_STREAM and SVG_TREE:
- * the layout or the tree takes the folded lines; owned here. */
-struct svg_direct {
-	struct svg_stream *stream;
-	struct svg_tree *tree;
-	struct report *r;	/* its sink_mostly_unknown */
-	char *sq;		/* a line squashed (svg_squash.h) */
-	size_t sqcap;
-};
-
-static int direct_line(void *ctx, const char *stack, size_t len,
-		       uint64_t count)
-{
-	struct svg_direct *d = ctx;
-	bool mostly;
-	int ret = svg_squash(stack, len, &d->sq, &d->sqcap, &stack, &len, &mostly);
-	if (ret < 0)
-		return ret;
-	if (mostly)
-		sf_sat_addto(&d->r->sink_mostly_unknown, count);
-	return d->stream ? svg_stream_line(d->stream, stack, len, count) :
-			   svg_tree_add(d->tree, stack, len, count);
-}
-
-static uint64_t direct_total(const void *ctx)
-{
-	const struct svg_direct *d = ctx;
-	return d->stream ? svg_stream_total(d->stream) : svg_tree_total(d->tree);
-}
-
-static size_t direct_stacks(const void *ctx)
-{
-	const struct svg_direct *d = ctx;
-	return d->stream ? svg_stream_stacks(d->stream) :
-			   svg_tree_stacks(d->tree);
-}
-
-static void direct_source(void *ctx, struct out_input *in)
-{
-	struct svg_direct *d = ctx;
-	in->svg = d->stream;
-	in->tree = d->tree;
-}
-
-/* After report_release() of the report it was the sink of. */
-static void direct_free(struct svg_direct *d)
-{
-	svg_stream_free(d->stream);
-	svg_tree_free(d->tree);
-	free(d->sq);
-	*d = (struct svg_direct){ 0 };
-}
-
 static int report_start(struct report *r, struct cli *c, enum svg_way way,
-			struct svg_direct *d)
+			struct report_svg *d)
 {
 	if (report_init(r, &c->so, true)) {
 		fprintf(stderr, "stackfold: out of memory\n");
@@ -149,17 +96,14 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way,
 	r->max_stacks = c->max_stacks;
 	r->perfscript_flags = c->oo.fold_flags & (FOLD_PID | FOLD_TID);
 	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
+	*d = (struct report_svg){ 0 };
 	if (way == SVG_STREAM) {
 		/* it takes folded lines only: flamegraph.pl's default width */
 		struct out_opts oo = c->oo;
 		cmd_folded_minwidth(&oo);
-		d->stream = svg_stream_new(&oo);	/* NULL: a fold */
+		(void)report_svg_attach(d, r, &oo);	/* -ENOMEM: a fold */
 	} else if (way == SVG_TREE)
-		d->tree = svg_tree_new();	/* NULL: a fold */
-	d->r = r;
-	if (d->stream || d->tree)
-		r->sink = (struct report_sink){ direct_line, direct_total,
-						direct_stacks, direct_source, d };
+		(void)report_svg_attach(d, r, NULL);
 	return 0;
 }
 
@@ -244,7 +188,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct cli c;
 	struct report r;
-	struct svg_direct d = { 0 };
+	struct report_svg d = { 0 };
 	int st = cli_parse(&c, false, argc, argv);
 	if (st >= 0)
 		return st;
@@ -254,13 +198,13 @@ int cmd_report(int argc, char **argv)
 	off_t stdin_at;
 	st = report_start(&r, &c, svg_way(&c, &stdin_at), &d);
 	if (st) {
-		direct_free(&d);
+		report_svg_release(&d);
 		return st;
 	}
 	st = read_all(&r, c.inputs, c.ninputs);
 	if (st == CMD_REREAD) {
 		report_release(&r);
-		direct_free(&d);
+		report_svg_release(&d);
 		if (stdin_at >= 0 && lseek(STDIN_FILENO, stdin_at, SEEK_SET) < 0) {
 			fprintf(stderr, "stackfold: cannot read <stdin> again: %s\n",
 				strerror(errno));
@@ -268,7 +212,7 @@ int cmd_report(int argc, char **argv)
 		}
 		st = report_start(&r, &c, SVG_TREE, &d);
 		if (st) {
-			direct_free(&d);
+			report_svg_release(&d);
 			return st;
 		}
 		st = read_all(&r, c.inputs, c.ninputs);
@@ -281,6 +225,6 @@ int cmd_report(int argc, char **argv)
 		cmd_summary(&r, &c, "read");
 	}
 	report_release(&r);
-	direct_free(&d);
+	report_svg_release(&d);
 	return st;
 }

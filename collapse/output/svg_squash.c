@@ -22,6 +22,8 @@ struct sq {
 	size_t *cap, len;
 	size_t j, cut;
 	size_t hidden;		/* original frames in the middle */
+	size_t put;		/* frames written (an empty first frame is
+				 * one: its ';' still follows) */
 };
 
 /* Append ";" (unless first) and n bytes of s. */
@@ -29,7 +31,7 @@ static int put(struct sq *q, const char *s, size_t n)
 {
 	if (sf_grow((void **)q->buf, q->cap, q->len + n + 2, 1))
 		return -ENOMEM;
-	if (q->len)
+	if (q->put++)
 		(*q->buf)[q->len++] = ';';
 	memcpy(*q->buf + q->len, s, n);
 	q->len += n;

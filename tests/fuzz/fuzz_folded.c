@@ -14,8 +14,9 @@
  *   - the SVG four ways is the same bytes (one input in four): from the
  *     fold, from a frame tree fed the input as it comes, laid out while
  *     reading the written folded text (in the fold's order, so the stream
- *     must take every line), and from a frame tree fed that text in
- *     sort(1)'s order (FlameGraph's, which splits "f" around "f.cold");
+ *     must take every line unless a run of [unknown] frames drawn as one
+ *     sorts elsewhere: then read into a tree, as the front-end does), and
+ *     from a frame tree fed that text in sort(1)'s order (FlameGraph's, which splits "f" around "f.cold");
  *   - format detection (report.c's decide(), hold(), to_folded()): read
  *     with the format left to be found, an input found to be folded text
  *     gives what it gives read as folded text from its first line (the
@@ -32,12 +33,15 @@
 #include "model/fold.h"
 #include "output/out.h"
 #include "ingest/report.h"
+#include "ingest/report_svg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Feed p to r as folded text (find: as text of a format to be found).
  * Returns 1 when a total past INT64_MAX was refused, 2 when the format
- * found was bpftrace's (not read on: that needs a symbolizer), else 0;
+ * found was bpftrace's (not read on: that needs a symbolizer), 3 when a
+ * line came out of an svg stream's order (read again into a tree, as the
+ * front-end does: a squashed stack may sort elsewhere), else 0;
  * *st (may be NULL) gets the input's stats. */
 static int feed_as(struct report *r, const char *p, size_t size, bool direct,
 		   bool find, struct report_input_stats *st)
@@ -64,6 +68,9 @@ static int feed_as(struct report *r, const char *p, size_t size, bool direct,
 			over = 1;	/* past INT64_MAX: refused, not wrapped */
 			break;
 		}
+		if (ret == -EAGAIN && r->sink.line && r->sink.ctx &&
+		    ((struct report_svg *)r->sink.ctx)->stream)
+			return 3;	/* out of the stream's order */
 		if (ret)
 			abort();
 		p = nl ? nl + 1 : end;
@@ -150,59 +157,26 @@ static void one_pass(const char *in, size_t size, char **out, size_t *olen,
 	report_release(&r);
 }
 
-/* The report's sink (struct report_sink) to a tree or a stream, as
- * stackfold's front-end wires it. */
-struct svg_direct {
-	struct svg_stream *svg;
-	struct svg_tree *tree;
-};
-
-static int direct_line(void *ctx, const char *s, size_t len, uint64_t n)
-{
-	struct svg_direct *d = ctx;
-	return d->svg ? svg_stream_line(d->svg, s, len, n) :
-			svg_tree_add(d->tree, s, len, n);
-}
-
-static uint64_t direct_total(const void *ctx)
-{
-	const struct svg_direct *d = ctx;
-	return d->svg ? svg_stream_total(d->svg) : svg_tree_total(d->tree);
-}
-
-static size_t direct_stacks(const void *ctx)
-{
-	const struct svg_direct *d = ctx;
-	return d->svg ? svg_stream_stacks(d->svg) : svg_tree_stacks(d->tree);
-}
-
-static void direct_source(void *ctx, struct out_input *in)
-{
-	struct svg_direct *d = ctx;
-	in->svg = d->svg;
-	in->tree = d->tree;
-}
-
 /* The SVG of in: through a fold, or a tree (way 1), or a stream (way 2). */
 static char *svg_way(const char *in, size_t size, int way, size_t *len)
 {
 	struct report r;
 	struct fold f = { 0 };
 	struct out_opts oo = { 0 };
-	struct svg_direct d = { 0 };
+	struct report_svg d = { 0 };
 	if (report_init(&r, NULL, false))
 		abort();
-	if (way == 1 && !(d.tree = svg_tree_new()))
+	if (way && report_svg_attach(&d, &r, way == 2 ? &oo : NULL))
 		abort();
-	if (way == 2 && !(d.svg = svg_stream_new(&oo)))
-		abort();
-	if (way)
-		r.sink = (struct report_sink){ direct_line, direct_total,
-					       direct_stacks, direct_source,
-					       &d };
-	feed(&r, in, size, true);
-	struct out_input oi = { 0 };
-	direct_source(&d, &oi);
+	if (feed_as(&r, in, size, true, false, NULL) == 3) {
+		/* only a squashed run of [unknown] may sort elsewhere */
+		if (!memmem(in, size, "[unknown];[unknown]", 19))
+			abort();
+		report_release(&r);
+		report_svg_release(&d);
+		return svg_way(in, size, 1, len);
+	}
+	struct out_input oi = { .svg = d.stream, .tree = d.tree };
 	if (!way && report_fold(&r, 0, &f))
 		abort();
 	if (!way)
@@ -210,8 +184,7 @@ static char *svg_way(const char *in, size_t size, int way, size_t *len)
 	char *out = render("svg", &oi, len);
 	fold_release(&f);
 	report_release(&r);
-	svg_stream_free(d.svg);
-	svg_tree_free(d.tree);
+	report_svg_release(&d);
 	return out;
 }
 
