@@ -57,9 +57,9 @@ bpftrace_btf_ok() {
 }
 
 # bpftrace_uid_ok VERSION succeeds when bpftrace VERSION will run as this
-# user: as root always; otherwise only from 0.25, the first release after
-# bpftrace/bpftrace#4773 (merged 2025-10-26) replaced its own "only
-# supports running as the root user" check with a capability check.
+# user: as root always; otherwise only from 0.25, the first release whose
+# own check asks for capabilities instead of "only supports running as the
+# root user".
 bpftrace_uid_ok() {
 	[ "$EUID" = 0 ] || version_ge "$1" 0.25
 }

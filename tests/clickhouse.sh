@@ -239,19 +239,12 @@ ch_prereq() {
 # stack work 7+i and idle 3 of process 4242 "fake", then waits for
 # SIGINT as bpftrace does.  Written to $1.
 ch_fake_bpftrace() {
-	cat >"$1" <<'SH'
-#!/bin/bash
-trap 'kill "$sleeper" 2>/dev/null; printf "\n@stackfold_total: 0\n"; exit 0' INT
-echo "Attaching 4 probes..."
+	# shellcheck disable=SC2016 # the stand-in's code, not this shell's
+	fake_bpftrace "$1" 'printf "\n@stackfold_total: 0\n"' 'echo "Attaching 4 probes..."
 echo "#attached Tracing stacks"
 for ((i = 0; i < ${FAKE_WINDOWS:-3}; i++)); do
-	printf '#pid 4242 fake\n@stackfold[4242, 4242, fake, \n        work+12\n        main+30\n, ]: %d\n' $((7 + i))
-	printf '@stackfold[4242, 4243, fake, \n        idle+5\n        main+30\n, ]: 3\n\n@stackfold_total: %d\n' $((10 + i))
+	printf '"'"'#pid 4242 fake\n@stackfold[4242, 4242, fake, \n        work+12\n        main+30\n, ]: %d\n'"'"' $((7 + i))
+	printf '"'"'@stackfold[4242, 4243, fake, \n        idle+5\n        main+30\n, ]: 3\n\n@stackfold_total: %d\n'"'"' $((10 + i))
 	sleep "${FAKE_GAP:-0.3}"
-done
-sleep 600 &
-sleeper=$!
-wait
-SH
-	chmod +x "$1"
+done'
 }

@@ -167,3 +167,19 @@ plain_run_only() {
 	skip "$1 under SANITIZE=1" "the plain run checks them; no C code of their own"
 	return 1
 }
+
+# fake_bpftrace FILE ON_INT [BODY]: a stand-in for bpftrace written to
+# FILE (bash, made executable): it runs BODY (default: echo "#attached"),
+# then waits for SIGINT as bpftrace does; on SIGINT it runs ON_INT (what
+# bpftrace prints as it exits: its maps) and exits 0.  BODY and ON_INT are
+# shell text, any quotes; "$@" in them is the stand-in's arguments.
+fake_bpftrace() {
+	{
+		printf '#!/usr/bin/env bash\n'
+		printf 'on_int() {\n%s\nexit 0\n}\n' "${2:-:}"
+		printf 'trap '"'"'kill "$sleeper" 2>/dev/null; on_int "$@"'"'"' INT\n'
+		printf '%s\n' "${3-echo \"#attached\"}"
+		printf 'sleep 600 &\nsleeper=$!\nwait\n'
+	} >"$1"
+	chmod +x "$1"
+}

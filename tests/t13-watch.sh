@@ -13,13 +13,7 @@ unit_test watch_test watch_test.c -Wall -Wextra -Werror || exit 0
 # exited, write its outputs, and say why in one line (not with -q, nor
 # for a command started to run until it exits, --start-pid without -D:
 # then its exit is the expected end).
-cat >"$T/fakebt" <<'SH'
-#!/bin/sh
-trap 'printf "@[\n\tleaf\n\troot\n]: 3\n"; exit 0' INT
-echo "#attached"
-while :; do sleep 0.1; done
-SH
-chmod +x "$T/fakebt"
+fake_bpftrace "$T/fakebt" 'printf "@[\n\tleaf\n\troot\n]: 3\n"'
 watch_case() {	# NAME POLL RECORD-ARGS...: the watched pids in $long $short
 	local name=$1 poll=$2 rc t0 took
 	shift 2

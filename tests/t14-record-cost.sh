@@ -17,13 +17,8 @@ export -f burn
 
 # The stand-in burns 0.4 s in a child before "#attached", then on SIGINT
 # (record's stop at -D) prints one stack, as bpftrace prints its map.
-cat >"$T/fakebt" <<'SH'
-#!/usr/bin/env bash
-trap 'printf "@[\n\tleaf\n\troot\n]: 3\n"; exit 0' INT
-burn 0.4
-echo "#attached"
-while :; do sleep 0.1; done
-SH
+fake_bpftrace "$T/fakebt" 'printf "@[\n\tleaf\n\troot\n]: 3\n"' 'burn 0.4
+echo "#attached"'
 chmod +x "$T/fakebt"
 
 # Before the exec: 1 s in a reaped child, and 0.3 s or more in the shell

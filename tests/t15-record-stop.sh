@@ -11,15 +11,7 @@
 
 # On SIGINT (record's stop) it prints one stack, slowly, as bpftrace
 # prints its maps, and exits.
-cat >"$T/fakebt" <<'SH'
-#!/bin/sh
-trap 'kill "$sleeper"; sleep 0.5; printf "@[\n\tleaf\n\troot\n]: 3\n"; exit 0' INT
-echo "#attached"
-sleep 60 &
-sleeper=$!
-wait
-SH
-chmod +x "$T/fakebt"
+fake_bpftrace "$T/fakebt" 'sleep 0.5; printf "@[\n\tleaf\n\troot\n]: 3\n"'
 
 for how in TIMEOUT INTINT INT; do
 	rm -f "$T/$how.folded"

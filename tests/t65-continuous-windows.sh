@@ -50,15 +50,7 @@ Attaching 4 probes...
 EOF
 # The fake: print, then wait for SIGINT as bpftrace does, and echo the
 # keyless maps at exit as bpftrace 0.17 does.
-cat >"$T/fake-bpftrace" <<'EOF'
-#!/bin/sh
-trap 'kill "$sleeper"; printf "\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
-cat "$1"
-sleep 60 &
-sleeper=$!
-wait
-EOF
-chmod +x "$T/fake-bpftrace"
+fake_bpftrace "$T/fake-bpftrace" 'printf "\n@stackfold_total: 0\n@stackfold_total_b: 0\n"' 'cat "$1"'
 
 # fake_run DIR CANNED LOG N [OPTION]: stackfold continuous over the fake
 # printing CANNED, its log in LOG, stopped by SIGTERM once N windows are
@@ -109,17 +101,10 @@ check "empty window: its metadata (host, kernel)" bash -c "gzip -dc '$T/w0/$empt
 # A "Map full" warning on bpftrace's stderr is a loss of its window, in
 # the log and the pprof comment (until 2026-11-25 it was hidden and not
 # counted); the log names every kind of loss as record's summary does.
-cat >"$T/fake-mf" <<'SH'
-#!/bin/sh
-trap 'kill "$sleeper"; exit 0' INT
-head -n 2 "$1"
-echo "WARNING: Map full; can't update element. Try increasing MAP_KEYS_MAX." >&2
+fake_bpftrace "$T/fake-mf" : 'head -n 2 "$1"
+echo "WARNING: Map full; can'"'"'t update element. Try increasing MAP_KEYS_MAX." >&2
 sleep 0.3
-tail -n +3 "$1"
-sleep 60 &
-sleeper=$!
-wait
-SH
+tail -n +3 "$1"'
 chmod +x "$T/fake-mf"
 : >"$T/logmf"
 "$STACKFOLD" continuous -o "$T/wmf" --window 2 -- "$T/fake-mf" "$T/canned0" 2>"$T/logmf" &
@@ -181,19 +166,12 @@ Attaching 4 probes...
 
 @stackfold_total: 220
 EOF
-cat >"$T/fake2" <<'EOF'
-#!/bin/sh
-echo run >>"$2"
-trap 'kill "$sleeper"; printf "\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
+fake_bpftrace "$T/fake2" 'printf "\n@stackfold_total: 0\n@stackfold_total_b: 0\n"' 'echo run >>"$2"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
 	echo "failed to look up stack id -17 (pid 4242): No such file or directory" >&2
 done
 sleep 0.3
-cat "$1"
-sleep 60 &
-sleeper=$!
-wait
-EOF
+cat "$1"'
 chmod +x "$T/fake2"
 : >"$T/log2"
 "$STACKFOLD" continuous -o "$T/w2" --window 2 -- "$T/fake2" "$T/canned2" "$T/runs" 2>"$T/log2" &
@@ -227,17 +205,9 @@ Attaching 4 probes...
 EOF
 # fake3 CANNED RUNS [kill]: the first run prints CANNED and exits (dies of
 # SIGKILL with "kill"), the next ones wait for SIGINT
-cat >"$T/fake3" <<'EOF'
-#!/bin/sh
-echo run >>"$2"
+fake_bpftrace "$T/fake3" : 'echo run >>"$2"
 if [ "$(grep -c . "$2")" = 1 ]; then cat "$1"; [ "$3" = kill ] && kill -KILL $$; exit 0; fi
-trap 'kill "$sleeper"; exit 0' INT
-echo "#attached"
-sleep 60 &
-sleeper=$!
-wait
-EOF
-chmod +x "$T/fake3"
+echo "#attached"'
 : >"$T/log3"
 "$STACKFOLD" continuous -o "$T/w3" --window 2 --folded -- "$T/fake3" "$T/canned3" "$T/runs3" 2>"$T/log3" &
 cpid=$!
@@ -351,15 +321,7 @@ check "bpftrace deaf to the stop: the window in progress counted lost" \
 # so stackfold may get it twice: still one stop, the window in progress
 # (printed by bpftrace at its exit, slow here) written, exit 0.  Two SIGINTs
 # from two senders (Ctrl-C twice) abort: exit 130.
-cat >"$T/fake4" <<'EOF'
-#!/bin/sh
-trap 'kill "$sleeper"; sleep 0.6; printf "@stackfold[4242, 4242, fake, \n        work+12\n, ]: 2\n\n@stackfold_total: 2\n#end\n@stackfold_total: 0\n@stackfold_total_b: 0\n"; exit 0' INT
-echo "#attached"
-sleep 60 &
-sleeper=$!
-wait
-EOF
-chmod +x "$T/fake4"
+fake_bpftrace "$T/fake4" 'sleep 0.6; printf "@stackfold[4242, 4242, fake, \n        work+12\n, ]: 2\n\n@stackfold_total: 2\n#end\n@stackfold_total: 0\n@stackfold_total_b: 0\n"'
 # (TERM2: the second signal 0.2 s after the first, while bpftrace prints;
 # TERM: back to back, as timeout(1) sends them; TERMINT: SIGTERM then
 # SIGINT back to back, two signals that cannot merge: still one stop;

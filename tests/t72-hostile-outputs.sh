@@ -70,17 +70,9 @@ fi
 # The fake prints its "program" (canned output), then waits for SIGINT as
 # bpftrace does; with EXIT_AFTER set it exits instead (a crash), and a
 # start after FAIL_NEXT appeared fails with an error, as bpftrace would.
-cat >"$T/fake-bpftrace" <<'SH'
-#!/bin/sh
-if [ -e "$T/FAIL_NEXT" ]; then echo "ERROR: fake start-up failure" >&2; exit 1; fi
+fake_bpftrace "$T/fake-bpftrace" 'echo "#end"' 'if [ -e "$T/FAIL_NEXT" ]; then echo "ERROR: fake start-up failure" >&2; exit 1; fi
 cat "$1" || exit 1
-[ -e "$T/EXIT_AFTER" ] && exit 1
-trap 'kill "$sleeper"; echo "#end"; exit 0' INT
-sleep 60 &
-sleeper=$!
-wait
-SH
-chmod +x "$T/fake-bpftrace"
+[ -e "$T/EXIT_AFTER" ] && exit 1'
 export T
 # window N T: one window at probe time T (ns), 10 samples
 window() {
