@@ -159,9 +159,11 @@ unit_test() {
 }
 
 # plain_run_only NAME: 1 (said as a skip) under SANITIZE=1.  For the
-# labs' live tests: their graders are shell scripts and bpftrace programs,
-# checked by the plain run; the binary they call is run under the
-# sanitizers by t10-t75, and a second pass would cost CI some 8 minutes.
+# labs' live tests (their graders are shell scripts and bpftrace programs)
+# and the browser test (the SVG's script, run by Chromium): the plain run
+# checks them; the binary they call is run under the sanitizers by
+# t10-t75 on the same kinds of input (t60 draws every SVG way), and a
+# second pass would cost CI some 10 minutes.
 plain_run_only() {
 	[ "${SANITIZE:-}" = 1 ] || return 0
 	skip "$1 under SANITIZE=1" "the plain run checks them; no C code of their own"

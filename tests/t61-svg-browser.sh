@@ -9,6 +9,7 @@
 # in tests/artifacts/ (git-ignored).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+plain_run_only "browser test" || exit 0
 # shellcheck source=tests/tools/svg_build.sh
 . "$TOP/tests/tools/svg_build.sh"
 
