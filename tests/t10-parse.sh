@@ -70,9 +70,9 @@ printf 'a header\nmain;f 3\n' | "$STACKFOLD" >"$T/fhead.out" 2>"$T/fhead.err"
 check_eq "a text line before folded lines: folded" "main;f 3" "$(cat "$T/fhead.out")"
 check "a text line before folded lines: one unparsable line" grep -q 'ignored 1 unparsable line (first at line 1)' "$T/fhead.err"
 
-# hist() keyed by a stack: no truncated records (they were counted as
-# incomplete records); since 2026-11-25 its rows add up to the entry's
-# count (with the count map's: two stack maps, added together).
+# hist() keyed by a stack: not a truncated record (none counted as
+# incomplete); its rows add up to the entry's count (with the count
+# map's: two stack maps, added together).
 printf '@[\n    foo+1\n]: 3\n@h[\n    foo+1\n]: \n[0]     1 |@@@@@@@@|\n[1, 2)  1 |@@@@@@@@|\n\n' |
 	"$STACKFOLD" >"$T/hist.out" 2>"$T/hist.err"
 check_eq "hist() keyed by a stack: its rows summed, added to the other map's" "foo 5" "$(cat "$T/hist.out")"
@@ -119,8 +119,8 @@ check "junk: stack-id errors reported" grep -q '1 stack-id errors' "$T/junk.err"
 
 # Names-only stacks (one-liner text): a kernel root such as worker_thread
 # makes a stack kernel only as its outermost frame; a program's own
-# worker_thread in the middle of a user stack leaves it user (until
-# 2026-11-28 every frame of it was marked _[k]).
+# worker_thread in the middle of a user stack leaves it user: no frame of
+# it is marked _[k].
 printf '@[\n    compute+1\n    worker_thread+2\n    start_thread+3\n    clone3+4\n]: 5\n' >"$T/uworker.txt"
 check_eq "user stack through a worker_thread of its own: no _[k]" \
 	"clone3;start_thread;worker_thread;compute 5" "$("$STACKFOLD" -q "$T/uworker.txt")"
@@ -233,8 +233,8 @@ check_eq "folded input, -U: kernel frames dropped" "comm;main;compute 2
 comm;main;read 3" "$("$STACKFOLD" -q -U "$T/uk.folded")"
 check_eq "folded input, --show-pid: no made-up pid" "$(sort "$T/uk.folded")" "$("$STACKFOLD" -q --show-pid "$T/uk.folded" | sort)"
 # -K keeps the first frame, the process by FlameGraph's convention, as it
-# keeps a capture's process frame (it merged every process's stacks into
-# "[no stack]" and the kernel frames alone until 2026-11-24)
+# keeps a capture's process frame, so the processes' stacks do not merge
+# into "[no stack]" and the kernel frames alone
 check_eq "folded input, -K: the process frame kept, user frames dropped" "comm 2
 comm;vfs_read_[k];copy_[k] 3" "$("$STACKFOLD" -q -K "$T/uk.folded")"
 check_eq "folded input, -U: a kernel frame at the root is no process" "[no stack] 3" \
@@ -254,8 +254,9 @@ check "differential folded read back: reported on stderr" \
 check "plain folded: no such report" bash -c "! grep -q 'two counts' '$T/plain.err'"
 
 # A printf line that ends in a number ("sampling pid 1234") before the
-# maps does not make bpftrace text folded: until 2026-11-25 every stack was
-# lost and 1234 samples invented.  One-frame folded lines are still folded.
+# maps does not make bpftrace text folded (read as folded, every stack
+# would be lost and 1234 samples invented).  One-frame folded lines are
+# still folded.
 printf 'sampling pid 1234\n@[\n    foo+1\n    main+2\n]: 7\n' >"$T/printf1.txt"
 "$STACKFOLD" "$T/printf1.txt" >"$T/printf1.out" 2>"$T/printf1.err"
 check_eq "a printf line ending in a number first: bpftrace text" "main;foo 7" "$(cat "$T/printf1.out")"
@@ -268,8 +269,8 @@ printf 'b 1\na 2\nb 3\n' >"$T/oneuns.folded"
 check_eq "only one-frame lines, unsorted, as SVG: read again as a tree" "b 4 samples" \
 	"$("$STACKFOLD" -q -f svg "$T/oneuns.folded" | grep -o '<title>b ([0-9]* samples' | tr -d '<>(' | sed 's/title//')"
 # A held one-frame line is read at its own line number: an unparsable one
-# (a count past 2^64) is said where it is, and before a later printf line
-# (until 2026-11-25: at the line that told the format)
+# (a count past 2^64) is said where it is, and before a later printf line,
+# not at the line that told the format
 printf 'x 18446744073709551616\nb 5\nhello\nc;d 2\n' >"$T/heldbad.folded"
 "$STACKFOLD" "$T/heldbad.folded" >"$T/heldbad.out" 2>"$T/heldbad.err"
 check "a held line that does not parse: its own line number" \
@@ -292,17 +293,17 @@ printf '#maps 4242\nLost 7 events\nfailed to look up stack id -17 (pid 4242): -1
 "$STACKFOLD" "$T/mapslost.txt" >/dev/null 2>"$T/mapslost.err"
 check "loss lines in a #maps block: counted" grep -q '1 stack-id errors.*bpftrace lost 7 events' "$T/mapslost.err"
 # ... and keep the block's line numbers: a malformed maps line after one is
-# said where it is (until 2026-11-25, one line early)
+# said where it is, not one line early
 printf '#maps 4242\n555555554000-555555556000 r-xp 00000000 08:01 123 /bin/true\nLost 7 events\nzzz bad line\n#endmaps\n@[\n    foo+1\n]: 3\n' >"$T/mapsgap.txt"
 "$STACKFOLD" "$T/mapsgap.txt" >/dev/null 2>"$T/mapsgap.err"
 check "a malformed maps line after a loss line: its own line number" \
 	grep -q 'mapsgap.txt:4: ignored 1 malformed line(s) in saved maps of process 4242 (first at line 4)' "$T/mapsgap.err"
 check "... and the block stays whole" bash -c "! grep -q 'malformed\|map was full' '$T/mapslost.err'"
 
-# Options that cancel each other are refused in one line (until
-# 2026-11-25 -p --no-comm dropped -p silently, -K -d printed a divider with
-# nothing before it, --lines --no-dwarf added no lines, -o '' wrote hidden
-# ".folded" files); getopt's errors say "stackfold:", not the binary's path
+# Options that cancel each other are refused in one line, not half obeyed
+# (-p --no-comm would drop -p silently, -K -d print a divider with nothing
+# before it, --lines --no-dwarf add no lines, -o '' write hidden ".folded"
+# files); getopt's errors say "stackfold:", not the binary's path
 for combo in "-K -d" "-U -d" "-p --no-comm" "--tid --no-comm" "--lines --no-dwarf" \
 	"-o ''" "-o $T/sub/ -f folded,svg"; do
 	eval "echo 'a;b 1' | \"\$STACKFOLD\" $combo" >/dev/null 2>"$T/combo.err"
@@ -320,8 +321,8 @@ check_eq "an unknown short option in a cluster after a long one: named" \
 check_eq "a long option given an argument it does not take: named as typed" \
 	"stackfold: --quiet: unknown, ambiguous, or takes no argument (see --help)" "$(cat "$T/getopt3.err")"
 
-# --diff: the BEFORE input's losses are said too (until 2026-11-25 only
-# AFTER's summary was printed, and BEFORE's lost events went unsaid)
+# --diff: the BEFORE input's losses are said too, not only AFTER's
+# summary: BEFORE's lost events must not go unsaid
 printf 'Lost 40 events\nfailed to look up stack id -17 (pid 1): -17\n@[\n    foo+1\n]: 3\n' >"$T/dbefore.txt"
 printf '@[\n    foo+1\n]: 5\n' >"$T/dafter.txt"
 "$STACKFOLD" -q -f folded --diff "$T/dbefore.txt" "$T/dafter.txt" >/dev/null 2>"$T/dloss.err"
@@ -334,7 +335,7 @@ check "top: matrix_multiply is the hottest self function" \
 check "top: main is 100% total" grep -Eq '^ +0\.0% +0 +100\.0% +[0-9]+  main$' "$T/top.out"
 check "top: hottest stacks section" grep -q '^HOTTEST STACKS' "$T/top.out"
 # --top N rows (default 25), N hottest stacks at most 10; --top 0 is every
-# function (it used to mean the default 25, undocumented).
+# function (not the default 25).
 for i in $(seq 1 40); do printf 'main;f%02d %d\n' "$i" "$i"; done >"$T/wide.folded"
 fn_rows() { awk '/^ +SELF%/ { on = 1; next } /^$/ { on = 0 } on' "$1" | wc -l; }
 stack_rows() { sed -n '/^HOTTEST STACKS$/,$p' "$1" | sed 1d | wc -l; }
@@ -380,8 +381,8 @@ wait
 check "-o FIFO streams into the FIFO" test -p "$T/fifo" -a -s "$T/fifo.out"
 
 # One-liner text and folded text together: equal stacks merge into one
-# line, each with its own count (until 2026-11-25 the folded input's
-# lines were added after the fold was sorted, onto other stacks' lines:
+# line, each with its own count: the folded input's lines are not added
+# after the fold is sorted, onto other stacks' lines (that would give
 # main;leaf_a 5, main;leaf_a 9, main;leaf_b 3).
 printf '@[\n    leaf_a+1\n    main+2\n]: 5\n@[\n    leaf_b+1\n    main+2\n]: 7\n' >"$T/mix.txt"
 printf 'main;leaf_a 2\nmain;leaf_b 3\n' >"$T/mix.folded"
@@ -393,7 +394,7 @@ check_eq "... in the top table too" "leaf_b 10|leaf_a 7" \
 	   awk '/^ +[0-9.]+% +[0-9]+ +[0-9.]+% +[0-9]+  leaf/ { print $5, $2 }' | paste -sd '|')"
 
 # record's own options are refused by the filter, as -D and --flush are
-# (until 2026-11-25 --save-raw was taken and never written)
+# (taken, --save-raw would never be written)
 for o in "--save-raw $T/never.raw" --countdown; do
 	# shellcheck disable=SC2086 # the option and its argument
 	"$STACKFOLD" $o "$T/in.folded" >/dev/null 2>"$T/recopt.err"
@@ -402,16 +403,16 @@ for o in "--save-raw $T/never.raw" --countdown; do
 done
 
 # A stack-keyed histogram (@[kstack] = hist(x)): its rows add up to the
-# entry's count, as stackcollapse-bpftrace.pl adds them (until 2026-11-25
-# such entries were dropped without a counter: "no samples found").
+# entry's count, as stackcollapse-bpftrace.pl adds them; such entries are
+# not dropped without a counter ("no samples found").
 printf 'Attaching 1 probe...\n\n@[\n    vfs_read+5\n    ksys_read+9\n]:\n[0]                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n[1]                    0 |                                                    |\n[2, 4)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                  |\n\n@[\n    vfs_write+5\n    ksys_write+9\n]:\n(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n[0, 10)                4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n' >"$T/hist.txt"
 check_eq "stack-keyed histograms: each entry's rows summed" "ksys_read;vfs_read 5|ksys_write;vfs_write 5" \
 	"$("$STACKFOLD" -q "$T/hist.txt" 2>&1 | paste -sd '|')"
 # Histograms keyed by an empty stack ("@h[]:", kstack in user mode, or
 # "@h[PID, ]:") or by scalars alone ("@[comm] = hist(x)") count as the same
 # entries printed by count() do: "[no stack]", or samples of the comm, or,
-# next to stack maps, "not added" (until 2026-11-25 their rows were skipped
-# and counted nowhere: a live `@h[kstack] = hist(cpu)` lost 248 of 396)
+# next to stack maps, "not added": no row is skipped and counted nowhere
+# (a live `@h[kstack] = hist(cpu)` has 248 of its 396 in such rows)
 hrow='[0]                  151 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|'
 printf '@h[\n    xas_start+163\n]: \n%s\n\n@h[]: \n%s\n\n@h[456, ]: \n%s\n' "$hrow" "$hrow" "$hrow" >"$T/hempty.txt"
 check_eq "histograms keyed by an empty stack: [no stack], every row counted" "[no stack] 302|xas_start 151" \
@@ -431,7 +432,7 @@ check_eq "a stack-valued map: its samples none, its frames unparsable, no incomp
 	"main 3|2 unparsable lines, 0 incomplete" \
 	"$(cat "$T/stackval.out")|$(grep -o '[0-9]* unparsable lines, [0-9]* incomplete' "$T/stackval.err")"
 # A printed line that only looks like a histogram row ("[...]", a '|') is
-# text, counted as unparsable (until then it was skipped without a count).
+# text, counted as unparsable (not skipped without a count).
 printf '[02:22:01] cpu=1 | busy\n(warn) queue | full\nhello\n@[\n    main+1\n]: 3\n[02:22:02] cpu=0 | idle\n' >"$T/nothist.txt"
 "$STACKFOLD" "$T/nothist.txt" >/dev/null 2>"$T/nothist.err"
 check "printed '[..] x | y' lines: counted unparsable" grep -q 'ignored 4 unparsable lines' "$T/nothist.err"
@@ -445,8 +446,8 @@ check "a stack-less map's counts left out: in the SVG subtitle" grep -q '4 count
 check "a stack-less map's counts left out: in the pprof comment" grep -q 'nonstack_not_added=4' <(gzip -dc "$T/twomaps.pb.gz")
 
 # A comm that is there but empty (prctl(PR_SET_NAME, "") is allowed) is
-# the frame "[empty]", as an empty frame is: until 2026-11-25 the line had
-# no process frame, and read back its first function was taken for one.
+# the frame "[empty]", as an empty frame is, so the line has a process
+# frame and, read back, its first function is not taken for one.
 printf '@[1234, 1235, \\x00\\x00\\x00\\x00, \n\tmain+1\n\tfoo+2\n]: 5\n@[1234, 1236, x\\x00\\x00, \n\tmain+1\n]: 3\n' >"$T/emptycomm.txt"
 check_eq "an empty comm: the frame [empty]" "[empty];foo;main 5|x;main 3" \
 	"$("$STACKFOLD" -q "$T/emptycomm.txt" 2>&1 | paste -sd '|')"

@@ -43,8 +43,8 @@ for poll in 0 1; do
 done
 sleep 2 & long=$!
 watch_case "--watch-pid without -D" 0 --watch-pid "$long"
-# (scripts/profile -p PID -d 0: until 2026-11-25 the line promised for -p
-# was left out without -D)
+# (scripts/profile -p PID -d 0: the line promised for -p is said without
+# -D too)
 check "--watch-pid without -D: one line says why" grep -q 'every target exited after' "$T/w.err"
 sleep 2 & long=$!
 kill -STOP "$long"	# a command started stopped, as scripts/profile's

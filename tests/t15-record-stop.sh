@@ -40,8 +40,8 @@ check "SIGINT from two senders: says so" grep -q 'aborted, no output written' "$
 
 # A second Ctrl-C once bpftrace has exited, while the outputs are written,
 # aborts too: here the first output blocks for good (a FIFO nobody
-# reads), the later ones stay as they were.  Until 2026-11-25 the signals
-# were only counted there, and only SIGKILL ended it.
+# reads), the later ones stay as they were.  Signals only counted there
+# would leave SIGKILL as the one way to end it.
 mkfifo "$T/late.folded"
 echo old >"$T/late.pb.gz"
 printf '@[\n\tleaf\n\troot\n]: 3\n' >"$T/late.txt"
@@ -57,8 +57,8 @@ check "second SIGINT while writing: says so" grep -q 'aborted; the outputs not y
 
 # bpftrace killed mid-capture (OOM killer, kill -9): what it printed is
 # written, and the loss is said, counted in every output, and in the exit
-# status (3): the samples since its last flush died with it.  Until
-# 2026-11-25 it was exit 0, and the pprof said map_dropped=0.
+# status (3): the samples since its last flush died with it.  Not exit 0,
+# and the pprof does not say map_dropped=0.
 cat >"$T/diebt" <<'SH'
 #!/bin/sh
 echo "#attached"
@@ -85,8 +85,8 @@ check "bpftrace killed: the raw capture read again, its SVG says so" grep -q 'ca
 # A stop while a flush is printing waits for its clear, also when the print
 # takes longer than two flush periods (a big map on a loaded machine):
 # stopped between the print and the clear, bpftrace prints the same
-# entries again at exit.  Until 2026-11-25 record gave up waiting after
-# two periods and two seconds, and counted those samples twice.
+# entries again at exit.  A wait given up after two periods and two
+# seconds would count those samples twice.
 cat >"$T/slowbt" <<'SH'
 #!/bin/bash
 entries() { for i in $(seq 1 "$1"); do printf '@stackfold_a[4242, 4242, fake, \n        f%d+1\n, ]: 1\n' "$i"; done; }
@@ -110,7 +110,7 @@ check_eq "stop during a long flush print: exit 0, each sample once" "0 30" "$? $
 check "stop during a long flush print: nothing past bpftrace's count" bash -c "! grep -q 'more than bpftrace counted' '$T/slow.err'"
 
 # A --save-raw that cannot be written costs only itself, as any output:
-# the others are written, exit 4 (until 2026-11-25 none was).
+# the others are written, not lost with it, exit 4.
 "$STACKFOLD" record --save-raw /dev/full -f folded -o "$T/rawfull" -- cat "$T/late.txt" \
 	>/dev/null 2>"$T/rawfull.err"
 check_eq "--save-raw /dev/full: exit 4, the folded output written" "4 root;leaf 3" \
@@ -126,10 +126,9 @@ check "--watch-pid, no -D: says every target exited" grep -q 'every target exite
 wait "$tpid"
 
 # Faults in bpftrace's output.  A "Map full" warning on its stderr is a
-# loss, counted as the filter counts it (until 2026-11-25 record and
-# continuous showed it and counted nothing).  A 100 MB line with no
-# newline is not held: it is one unparsable line (in the raw capture too)
-# and memory stays bounded (until then record held it whole).
+# loss, counted as the filter counts it (by record and continuous too, not
+# only shown).  A 100 MB line with no newline is not held: it is one
+# unparsable line (in the raw capture too) and memory stays bounded.
 cat >"$T/faultbt" <<'SH'
 #!/bin/sh
 echo "#attached"
@@ -154,8 +153,8 @@ check "the raw capture read again: the same losses" bash -c \
 	"grep -q 'warned 1 times that a map was full.*; 1 unparsable lines' '$T/fault2.err' && cmp -s '$T/fault.folded' '$T/fault2.folded'"
 
 # Counts past 2^63 (corrupt output) end the capture at once, exit 2, with
-# bpftrace stopped; until 2026-11-25 record said "out of memory", ignored
-# SIGTERM and Ctrl-C until bpftrace ended by itself, and exited 0.
+# bpftrace stopped: not "out of memory", not deaf to SIGTERM and Ctrl-C
+# until bpftrace ends by itself, not exit 0.
 cat >"$T/hugebt" <<'SH'
 #!/bin/sh
 echo "#attached"
@@ -172,7 +171,7 @@ check "counts past 2^63: said" grep -q 'sample counts add up past 2^63' "$T/huge
 check "counts past 2^63: bpftrace stopped" bash -c "! pgrep -f '$T/[h]ugebt' >/dev/null"
 
 # A missing output directory is found before bpftrace starts, not once the
-# capture is over (until 2026-11-25 a long capture was lost so)
+# capture is over (a long capture would be lost so)
 start=$SECONDS
 "$STACKFOLD" record -f folded,svg -o "$T/nonexist/p" -- sleep 20 >/dev/null 2>"$T/nodir.err"
 check_eq "record -o into a missing directory: exit 4 at once" "4 fast" \
@@ -180,10 +179,10 @@ check_eq "record -o into a missing directory: exit 4 at once" "4 fast" \
 check "record -o into a missing directory: says which output" grep -q "cannot write '$T/nonexist/p.folded'" "$T/nodir.err"
 
 # A bpftrace that does not end: it ignores the stop (SIGINT), or closes
-# its pipes and lives on.  Until 2026-11-25 record waited for it for good
-# (no signal but SIGKILL ended it: the wait after its pipes closed was a
-# blocking waitpid).  Now one silent BT_STOP_GRACE_S (10 s) after its
-# stop, or alive that long after its pipes closed, is killed, and what it
+# its pipes and lives on.  record must not wait for it for good (a
+# blocking waitpid after its pipes close would leave SIGKILL as the one
+# way to end it).  One silent BT_STOP_GRACE_S (10 s) after its stop, or
+# alive that long after its pipes closed, is killed, and what it
 # printed is written with the loss said: exit 3, as for one killed -9.
 # Both run at once (each takes the 10 s).
 cat >"$T/deafbt" <<'SH'
@@ -247,8 +246,8 @@ check "a missed SIGINT: ended within 5 s, not at the 10 s grace ($((SECONDS - st
 check "a missed SIGINT: nothing said lost" bash -c '! grep -q "ended early\|killed" "$0"' "$T/nap.err"
 
 # SIGCHLD inherited as ignored (perl's $SIG{CHLD} = 'IGNORE'): the kernel
-# reaped bpftrace, waitpid failed, and one killed -9 read as exit 0, its
-# loss unsaid (until 2026-11-25).  main() resets SIGCHLD.
+# would reap bpftrace, waitpid fail, and one killed -9 read as exit 0, its
+# loss unsaid.  main() resets SIGCHLD.
 if command -v perl >/dev/null; then
 	perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV or die' "$STACKFOLD" record -f folded \
 		-o "$T/chld" -- "$T/diebt" >/dev/null 2>"$T/chld.err"
@@ -259,8 +258,8 @@ else
 fi
 
 # --watch-pid of a process that is not there: exit 3 at once, as
-# scripts/profile -p says for one (until 2026-11-25 bpftrace was started,
-# then "no samples", exit 2)
+# scripts/profile -p says for one, bpftrace not started (not "no
+# samples", exit 2)
 sleep 0.1 &
 gone=$!
 wait "$gone"

@@ -26,8 +26,7 @@ for s in folded svg pb.gz; do check "profile writes demo.$s" test -s "$T/demo.$s
 check "profile prints the top table" grep -q 'matrix_multiply' "$T/demo.top"
 check "real names: demo;...;main;run;matrix_multiply" grep -q '^demo;.*main;run;matrix_multiply ' "$T/demo.folded"
 # (the demo makes its read(2) itself, in a function with a frame pointer:
-# through libc's read, which has none, the walk skipped load_zeros, until
-# 2026-11-25)
+# through libc's read, which has none, the walk would skip load_zeros)
 check "user and kernel frames in one stack, every user frame" \
 	grep -q '^demo;.*main;run;load_zeros;raw_read;.*read_zero_\[k\] ' "$T/demo.folded"
 mm=$(share "$T/demo.folded" matrix_multiply)
@@ -64,16 +63,16 @@ check "profile with no -o writes profile.folded, profile.svg, profile.pb.gz" \
 check "profile with no -d samples for 10 s (took ${took} s)" test "$took" -ge 10 -a "$took" -lt 30
 check "scripts/profile --help gives examples" bash -c "'$PROFILE' --help | grep -A3 '^Examples:' | grep -q 'scripts/profile -p 1234'"
 # The wrapper's env(1) runs before the command is stopped: its start-up
-# (1-2 ms, unnamed) is not sampled as the command's.  Until 2026-11-24 it
-# was, at 2999 Hz in every run.  (sh's last instructions between the
-# resume and its exec still can be: a fraction of a millisecond.)
+# (1-2 ms, unnamed) is not sampled as the command's: at 2999 Hz it would
+# show in every run.  (sh's last instructions between the resume and its
+# exec still can be: a fraction of a millisecond.)
 "$PROFILE" -F 2999 -d 2 -f folded -o "$T/envw" -- "$DEMO" 1 >/dev/null 2>"$T/envw.err"
 check "profile -F 2999 -- COMMAND: samples" grep -q '^demo;' "$T/envw.folded"
 check_eq "profile -- COMMAND: no stack of the wrapper's env(1)" "" "$(grep '^env[; ]' "$T/envw.folded" | head -n 3)"
 # Nor is the sh wrapper after its resume: sampling begins at the
 # command's exec.  Its own window is under a millisecond, so a stand-in sh
-# runs the wrapper's script with a 2 s spin before the exec.  Until
-# 2026-11-25 that spin was sampled (57 stacks; `sh;[unknown]` with sh).
+# runs the wrapper's script with a 2 s spin before the exec, which must
+# not be sampled (sampled, it gives some 57 stacks; `sh;[unknown]` with sh).
 mkdir -p "$T/slowsh"
 cat >"$T/slowsh/sh" <<'EOF'
 #!/bin/bash
@@ -86,8 +85,8 @@ check_eq "profile -- COMMAND: nothing sampled before the command's exec" "" \
 	"$(grep -v '^demo;' "$T/slowsh.folded" | head -n 3)"
 
 # The countdown (stderr a terminal: script(1) gives one) shows a sample
-# count only once a flush has brought one; until 2026-11-25 it read
-# "0 samples so far" up to the first flush, for all of a default run.
+# count only once a flush has brought one, not "0 samples so far" up to
+# the first flush (all of a default run).
 script -qec "'$PROFILE' -d 3 -f folded -o '$T/cd' -- '$DEMO' 4" /dev/null >"$T/cd.tty" 2>&1
 check "countdown: seconds left shown on a terminal" grep -aq 's left (Ctrl-C to stop)' "$T/cd.tty"
 check_eq "countdown: no count before the first flush" "" "$(tr '\r' '\n' <"$T/cd.tty" | grep -a ' 0 samples' | head -n 2)"
@@ -209,8 +208,9 @@ check_eq "missing pid exits 3" 3 $?
 check_eq "missing pid: one clear line" "profile: pid 999999999 not found" "$(cat "$T/err-nope")"
 check "missing pid: no file written" bash -c "! ls '$T'/nope.* >/dev/null 2>&1"
 # A zombie: gone at once, so the stop is sent right after bpftrace is
-# forked; it used to land in stackfold's own handler, copied into the
-# child before exec, and the capture never ended (-d and Ctrl-C neither).
+# forked; it must not land in stackfold's own handler, copied into the
+# child before exec, where the capture would never end (-d and Ctrl-C
+# neither).
 python3 -c 'import os, time; p = os.fork(); p or os._exit(0); print(p, flush=True); time.sleep(60)' \
 	>"$T/zomb.pid" &
 zparent=$!
@@ -413,8 +413,8 @@ check "SIGTERM to profile -- COMMAND: outputs written" grep -q 'matrix_multiply'
 sleep 0.5
 check_eq "SIGTERM to profile -- COMMAND: no capture or command left running" "" \
 	"$(pgrep -f "stackfold[-a-z]* record.*$T/term|$DEMO 40" || true)"
-# SIGHUP (the terminal closed) ends it as SIGTERM does (until 2026-11-25
-# it killed the script at once and left the capture running, orphaned).
+# SIGHUP (the terminal closed) ends it as SIGTERM does: it must not kill
+# the script at once and leave the capture running, orphaned.
 "$PROFILE" -d 30 -f folded -o "$T/chup" -- "$DEMO" 40 >/dev/null 2>"$T/chup.err" &
 ppid=$!
 sleep 4
@@ -426,7 +426,7 @@ sleep 0.5
 check_eq "SIGHUP to profile -- COMMAND: no capture or command left running" "" \
 	"$(pgrep -f "stackfold[-a-z]* record.*$T/chup|$DEMO 40" || true)"
 # A second SIGINT from another process aborts, as in the other modes
-# (until 2026-11-25 each became a SIGTERM for record, which never aborts).
+# (not turned into a SIGTERM for record, which never aborts).
 # env --default-signal: SIGINT as at a terminal, not ignored as by a job
 # of a script (or of a test run started in the background), where the
 # script's trap cannot be set.  The first output is a FIFO nobody reads,
@@ -469,8 +469,8 @@ timeout 12 "$PROFILE" -d 30 -f folded -o "$T/tmo" -- "$DEMO" 40 >/dev/null 2>"$T
 check_eq "timeout 12 profile: ends (124), not aborted by the group's second SIGTERM" 124 $?
 check "timeout 12 profile: outputs written" grep -q 'matrix_multiply' "$T/tmo.folded"
 # timeout -s INT (the bpftrace idiom): SIGINT to the script, then to its
-# process group; one stop, outputs written (until 2026-11-25 the script
-# took the two for Ctrl-C twice and aborted the capture)
+# process group; one stop, outputs written (the two are not Ctrl-C twice,
+# which would abort the capture)
 timeout -s INT 12 "$PROFILE" -d 30 -f folded -o "$T/tmoi" -- "$DEMO" 40 >/dev/null 2>"$T/tmoi.err"
 check_eq "timeout -s INT 12 profile -- COMMAND: ends (124), outputs written" "124 yes" \
 	"$? $(grep -q 'matrix_multiply' "$T/tmoi.folded" 2>/dev/null && echo yes)"
@@ -515,7 +515,7 @@ check "-d with a command that ignores SIGTERM: outputs written" grep -q 'matrix_
 check_eq "-d with a command that ignores SIGTERM: not left running" "" "$(pgrep -f "$DEMO 60" || true)"
 
 # The README's first command: make flame (the bundled demo), its stdout the
-# top table alone (until 2026-11-25 make's "Nothing to be done" came first).
+# top table alone (no make "Nothing to be done" line before it).
 make -C "$TOP" --no-print-directory flame SECONDS=2 OUT="$T/mf" >"$T/mf.out" 2>"$T/mf.err"
 check_eq "make flame: exit 0, stdout opens with the sample count" "0 yes" \
 	"$? $(head -n 1 "$T/mf.out" | grep -Eqx '[0-9]+ samples' && echo yes)"
@@ -524,12 +524,13 @@ check "make flame: folded, SVG and pprof written, with the demo's names" \
 
 # 12. Bad arguments are found before the capture: exit 1 (usage) or 4
 #     (outputs cannot be written), one line, in well under a capture's time.
-# -- a shell builtin: exec cannot run it (until 2026-11-25 found by
-# `command -v`, it failed after bpftrace's start-up, exit 2)
+# -- a shell builtin: exec cannot run it, so it is refused before the
+# capture (`command -v` finds it; it would fail after bpftrace's start-up,
+# exit 2)
 "$PROFILE" -o "$T/builtin" -- cd /tmp >/dev/null 2>"$T/builtin.err"
 check_eq "-- BUILTIN: exit 3, one line, before the capture" \
 	"3|profile: command 'cd' not found or not executable" "$?|$(cat "$T/builtin.err")"
-# -p given twice: the lists add up (until 2026-11-25 the last one won)
+# -p given twice: the lists add up (the last one does not win)
 "$PROFILE" -p 999999999 -p $$ -o "$T/twop" >/dev/null 2>"$T/twop.err"
 check_eq "-p twice: both lists (the missing pid found)" "3|profile: pid 999999999 not found" \
 	"$?|$(cat "$T/twop.err")"
@@ -569,7 +570,7 @@ done
 #     shell that runs two busy demos and waits gets their samples: up to
 #     HZ x 3 s x 2 CPUs (the shell itself sleeps).  On a loaded machine the
 #     demos get less CPU in their 3 s, so the floor is a second of CPU, which
-#     only children's samples can make (the old code had none).
+#     only children's samples can make.
 # shellcheck disable=SC2016 # expanded by that sh
 "$PROFILE" -d 5 -f folded -o "$T/kids" -- sh -c '"$1" 3 & "$1" 3; wait' sh "$DEMO" >/dev/null 2>"$T/kids.err"
 kids=$(awk '/^demo;/ { n += $NF } END { print n + 0 }' "$T/kids.folded")
@@ -685,7 +686,7 @@ ttpid=$!
 for _ in $(seq 50); do [ -s "$T/tt.tid" ] && break; sleep 0.1; done
 tid=$(cat "$T/tt.tid")
 # the thread with its process: the process's every thread, and the note
-# says so (until 2026-11-25 it said "that thread only")
+# says so (not "that thread only")
 check_eq "-p PID,TID of PID: the note says every thread is sampled" \
 	"profile: $tid is a thread of process $ttpid, which is given too: sampling all of $ttpid's threads" \
 	"$(bash -c '. "$1/scripts/pids.sh"; pid_filter "$2,$3" profile; printf %s "$PID_NOTES"' sh "$TOP" "$ttpid" "$tid")"
@@ -718,7 +719,7 @@ check_eq "-p PID,MISSING exits 3, one line" "3 profile: pid 999999999 not found"
 # was the last instruction of the function before SYM (a noreturn call),
 # and bpftrace does not look up address - 1, so SYM is the wrong name.
 # stackfold looks the address up itself when it can: in the process's map
-# (user) or kallsyms (kernel).  Until 2026-11-25 it printed SYM.
+# (user) or kallsyms (kernel), and does not print SYM.
 cat >"$T/nr.c" <<'CEOF'
 #include <stdlib.h>
 #include <time.h>
@@ -752,8 +753,8 @@ check_eq "SYM+0, kernel: named from kallsyms at address - 1 ($kn -> $pn)" "${pn}
 # 22. Two processes, one pid (a pid_max wrap; here clone3's set_tid), both
 #     having run one exec since their fork: the two programs of section 15,
 #     same addresses, other names.  Each must be named from its own map (the
-#     image carries the process's start time: until 2026-11-25 it was the
-#     exec count alone, and the second took the first's names).
+#     image carries the process's start time: with the exec count alone
+#     the second would take the first's names).
 #     (clone3's set_tid needs Linux 5.5 and CAP_SYS_ADMIN: where it fails,
 #     the section says so and is skipped.)
 if ! cc -O1 -o "$T/reusepid" "$TOP/tests/fixtures/live/reusepid.c" 2>"$T/reusepid.cc"; then
@@ -782,7 +783,7 @@ fi
 #     loading) after its first snapshot: the live run names it through a
 #     fresh snapshot, and that snapshot goes into the raw capture before
 #     the records named from it, so a replay after the process has exited
-#     names them too (until 2026-11-25 it was not saved: [unknown]).  The
+#     names them too (unsaved, they would be [unknown]).  The
 #     --start-pid process, resumed once bpftrace is attached, makes the GO
 #     file; the program loads the library 1.5 s later.
 cc -O1 -g -fno-omit-frame-pointer -shared -fPIC -DPLUG -o "$T/libplug.so" "$TOP/tests/fixtures/live/dlplug.c"
@@ -812,8 +813,8 @@ check "dlopen late: the raw capture holds the library's map" grep -q 'libplug\.s
 # 24. Two programs mapped at one path and address, without a build-id: one
 #     replaced while its old version still runs (a deploy; Go binaries are
 #     static, non-PIE and have no GNU build-id by default).  Each process
-#     is named from its own file: until 2026-11-25 their mappings were one
-#     in the profile, and each process showed the other program's names.
+#     is named from its own file: their mappings are not one in the
+#     profile, and no process shows the other program's names.
 for v in alpha beta; do
 	printf 'static volatile unsigned long n;\n__attribute__((noinline)) void %s_spin(void) { for (;;) n++; }\nint main(void) { %s_spin(); return 0; }\n' "$v" "$v" >"$T/$v.c"
 	cc -O1 -fno-omit-frame-pointer -no-pie -fno-pie -Wl,--build-id=none -o "$T/$v" "$T/$v.c"

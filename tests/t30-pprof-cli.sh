@@ -88,8 +88,8 @@ for in in "$FX"/*; do
 done
 
 # -U and -K act on pprof as on every other output: the same functions with
-# self samples as stackfold's top table with the same option.  Until
-# 2026-11-25 pprof kept every frame.
+# self samples as stackfold's top table with the same option (pprof does
+# not keep every frame).
 for in in "$FX"/capture.txt "$FX"/kernel.folded "$FX"/kstack.bt.txt "$FX"/simple.folded; do
 	name=$(basename "$in")
 	for side in -U -K; do
@@ -127,7 +127,7 @@ check "capture: period from #meta hz 49" grep -q '^Period: 20408163$' "$raw"
 check "capture: duration" grep -q '^Duration: 2s' "$raw"
 check "capture: metadata comment" grep -q '^Comment: bpftrace=v0.17.0 kernel=6.1.0-test host=fixture-host cmdline=stackfold record -F 49 -- sleep 2$' "$raw"
 check "capture: counters comment" grep -q '^Comment: samples=105 lost_events=0 ' "$raw"
-# What an input cannot tell is "unknown", not 0 (until 2026-11-25, 0):
+# What an input cannot tell is "unknown", not 0:
 # folded text records no capture losses; a text without bpftrace's sample
 # total (this fixture's, a one-liner's) cannot tell drops.
 check "capture without a sample total: drops unknown" \
@@ -472,8 +472,8 @@ else
 fi
 # pprof re-symbolizes a mapping only when none of functions, filenames and
 # line numbers is set: a library with DWARF and one unnamed location (in a
-# sizeless asm label) says it has none of them.  Until 2026-11-25 it kept
-# filenames and line numbers, and a reader with the binary never looked.
+# sizeless asm label) says it has none of them: with filenames and line
+# numbers kept, a reader with the binary would never look.
 printf '%s\n' '__asm__(".text\nasm_spin:\n nop\n nop\n nop\n nop\n nop\n ret\n");' \
 	'void asm_spin(void);' 'int plug_run(int x) { asm_spin(); return x + 1; }' >"$T/hf/asm.c"
 if cc -O1 -g -fPIC -shared -Wl,--build-id=none -o "$T/hf/libhf.so" "$T/hf/asm.c" 2>"$T/err"; then
@@ -511,8 +511,8 @@ check_eq "empty stack and frames: folded the same with and without pprof" "$(cat
 check_eq "empty stack and frames: pprof's names" "[empty] [no stack] main x" \
 	"$(gopprof -top "$T/empty2.pb.gz" 2>/dev/null | awk '/^ +[0-9.]+[a-z]* +[0-9.]+%/ { $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }' | sort | paste -sd' ')"
 
-# --hz: the rate of a one-liner's output, which does not say it (99 until
-# given; refused outside `record` until 2026-11-24); a capture's own rate wins
+# --hz: the rate of a one-liner's output, which does not say it (99 unless
+# given; taken outside `record` too); a capture's own rate wins
 printf '@[\n        schedule+5\n]: 10\n' >"$T/hz.txt"
 "$STACKFOLD" -q -F 49 -f pprof -o "$T/hz49.pb.gz" "$T/hz.txt"
 check_eq "--hz 49 on one-liner text: period 1e9/49" "period: 20408163" "$(pb_decode "$T/hz49.pb.gz" | grep '^period:')"
@@ -524,8 +524,8 @@ check_eq "--hz does not override the input's own rate" "period: 1001001" "$(pb_d
 
 # Several captures: their rate must agree (samples of two rates weigh
 # differently: refused, exit 2), and the profile spans from the earliest
-# start to the latest end (until 2026-11-25 the last input's rate, start
-# and duration won, and a 99 Hz capture's samples weighed as 49 Hz ones).
+# start to the latest end (the last input's rate, start and duration do
+# not win, and a 99 Hz capture's samples do not weigh as 49 Hz ones).
 mcap() { printf '#meta hz %s\n#meta start_ns %s\n#meta duration_ns %s\n@[\n        schedule+5\n]: 10\n' "$@"; }
 mcap 99 1000000000000 2000000000 >"$T/m1.txt"
 mcap 99 1005000000000 3000000000 >"$T/m2.txt"
@@ -541,9 +541,9 @@ check_eq "captures of two rates: refused, exit 2, one line naming the input" \
 
 # --countname: counts that are not samples (bt/offcpu.bt's nanoseconds)
 # are one value type in their unit, period 1: `go tool pprof` shows the
-# example of offcpu.bt's header, 1.8 s off-CPU, as 1.80s (until 2026-11-25
-# they were written as samples times 1e9/HZ: 5057 hours, and a sum past
-# ~913 s overflowed in the reader).
+# example of offcpu.bt's header, 1.8 s off-CPU, as 1.80s (written as
+# samples times 1e9/HZ they would read 5057 hours, and a sum past ~913 s
+# would overflow in the reader).
 sed -n '/^\/\/   @offcpu/,/^\/\/   \]:/p' "$TOP/bt/offcpu.bt" | sed 's#^//   ##' >"$T/offex.txt"
 "$STACKFOLD" -q --countname ns -f pprof -o "$T/offex.pb.gz" "$T/offex.txt"
 check_eq "--countname ns: one value type, nanoseconds, period 1" \
@@ -554,9 +554,9 @@ check "--countname ns: go tool pprof shows 1.80s" \
 check_eq "--countname ns: valid by every rule, total the nanoseconds" "ok samples=1 total=1802299353" \
 	"$("$PPROF_CHECK" --no-time "$T/offex.pb.gz" 2>&1 | grep -o '^ok samples=[0-9]* total=[0-9]*')"
 
-# A NUL byte in a frame name is '?', in pprof as in folded text: until
-# 2026-11-25 the pprof name was cut at it ("b\0c" became "b") and merged
-# with another function b.
+# A NUL byte in a frame name is '?', in pprof as in folded text: the pprof
+# name is not cut at it ("b\0c" is not "b") and not merged with another
+# function b.
 printf 'a;b\000c;d 5\na;b 1\n' >"$T/nul.folded"
 "$STACKFOLD" -q -f pprof -o "$T/nul.pb.gz" "$T/nul.folded"
 check_eq "NUL in a name: its own function b?c, apart from b" "b|b?c" \

@@ -121,7 +121,7 @@ if cc -O0 -pthread -o "$T/namedthread" "$TOP/tests/fixtures/live/namedthread.c" 
 	# a process name holding a newline and a backslash: the comm label
 	# (from /proc/PID/status, which escapes them) has the bytes, as
 	# thread_name (from bpftrace) has; in a replay of the raw capture too
-	# (until 2026-11-25 it kept the escapes, a backslash and an n)
+	# (not the escapes, a backslash and an n)
 	"$T/namedthread" "$(printf 'm\nx\\y')" &
 	ntpid=$!
 	sleep 0.3

@@ -80,8 +80,8 @@ check_eq "images: ... and keeps the newest" "process not snapshotted|sf_target_a
 # images of two processes of one pid (bt/profile.bt: start time * 128 +
 # execs), the start time wrapped between them: the later process has the
 # smaller number.  Only images of one process are ordered: the later one
-# is not "older" (until 2026-11-25 it was, and refused for good), and
-# forget_older with the pid's process now frees the other process's.
+# is not "older" (that would refuse it for good), and
+# forget_older with the pid's process frees the other process's.
 old=$(( (0xffffff << 7) | 2 )) new=$(( (5 << 7) | 2 ))
 start_target "$T/tw.out" "$T/target" || fail "images: target did not start"
 out=$("$ST" snap "$TPID:$old" newer "$TPID:$new" snap "$TPID:$new" newer "$TPID:$new" \
@@ -180,7 +180,7 @@ check "deleted: unresolved frame still carries module and file offset" \
 
 # --- a binary rewritten in place (same inode) after its process exited ---
 # The fd pinned while it ran reads the new contents: its build-id, read at
-# the pin, tells.  Until 2026-11-25 the new file's names were printed.
+# the pin, tells, so the new file's names are not printed.
 mkdir -p "$T/rw"
 cp "$T/target" "$T/rw/prog"
 start_target "$T/trw.out" "$T/rw/prog" || fail "rewritten: target did not start"

@@ -110,7 +110,7 @@ check "LRU: least recently used entry evicted" test ! -e "$L/b-$("$IDXT" buildid
 check "LRU: directory under the cap ($cap bytes, cxx alone is $sc)" \
 	test "$(cat "$L"/*.idx | wc -c)" -le "$cap"
 # files that are not stackfold's are left alone: an old foreign *.idx is
-# not evicted, a foreign .*.tmp.* not removed (until 2026-11-25 both were);
+# not evicted, a foreign .*.tmp.* not removed;
 # a stale temporary file of ours is removed
 truncate -s 1M "$L/notes.idx"
 : >"$L/.other.tmp.file"
@@ -249,8 +249,7 @@ else
 	check_eq "names only: no warnings" "" "$(cat names.err)"
 fi
 
-# --- an entry built from a poorer copy of a file is not kept for a richer
-# one (all three found by a review, 2026-11-24)
+# --- an entry built from a poorer copy of a file is not kept for a richer one
 printf 'static int __attribute__((noinline)) inner(int x) { return x * 3 + 1; }\nint main(int c, char **v) { (void)v; return inner(c); }\n' >dl.c
 gcc -O1 -g -o dl dl.c
 a=$(nm dl | awk '$3 == "inner" { print $1 }')
@@ -296,8 +295,8 @@ fi
 # --- a file with the build-id of another but laid out otherwise: its
 # separate debug file (its text segment has no bytes in the file), or a
 # copy patchelf moved the segments of.  An entry built from one is not used
-# for the other (until 2026-11-25 the debug file's program headers, once
-# cached, left every frame of the binary as inl+0x...).
+# for the other (the debug file's program headers, once cached, would
+# leave every frame of the binary as inl+0x...).
 objcopy --only-keep-debug inl inl.debug
 capture_head "$T/inl" 4191 app >lay.raw
 om=$(nm inl | awk '$3 == "outer" { print $1 }')

@@ -110,10 +110,10 @@ if sym_build; then
 		"$full" "$whole"
 
 	# The file rewritten in place (cp over it, truncate) after its first
-	# lookup: libdw reads the DWARF through a mapping, and a unit past the
-	# new end of file killed the run with SIGBUS, no output written; the
-	# same size rewritten gave the old unit table new bytes.  Now no more
-	# DWARF is read from it, said once, and its symbols still name.
+	# lookup: libdw reads the DWARF through a mapping, so a unit past the
+	# new end of file would kill the run with SIGBUS, no output written,
+	# and the same size rewritten would give the old unit table new bytes.
+	# No more DWARF is read from it, said once, and its symbols still name.
 	a0=0x$(nm multi | awk '$3 == "f0" {print $1}')
 	a47=0x$(nm multi | awk '$3 == "f47" {print $1}')
 	info=$(readelf -SW multi | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1 == ".debug_info" { print $4 }')
@@ -139,8 +139,7 @@ fi
 # A build-id names one content, but their segments differ, so the second
 # does not take the first's entry (its unit table walked in the second's
 # DWARF as if it were its own): it is rebuilt from the second, whose own
-# names it gives (until 2026-11-25 the second got the first's entry, and
-# the first's names).
+# names it gives, not the first's.
 {
 	echo 'static inline __attribute__((always_inline)) int pad(int x) { return x * 3; }'
 	echo 'int main(int c, char **v) { (void)v; return pad(c); }'

@@ -87,7 +87,7 @@ check_eq "debuglink with wrong CRC: reported once" 1 "$(grep -c 'wrong crc' badc
 
 # --- a debuglink to another build's debug file, its CRC right (taken from
 # that file by --add-gnu-debuglink): both have build-ids, not the same, so
-# it is not used (until 2026-11-25 the old build's DWARF named this code)
+# it is not used (the old build's DWARF would name this code)
 mkdir -p otherbuild && cc_fixture -O0 -o otherbuild/old "$FIX/inl.c"
 objcopy --only-keep-debug otherbuild/old otherbuild/inl.debug
 strip -o otherbuild/inl inl && (cd otherbuild && objcopy --add-gnu-debuglink=inl.debug inl)
@@ -172,7 +172,7 @@ check_diff "two split units: the .dwo files back, nothing cached hides them" two
 # must not answer for the other.  One run reads the split unit, the next
 # the whole one (and stores both, read again in one go), the last answers
 # from that entry.  (Whether two offsets meet depends on the layout: this
-# one passed before the fix too; a review hit a wrong name with another.)
+# one need not make them meet, so it checks the rule more than the clash.)
 gen_inl() {	# PREFIX: 40 inlined functions, each in its own caller PREFIXfN
 	local i
 	echo "static volatile int sink_$1;"
@@ -304,8 +304,9 @@ else
 	skip "compressed debug sections (.zdebug_*)" "objcopy here cannot make them"
 fi
 # zstd sections of several frames (a parallel compressor's, one frame per
-# block) were left compressed, every DWARF name and line lost, until
-# 2026-11-24: the first frame's size was taken for the whole section's
+# block) are decompressed whole, not as if the first frame's size were
+# the whole section's (that leaves them compressed, every DWARF name and
+# line lost)
 if [ -f inl-zstd ] && python3 "$TOP/tests/tools/zstd_frames.py" inl-zstd inl-zstd2 >zf.out 2>&1; then
 	check "zstd in two frames: sections rewritten" grep -q '^.debug_info: 2 frames' zf.out
 	compare_a2l "compressed debug sections (zstd, two frames a section): same as addr2line" \
@@ -600,8 +601,8 @@ check "PLT, C++: a demangled name with the suffix" \
 
 # --- an inline chain longer than the 32 frames a lookup holds keeps its
 # innermost frames and, last, the function the code is in (with addr2line's
-# line for it): until 2026-11-24 the outermost frames were cut, and the
-# 32nd inlined helper was shown as the function.
+# line for it): the outermost frames are not cut, and the 32nd inlined
+# helper is not shown as the function.
 {
 	echo 'volatile int sink;'
 	echo 'static inline __attribute__((always_inline)) int f0(int x) { for (int i = 0; i < x; i++) sink += i; return sink; }'
@@ -635,8 +636,8 @@ fi
 
 # --- a sized function with 20 sizeless @function labels inside it (an
 # interpreter loop in assembly): an address between labels is the
-# function's, past any number of labels (16 were looked at until
-# 2026-11-24, then ??); a label's own address is the label's
+# function's, past any number of labels (not only the first 16, then ??); a
+# label's own address is the label's
 {
 	printf '.text\n.globl bigfn\n.type bigfn,@function\nbigfn:\n'
 	for i in $(seq 0 19); do printf '.type lbl%d,@function\nlbl%d: nop; nop; nop\n' "$i" "$i"; done
@@ -670,15 +671,15 @@ for z in separate-code noseparate-code; do
 done
 
 # Its own read and write failures are said in one line, as the filter's
-# (until 2026-11-25 exit 4 and exit 2 came without a word)
+# (exit 4 and exit 2 do not come without a word)
 echo "/bin/true 0x1000" | "$STACKFOLD" symbolize >/dev/full 2>"$T/full.err"
 check_eq "symbolize > /dev/full: exit 4, one line" "4|stackfold symbolize: write '<stdout>': No space left on device" \
 	"$?|$(cat "$T/full.err")"
 "$STACKFOLD" symbolize </tmp >/dev/null 2>"$T/dir.err"
 check_eq "symbolize < a directory: exit 2, one line" "2|stackfold symbolize: read '<stdin>': Is a directory" \
 	"$?|$(cat "$T/dir.err")"
-# A warning is said once: a cache dir that cannot be made was said for
-# every module until 2026-11-25 (bin/stackfold says it once).
+# A warning is said once: a cache dir that cannot be made is said once,
+# not for every module (as bin/stackfold says it).
 : >"$T/notadir"
 printf 'inl 0x1000\ncxx 0x1000\ninl-nopie 0x1000\n' |
 	"$STACKFOLD" symbolize --cache-dir "$T/notadir/c" >/dev/null 2>"$T/warnonce.err"

@@ -119,8 +119,8 @@ for m in 0 0% 0px; do
 done
 check "default minimum width leaves it out" bash -c "! grep -q '<title>tiny (' <('$STACKFOLD' -q -f svg '$T/tiny.folded')"
 # The default subtitle always shows the counts and losses: a long command
-# line is cut to what the width leaves (until 2026-11-25 a 200-character one
-# pushed them off the graph, and a 1 KiB one out of the subtitle).
+# line is cut to what the width leaves (uncut, a 200-character one would
+# push them off the graph, and a 1 KiB one out of the subtitle).
 long=$(printf 'x%.0s' $(seq 1 1100))
 printf '# stackfold-capture 1\n#meta hz 99\n#meta duration_ns 2000000000\n#meta cmdline java -cp %s Main\n@[\n    leaf+1\n]: 3\n' "$long" >"$T/longcmd.txt"
 "$STACKFOLD" -q -f svg "$T/longcmd.txt" >"$T/longcmd.svg"

@@ -3,9 +3,9 @@
 # semantics): widths from AFTER, each frame coloured by the change of the
 # samples that end in it (white none, towards red growth, towards blue
 # shrinkage, saturating at the largest change), tooltips with that same
-# change as a share of the AFTER total, as flamegraph.pl prints it (until
-# 2026-11-24 the tooltip gave the whole frame's change: a frame coloured
-# as grown could say it shrank).  Through the writer
+# change as a share of the AFTER total, as flamegraph.pl prints it (not
+# the whole frame's change, with which a frame coloured as grown could say
+# it shrank).  Through the writer
 # ("STACK BEFORE AFTER" lines) and through stackfold --diff BEFORE AFTER.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -54,8 +54,8 @@ else
 	fail "stackfold -f svg --diff" "$(tail -3 "$T/err")"
 fi
 
-# Each input's losses in the subtitle, named by side (until 2026-11-25 a
-# differential subtitle had none: they were on stderr only)
+# Each input's losses in the subtitle, named by side (a differential
+# subtitle has them too, not stderr only)
 printf 'not a line\n' | cat "$T/before.folded" - >"$T/before-bad.folded"
 { cat "$T/after.folded"; printf 'x\ny\n'; } >"$T/after-bad.folded"
 "$STACKFOLD" -q -f svg --diff "$T/before-bad.folded" "$T/after-bad.folded" >"$T/lossy.svg" 2>/dev/null
@@ -82,15 +82,15 @@ done
 "$STACKFOLD" -f svg --diff "$T/sb.folded" "$T/empty.folded" >"$T/e.svg" 2>"$T/e.err"
 check_eq "--diff with an empty AFTER: exit 2" 2 $?
 check_eq "--diff with an empty AFTER: says so" "stackfold: no samples found in $T/empty.folded" "$(cat "$T/e.err")"
-# The top table and pprof have no form for two profiles: refused (until
-# 2026-11-25 they were written from AFTER alone, exit 0)
+# The top table and pprof have no form for two profiles: refused (not
+# written from AFTER alone, exit 0)
 for f in top pprof; do
 	"$STACKFOLD" -f "$f" -o "$T/d-$f" --diff "$T/sb.folded" "$T/sa.folded" >/dev/null 2>"$T/d.err"
 	check_eq "--diff -f $f: exit 1, nothing written" "1|" "$?|$(ls "$T"/d-"$f"* 2>/dev/null)"
 	check "--diff -f $f: says svg and folded only" grep -q "^stackfold: --diff writes svg and folded only, not $f" "$T/d.err"
 done
 # A shrink too small to show in two decimals still says it shrank ("-0.00%"),
-# as its blue does (until 2026-11-25 it read "0.00%", as an unchanged frame)
+# as its blue does (not "0.00%", as an unchanged frame)
 printf 'm;a 3\nm;b 20000\nm;c 1\n' >"$T/b2.folded"
 printf 'm;a 2\nm;b 20000\nm;c 2\nm;d 5000\n' >"$T/a2.folded"
 "$STACKFOLD" -f svg --minwidth 0px --no-normalize --diff "$T/b2.folded" "$T/a2.folded" >"$T/d2.svg" 2>/dev/null

@@ -87,8 +87,8 @@ JSON
 node "$B/svg_test.mjs" "$T/gen-min.json" | sed 's/^\(PASS\|FAIL\): /\1: generated (0.1%): /'
 
 # 3. a zoom by 10,000 is exact (positions from sample counts, not from the
-# file's 0.1 px rounding: until 2026-11-24 ten equal children came out 98
-# or 197 px wide); ic is bookmarked; a bad regex clears the last search
+# file's 0.1 px rounding, with which ten equal children come out 98 or
+# 197 px wide); ic is bookmarked; a bad regex clears the last search
 { echo "other 9990000"; for c in $(seq 10); do echo "main;P;c$c 1000"; done; } >"$T/deep.folded"
 "$SVG_DRIVER" --minwidth 0px "$T/deep.folded" >"$T/deep.svg" || fail "deep zoom: writer failed"
 cat >"$T/deep.json" <<JSON
@@ -99,8 +99,8 @@ cat >"$T/deep.json" <<JSON
 JSON
 node "$B/svg_test.mjs" "$T/deep.json" | sed 's/^\(PASS\|FAIL\): /\1: deep zoom: /'
 # a bookmark of a frame narrower than the file's 0.1 px reopens on it, not
-# on a sibling drawn at the same rounded x (c5 to c9 all at x="10.1"; until
-# 2026-11-25 the URL held x and y, and reopened on c5)
+# on a sibling drawn at the same rounded x (c5 to c9 all at x="10.1": a
+# URL holding x and y would reopen on c5)
 { echo "other 9999000"; for c in $(seq 10); do echo "main;P;c$c 100"; done; } >"$T/narrow.folded"
 "$SVG_DRIVER" --minwidth 0px "$T/narrow.folded" >"$T/narrow.svg" || fail "narrow: writer failed"
 cat >"$T/narrow.json" <<JSON

@@ -139,8 +139,8 @@ check "limits at start: windows are written" grep -q ': [0-9]* samples, ' "$T/lo
 
 # A restart (the service's Restart=) on a disk full again: its program is
 # in place and unchanged, so it is not written again, and the limits at
-# start make room.  Until 2026-11-25 the script rewrote it first, failed
-# with exit 4, and did so every 5 s for good.
+# start make room (rewriting it first would fail with exit 4, again every
+# 5 s for good).
 avail=$(( $(stat -f -c '%a * %S' "$D") ))
 head -c "$avail" /dev/zero >"$W2/20200101T000000Z.pb.gz" 2>/dev/null
 start_until_window "$T/log2b" -p "$demo" --window 1 --max-age 1h -o "$W2"
@@ -154,8 +154,7 @@ stop_continuous
 check "restart on a full disk: the old window removed" test ! -e "$W2/20200101T000000Z.pb.gz"
 check "restart on a full disk: windows are written" grep -q ': [0-9]* samples, ' "$T/log2b"
 check_eq "a second profiler: the first's program not rewritten" "$before" "$(prog_id)"
-# --max-age keeps a window dated in the future (the clock stepped back);
-# until 2026-11-25 it was removed
+# --max-age keeps a window dated in the future (the clock stepped back)
 : >"$W2/20991231T000000Z.pb.gz"
 start_until_window "$T/log2d" -p "$demo" --window 1 --max-age 1d -o "$W2"
 stop_continuous

@@ -155,7 +155,7 @@ wait_log 'window in progress are lost; restarting'
 check "bpftrace killed: the lost window in progress is said" \
 	grep -q 'bpftrace exited (signal 9): the samples of the window in progress are lost; restarting' "$T/log"
 # ... and its replacement killed before it attached: restarted again (the
-# daemon used to exit 3, as when the first bpftrace cannot attach)
+# daemon does not exit 3, as when the first bpftrace cannot attach)
 for ((i = 0; i < 300; i++)); do
 	bt2=$(pgrep -P "$cpid" bpftrace) && [ "$bt2" != "$bt" ] && break
 	sleep 0.02
@@ -271,12 +271,12 @@ else
 fi
 
 # -p of a target that exits early in a 2 s window: the stop waits for the
-# window being printed, so no sample is read as counted twice (until
-# 2026-11-25 the stop landed mid-print: its total line was lost, and every
-# sample of the window was reported "more than bpftrace counted")
+# window being printed, so no sample is read as counted twice (a stop
+# landing mid-print would lose its total line, and report every sample of
+# the window as "more than bpftrace counted")
 # (a run where the target exited before bpftrace attached, which takes
 # 1-4 s on a loaded 2-CPU machine, wrote no window: it is tried again, up
-# to 3 times; a longer-lived target no longer showed the bug)
+# to 3 times; a longer-lived target would not exercise the early exit)
 for i in 1 2 3; do
 	for _ in 1 2 3; do
 		rm -rf "$T/early$i"

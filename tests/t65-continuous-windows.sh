@@ -87,8 +87,8 @@ check "window 2: the short total is logged as a loss" grep -q ': 5 samples, 1 st
 check_eq "fake capture: log lines" 3 "$(grep -c . "$T/log")"
 
 # A window in which nothing ran: its pprof still has the window's time,
-# duration and metadata (until 2026-11-25 it had none, and its counters
-# read "unknown": it was written as if from folded text)
+# duration and metadata, and its counters are known (it is not written as
+# if from folded text, with none and "unknown")
 printf '#attached Tracing stacks at 99 Hz... Hit Ctrl-C to end.\n#pid 4242 fake\n@stackfold[4242, 4242, fake, \n        work+12\n, ]: 2\n\n@stackfold_total: 2\n\n@stackfold_total_b: 0\n' >"$T/canned0"
 fake_run "$T/w0" "$T/canned0" "$T/log0" 2
 empty=$(sed -n 's/^stackfold: \([0-9TZ_]*\): 0 samples, .*/\1/p' "$T/log0" | head -n 1)
@@ -99,8 +99,8 @@ check "empty window: its counters known" bash -c "gzip -dc '$T/w0/$empty.pb.gz' 
 check "empty window: its metadata (host, kernel)" bash -c "gzip -dc '$T/w0/$empty.pb.gz' | grep -aq 'kernel=.* host='"
 
 # A "Map full" warning on bpftrace's stderr is a loss of its window, in
-# the log and the pprof comment (until 2026-11-25 it was hidden and not
-# counted); the log names every kind of loss as record's summary does.
+# the log and the pprof comment, not hidden and uncounted; the log names
+# every kind of loss as record's summary does.
 fake_bpftrace "$T/fake-mf" : 'head -n 2 "$1"
 echo "WARNING: Map full; can'"'"'t update element. Try increasing MAP_KEYS_MAX." >&2
 sleep 0.3
@@ -225,9 +225,8 @@ check "bpftrace stopped by another: nothing reported lost or cut short" \
 check_eq "bpftrace stopped by another: restarted" 2 "$(grep -c . "$T/runs3")"
 
 # bpftrace killed while it prints a window (SIGKILL: the OOM killer, the
-# unit's MemoryMax): the part printed is not written as a window (until
-# 2026-11-25 it was, under a window's name), and the log says the window
-# in progress is lost.
+# unit's MemoryMax): the part printed is not written as a window (under a
+# window's name), and the log says the window in progress is lost.
 cat >"$T/canned5" <<'EOF'
 Attaching 4 probes...
 #attached Tracing stacks at 99 Hz... Hit Ctrl-C to end.
@@ -250,7 +249,6 @@ check_eq "bpftrace killed mid-print: only the whole window written" \
 check "bpftrace killed mid-print: the log says the window in progress is lost" \
 	grep -q 'bpftrace exited (signal 9): the samples of the window in progress are lost' "$T/log5"
 # -q logs problems only, and the closing line is one when it counts losses
-# (until 2026-11-25 -q left it out)
 "$STACKFOLD" continuous -q -o "$T/w5q" --window 2 -- "$T/fake3" "$T/canned5" "$T/runs5q" kill 2>"$T/log5q" &
 cpid=$!
 wait_for 2 . "$T/runs5q"
@@ -261,8 +259,8 @@ check "-q: the closing line counts the window cut short" \
 check_eq "-q: no line for a window written" "" "$(grep ': [0-9]* samples, ' "$T/log5q")"
 
 # --watch-pid (scripts/continuous -p): once every target has exited, the
-# window in progress is written and it stops, exit 0 (until 2026-11-25 it
-# wrote empty windows for good, and a reused pid would have been profiled)
+# window in progress is written and it stops, exit 0 (not empty windows
+# for good, in which a reused pid could be profiled)
 sleep 3 &
 sp=$!
 "$STACKFOLD" continuous -o "$T/w6" --window 2 --watch-pid "$sp" -- "$T/fake-bpftrace" "$T/canned" 2>"$T/log6" &
@@ -274,8 +272,8 @@ check_eq "--watch-pid: the target gone, stops by itself, exit 0" "0|stackfold: e
 	"$?|$(grep 'watch-pid' "$T/log6")"
 wait "$sp"
 # ... said once, and nothing restarted, when the stop has to wait for a
-# safe moment (a bpftrace that never flushes: up to 2 windows + 2 s);
-# until 2026-11-25 the line came again every second of that wait
+# safe moment (a bpftrace that never flushes: up to 2 windows + 2 s), not
+# again every second of that wait
 cat >"$T/quiet" <<'EOF2'
 #!/bin/sh
 echo "#attached"
@@ -289,10 +287,10 @@ check_eq "--watch-pid, the stop waiting: said once, exit 0" "0 1" "$? $(grep -c 
 wait "$sp"
 
 # A bpftrace deaf to the stop (SIGINT ignored) is killed once silent for
-# 10 s after it, and the window in progress is counted lost (until
-# 2026-11-25 the kill went unsaid, and the closing line said nothing was
-# lost); one that printed part of a window and then hung does not have
-# that part written as a window.
+# 10 s after it, and the window in progress is counted lost (the kill is
+# said, and the closing line does not say nothing was lost); one that
+# printed part of a window and then hung does not have that part written
+# as a window.
 cat >"$T/deaf" <<'EOF2'
 #!/bin/sh
 trap '' INT TERM
@@ -351,11 +349,10 @@ check_eq "SIGINT from two senders: aborted, exit 130" 130 "$(cat "$T/rc4INT")"
 check "SIGINT from two senders: says the window in progress is lost" grep -q 'aborted, window in progress lost' "$T/log4INT"
 
 # scripts/flame adds up the windows' losses, kept in their .pb.gz comments
-# only, says them and puts them in the SVG's subtitle (until 2026-11-25 a
-# merge said nothing of them).  The comments are read by `stackfold
-# comments`: a grep of the gzip's bytes, the first try, read a last
-# counter with the next string's protobuf tag ('2') as one more digit
-# (maps_unsaved=2 read 22).
+# only, says them and puts them in the SVG's subtitle.  The comments are
+# read by `stackfold comments`: a grep of the gzip's bytes would read a
+# last counter with the next string's protobuf tag ('2') as one more digit
+# (maps_unsaved=2 read as 22).
 FW=$T/flw
 mkdir -p "$FW"
 printf 'failed to look up stack id -17 (pid 1): -17\n@[\n    foo+1\n]: 3\n' >"$T/fw.txt"

@@ -248,7 +248,7 @@ if [ "$PPROF_OK" = 1 ]; then
 fi
 # Each total against its own map's samples since its last total: a flush
 # that dropped 5 (a full map) and a later one with 5 too many do not cancel
-# out (until 2026-11-25 the input's sums were compared: nothing reported);
+# out (comparing the input's sums would report nothing);
 # at exit, both maps print before both totals.  Repeated entries (the
 # record cache's hits) count as well as new ones.
 e='\t7f0000001000\n, ]'
@@ -256,14 +256,14 @@ printf "@stackfold_a[1, 1, app,\n$e: 10\n@stackfold_total_a: 15\n@stackfold_b[1,
 sf flushes "$T/flushes.txt"
 check "per flush: a flush's drops counted" grep -q ' 5 samples dropped by a full map' "$T/flushes.err"
 check "per flush: another's surplus counted apart" grep -q '5 samples more than bpftrace counted' "$T/flushes.err"
-# -q keeps the summary quiet unless samples were lost (until 2026-11-25 it
-# hid the losses too)
+# -q keeps the summary quiet unless samples were lost (losses are still
+# said)
 sf flushesq -q "$T/flushes.txt"
 check "-q: losses still said" grep -q ' 5 samples dropped by a full map' "$T/flushesq.err"
 sf quietok -q "$T/twice1.txt"
 check_eq "-q: nothing lost, nothing said" "" "$(cat "$T/quietok.err")"
 # A line past 16 MiB (a binary file, /dev/zero) is skipped, never held:
-# memory stays bounded (until 2026-11-25 an 80 MB line took 200 MB RSS).
+# memory stays bounded (held, an 80 MB line would take 200 MB RSS).
 # It counts as unparsable, and breaks a record it falls in.
 { printf 'a;b 3\n'; head -c 80000000 /dev/zero | tr '\0' x; printf ' 5\na;c 2\n'; } >"$T/long.folded"
 /usr/bin/time -f '%M' -o "$T/long.rss" "$STACKFOLD" "$T/long.folded" >"$T/long.out" 2>"$T/long.err"
@@ -271,8 +271,8 @@ check_eq "80 MB line: the lines around it kept, exit 0" "0|a;b 3|a;c 2" "$?|$(pa
 check "80 MB line: counted as unparsable, line 2" grep -q 'long.folded:2: ignored 1 unparsable line' "$T/long.err"
 check "80 MB line: max RSS $(cat "$T/long.rss") KiB, under 64 MiB" test "$(cat "$T/long.rss")" -lt 65536
 # "#meta" text values are interned for good: an input repeating them keeps
-# the first 64 (a capture writes five); until 2026-11-25 500,000 of them
-# took 88 MB.
+# the first 64 (a capture writes five), so 500,000 of them do not take
+# 88 MB.
 { printf '# stackfold-capture 1\n#meta hz 99\n@[\n    foo+1\n    do_syscall_64+2\n]: 5\n'
   seq -f '#meta host h%0100.0f' 0 499999; } >"$T/meta500k.txt"
 /usr/bin/time -f '%M' -o "$T/meta500k.rss" "$STACKFOLD" -q -f pprof -o "$T/meta500k.pb.gz" "$T/meta500k.txt"
@@ -284,8 +284,8 @@ check "500,000 #meta lines: the 64th value kept" \
 	grep -aq 'host=h0*63[^0-9]' <(gzip -dc "$T/meta500k.pb.gz")
 # A "#maps" line with no "#endmaps" (a one-liner's printf, a capture cut
 # short): its lines are held up to 32 MiB (a real block is kilobytes), then
-# counted as text; until 2026-11-25 every line after it was held, memory
-# growing with the input.  120 MB of them: the records around them kept.
+# counted as text, so memory does not grow with the input.  120 MB of
+# them: the records around them kept.
 { printf '@[\n    foo+1\n    do_syscall_64+2\n]: 5\n#maps 1\n'
   yes '0xabababababababababababababababababababab some text the program printed' | head -n 1500000
   printf '@[\n    bar+1\n    do_syscall_64+2\n]: 7\n'; } >"$T/mapsnoend.txt"
@@ -303,7 +303,7 @@ check "#maps with no end: max RSS $(cat "$T/mapsnoend.rss") KiB, under $cap MiB 
 sf longrec --show-pid "$T/longrec.txt"
 check_eq "20 MB frame line: the next record kept" "app-2;[unknown] 3" "$(cat "$T/longrec.out")"
 check "20 MB frame line: its record counted incomplete" grep -q 'ignored 1 incomplete record' "$T/longrec.err"
-# equal empty stacks merge (regression: memcmp on a NULL stack, under UBSan)
+# equal empty stacks merge (no memcmp on a NULL stack, under UBSan)
 printf '@[]: 3\n@[]: 4\n' >"$T/empty2.txt"
 sf empty2 "$T/empty2.txt"
 check_eq "equal empty stacks merge into one [no stack] line" "[no stack] 7" "$(cat "$T/empty2.out")"
@@ -324,7 +324,7 @@ check "folded -> folded: and the unique stacks" grep -q 'read: 6 samples, 2 uniq
 
 # buf(comm, 16), as bt/profile.bt prints it: NUL padding dropped, other
 # escapes made bytes again (a newline cannot forge a record: the fold
-# writes control bytes as '?'; until 2026-11-25 "é" stayed "\xc3\xa9"),
+# writes control bytes as '?'; "é" does not stay "\xc3\xa9"),
 # ", " inside the comm kept, a numeric comm is a name, stale bytes after
 # the NUL dropped.
 printf '#pid 5 a, b\\x00\\x00\n@stackfold[5, 5, a, b\\x00\\x00,\n    0x1234\n, ]: 10\n@stackfold[6, 6, \\x0a@[]: 9\\x0a\\x00,\n    0x1234\n, ]: 4\n@stackfold[7, 7, 1234\\x00, ]: 2\n@stackfold[8, 8, t\\xc3\\xa9\\xe4\\xb8\\xad\\x00old\\x00, ]: 3\n@stackfold_total: 19\n' >"$T/bufcomm.txt"
@@ -353,8 +353,8 @@ rm -f "$T/gone"
 # Skipped with one warning naming the input file and the line of the first
 # (line 6 of the file: the block's second line); the good line is used.
 # A line whose start address is not hex or that has no "-" is one of them
-# (until 2026-11-25 it ended the block: the whole map was lost, and its
-# process said to have exited before it could be saved).
+# and does not end the block (that would lose the whole map, and say its
+# process exited before it could be saved).
 if gcc -O1 -g -o "$T/b10" "$TOP/tests/fixtures/sym/inl.c" 2>"$T/b10-cc.err" &&
 	capture_head "$T/b10" 4243 app >"$T/b10.head"; then
 	helper=$(nm "$T/b10" | awk '$3 == "helper" { print "0x" $1 }')
@@ -415,7 +415,7 @@ fi
 # "#maps" block into the raw capture before that line; a "#pid" of a process
 # and image with no such block before it is a process that had exited.  The count reaches the summary,
 # the SVG subtitle and the pprof comment, also when the raw capture is read
-# again.  (It used to be a stderr line of `stackfold record` only.)
+# again, not only on the stderr of `stackfold record`.
 unsaved_line() { grep -o 'stackfold: [0-9]* process[es]* exited before [a-z]* memory map could be saved' "$1"; }
 sf unsaved -f folded,svg,pprof -o "$T/unsaved" "$FX/unsaved-maps.txt"
 check_eq "unsaved maps: replayed capture, 2 in the summary" \
@@ -601,8 +601,8 @@ if [ "$PPROF_OK" = 1 ]; then
 	check "control bytes: pprof validates (UTF-8 strings)" "$PPROF_CHECK" --no-time "$T/bytes.pb.gz"
 fi
 
-# a folded input and a bpftrace input together (regression: the unfinished
-# folded part was merged slot by slot, NULL stacks included: UBSan)
+# a folded input and a bpftrace input together (the unfinished folded
+# part is not merged slot by slot, NULL stacks included: UBSan)
 printf 'a;b 1\n' >"$T/mix.folded"
 printf '@[\n    a+1\n]: 2\n' >"$T/mix.txt"
 sf mix "$T/mix.folded" "$T/mix.txt"

@@ -78,7 +78,7 @@ fi
 mkdir -p "$T/isdir/out.folded"
 "$STACKFOLD" -q -o "$T/isdir/out.folded" "$T/in.folded" 2>"$T/isdir.err"
 check_eq "output path is a directory: exit 4" 4 $?
-# (until 2026-11-25 "cannot open", as an input that cannot be read says)
+# (not "cannot open", as an input that cannot be read says)
 check_eq "output path is a directory: one line, 'cannot write'" \
 	"stackfold: cannot write '$T/isdir/out.folded': Is a directory" "$(cat "$T/isdir.err")"
 check_eq "output path is a directory: no temporary file left" "" "$(find "$T/isdir" -name '*.tmp*')"
@@ -158,8 +158,8 @@ check_eq "SIGKILL: leftovers are only recognisable temporary files ($leftover *.
 
 # --- SIGTERM of the writer, at random moments --------------------------------
 # As SIGKILL, and no temporary file is left: the handler removes the one
-# being written, then the process ends by SIGTERM as by default (until
-# 2026-11-25 it stayed, possibly hundreds of MB, beside the output).
+# being written, then the process ends by SIGTERM as by default (left, it
+# could be hundreds of MB beside the output).
 bad=0 left=0
 for i in $(seq 1 20); do
 	"$STACKFOLD" -q -f folded,pprof -o "$T/t" "$big" 2>>"$T/term.err" &
@@ -175,9 +175,9 @@ done
 check_eq "SIGTERM x20: exit 0 or by SIGTERM (143), no temporary file left" "0 0" "$bad $left"
 
 # --- -o through a symbolic link ---------------------------------------------
-# The file the link names is replaced, the link stays (until 2026-11-25 the
-# link itself was replaced by a file: -o /dev/stdout with stdout closed
-# replaced the system's /dev/stdout).  A descriptor's name is written
+# The file the link names is replaced, the link stays (replacing the link
+# itself by a file, -o /dev/stdout with stdout closed would replace the
+# system's /dev/stdout).  A descriptor's name is written
 # through that descriptor, as a shell's redirection is.
 "$STACKFOLD" -q -o "$T/sl-ref.folded" "$T/in.folded"
 echo old >"$T/sl-target.folded"
@@ -201,8 +201,8 @@ check_eq "-o NAME of 253 bytes (no room for .tmp.XXXXXX): written" "0 yes" \
 # A Ctrl-C reaches the whole pipe: bpftrace prints its maps into it and
 # exits.  So the first SIGINT lets stackfold read the pipe to its end and
 # write everything; a second (from another process, as Ctrl-C again)
-# ends it as SIGINT does, with nothing written.  Until 2026-11-25 the
-# first killed it: the README's one-liner pipe lost all its output.
+# ends it as SIGINT does, with nothing written.  Were the first to kill
+# it, the README's one-liner pipe would lose all its output.
 # env --default-signal: SIGINT as at a terminal, not ignored as by a job
 # of a script (or of a test run started in the background), which
 # stackfold leaves ignored.
@@ -236,8 +236,8 @@ check_eq "a file argument, one SIGINT: ends by SIGINT (130)" "130 no" \
 	"$(cat "$T/fint.rc") $([ -e "$T/fint.folded" ] && echo yes || echo no)"
 
 # An -o past what a path can hold (with a suffix and a temporary name's) is
-# refused up front; until 2026-11-25 it was cut short, silently, and
-# continuous's window paths (and their clean-up's unlink) were too.
+# refused up front, not cut short silently; so are continuous's window
+# paths (and their clean-up's unlink).
 long=$(printf 'a%.0s' $(seq 3950))
 echo "x 1" | "$STACKFOLD" -o "$T/$long" 2>"$T/longo.err"
 check_eq "-o too long for a path: exit 1, said" "1 1" "$? $(grep -c 'too long for a path' "$T/longo.err")"

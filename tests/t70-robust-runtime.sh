@@ -111,8 +111,8 @@ check "-F 20000: says the range" grep -q 'out of range' "$T/hz.err"
 check_eq "-F 20000: no file touched" "$before" "$(dir_state "$T/o-old")"
 
 # scripts/continuous: its arguments are checked before DIR is touched
-# (until 2026-11-25 a bad --max-size was found after DIR, its lock and its
-# program had been written, and -F 18446744073709551715 wrapped to 99)
+# (a bad --max-size is found before DIR, its lock or its program is
+# written, and -F 18446744073709551715 does not wrap to 99)
 for args in "--max-size 10X" "--max-age 7y" "-F 18446744073709551715" "--window 18446744073709551626"; do
 	# shellcheck disable=SC2086 # the option and its value
 	"$TOP/scripts/continuous" -a -o "$T/cont-bad" $args >/dev/null 2>"$T/cont-bad.err"
@@ -165,7 +165,7 @@ check "root without them: names the capabilities needed" \
 # Root with CAP_BPF and CAP_PERFMON but not CAP_SYS_ADMIN: enough, as the
 # docs/usage.md says.  bpftrace 0.17 cannot read the kernel's BTF then (it needs
 # BPF_BTF_GET_FD_BY_ID): the script leaves curtask out, as without BTF.
-# Until 2026-11-25 bpftrace refused the program with 20 lines of errors.
+# With curtask, bpftrace refuses the program with 20 lines of errors.
 capsh --drop=cap_sys_admin -- -c 'exec "$1" -d 2 -f folded -o "$2" -- "$3" 2' \
 	sh "$PROFILE" "$T/nocap/sa" "$DEMO" >/dev/null 2>"$T/nocap-sa.err"
 check_eq "CAP_BPF and CAP_PERFMON without CAP_SYS_ADMIN: exit 0" "0|" "$?|$(grep -m1 ERROR "$T/nocap-sa.err")"
@@ -181,8 +181,8 @@ before=$(dir_state "$T/o-gone")
 check_eq "pid gone at start: exit 3" 3 $?
 check "pid gone at start: 'pid N not found'" grep -q "pid $gone not found" "$T/gone.err"
 check_eq "pid gone at start: no file touched" "$before" "$(dir_state "$T/o-gone")"
-# a -- COMMAND that cannot run: said before bpftrace starts (until
-# 2026-11-25, after its start-up, as sh's "exec: not found" and exit 2)
+# a -- COMMAND that cannot run: said before bpftrace starts (not after
+# its start-up, as sh's "exec: not found" and exit 2)
 start=$(date +%s%N)
 "$PROFILE" -d 1 -o "$T/o-gone/p" -- "$T/no-such-command" arg >/dev/null 2>"$T/nocmd.err"
 check_eq "-- COMMAND not found: exit 3, one line" "3|profile: command '$T/no-such-command' not found or not executable" \
