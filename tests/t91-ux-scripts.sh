@@ -63,13 +63,15 @@ parse_is "flame-range: -o last.svg names last.svg" "$R" "prefix=last" "$T" -o la
 out=$(parse_is "doctored" "$P" "hz=98" -a -F99)
 check "parse check fails on a wrong expectation" grep -q '^FAIL: parse: doctored' <<<"$out"
 
-# bad options: exit 1, one line naming the option and --help
+# bad options: one line naming the option and --help; exit 1, or 251 for
+# scripts/profile (its own statuses are kept apart from a COMMAND's)
 bad() {	# NAME WANT SCRIPT ARGS...
-	local name=$1 want=$2 err rc
+	local name=$1 want=$2 err rc code=1
 	shift 2
+	[ "$1" = "$P" ] && code=251
 	err=$("$@" 2>&1 >/dev/null)
 	rc=$?
-	check_eq "bad option: $name: exit 1, one line" "1 1 $want" "$rc $(grep -c . <<<"$err") $err"
+	check_eq "bad option: $name: exit $code, one line" "$code 1 $want" "$rc $(grep -c . <<<"$err") $err"
 }
 bad "--frobnicate" "profile: unknown option '--frobnicate' (see --help)" "$P" --frobnicate
 bad "-Z" "profile: unknown option '-Z' (see --help)" "$P" -Z
@@ -373,7 +375,7 @@ if live_prereq "scripts/profile outputs"; then
 		grep -q 'gave no output in 10 s after its stop' "$T/r3.err" || break
 	done
 	kill "$sp"
-	check_eq "a sleeping pid: exit 2 (no samples)" 2 "$rc"
+	check_eq "a sleeping pid: exit 252 (no samples)" 252 "$rc"
 	check "a sleeping pid: says why and suggests bt/offcpu.bt" \
 		bash -c 'grep -q "^profile: no samples of pid .* never ran on a CPU" "$0" && grep -q "offcpu.bt" "$0"' "$T/r3.err"
 	cd "$TOP" || exit 1
