@@ -371,7 +371,7 @@ if set_maxstack 8; then
 		check "perf_event_max_stack=8: stacks at most 8 frames per side" \
 			awk -F';' '{ k = 0; for (i = 1; i <= NF; i++) k += ($i ~ /_\[k\]/); if (k > 8 || NF - k - 1 > 8) exit 1 }' "$T/o-ms/p.folded"
 	else
-		check_eq "perf_event_max_stack=8: refused with exit 3" 3 "$rc"
+		check_eq "perf_event_max_stack=8: refused with exit 253" 253 "$rc"
 		check_eq "perf_event_max_stack=8: previous outputs untouched" "$before" "$(dir_state "$T/o-ms")"
 		if grep -q 'perf_event_max_stack' "$T/ms.err"; then
 			pass "perf_event_max_stack=8: the error names the sysctl"
