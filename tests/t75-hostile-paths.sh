@@ -47,11 +47,11 @@ untouched() { [ "$(cat "$T/victim") $(cat "$T/victim2") $(cat "$T/victim3")" = "
 "${NB[@]}" ln -s "$T/victim3" "$W/D/cpu.pb.gz"
 "${NB[@]}" ln -s "$W/D" "$W/outd"
 timeout 10 "$STACKFOLD" -q -f folded -o "$W/outd/cpu.folded" in.folded 2>link.err
-check_eq "-o through nobody's directory link: exit 254" 254 "$?"
+check_eq "-o through nobody's directory link: exit 4" 4 "$?"
 check_eq "-o through nobody's directory link: one line, naming the link" "1 1" \
 	"$(wc -l <link.err) $(grep -c "refusing to write '$W/outd/cpu.folded': '$W/outd' is a symbolic link owned by uid $NOBODY" link.err)"
 timeout 10 "$STACKFOLD" -q -o "$W/outd/cpu" -f folded,svg,pprof in.folded 2>multi.err
-check_eq "-o PREFIX (three formats) through nobody's directory link: exit 254" 254 "$?"
+check_eq "-o PREFIX (three formats) through nobody's directory link: exit 4" 4 "$?"
 check "the link targets are untouched" untouched
 # nobody's real directory (no link on the way)
 timeout 10 "$STACKFOLD" -q -o "$W/D/cpu" -f folded,svg,pprof in.folded 2>dir.err
@@ -67,7 +67,7 @@ echo '#!/bin/sh' >cat-bt
 echo 'cat "$1"' >>cat-bt
 chmod +x cat-bt
 timeout 10 "$STACKFOLD" record -q -o "$W/outd/rec" -- ./cat-bt one.bt </dev/null >/dev/null 2>rec.err
-check_eq "record -o through nobody's directory link: exit 254" 254 "$?"
+check_eq "record -o through nobody's directory link: exit 4" 4 "$?"
 check "still untouched after all of them" untouched
 check_eq "no temporary file left anywhere under the sticky directory" "" "$(find "$W" -name '*.tmp.*')"
 # a link of root's on the way, and the sudo user's directory: written
