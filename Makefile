@@ -1,6 +1,7 @@
 # stackfold - see README.md.  `make` builds bin/stackfold; `make flame` and
 # `make test` are the two commands a newcomer needs (both install missing
-# Debian packages through scripts/install-deps).
+# Debian packages through scripts/install-deps, saying which first);
+# `make test-quick` is the suite without live captures and the browser.
 .DELETE_ON_ERROR:
 # the generated protobuf-c sources are not intermediates: tests include them
 .SECONDARY:
@@ -42,7 +43,7 @@ LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
 MAIN_OBJ := $(B)/collapse/main.o
 DEPS     := $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all print-ldlibs deps test flame bench bench-overhead bench-soak fuzz labs install clean check-headers demo
+.PHONY: all print-ldlibs deps test test-quick flame bench bench-overhead bench-soak fuzz labs install clean check-headers demo
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(B)/libstackfold.a
@@ -102,10 +103,22 @@ flame:
 	@STACKFOLD_SUDO_HINT="sudo make flame$(if $(PID), PID=$(PID),)" \
 		scripts/profile $(if $(CALLGRAPH),--call-graph $(CALLGRAPH),) $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
 
+# The whole suite: about 28 minutes on 2 CPUs (CI's); test-quick leaves
+# out the test files that need live bpftrace captures or a browser (tests/run
+# QUICK=1): about 8 minutes, no chromium installed.
 test:
+	@echo "make test: the whole suite, live bpftrace captures and browser tests included:" \
+		"about 30 minutes on 2 CPUs (make test-quick: about 8, neither)" >&2
 	@scripts/install-deps --test
 	@$(MAKE) --no-print-directory all demo
 	@STACKFOLD=$(CURDIR)/$(BIN) SANITIZE=$(SANITIZE) tests/run
+
+test-quick:
+	@echo "make test-quick: the tests that need neither live bpftrace captures nor a browser:" \
+		"about 8 minutes on 2 CPUs (make test runs everything: about 30)" >&2
+	@scripts/install-deps --test-quick
+	@$(MAKE) --no-print-directory all demo
+	@STACKFOLD=$(CURDIR)/$(BIN) SANITIZE=$(SANITIZE) QUICK=1 tests/run
 
 bench:
 	@scripts/install-deps --test

@@ -68,7 +68,7 @@ bpftrace_uid_ok() {
 # version MIN or later, and sets bt_version to the one found; otherwise it
 # sets CAPS_ERR to one line saying what is missing (PROG is the command a
 # "try: sudo" hint names; $STACKFOLD_SUDO_HINT, when set, is the whole
-# hint: make flame sets "sudo make flame") and fails.  The caller dies with CAPS_ERR, exit 3.
+# hint: make flame sets "sudo make flame") and fails.  The caller dies with CAPS_ERR (stackfold's exit 3; scripts/profile: 253).
 bpftrace_ready() {
 	local min=$1 hint=${STACKFOLD_SUDO_HINT:-"sudo $2 ..."}
 	CAPS_ERR=""

@@ -53,6 +53,7 @@ losses_of() { tr ' ' '\n' <"$1" | grep -v '^windows=\|^samples=\|=0$' | paste -s
 
 query "$work/after.folded" "$t0" "$t1" "$host"
 n=$(sed -n 's/^windows=\([0-9]*\).*/\1/p' "$work/after.folded.meta")
+# shellcheck disable=SC2034 # read by say_losses (scripts/flame-range)
 losses=$(losses_of "$work/after.folded.meta")
 what="${host:-all hosts}${labels:+ ($labels)}"
 args=(-f "$formats" -q)
@@ -72,10 +73,7 @@ host:*)
 *) die 1 "--diff wants host:NAME or FROM..TO, not '$diff'" ;;
 esac
 args+=(--title "CPU, $what, $(date -u -d "@$t0" +%FT%TZ) .. $(date -u -d "@$t1" +%FT%TZ), $n windows")
-if [ -n "$losses" ]; then
-	echo "flame: losses in these windows (the store's windows table): $losses" >&2
-	args+=(--subtitle "losses in these windows: $losses")
-fi
+say_losses flame "the store's windows table"	# (scripts/flame-range)
 if [ "$prefix" = - ]; then
 	args+=(-o -)
 elif [ "$nformats" -gt 1 ]; then

@@ -202,9 +202,9 @@ stopped_by INT 1.5 int "$STACKFOLD" record -D 20 -f folded -o "$T/int" -- \
 kill "$dpid" 2>/dev/null
 wait "$dpid" 2>/dev/null
 
-# 7. Up-front checks fail with one line and exit 3 before touching files.
+# 7. Up-front checks fail with one line and exit 253 before touching files.
 "$PROFILE" -p 999999999 -o "$T/nope" 2>"$T/err-nope"
-check_eq "missing pid exits 3" 3 $?
+check_eq "missing pid exits 253" 253 $?
 check_eq "missing pid: one clear line" "profile: pid 999999999 not found" "$(cat "$T/err-nope")"
 check "missing pid: no file written" bash -c "! ls '$T'/nope.* >/dev/null 2>&1"
 # A zombie: gone at once, so the stop is sent right after bpftrace is
@@ -224,18 +224,18 @@ kill "$zparent" 2>/dev/null
 wait "$zparent" 2>/dev/null
 check "-p a zombie: the capture ends, no hang (exit $zrc)" test "$zrc" != 124 -a "$zrc" != 137
 check "-p a zombie: says the target exited" grep -q 'every target exited' "$T/zomb.err"
-# The top table to a reader that has gone: that output fails (exit 4,
+# The top table to a reader that has gone: that output fails (exit 254,
 # said), every file is still written (SIGPIPE killed it after the first).
 "$DEMO" 8 >/dev/null &
 dpid=$!
 "$PROFILE" -p "$dpid" -d 2 -o "$T/gone" 2>"$T/gone.err" | true
-check_eq "stdout closed: exit 4" 4 "${PIPESTATUS[0]}"
+check_eq "stdout closed: exit 254" 254 "${PIPESTATUS[0]}"
 check "stdout closed: says so" grep -q "write '<stdout>'" "$T/gone.err"
 check "stdout closed: the files are written" test -s "$T/gone.folded" -a -s "$T/gone.svg" -a -s "$T/gone.pb.gz"
 kill "$dpid" 2>/dev/null
 wait "$dpid" 2>/dev/null
 "$PROFILE" -p 1 -F abc 2>/dev/null
-check_eq "bad -F exits 1" 1 $?
+check_eq "bad -F exits 251" 251 $?
 
 # 8. A library mapped after the process's first sample (dlopen; ld.so
 # still loading libc when -- COMMAND's first sample lands): the maps saved
@@ -522,17 +522,17 @@ check_eq "make flame: exit 0, stdout opens with the sample count" "0 yes" \
 check "make flame: folded, SVG and pprof written, with the demo's names" \
 	bash -c "grep -q 'main;run;matrix_multiply' '$T/mf.folded' && test -s '$T/mf.svg' -a -s '$T/mf.pb.gz'"
 
-# 12. Bad arguments are found before the capture: exit 1 (usage) or 4
+# 12. Bad arguments are found before the capture: exit 251 (usage) or 254
 #     (outputs cannot be written), one line, in well under a capture's time.
 # -- a shell builtin: exec cannot run it, so it is refused before the
 # capture (`command -v` finds it; it would fail after bpftrace's start-up,
 # exit 2)
 "$PROFILE" -o "$T/builtin" -- cd /tmp >/dev/null 2>"$T/builtin.err"
-check_eq "-- BUILTIN: exit 3, one line, before the capture" \
-	"3|profile: command 'cd' not found or not executable" "$?|$(cat "$T/builtin.err")"
+check_eq "-- BUILTIN: exit 253, one line, before the capture" \
+	"253|profile: command 'cd' not found or not executable" "$?|$(cat "$T/builtin.err")"
 # -p given twice: the lists add up (the last one does not win)
 "$PROFILE" -p 999999999 -p $$ -o "$T/twop" >/dev/null 2>"$T/twop.err"
-check_eq "-p twice: both lists (the missing pid found)" "3|profile: pid 999999999 not found" \
+check_eq "-p twice: both lists (the missing pid found)" "253|profile: pid 999999999 not found" \
 	"$?|$(cat "$T/twop.err")"
 args_case() {	# WANT_RC NAME ARGS...
 	local want=$1 name=$2 t0
@@ -542,13 +542,13 @@ args_case() {	# WANT_RC NAME ARGS...
 	check_eq "profile $name: exit $want at once, one line" "$want 1 0" \
 		"$? $(wc -l <"$T/args.err") $(( $(date +%s) - t0 > 2 ))"
 }
-args_case 1 "-f ''" -a -d 3 -f ''
-args_case 1 "-f ,"  -a -d 3 -f ,
-args_case 1 "-U -K" -a -d 3 -U -K
-args_case 1 "-d ''" -a -d ''
-args_case 1 "-o DIR/" -a -d 3 -o "$T/"
-args_case 1 "-o - with several outputs" -a -d 3 -o -
-args_case 4 "-o in a missing directory" -a -d 3 -o "$T/no/such/dir/x"
+args_case 251 "-f ''" -a -d 3 -f ''
+args_case 251 "-f ,"  -a -d 3 -f ,
+args_case 251 "-U -K" -a -d 3 -U -K
+args_case 251 "-d ''" -a -d ''
+args_case 251 "-o DIR/" -a -d 3 -o "$T/"
+args_case 251 "-o - with several outputs" -a -d 3 -o -
+args_case 254 "-o in a missing directory" -a -d 3 -o "$T/no/such/dir/x"
 "$PROFILE" -F 099 -d 2 -f folded -o "$T/f099" -- "$DEMO" 3 >/dev/null 2>"$T/f099.err"
 check_eq "-F 099 is 99 Hz (not octal): exit 0" 0 $?
 check "-F 099: no shell error" bash -c "! grep -q 'base\|unbound' '$T/f099.err'"
@@ -711,9 +711,9 @@ check "-p TID: ends when that thread exits, the process running on (${took} s)" 
 kill "$ttpid" 2>/dev/null
 wait "$ttpid" 2>/dev/null
 
-# 20. -p checks every id before anything starts: one missing, exit 3.
+# 20. -p checks every id before anything starts: one missing, exit 253.
 "$PROFILE" -p "$$,999999999" -o "$T/nope2" 2>"$T/err-nope2"
-check_eq "-p PID,MISSING exits 3, one line" "3 profile: pid 999999999 not found" "$? $(cat "$T/err-nope2")"
+check_eq "-p PID,MISSING exits 253, one line" "253 profile: pid 999999999 not found" "$? $(cat "$T/err-nope2")"
 
 # 21. A one-liner's return address that bpftrace named "SYM+0": the call
 # was the last instruction of the function before SYM (a noreturn call),

@@ -215,8 +215,8 @@ unset STACKFOLD_CACHE_DIR
 # --- scripts/profile's options (refused before anything runs: exit 1) -----
 # rc ARGS...: scripts/profile's exit status and its message's head
 rc() { "$TOP/scripts/profile" "$@" >/dev/null 2>"$T/opt.err"; echo "$? $(head -c 40 "$T/opt.err")"; }
-check_eq "options: --call-graph bogus refused" "1 profile: --call-graph wants fp or dwarf[" "$(rc --call-graph bogus -p 1)"
-check_eq "options: --stack-size below 8 refused" "1 profile: --stack-size 4 is out of range " "$(rc --call-graph dwarf --stack-size 4 -p 1)"
-check_eq "options: --stack-size above 65528 refused" "1 profile: --stack-size 65536 is out of ra" "$(rc --call-graph=dwarf,65536 -p 1)"
-check_eq "options: --stack-size without dwarf refused" "1 profile: --stack-size is for --call-grap" "$(rc --stack-size 4096 -p 1)"
-check_eq "options: the size given twice refused" "1 profile: give the stack size once (--cal" "$(rc --call-graph dwarf,4096 --stack-size 4096 -p 1)"
+check_eq "options: --call-graph bogus refused" "251 profile: --call-graph wants fp or dwarf[" "$(rc --call-graph bogus -p 1)"
+check_eq "options: --stack-size below 8 refused" "251 profile: --stack-size 4 is out of range " "$(rc --call-graph dwarf --stack-size 4 -p 1)"
+check_eq "options: --stack-size above 65528 refused" "251 profile: --stack-size 65536 is out of ra" "$(rc --call-graph=dwarf,65536 -p 1)"
+check_eq "options: --stack-size without dwarf refused" "251 profile: --stack-size is for --call-grap" "$(rc --stack-size 4096 -p 1)"
+check_eq "options: the size given twice refused" "251 profile: give the stack size once (--cal" "$(rc --call-graph dwarf,4096 --stack-size 4096 -p 1)"

@@ -7,6 +7,7 @@
 # (the frame becomes full width, unrelated frames hide), Reset Zoom, a
 # bookmarked ?s= search, no script errors, no network.  Screenshots are kept
 # in tests/artifacts/ (git-ignored).
+# needs: browser
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 plain_run_only "browser test" || exit 0

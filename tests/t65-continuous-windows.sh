@@ -369,5 +369,20 @@ want="map_dropped unknown in 2 windows over_total unknown in 2 windows stackid_e
 check_eq "flame: the windows' losses said, exactly (drops unknown in one-liner text)" \
 	"flame-range: losses in these windows (their .pb.gz comments): $want" "$(grep '^flame-range: losses' "$T/fw.err")"
 check "flame: and in the SVG's subtitle" grep -q "losses in these windows: $want" "$T/fw.svg"
+# --comm (or --pid): the windows count losses for every process together,
+# and the line says so (until issue 45 it showed them as the comm's own)
+"$TOP/scripts/flame-range" "$FW" --since 5m --comm app -o "$T/fwc" 2>"$T/fwc.err"
+check_eq "flame --comm app: merged" 0 "$?"
+check_eq "flame --comm app: the losses said as every process's, not the comm's" \
+	"flame-range: losses in these windows, of every process (windows do not count them per process; how many are --comm app's is unknown): $want" \
+	"$(grep '^flame-range: losses' "$T/fwc.err")"
+check "flame --comm app: the SVG's subtitle says every process too" \
+	grep -q "losses in these windows, every process (not only --comm app): $want" "$T/fwc.svg"
+cp -r "$FW" "$T/flw2"
+for f in "$T"/flw2/*.folded; do echo 'app-7;work 4' >"$f"; done	# with a pid
+"$TOP/scripts/flame-range" "$T/flw2" --since 5m --pid 7 --comm app -f folded -o "$T/fwp" 2>"$T/fwp.err"
+check_eq "flame --pid 7 --comm app: the line names both filters" \
+	"0 flame-range: losses in these windows, of every process (windows do not count them per process; how many are --comm app --pid 7's is unknown): $want" \
+	"$? $(grep '^flame-range: losses' "$T/fwp.err")"
 "$STACKFOLD" comments /etc/passwd >/dev/null 2>"$T/cm.err"
 check_eq "stackfold comments on a file that is no pprof: exit 2, one line" "2 1" "$? $(grep -c . "$T/cm.err")"

@@ -81,7 +81,7 @@ conserve() {
 	fi
 }
 
-# --- E33: bpftrace missing, too old: exit 3 before any file is touched ------
+# --- E33: bpftrace missing, too old: exit 253 before any file is touched ------
 mkdir -p "$T/nobt"
 for f in /usr/bin/* /usr/sbin/*; do
 	n=${f##*/}
@@ -90,7 +90,7 @@ done
 prep_old "$T/o-nobt"
 before=$(dir_state "$T/o-nobt")
 PATH=$T/nobt "$PROFILE" -p $$ -d 1 -o "$T/o-nobt/p" >/dev/null 2>"$T/nobt.err"
-check_eq "bpftrace missing: exit 3" 3 $?
+check_eq "bpftrace missing: exit 253" 253 $?
 check "bpftrace missing: says so with the version needed" grep -q 'bpftrace not found (need >= 0\.17' "$T/nobt.err"
 check_eq "bpftrace missing: no file touched" "$before" "$(dir_state "$T/o-nobt")"
 
@@ -100,13 +100,13 @@ chmod +x "$T/oldbt/bpftrace"
 prep_old "$T/o-old"
 before=$(dir_state "$T/o-old")
 PATH=$T/oldbt:$PATH "$PROFILE" -p $$ -d 1 -o "$T/o-old/p" >/dev/null 2>"$T/oldbt.err"
-check_eq "bpftrace 0.9.0: exit 3" 3 $?
+check_eq "bpftrace 0.9.0: exit 253" 253 $?
 check "bpftrace 0.9.0: 'too old (need >= 0.17)'" grep -q 'bpftrace 0.9.0 is too old (need >= 0.17)' "$T/oldbt.err"
 check_eq "bpftrace 0.9.0: no file touched" "$before" "$(dir_state "$T/o-old")"
 
 # E37: a rate above the cap is refused before anything runs
 "$PROFILE" -p $$ -F 20000 -d 1 -o "$T/o-old/p" >/dev/null 2>"$T/hz.err"
-check_eq "-F 20000: refused (exit 1)" 1 $?
+check_eq "-F 20000: refused (exit 251)" 251 $?
 check "-F 20000: says the range" grep -q 'out of range' "$T/hz.err"
 check_eq "-F 20000: no file touched" "$before" "$(dir_state "$T/o-old")"
 
@@ -131,7 +131,7 @@ chmod 711 "$T"
 chmod 777 "$T/pub"
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env TMPDIR="$T/pub" "$PROFILE" -p $$ -d 1 -o "$T/pub/p" >/dev/null 2>"$T/pub/notroot.err"
-check_eq "not root: exit 3" 3 $?
+check_eq "not root: exit 253" 253 $?
 check "not root: names the capabilities needed" grep -q 'need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)' "$T/pub/notroot.err"
 check_eq "not root: nothing written" "notroot.err" "$(ls "$T/pub")"
 # profile_nobody_caps PATH ERRFILE: scripts/profile as nobody with CAP_BPF
@@ -151,7 +151,7 @@ mkdir -p "$T/bt017"
 printf '#!/bin/sh\necho "bpftrace v0.17.0"\n' >"$T/bt017/bpftrace"
 chmod 755 "$T/bt017" "$T/bt017/bpftrace"
 profile_nobody_caps "$T/bt017:$T/nobt" "$T/pub/uid.err"
-check_eq "not root, bpftrace 0.17: exit 3" 3 "$?"
+check_eq "not root, bpftrace 0.17: exit 253" 253 "$?"
 check "not root, bpftrace 0.17: says it runs as root only" \
 	grep -q 'bpftrace 0.17.0 runs as root only' "$T/pub/uid.err"
 chmod 700 "$T"
@@ -159,7 +159,7 @@ chmod 700 "$T"
 mkdir -p "$T/nocap"
 capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c \
 	'exec "$1" -p "$2" -d 1 -o "$3"' sh "$PROFILE" $$ "$T/nocap/p" >/dev/null 2>"$T/nocap.err"
-check_eq "root without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN: exit 3" 3 $?
+check_eq "root without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN: exit 253" 253 $?
 check "root without them: names the capabilities needed" \
 	grep -q 'need CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)' "$T/nocap.err"
 # Root with CAP_BPF and CAP_PERFMON but not CAP_SYS_ADMIN: enough, as the
@@ -178,14 +178,14 @@ wait "$gone"
 prep_old "$T/o-gone"
 before=$(dir_state "$T/o-gone")
 "$PROFILE" -p "$gone" -d 1 -o "$T/o-gone/p" >/dev/null 2>"$T/gone.err"
-check_eq "pid gone at start: exit 3" 3 $?
+check_eq "pid gone at start: exit 253" 253 $?
 check "pid gone at start: 'pid N not found'" grep -q "pid $gone not found" "$T/gone.err"
 check_eq "pid gone at start: no file touched" "$before" "$(dir_state "$T/o-gone")"
 # a -- COMMAND that cannot run: said before bpftrace starts (not after
 # its start-up, as sh's "exec: not found" and exit 2)
 start=$(date +%s%N)
 "$PROFILE" -d 1 -o "$T/o-gone/p" -- "$T/no-such-command" arg >/dev/null 2>"$T/nocmd.err"
-check_eq "-- COMMAND not found: exit 3, one line" "3|profile: command '$T/no-such-command' not found or not executable" \
+check_eq "-- COMMAND not found: exit 253, one line" "253|profile: command '$T/no-such-command' not found or not executable" \
 	"$?|$(cat "$T/nocmd.err")"
 check "-- COMMAND not found: at once (under 1 s)" test $(( ($(date +%s%N) - start) / 1000000 )) -lt 1000
 check_eq "-- COMMAND not found: no file touched" "$before" "$(dir_state "$T/o-gone")"
@@ -371,7 +371,7 @@ if set_maxstack 8; then
 		check "perf_event_max_stack=8: stacks at most 8 frames per side" \
 			awk -F';' '{ k = 0; for (i = 1; i <= NF; i++) k += ($i ~ /_\[k\]/); if (k > 8 || NF - k - 1 > 8) exit 1 }' "$T/o-ms/p.folded"
 	else
-		check_eq "perf_event_max_stack=8: refused with exit 3" 3 "$rc"
+		check_eq "perf_event_max_stack=8: refused with exit 253" 253 "$rc"
 		check_eq "perf_event_max_stack=8: previous outputs untouched" "$before" "$(dir_state "$T/o-ms")"
 		if grep -q 'perf_event_max_stack' "$T/ms.err"; then
 			pass "perf_event_max_stack=8: the error names the sysctl"

@@ -61,7 +61,7 @@ if live_prereq "profile -o at nobody's link"; then
 	"${NB[@]}" ln -s "$T/victim" "$S/p.folded"
 	timeout 60 "$TOP/scripts/profile" -d 1 -f folded -o "$S/p" -- timeout 0.5 sh -c 'while :; do :; done' >/dev/null 2>"$T/p.err"
 	rc=$?
-	check_eq "profile -o at nobody's link: exit 4" 4 "$rc"
+	check_eq "profile -o at nobody's link: exit 254" 254 "$rc"
 	check "profile -o at nobody's link: says so" grep -q "refusing to write '$S/p.folded'" "$T/p.err"
 	check_eq "profile -o at nobody's link: its target untouched" secret "$(cat "$T/victim")"
 fi

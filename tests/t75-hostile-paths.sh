@@ -81,7 +81,7 @@ check_eq "-o into the sudo user's directory (SUDO_UID): written" "main;work 5" "
 # ---- scripts/profile -o through nobody's directory link ----
 if live_prereq "scripts/profile -o through nobody's link"; then
 	timeout 60 "$TOP/scripts/profile" -d 1 -o "$W/outd/cpu" -- timeout 0.5 sh -c 'while :; do :; done' >/dev/null 2>prof.err
-	check_eq "scripts/profile -o through nobody's directory link: exit 4" 4 "$?"
+	check_eq "scripts/profile -o through nobody's directory link: exit 254" 254 "$?"
 	check "scripts/profile: says so" grep -q "refusing to write '$W/outd/cpu" prof.err
 	check "scripts/profile: the targets untouched" untouched
 fi

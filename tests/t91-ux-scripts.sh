@@ -63,13 +63,15 @@ parse_is "flame-range: -o last.svg names last.svg" "$R" "prefix=last" "$T" -o la
 out=$(parse_is "doctored" "$P" "hz=98" -a -F99)
 check "parse check fails on a wrong expectation" grep -q '^FAIL: parse: doctored' <<<"$out"
 
-# bad options: exit 1, one line naming the option and --help
+# bad options: one line naming the option and --help; exit 1, or 251 for
+# scripts/profile (its own statuses are kept apart from a COMMAND's)
 bad() {	# NAME WANT SCRIPT ARGS...
-	local name=$1 want=$2 err rc
+	local name=$1 want=$2 err rc code=1
 	shift 2
+	[ "$1" = "$P" ] && code=251
 	err=$("$@" 2>&1 >/dev/null)
 	rc=$?
-	check_eq "bad option: $name: exit 1, one line" "1 1 $want" "$rc $(grep -c . <<<"$err") $err"
+	check_eq "bad option: $name: exit $code, one line" "$code 1 $want" "$rc $(grep -c . <<<"$err") $err"
 }
 bad "--frobnicate" "profile: unknown option '--frobnicate' (see --help)" "$P" --frobnicate
 bad "-Z" "profile: unknown option '-Z' (see --help)" "$P" -Z
@@ -122,6 +124,72 @@ fi
 setpriv --reuid=65534 --regid=65534 --clear-groups env PATH="$T/fake:$PATH" "$TOP/scripts/install-deps" 2>"$T/deps2.err"
 check_eq "install-deps as a user: exit 3, the packages and the sudo line" \
 	"3 install-deps: missing packages: bpftrace (run as root, or: sudo apt-get install bpftrace)" "$? $(cat "$T/deps2.err")"
+
+# install-deps says up front what it will install, dependencies and
+# download included; --test-quick (make test-quick) never installs the
+# browser.  Until issue 45 `make test` installed chromium and ~150
+# packages naming only the packages asked for.
+mkdir -p "$T/fake2"
+cat >"$T/fake2/dpkg-query" <<'EOF'
+#!/bin/sh
+# every package installed but bpftrace and chromium
+for a; do p=$a; done
+case $p in bpftrace | chromium) echo "deinstall ok config-files"; exit 0 ;; esac
+echo "install ok installed"
+EOF
+cat >"$T/fake2/apt-get" <<'EOF'
+#!/bin/sh
+case "$*" in
+"install -s "*) for i in $(seq 150); do echo "Inst pkg$i (1.0 Debian:12 [amd64])"; done ;;
+"install --assume-no "*) echo "Need to get 250 MB of archives."; echo Abort.; exit 1 ;;
+*) echo "apt-get $*" ;;
+esac
+EOF
+printf '#!/bin/sh\necho "npm $*"\n' >"$T/fake2/npm"
+chmod 755 "$T/fake2" "$T/fake2/dpkg-query" "$T/fake2/apt-get" "$T/fake2/npm"
+if [ "$(id -u)" = 0 ]; then
+	PATH=$T/fake2:$PATH "$TOP/scripts/install-deps" --test >/dev/null 2>"$T/deps3.err"
+	check_eq "install-deps --test: the first line says all it installs, with the dependencies and the download" \
+		"install-deps: installing 2 Debian package(s) with apt-get (150 with their dependencies, 250 MB to download): bpftrace chromium" \
+		"$(head -n 1 "$T/deps3.err")"
+	check "install-deps --test: says chromium is for the browser tests, and make test-quick" \
+		grep -q "chromium and the npm packages are for the browser tests: make test-quick does without them" "$T/deps3.err"
+	PATH=$T/fake2:$PATH "$TOP/scripts/install-deps" --test-quick >/dev/null 2>"$T/deps4.err"
+	check_eq "install-deps --test-quick: no browser" \
+		"install-deps: installing 1 Debian package(s) with apt-get (150 with their dependencies, 250 MB to download): bpftrace" \
+		"$(head -n 1 "$T/deps4.err")"
+else
+	skip "install-deps --test as root" "not root"
+fi
+# make test and make test-quick say how long they take, before installing
+mt=$(make -n -s -C "$TOP" test 2>/dev/null | head -n 3)
+# shellcheck disable=SC2016 # the inner shell's
+check "make test: says first it takes about 30 minutes on 2 CPUs, and names make test-quick" \
+	bash -c 'head -n 2 <<<"$0" | grep -q "about 30 minutes on 2 CPUs (make test-quick" && ! head -n 1 <<<"$0" | grep -q install-deps' "$mt"
+# shellcheck disable=SC2016 # the inner shell's
+check "make test-quick: says how long, runs tests/run with QUICK=1" \
+	bash -c 'grep -q "about 8 minutes on 2 CPUs" <<<"$0" && grep -q "QUICK=1 tests/run" <<<"$0"' "$(make -n -s -C "$TOP" test-quick 2>/dev/null)"
+
+# tests/run QUICK=1 leaves out the files that need live captures or a
+# browser, counts them apart (never as passes) and says so in its closing
+# line; without QUICK, every file runs and the line is as before (CI).
+mkdir -p "$T/qt"
+cp "$TOP/tests/run" "$T/qt/run"
+printf '#!/bin/bash\necho "PASS: plain"\necho "SKIP: plain2 (why)"\n' >"$T/qt/t01-plain.sh"
+printf '#!/bin/bash\nif live_prereq "x"; then :; fi\necho "PASS: live"\n' >"$T/qt/t02-live.sh"
+printf '#!/bin/bash\n# needs: browser\necho "PASS: browser"\n' >"$T/qt/t03-browser.sh"
+QUICK=1 "$T/qt/run" >"$T/qt.out" 2>&1
+check_eq "QUICK=1: the closing line counts the files left out, not as passes" \
+	"0|1 passed, 0 failed, 1 skipped; left out: 2 test files that need live captures or a browser (not run: make test runs them)" \
+	"$?|$(tail -n 1 "$T/qt.out")"
+# shellcheck disable=SC2016 # the inner shell's
+check "QUICK=1: each file left out is named" \
+	bash -c 'grep -qx "== t02-live.sh: left out (needs live captures or a browser)" "$0" && grep -qx "== t03-browser.sh: left out (needs live captures or a browser)" "$0"' "$T/qt.out"
+check "QUICK=1: .ci/run's tally still reads the closing line" grep -Eq '^[0-9]+ passed, [0-9]+ failed' "$T/qt.out"
+env -u QUICK "$T/qt/run" >"$T/qt2.out" 2>&1
+check_eq "without QUICK: every file runs, the closing line as before" "3 passed, 0 failed, 1 skipped" "$(tail -n 1 "$T/qt2.out")"
+check_eq "QUICK=1 on this suite: t20-live and t61-svg-browser left out, t12-util run" "left out: 1 test files|left out: 1 test files|1 runs" \
+	"$(QUICK=1 "$TOP/tests/run" t20-live 2>/dev/null | tail -n 1 | grep -o 'left out: [0-9]* test files')|$(QUICK=1 "$TOP/tests/run" t61 2>/dev/null | tail -n 1 | grep -o 'left out: [0-9]* test files')|$(QUICK=1 "$TOP/tests/run" t12-util 2>/dev/null | grep -c '^== t12-util.sh$') runs"
 
 # --- 3. make flame as a user: sudo make flame -----------------------------
 make -s -C "$TOP" all demo >/dev/null 2>&1
@@ -204,7 +272,7 @@ RM=$TOP/README.md
 words=$(wc -w <"$RM")
 check "README: at most 1,500 words ($words)" test "$words" -le 1500
 first=$(awk '/^```sh$/ { on = 1; next } /^```/ { if (on) exit } on' "$RM" | sed 's/[[:space:]]*#.*$//' | tr '\n' ' ')
-check_eq "README: its first commands are make flame and make test" "make flame make test " "$first"
+check_eq "README: its first commands are make flame, make test and make test-quick" "make flame make test make test-quick " "$first"
 check "README: a Troubleshooting section" grep -q '^## Troubleshooting' "$RM"
 # every relative link and picture points at a file
 links=$(grep -o '](\([^)#]*\))' "$RM" | sed 's/^](//; s/)$//' | grep -v '^https\?:')
@@ -221,6 +289,7 @@ done
 # added to the README and to neither list fails, so the README stays true.
 declare -A NOT_RUN=(
 	["make test"]="it is this suite"
+	["make test-quick"]="it is this suite without its live and browser files (tests/run QUICK=1, tested above)"
 	["go tool pprof -http=127.0.0.1:0 profile.pb.gz"]="starts a web server; the same file is opened with -top here and in speedscope below"
 	["sudo scripts/continuous -o /var/lib/stackfold --folded --max-age 7d"]="runs until stopped; t65-continuous-live runs it"
 	["scripts/flame-range /var/lib/stackfold --since 15m -o last15.svg"]="needs the service's windows; t65-continuous-windows merges a directory of them, and -o last15.svg's naming is parsed above"
@@ -373,7 +442,7 @@ if live_prereq "scripts/profile outputs"; then
 		grep -q 'gave no output in 10 s after its stop' "$T/r3.err" || break
 	done
 	kill "$sp"
-	check_eq "a sleeping pid: exit 2 (no samples)" 2 "$rc"
+	check_eq "a sleeping pid: exit 252 (no samples)" 252 "$rc"
 	check "a sleeping pid: says why and suggests bt/offcpu.bt" \
 		bash -c 'grep -q "^profile: no samples of pid .* never ran on a CPU" "$0" && grep -q "offcpu.bt" "$0"' "$T/r3.err"
 	cd "$TOP" || exit 1

@@ -31,15 +31,15 @@ check "-t TID (perf record -t)" dry "tids=$$" "pids=$$" -- -t "$$"
 check "-tTID -- sleep 1" dry "tids=$$" timer=1 -- "-t$$" -- sleep 1
 check "--tid stays the report's option (thread frames)" dry "tids=" "report=--tid" -- -a --tid
 err=$("$P" -t 999999999 2>&1)
-check_eq "-t of no thread: exit 3, named" "3 profile: thread 999999999 not found" "$? $err"
+check_eq "-t of no thread: exit 253, named" "253 profile: thread 999999999 not found" "$? $err"
 err=$("$P" -a -p "$$" 2>&1)
-check_eq "-a with -p: exit 1, one line" "1 profile: give -p PID (or -t TID) or -a, not both (see --help)" "$? $err"
+check_eq "-a with -p: exit 251, one line" "251 profile: give -p PID (or -t TID) or -a, not both (see --help)" "$? $err"
 for o in -e --event=cycles -s --stat; do
 	err=$("$P" -a "$o" 2>&1)
 	rc=$?
 	# shellcheck disable=SC2016 # the inner shell's
-	check "$o: exit 1, one line saying it is not supported and why (got: $rc $err)" \
-		bash -c '[ "$0" = 1 ] && [ "$(grep -c . <<<"$1")" = 1 ] && grep -q "^profile: -[-a-z]* is not supported: [a-z]" <<<"$1"' "$rc" "$err"
+	check "$o: exit 251, one line saying it is not supported and why (got: $rc $err)" \
+		bash -c '[ "$0" = 251 ] && [ "$(grep -c . <<<"$1")" = 1 ] && grep -q "^profile: -[-a-z]* is not supported: [a-z]" <<<"$1"' "$rc" "$err"
 done
 h=$("$P" --help)
 check "--help: -a -- COMMAND sets the duration" grep -q 'perf record -a -- sleep 5' <<<"$h"
@@ -304,4 +304,45 @@ if live_prereq "installed stackfold-profile: its hint"; then
 		>/dev/null 2>"$T/inst-run.err"
 	check "installed: the hint says 'stackfold report', not the share/ path" \
 		grep -q "report again: stackfold report $T/inst-run.raw" "$T/inst-run.err"
+fi
+
+# --- 12. exit status: a COMMAND's own kept apart from the profiler's -------
+# A command's status passes through as under perf record and time(1)
+# (128+N when signal N killed it); the profiler's own failures are 250 +
+# stackfold's status, so a program that exits 3 is not "pid not found".
+# Until issue 45 both were 3, and a bad option was 1, as a failing command.
+err=$("$P" -p 999999999 -o "$T/st-nopid" 2>&1)
+check_eq "status: a missing pid: 253 (environment), one line" "253 profile: pid 999999999 not found" "$? $err"
+err=$("$P" --frobnicate 2>&1)
+check_eq "status: a bad option: 251 (usage), one line" "251 profile: unknown option '--frobnicate' (see --help)" "$? $err"
+err=$("$P" -a -o "$T/st-nopid2" -p 999999999 -- sh -c 'exit 3' 2>&1)
+check_eq "status: -a with -p -- COMMAND: 251, before the command runs" 251 "$?"
+err=$("$P" -p 999999999 -o "$T/st-nopid3" -- sh -c 'exit 3' 2>&1)
+check_eq "status: -p MISSING -- COMMAND: 253, the command never run" 253 "$?"
+h=$("$P" --help)
+# shellcheck disable=SC2016 # the inner shell's
+check "status: --help has the table (251 usage, 253 environment, 128+N)" \
+	bash -c 'grep -q "^  251 *usage error" <<<"$0" && grep -q "^  253 *environment" <<<"$0" && grep -q "128+N" <<<"$0"' "$h"
+# shellcheck disable=SC2016 # the inner shell's
+check "status: the man page has the table" \
+	bash -c 'sed -n "/^\.SH EXIT STATUS/,/^\.SH/p" "$0" | grep -q "^\.B 251" && sed -n "/^\.SH EXIT STATUS/,/^\.SH/p" "$0" | grep -q "^\.B 253"' \
+	"$TOP/man/stackfold-profile.1"
+if live_prereq "exit status of a profiled COMMAND"; then
+	# status WANT NAME SCRIPT: profile -- sh -c 'demo 1; SCRIPT' exits WANT
+	# (a second of CPU first: the capture has samples, no 252)
+	status() {
+		"$P" -d 20 -o "$T/st" -f folded -- sh -c "\"\$0\" 1; $3" "$TOP/bin/demo" >/dev/null 2>"$T/st.err"
+		local rc=$?
+		check_eq "status: a command that $2: $1 (got: $(tail -n 1 "$T/st.err"))" "$1" "$rc"
+	}
+	status 0 "exits 0" "exit 0"
+	status 1 "exits 1" "exit 1"
+	status 3 "exits 3" "exit 3"
+	status 255 "exits 255" "exit 255"
+	check "status: a 255 of the command's is named as its exit status (not signal 127)" \
+		grep -q "^profile: 'sh' exited with status 255" "$T/st.err"
+	status 138 "is killed by SIGUSR1 (128+10)" 'kill -USR1 $$'
+	check "status: the killed command is named" grep -q "^profile: 'sh' was killed by signal USR1" "$T/st.err"
+	"$P" -d 20 -o "$T/st" -f folded -- sh -c 'exit 3' >/dev/null 2>"$T/st.err"
+	check_eq "status: a command that exits 3 at once (no samples): still 3" 3 "$?"
 fi
