@@ -39,8 +39,8 @@ lab_die() { echo "lab: $*" >&2; exit 1; }
 lab_failed() {
 	case "$2" in
 	*PROFILE*)
-		[ "$1" != 2 ] || lab_die "scripts/profile recorded no samples (exit 2): the workload died, or never ran"
-		[ "$1" != 3 ] || lab_die "scripts/profile could not start (exit 3): the workload is gone, or see its message above" ;;
+		[ "$1" != 252 ] || lab_die "scripts/profile recorded no samples (exit 252): the workload died, or never ran"
+		[ "$1" != 253 ] || lab_die "scripts/profile could not start (exit 253): the workload is gone, or see its message above" ;;
 	esac
 	lab_die "a step failed (exit $1): $2"
 }
