@@ -204,9 +204,6 @@ int mapsrc_open(struct mapsrc *ms, int pid, const struct mapsrc_layout *lay,
 		ms->fd[m] = -1;
 	ms->pid = pid;
 	ms->key_size = lay->key_size;
-	if (lay->key_size != KEY_SIZE_017)
-		return sf_err_set(err, ENOTSUP, "no reader for %u-byte keys",
-				  lay->key_size);
 	ms->ncpu = libbpf_num_possible_cpus();
 	if (ms->ncpu <= 0)
 		return sf_err_set(err, ENOTSUP, "cannot count possible CPUs");
@@ -215,6 +212,9 @@ int mapsrc_open(struct mapsrc *ms, int pid, const struct mapsrc_layout *lay,
 		return sf_err_set(err, errno, "pidfd_open %d: %s", pid, strerror(errno));
 	int ret = take_maps(ms, pidfd, lay, err);
 	close(pidfd);
+	if (!ret && lay->key_size != KEY_SIZE_017)
+		ret = sf_err_set(err, ENOTSUP, "no reader for %u-byte keys",
+				 lay->key_size);
 	if (!ret)
 		ret = alloc_bufs(ms, err);
 	if (ret)
