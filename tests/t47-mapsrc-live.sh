@@ -134,3 +134,58 @@ if start_bt full "$TOP/bt/continuous.bt" BPFTRACE_MAP_KEYS_MAX=4; then
 	check_eq "mapsrc: the map read is empty, its total zero" \
 		"total 0 sum 0 entries 0" "$(head -n 1 "$T/again2.out" | cut -d' ' -f1-6)"
 fi
+
+# --- stackfold continuous --source ------------------------------------------
+# cont NAME ARGS...: scripts/continuous on $demo, 1 s windows, into
+# $T/NAME (log $T/NAME.log) until 2 windows are written (30 s at most) or
+# it ends; its exit status in $T/NAME.rc
+cont() {
+	local name=$1 i
+	shift
+	"$TOP/scripts/continuous" -p "$demo" --window 1 --folded -o "$T/$name" "$@" \
+		2>"$T/$name.log" &
+	local c=$!
+	for ((i = 0; i < 300; i++)); do
+		[ "$(find "$T/$name" -name '*.pb.gz' 2>/dev/null | wc -l)" -ge 2 ] && break
+		kill -0 "$c" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$c" 2>/dev/null
+	wait "$c"
+	echo $? >"$T/$name.rc"
+}
+# nsource DIR: windows of DIR whose metadata says "source maps", of all
+nsource() {
+	local f n=0 all=0
+	for f in "$1"/*.pb.gz; do
+		[ -e "$f" ] || continue
+		all=$((all + 1))
+		zcat "$f" | grep -aq 'source maps' && n=$((n + 1))
+	done
+	echo "$n of $all"
+}
+
+cont maps --source maps -v
+check_eq "continuous --source maps: stops cleanly" 0 "$(cat "$T/maps.rc")"
+check_eq "continuous --source maps -v: the source said once" 1 \
+	"$(grep -c "^stackfold: reading bpftrace 0.17.[0-9]*'s maps directly$" "$T/maps.log")"
+n=$(nsource "$T/maps")
+check "continuous --source maps: windows say 'source maps' ($n)" test "${n% of *}" -ge 2 -a "${n% of *}" = "${n#* of }"
+bad=""
+for f in "$T"/maps/*.folded; do
+	s=$(sed -n "s/^stackfold: $(basename "$f" .folded): \([0-9]*\) samples.*/\1/p" "$T/maps.log")
+	[ "$s" = "$(folded_total "$f")" ] || bad="$bad $(basename "$f"):$s"
+done
+check_eq "continuous --source maps: each window's folded total is its logged count" "" "$bad"
+
+STACKFOLD_MAPSRC_KEY_SIZE=57 cont doctored
+check_eq "continuous, doctored layout: one line says why the text is read" \
+	"stackfold: reading bpftrace's text, not its maps: map @stackfold has 49-byte keys, not 57" \
+	"$(grep -v ' samples, \|^stackfold: stopped' "$T/doctored.log")"
+n=$(nsource "$T/doctored")
+check "continuous, doctored layout: windows from the text ($n)" test "${n% of *}" = 0 -a "${n#* of }" -ge 2
+
+STACKFOLD_MAPSRC_KEY_SIZE=57 cont refused --source maps
+check_eq "continuous --source maps, doctored layout: exit 3" 3 "$(cat "$T/refused.rc")"
+check "continuous --source maps, doctored layout: says why" \
+	grep -q "^stackfold: --source maps: map @stackfold has 49-byte keys, not 57$" "$T/refused.log"

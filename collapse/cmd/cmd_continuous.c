@@ -571,8 +571,10 @@ static void window_mark(struct cont *x, const char *s, size_t len)
 /* ---- bpftrace's maps (--source maps) ---------------------------------- */
 
 /* Take this run's maps once bpftrace has attached: the windows are read
- * from them from now on, bpftrace only marking them.  Refused (a layout
- * not known, fds not taken): the text, one line saying why; with
+ * from them from now on, bpftrace only marking them.  Refused: the text,
+ * with one line saying why when the version's layout is known (its maps
+ * were not as expected, or their fds not taken) or with -v (a version
+ * without a known layout, or not told: the text is the way for it); with
  * --source maps, a stop. */
 static void maps_start(struct cont *x)
 {
@@ -582,6 +584,7 @@ static void maps_start(struct cont *x)
 	if (x->o.source == SOURCE_TEXT || x->maps_on)
 		return;
 	int ret = mapsrc_layout_for(getenv("STACKFOLD_BPFTRACE_VERSION"), &lay, &err);
+	bool known = !ret;
 	if (!ret && ks)
 		lay.key_size = (uint32_t)atoi(ks);
 	if (!ret)
@@ -595,7 +598,7 @@ static void maps_start(struct cont *x)
 		return;
 	}
 	if (ret) {
-		if (!x->source_said)
+		if (!x->source_said && (known || x->o.verbose))
 			fprintf(stderr, "stackfold: reading bpftrace's text, not its "
 				"maps: %s\n", err.msg);
 		x->source_said = true;
@@ -653,6 +656,9 @@ static int maps_window(struct cont *x)
 static int out_line(void *ctx, const char *s, size_t len)
 {
 	struct cont *x = ctx;
+	/* after "#end", bpftrace's exit echo of the maps it left for us */
+	if (x->maps_on && x->ended)
+		return 0;
 	switch (protocol_line(s, len)) {
 	case PROTOCOL_PID:
 		first_sample(x, s, len);
