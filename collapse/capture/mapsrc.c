@@ -224,6 +224,7 @@ int mapsrc_open(struct mapsrc *ms, int pid, const struct mapsrc_layout *lay,
 
 void mapsrc_close(struct mapsrc *ms)
 {
+	/* fd 0 is a zeroed struct's, never one taken (stdin is open) */
 	for (int m = 0; m < MAPSRC_NMAPS; m++)
 		if (ms->fd[m] > 0)
 			close(ms->fd[m]);
@@ -302,18 +303,16 @@ static bool stack_of(struct mapsrc *ms, int64_t id, const uint64_t **ips,
 	if (!slot)
 		return false;
 	if (!found) {
-		slot[0] = slot[1] = 0;
+		slot[0] = 0;
+		slot[1] = UINT32_MAX;	/* failed, until read below */
 		if (sf_grow((void **)&ms->ips, &ms->ips_cap, ms->nips + ms->stack_depth,
 			    sizeof(*ms->ips)))
 			return false;
 		uint32_t key = (uint32_t)id;
 		uint64_t *dst = ms->ips + ms->nips;
 		w->stack_lookups++;
-		if (bpf_map_lookup_elem(ms->fd[MAPSRC_STACK], &key, dst)) {
-			slot = u64map_slot(&ms->stacks, (uint64_t)id + 1, &found);
-			slot[1] = UINT32_MAX;	/* failed: remembered as such */
-			return false;
-		}
+		if (bpf_map_lookup_elem(ms->fd[MAPSRC_STACK], &key, dst))
+			return false;	/* remembered as failed */
 		uint32_t k = 0;
 		while (k < ms->stack_depth && dst[k])
 			k++;
