@@ -23,7 +23,7 @@ endif
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -Isymbolizer -Icollapse -I$(B)/gen
-LDLIBS   := -ldw -lelf -ldeflate -lz -lprotobuf-c -lzstd -llzma -liberty -lpthread -lm -ldl
+LDLIBS   := -lbpf -ldw -lelf -ldeflate -lz -lprotobuf-c -lzstd -llzma -liberty -lpthread -lm -ldl
 ifeq ($(V),1)
 Q :=
 else

@@ -13,11 +13,20 @@ static bool is(const char *s, size_t len, const char *word)
 	return len == strlen(word) && memcmp(s, word, len) == 0;
 }
 
+static int own(const char *name, size_t len, const char *stem);
+
+/* "@stackfold_t[_a|_b]:" */
+static bool short_total(const char *s, size_t len)
+{
+	const char *c = memchr(s, ':', len);
+	return c && own(s, (size_t)(c - s), PROTOCOL_OWN_TOTAL_SHORT) >= 0;
+}
+
 enum protocol_line protocol_line(const char *s, size_t len)
 {
 	if (sf_starts(s, len, "@"))
-		return sf_starts(s, len, PROTOCOL_OWN_TOTAL) ? PROTOCOL_TOTAL :
-							    PROTOCOL_OTHER;
+		return sf_starts(s, len, PROTOCOL_OWN_TOTAL) ||
+		       short_total(s, len) ? PROTOCOL_TOTAL : PROTOCOL_OTHER;
 	if (!sf_starts(s, len, "#"))
 		return PROTOCOL_OTHER;
 	if (sf_starts(s, len, "#pid "))
@@ -59,7 +68,8 @@ int protocol_own_map(const char *name, size_t len)
 
 int protocol_own_total(const char *name, size_t len)
 {
-	return own(name, len, PROTOCOL_OWN_TOTAL);
+	int o = own(name, len, PROTOCOL_OWN_TOTAL);
+	return o >= 0 ? o : own(name, len, PROTOCOL_OWN_TOTAL_SHORT);
 }
 
 int protocol_own_entry(const char *s, size_t len)

@@ -15,6 +15,8 @@
  *   #end                        bt/continuous.bt's END printed its window
  *   @stackfold[_a|_b][...]: N   stackfold's own sample maps
  *   @stackfold_total[_a|_b]: N  the samples taken since the last total
+ *   @stackfold_t[_a|_b]: N      the same (bt/continuous.bt: names unique
+ *                               within 12 characters, capture/mapsrc.h)
  *   @stackfold_d{u,k,w,n}_{a,b}  bt/profile-dwarf.bt's flushed maps: a
  *                               header with the user registers, the kernel
  *                               stack, stack words, the count
@@ -42,6 +44,7 @@
 #define PROTOCOL_ENDMAPS_WORD "#endmaps"
 #define PROTOCOL_OWN_MAP "@stackfold"
 #define PROTOCOL_OWN_TOTAL "@stackfold_total"
+#define PROTOCOL_OWN_TOTAL_SHORT "@stackfold_t"
 /* --call-graph dwarf's records (bt/profile-dwarf.bt) */
 #define PROTOCOL_DWARF_HEADER "#U "
 #define PROTOCOL_DWARF_KSTACK "#K "

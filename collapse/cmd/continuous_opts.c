@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cli.h"
 #include "cmds.h"
@@ -47,7 +48,13 @@ static void usage(FILE *out)
 	      "      --push-max-age DURATION  delete this host's windows older\n"
 	      "                         than this from ClickHouse stores (whole\n"
 	      "                         days; other hosts' rows are never touched)\n"
+	      "      --source auto|maps|text  how windows are read: bpftrace's maps\n"
+	      "                         straight from the kernel (bpftrace 0.17),\n"
+	      "                         its printed text, or auto (default): the\n"
+	      "                         maps when their layout is known and they\n"
+	      "                         can be taken, else the text (one line why)\n"
 	      "  -q, --quiet            log only problems (default: one line a window)\n"
+	      "  -v, --verbose          also say which source reads the windows\n"
 	      "      --check            check the options and exit (0, or 1 with\n"
 	      "                         the usage error): nothing is run or written\n\n"
 	      "Exit status: 0 stopped by SIGINT/SIGTERM (the current window is\n"
@@ -114,7 +121,7 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 
 enum { OPT_FOLDED = 256, OPT_MAXSIZE, OPT_MAXMEM, OPT_MAXAGE, OPT_NOCACHE,
        OPT_CACHEDIR, OPT_NODWARF, OPT_INLINE, OPT_WATCH, OPT_CHECK, OPT_HOST,
-       OPT_PUSH, OPT_PUSHAUTH, OPT_PUSHCA, OPT_LABEL, OPT_PUSHAGE };
+       OPT_PUSH, OPT_PUSHAUTH, OPT_PUSHCA, OPT_LABEL, OPT_PUSHAGE, OPT_SOURCE };
 
 static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, 'o' },
@@ -139,6 +146,8 @@ static const struct option long_opts[] = {
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "push-max-age", required_argument, NULL, OPT_PUSHAGE },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -176,6 +185,17 @@ static int parse_one(struct continuous_opts *o, int opt, char *arg)
 		return cli_parse_pids("--watch-pid", arg, o->watch_pids,
 				      &o->nwatch, CLI_MAX_WATCH);
 	case 'q': o->quiet = true; return -1;
+	case 'v': o->verbose = true; return -1;
+	case OPT_SOURCE:
+		if (!strcmp(arg, "auto"))
+			o->source = SOURCE_AUTO;
+		else if (!strcmp(arg, "maps"))
+			o->source = SOURCE_MAPS;
+		else if (!strcmp(arg, "text"))
+			o->source = SOURCE_TEXT;
+		else
+			return bad_arg("--source", arg);
+		return -1;
 	case OPT_HOST: o->host = arg; return push_cli_host(arg);
 	case OPT_PUSH: o->folded = true; return push_cli_add(&o->push, arg);
 	case OPT_PUSHAUTH: o->push.auth_file = arg; return -1;
@@ -200,7 +220,7 @@ int continuous_opts_parse(struct continuous_opts *o, int argc, char **argv)
 	int opt;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:w:F:qhV", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:o:w:F:qvhV", long_opts, NULL)) != -1) {
 		if (opt == '?' || opt == ':')
 			return cli_getopt_error(opt, argv, "continuous: ");
 		int st = parse_one(o, opt, optarg);

@@ -21,6 +21,11 @@ struct continuous_opts {
 	uint64_t max_mem;	/* bytes, 0 = no budget (--max-memory) */
 	bool check;		/* --check: the options only, nothing run */
 	bool folded, quiet;
+	bool verbose;		/* -v: say which source reads the windows */
+	/* --source: bpftrace's maps read directly (capture/mapsrc.h), its
+	 * text, or the maps when their layout is known and their fds can
+	 * be taken, else the text */
+	enum { SOURCE_AUTO, SOURCE_MAPS, SOURCE_TEXT } source;
 	const char *host;	/* --host: the windows' host name */
 	struct push_cli push;	/* --push: stores to send windows to */
 	struct sym_opts so;

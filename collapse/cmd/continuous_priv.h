@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "capture/child.h"
+#include "capture/mapsrc.h"
 #include "capture/watch.h"
 #include "cmd/continuous_opts.h"
 #include "cmd/loading.h"
@@ -115,6 +116,12 @@ struct cont {
 	struct watch watch;	/* the --watch-pid targets */
 	uint64_t watch_at;	/* monotonic ns of the last look at them */
 	struct spool *spool;	/* --push: delivers the windows written */
+	/* --source maps (or auto, when it could): this run's bpftrace's
+	 * maps, read at each "#window" mark (capture/mapsrc.h) */
+	struct mapsrc ms;
+	bool maps_on;
+	bool source_said;	/* -v: the choice said once */
+	bool slept_said;	/* no membarrier: said once */
 };
 
 

@@ -88,6 +88,11 @@ void bt_parser_add_own(struct bt_parser *bp, int own, uint64_t count)
 				       : bp->since_total[own] + count;
 }
 
+void bt_parser_add_stackid_errors(struct bt_parser *bp, uint64_t n)
+{
+	sf_sat_addto(&bp->c.stackid_errors, n);
+}
+
 const struct bt_counters *bt_parser_counters(const struct bt_parser *bp)
 {
 	return &bp->c;

@@ -124,6 +124,9 @@ struct bt_parser;
  * The samples of stackfold's own maps are held against their total lines
  * (@stackfold_total_a ...) in the counters' total_dropped and total_over. */
 void bt_parser_add_own(struct bt_parser *bp, int own, uint64_t count);
+/* Stack-id errors a reader without text found (capture/mapsrc.h), counted
+ * as the "failed to look up stack id" lines are. */
+void bt_parser_add_stackid_errors(struct bt_parser *bp, uint64_t n);
 
 struct bt_parser *bt_parser_new(const struct bt_callbacks *cb);
 void bt_parser_free(struct bt_parser *bp);	/* NULL is fine */

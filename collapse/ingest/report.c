@@ -716,6 +716,25 @@ int report_line(struct report *r, const char *line, size_t len)
 	return ret;
 }
 
+void report_stackid_errors(struct report *r, uint64_t n)
+{
+	if (r->bt)
+		bt_parser_add_stackid_errors(r->bt, n);
+}
+
+int report_record(struct report *r, const struct bt_record *rec)
+{
+	if (r->in.fmt == REPORT_FOLDED)
+		return -EINVAL;
+	if (r->in.fmt == REPORT_UNKNOWN && start_bpftrace(r))
+		return -ENOMEM;
+	int ret = on_record(r, rec);
+	if (ret)
+		return ret;
+	bt_parser_add_own(r->bt, r->last_own, rec->count);
+	return 0;
+}
+
 int report_overlong_line(struct report *r)
 {
 	/* a line no format takes: a control byte alone, which has no count

@@ -191,6 +191,15 @@ void report_begin_input(struct report *r, const char *name);
  * as the folded output writes control bytes).  0 or a negative errno
  * (-ENOMEM). */
 int report_line(struct report *r, const char *line, size_t len);
+/* A record read without text (capture/mapsrc.h), handed over as the
+ * parser would have: added to the profile, its count held against its own
+ * map's next total line (which the caller still feeds as a line).  The
+ * input becomes bpftrace text if it was not told yet; -EINVAL for folded
+ * text.  0 or a negative errno (-ENOMEM). */
+int report_record(struct report *r, const struct bt_record *rec);
+/* Stack-id errors such a reader found, counted as bpftrace's lines about
+ * them are (after a report_record() call, or ignored). */
+void report_stackid_errors(struct report *r, uint64_t n);
 /* A line too long to read (linereader.h's LINEREADER_MAX_LINE): counted as an
  * unparsable line, and it ends a record it falls in.  As report_line()
  * given PROTOCOL_OVERLONG (capture/protocol.h), which a capture writes in

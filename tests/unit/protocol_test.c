@@ -43,6 +43,10 @@ static void lines(void)
 		{ "# stackfold-capture 1", PROTOCOL_OTHER },
 		{ "@stackfold_total: 5", PROTOCOL_TOTAL },
 		{ "@stackfold_total_b: 5", PROTOCOL_TOTAL },
+		{ "@stackfold_t: 5", PROTOCOL_TOTAL },
+		{ "@stackfold_t_b: 5", PROTOCOL_TOTAL },
+		{ "@stackfold_tx: 5", PROTOCOL_OTHER },
+		{ "@stackfold_t[1]: 5", PROTOCOL_OTHER },
 		{ "@stackfold[1, 2]: 3", PROTOCOL_OTHER },
 		{ "@[1]: 3", PROTOCOL_OTHER },
 		{ "", PROTOCOL_OTHER },
@@ -74,6 +78,11 @@ static void own_maps(void)
 	      protocol_own_total("@stackfold_total", 16) == 2 &&
 	      protocol_own_total("@stackfold", 10) == -1,
 	      "own totals: _a 0, _b 1, plain 2, others -1", "wrong index");
+	/* bt/continuous.bt's, unique within the kernel's 15 characters */
+	check(protocol_own_total("@stackfold_t_b", 14) == 1 &&
+	      protocol_own_total("@stackfold_t", 12) == 2 &&
+	      protocol_own_total("@stackfold_tt", 13) == -1,
+	      "own short totals: _t_b 1, _t 2, others -1", "wrong index");
 	const char *e1 = "@stackfold_b[1, ustack]: 3", *e2 = "@stackfold: 3",
 		   *e3 = "@x[@stackfold]: 1";
 	check(protocol_own_entry(e1, strlen(e1)) == 1 &&
