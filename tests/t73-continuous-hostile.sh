@@ -87,9 +87,9 @@ check_eq "stopped continuous: every whole window is 1 s long (probe time), none 
 # a deleted file's mapping says " (deleted)".
 if cc -O1 -o "$T/real (deleted)" "$TOP/tests/fixtures/live/burn.c" && cp "$T/real (deleted)" "$T/gone"; then
 	real="$T/real (deleted)"
-	"$real" 4000 &
+	"$real" 30000 &	# killed below; long enough for a slow start of bpftrace
 	rpid=$!
-	"$T/gone" 4000 &
+	"$T/gone" 30000 &
 	gpid=$!
 	sleep 0.2
 	rm -f "$T/gone"
