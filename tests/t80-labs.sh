@@ -221,8 +221,15 @@ swap() {
 scale() { awk -v k="$2" '{ $NF = int($NF * k + 0.5); print }' "$1" >"$1.new" && mv "$1.new" "$1"; }
 # repb NAME: NAME.pb.gz made again from NAME.folded
 repb() { "$STACKFOLD" -q -f pprof "$1.folded" >"$1.pb.gz"; }
-# windows FILE: windows.raw made again from windows.txt FILE
-windows() { awk '{ printf "@[1]: %d\n@[0]: %d\nwindow\n", $2, $3 - $2 }' "$1" >"$(dirname "$1")/windows.raw"; }
+# windows FILE: windows.raw made again from windows.txt FILE, its Nth
+# window with the CPU time (@cpu) of the run's Nth window with samples.
+windows() {
+	awk '/^@\[[01]\]:/ { n += $2 } /^@cpu:/ { c = $2 } /^window$/ { if (n) print c; n = 0 }' \
+		"$(dirname "$1")/windows.raw" >"$(dirname "$1")/cpus"
+	awk 'FNR == NR { c[FNR] = $1; next }
+		{ printf "@[1]: %d\n@[0]: %d\n", $2, $3 - $2; if (FNR in c) printf "@cpu: %s\n", c[FNR]; print "window" }' \
+		"$(dirname "$1")/cpus" "$1" >"$(dirname "$1")/windows.raw"
+}
 
 # doctored LAB NAME FUNCTION: a copy of lab LAB's run, changed by
 # FUNCTION (run in the copy), checked; PASS when the check refuses it.
@@ -264,12 +271,21 @@ d4_synthetic() {
 	awk 'BEGIN { srand(7) } { h = 0; for (i = 0; i < $3; i++) h += rand() < 0.25; $2 = h; print }' windows.txt >x
 	mv x windows.txt
 }
+# made up whole: as many windows, each with the run's mean count and
+# heads drawn at 25%, and a windows.raw to match (no CPU times: a file
+# written without a run has none)
+d4_synthetic_raw() {
+	awk 'BEGIN { srand(7) } { n[NR] = $3; s += $3 } END { m = int(s / NR + 0.5)
+		for (i = 1; i <= NR; i++) { h = 0; for (j = 0; j < m; j++) h += rand() < 0.25; print i, h, m } }' windows.txt >x
+	mv x windows.txt
+	awk '{ printf "@[1]: %d\n@[0]: %d\nwindow\n", $2, $3 - $2 }' windows.txt >windows.raw
+}
 # the same with bpftrace's output (windows.raw) made to match
 d4_scaled_raw() { d4_scaled; windows windows.txt; }
 d4_first10_raw() { d4_first10; windows windows.txt; }
 d4_twice_raw() { d4_twice; windows windows.txt; }
 d4_sorted_raw() { d4_sorted; windows windows.txt; }
-for c in thin scaled first10 twice sorted synthetic scaled_raw first10_raw twice_raw sorted_raw; do
+for c in thin scaled first10 twice sorted synthetic synthetic_raw scaled_raw first10_raw twice_raw sorted_raw; do
 	doctored 04 "windows: $c" "d4_$c"
 done
 
