@@ -49,7 +49,7 @@ else
 fi
 
 # --- each lab: the script, then labs/check on its output.  The labs where
-# students write bpftrace (1, 9, 10) are checked with the solutions in
+# students write bpftrace (1, 9, 10, 13) are checked with the solutions in
 # labs/solutions/.
 # 999 Hz: enough samples to judge a 5% share in 3 s even when the
 # workload gets a third of a CPU.
@@ -128,6 +128,7 @@ wrong_programs() {	# LAB PROGRAM...
 [ -d "$T/lab01" ] && wrong_programs 01 count.bt hist.bt matrix_multiply interval.bt
 [ -d "$T/lab09" ] && wrong_programs 09 syscost.bt
 [ -d "$T/lab10" ] && wrong_programs 10 sleeps.bt
+[ -d "$T/lab13" ] && wrong_programs 13 orders.bt
 if [ -d "$T/lab01" ]; then
 	out=$(LAB_MINE=$TOP/labs/exercises "$TOP/labs/check" 1 "$T/lab01" 2>&1)
 	n=$(grep -c '^PROBLEM:' <<<"$out")
@@ -441,5 +442,5 @@ for c in "03-flame-graph:(no samples|could not start|shares .* died)" \
 	fi
 done
 
-"$TOP/labs/check" 13 /tmp >/dev/null 2>&1
+"$TOP/labs/check" 14 /tmp >/dev/null 2>&1
 check_eq "labs/check with no such lab is a usage error (exit 2)" 2 "$?"
