@@ -27,14 +27,18 @@ fi
 printf 'workload=%s\nwindow_ms=%s\n' "${LAB_WORKLOAD:-coin}" "$WIN" >>"$OUT/lab.env"
 
 # Many short captures in one run: every WIN ms, print how many samples
-# landed in heads() (@[1]) and elsewhere (@[0]), then start again.
+# landed in heads() (@[1]) and elsewhere (@[0]), then start again.  Each
+# window also says the CPU time the workload had had at its last sample
+# (@cpu, the kernel's sum_exec_runtime, ns): labs/check compares each
+# window's count with the rate times the CPU time it covers.
 # CAPTURE_MARK: note coin's CPU time over the capture, for labs/check.
 CAPTURE_MARK="coin $coin" capture "$LAB_SECONDS" "$OUT/windows.raw" "${BT[@]}" -e "
 BEGIN { printf(\"Hit Ctrl-C to end.\\n\"); }
 profile:hz:$LAB_HZ /pid == $coin/ {
 	@[reg(\"ip\") >= (uint64)0x$start && reg(\"ip\") < (uint64)0x$start + (uint64)0x$size] = count();
+	@cpu = curtask->se.sum_exec_runtime;
 }
-interval:ms:$WIN { print(@); clear(@); printf(\"window\\n\"); }
+interval:ms:$WIN { print(@); clear(@); print(@cpu); printf(\"window\\n\"); }
 "
 alive "$coin" "$(basename "$bin")"
 stop "$coin"

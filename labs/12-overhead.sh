@@ -19,8 +19,12 @@ sysctl -q -w kernel.bpf_stats_enabled=1
 
 # CPU time of a process, all threads, in ns (first field of schedstat).
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
-# Id of the perf_event BPF program (type 7) that process PID holds open:
-# /proc/PID/fdinfo of a bpf-prog file descriptor names it.
+# The same in clock ticks, as ps counts it: user and system time, fields
+# 14 and 15 of /proc/PID/stat (after the name in parentheses).
+cpu_ticks() { sed 's/.*) //' /proc/"$1"/stat | awk '{ print $12 + $13 }'; }
+# prog_id PID: the id of the perf_event BPF program (type 7) that process
+# PID holds open; map_id PID NAME: the id of its BPF map NAME.  The
+# fdinfo of a bpf-prog or bpf-map file descriptor names it.
 prog_id() {
 	local fd
 	for fd in /proc/"$1"/fd/*; do
@@ -29,40 +33,73 @@ prog_id() {
 		     END { if (t == 7) print id }' "/proc/$1/fdinfo/${fd##*/}"
 	done | head -n 1
 }
-# run_time_ns and run_cnt of BPF program ID.
-prog_stats() {
-	bpftool prog show id "$1" | awk '{ for (i = 1; i < NF; i++)
-		if ($i == "run_time_ns" || $i == "run_cnt") v[$i] = $(i + 1) }
-		END { printf "%.0f %.0f\n", v["run_time_ns"], v["run_cnt"] }'
-}
-
-# emitted PID: the value of bpftrace PID's @emitted counter now (a per-CPU
-# BPF map, AT_emitted; bpftool prints each CPU's 8 bytes, little-endian).
-emitted() {
-	local fd id line n=0 b
+map_id() {
+	local fd id
 	for fd in /proc/"$1"/fd/*; do
 		[ "$(readlink "$fd")" = anon_inode:bpf-map ] || continue
 		id=$(awk '$1 == "map_id:" { print $2 }' "/proc/$1/fdinfo/${fd##*/}")
-		bpftool map show id "$id" | grep -q ' name AT_emitted ' || continue
-		while read -r line; do
-			b=$(awk '{ for (i = NF; i > 3; i--) printf "%s", $i }' <<<"$line")
-			n=$((n + 16#$b))
-		done < <(bpftool map dump id "$id" | grep '^value (CPU')
+		bpftool map show id "$id" | grep -q " name $2 " && { echo "$id"; return; }
 	done
+}
+# counter ID: the value of the per-CPU counter map ID now (bpftrace's
+# @emitted, AT_emitted; bpftool prints each CPU's 8 bytes, little-endian).
+counter() {
+	local line n=0 b
+	while read -r line; do
+		b=$(awk '{ for (i = NF; i > 3; i--) printf "%s", $i }' <<<"$line")
+		n=$((n + 16#$b))
+	done < <(bpftool map dump id "$1" | grep '^value (CPU')
 	echo "$n"
 }
 # printed FILE: the samples printed so far, one "sample" line each.
 printed() { grep -c '^sample ' "$1" || true; }
 
+# reading WHEN PID PROG MAP FILE: append to OUT/MODE.readings what every
+# figure is at the start or end (WHEN) of the measured window, each as
+# read: the wall clock before and after the readings, bpftrace's CPU time
+# (schedstat, and ps's ticks), the workload's CPU time, bpftool's line
+# for the BPF program (run_time_ns, run_cnt: every run, whichever process
+# it sampled), the @emitted counter, the printed lines.  labs/check works
+# the .stats line out again from these.
+reading() {
+	{	echo "reading $1"
+		echo "wall_before_ns $(date +%s%N)"
+		echo "work_cpu_ns $(cpu_ns "$work")"
+		echo "emitted $(counter "$4")"
+		echo "bpftrace_cpu_ns $(cpu_ns "$2")"
+		echo "bpftrace_ticks $(cpu_ticks "$2") $(getconf CLK_TCK)"
+		bpftool prog show id "$3" | head -n 1 | sed 's/^/bpftool /'
+		echo "printed $(printed "$5")"
+		echo "wall_after_ns $(date +%s%N)"
+	} >>"${5%.txt}.readings"
+}
+
+# stats MODE: OUT/MODE.stats from OUT/MODE.readings and OUT/MODE.txt:
+# over the window between the two readings (its length: from the middle
+# of one reading to the middle of the other), the probe's runs, the BPF
+# run time, bpftrace's CPU time (and ps's ticks), the workload's CPU
+# time, the samples emitted and printed; then, over the whole run, the
+# samples emitted, printed and reported lost.
+stats() {
+	awk -v m="$1" '$1 == "reading" { r = $2; next }
+		$1 == "bpftool" { for (i = 2; i < NF; i++) if ($i == "run_time_ns" || $i == "run_cnt") v[r, $i] = $(i + 1); next }
+		{ v[r, $1] = $2; if ($1 == "bpftrace_ticks") hz = $3 }
+		function d(k) { return v["end", k] - v["start", k] }
+		END { w = (v["end", "wall_before_ns"] + v["end", "wall_after_ns"] - v["start", "wall_before_ns"] - v["start", "wall_after_ns"]) / 2
+		      printf "mode=%s window_ns=%.0f runs=%.0f bpf_run_ns=%.0f bpftrace_cpu_ns=%.0f bpftrace_ps_ns=%.0f work_cpu_ns=%.0f emitted=%.0f printed=%.0f",
+		        m, w, d("run_cnt"), d("run_time_ns"), d("bpftrace_cpu_ns"), d("bpftrace_ticks") * 1e9 / hz, d("work_cpu_ns"), d("emitted"), d("printed") }' \
+		"$OUT/$1.readings" >"$OUT/$1.stats"
+	printf ' emitted_total=%s printed_total=%s lost_total=%s\n' \
+		"$(awk '/^@emitted: / { print $2 }' "$OUT/$1.txt")" "$(printed "$OUT/$1.txt")" \
+		"$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$OUT/$1.txt")" >>"$OUT/$1.stats"
+}
+
 # measure MODE PROGRAM [VAR=VALUE...]: run PROGRAM (with those variables
-# in its environment) for LAB_SECONDS after it attached (its BEGIN banner
-# is what lib.sh's wait_attached waits for).  Write to OUT/MODE.stats,
-# over those LAB_SECONDS: the probe's runs, bpftrace's CPU time, the BPF
-# program's run time, the samples emitted (in-kernel counter @emitted)
-# and printed; and over the whole run: emitted, printed, and what
-# bpftrace said it lost.
+# in its environment), and read its figures (reading) once it has settled
+# and again LAB_SECONDS later; then stop it and work out OUT/MODE.stats.
 measure() {
-	local mode=$1 prog=$2 pid id t0 t1 s0 s1 c0 c1 e0 e1 p0 p1
+	local mode=$1 prog=$2 pid id map
+	rm -f "$OUT/$mode.readings"
 	env "${@:3}" bpftrace -e "$prog" >"$OUT/$mode.txt" 2>"$OUT/$mode.err" &
 	pid=$!
 	wait_attached "$pid" "$OUT/$mode.txt" ||
@@ -74,18 +111,15 @@ measure() {
 		[ "$mode" = aggregate ] || [ "$(printed "$OUT/$mode.txt")" -gt 0 ] && break
 		sleep 0.1
 	done
-	id=$(prog_id "$pid")
+	id=$(prog_id "$pid") map=$(map_id "$pid" AT_emitted)
 	[ -n "$id" ] || lab_die "cannot find bpftrace's BPF program in /proc/$pid/fdinfo"
-	t0=$(cpu_ns "$pid"); read -r s0 c0 < <(prog_stats "$id"); e0=$(emitted "$pid"); p0=$(printed "$OUT/$mode.txt")
+	[ -n "$map" ] || lab_die "cannot find bpftrace's @emitted map in /proc/$pid/fdinfo"
+	reading start "$pid" "$id" "$map" "$OUT/$mode.txt"
 	sleep "$LAB_SECONDS"
-	t1=$(cpu_ns "$pid"); read -r s1 c1 < <(prog_stats "$id"); e1=$(emitted "$pid"); p1=$(printed "$OUT/$mode.txt")
+	reading end "$pid" "$id" "$map" "$OUT/$mode.txt"
 	alive "$work" shares
 	interrupt "$pid"
-	printf 'mode=%s seconds=%s runs=%s bpftrace_cpu_ns=%s bpf_run_ns=%s emitted=%s printed=%s' \
-		"$mode" "$LAB_SECONDS" "$((c1 - c0))" "$((t1 - t0))" "$((s1 - s0))" "$((e1 - e0))" "$((p1 - p0))" >"$OUT/$mode.stats"
-	printf ' emitted_total=%s printed_total=%s lost_total=%s\n' \
-		"$(awk '/^@emitted: / { print $2 }' "$OUT/$mode.txt")" "$(printed "$OUT/$mode.txt")" \
-		"$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$OUT/$mode.txt")" >>"$OUT/$mode.stats"
+	stats "$mode"
 }
 
 # 1. Aggregate in the kernel: one map entry per unique stack, printed once.
@@ -107,20 +141,28 @@ measure printf "$printf_prog"
 measure printf-cached "$printf_prog" BPFTRACE_CACHE_USER_SYMBOLS=1
 
 cat "$OUT/aggregate.stats" "$OUT/printf.stats" "$OUT/printf-cached.stats" >"$OUT/overhead.txt"
-# Per mode, over the measured seconds: probe runs; BPF time per run;
-# bpftrace's CPU time per sample emitted and per sample it printed; then
-# what became of every sample of the run.
+# Per mode, over its measured window: how long it was and how much CPU
+# the workload had (printing every sample takes CPU from it); the probe's
+# runs (at every CPU, 997 a second, whatever runs there) and the samples
+# emitted (those of the workload: the work that counts); the BPF time and
+# bpftrace's CPU time per sample emitted (and printed); then what became
+# of every sample of the run.  Last, the ratios between the modes.
 awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-       m = v["mode"]; n = (v["runs"] > 0) ? v["runs"] : 1; e = (v["emitted"] > 0) ? v["emitted"] : 1
-       printf "%-13s %6d runs  BPF %5.2f us/run  bpftrace %7.1f ms CPU: %6.1f us/sample emitted",
-         m, v["runs"], v["bpf_run_ns"] / n / 1e3, v["bpftrace_cpu_ns"] / 1e6, v["bpftrace_cpu_ns"] / e / 1e3
+       m = v["mode"]; e = (v["emitted"] > 0) ? v["emitted"] : 1; p = (v["printed"] > 0) ? v["printed"] : 1
+       printf "%-13s window %.2f s, shares on a CPU %.2f s; %d probe runs, %d samples emitted\n", m,
+         v["window_ns"] / 1e9, v["work_cpu_ns"] / 1e9, v["runs"], v["emitted"]
+       printf "%13s BPF %.1f ms, %.2f us a sample; bpftrace %.1f ms CPU, %.1f us a sample", "",
+         v["bpf_run_ns"] / 1e6, v["bpf_run_ns"] / e / 1e3, v["bpftrace_cpu_ns"] / 1e6, v["bpftrace_cpu_ns"] / e / 1e3
        if (m != "aggregate")
-         printf ", %6.1f us/sample printed\n%13s emitted %d, printed %d (%d%%), reported lost %d, never printed %d\n",
-           (v["printed"] > 0) ? v["bpftrace_cpu_ns"] / v["printed"] / 1e3 : 0, "",
+         printf " (%.1f us a sample printed)\n%13s emitted %d, printed %d (%d%%), reported lost %d, never printed %d\n",
+           v["bpftrace_cpu_ns"] / p / 1e3, "",
            v["emitted_total"], v["printed_total"], 100 * v["printed_total"] / ((v["emitted_total"] > 0) ? v["emitted_total"] : 1),
            v["lost_total"], v["emitted_total"] - v["printed_total"] - v["lost_total"]
        else printf "\n"
-       bpf[m] = v["bpf_run_ns"] / n }
-     END { if (bpf["aggregate"] > 0)
-             printf "BPF time per run, printf / aggregate: %.1fx\n", bpf["printf"] / bpf["aggregate"] }' \
+       bpf[m] = v["bpf_run_ns"] / e; cpu[m] = v["bpftrace_cpu_ns"] / e; pr[m] = v["bpftrace_cpu_ns"] / p }
+     END { if (bpf["aggregate"] > 0 && cpu["aggregate"] > 0)
+             printf "printf / aggregate, a sample emitted: BPF time %.2fx, bpftrace CPU %.0fx\n",
+               bpf["printf"] / bpf["aggregate"], cpu["printf"] / cpu["aggregate"]
+           if (pr["printf-cached"] > 0)
+             printf "printf / printf-cached, bpftrace CPU a sample printed: %.1fx\n", pr["printf"] / pr["printf-cached"] }' \
 	"$OUT/overhead.txt" | tee "$OUT/summary.txt"

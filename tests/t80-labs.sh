@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# t80-labs: every lab end to end, as a student would run it (shorter: 3 s
-# captures at 999 Hz), then labs/check on what it produced; the bt/ family
-# each alone through bpftrace and stackfold.  Live: root and bpftrace.
+# t80-labs: every lab end to end, as a student would run it (shorter: 3
+# to 10 s captures at 999 Hz), then labs/check on what it produced, and
+# on doctored copies of it (each must be refused); the bt/ family each
+# alone through bpftrace and stackfold.  Live: root and bpftrace.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -48,14 +49,23 @@ else
 fi
 
 # --- each lab: the script, then labs/check on its output.  The labs where
-# students write bpftrace (1, 9, 10) are checked with the solutions in
+# students write bpftrace (1, 9, 10, 13) are checked with the solutions in
 # labs/solutions/.
 # 999 Hz: enough samples to judge a 5% share in 3 s even when the
 # workload gets a third of a CPU.
+# The labs whose doctored outputs are refused below (3, 4, 6, 7, 8, 11,
+# 12) run for LAB_SECONDS_LONG (default 5), lab 5 for twice that: the
+# planted differences must be several standard errors apart (lab 8's hot
+# 75% against a doctored 63% needs some 2,500 samples of jit-map; to
+# tell lab 5's prepare 5% from compress 10%, some 1,000 samples of
+# shares-fp, when a busy machine gives it less than a CPU).  One run
+# serves both the check of the right answer and the doctored ones.
 export LAB_SECONDS=${LAB_SECONDS:-3} LAB_HZ=${LAB_HZ:-999}
+LONG=${LAB_SECONDS_LONG:-5}
 SOL=$TOP/labs/solutions
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 has_dwarf=0
+RAN=""	# the labs that ran
 "$TOP/scripts/profile" --help 2>&1 | grep -q -- '--call-graph' && has_dwarf=1
 for script in "$TOP"/labs/[0-9][0-9]-*.sh; do
 	name=$(basename "$script" .sh)
@@ -74,11 +84,17 @@ for script in "$TOP"/labs/[0-9][0-9]-*.sh; do
 		else skip "lab $name runs" "scripts/profile has no --call-graph dwarf yet"; fi
 		continue
 	fi
+	secs=$LAB_SECONDS
+	case $n in
+	03 | 04 | 06 | 07 | 08 | 11 | 12) secs=$LONG ;;
+	05) secs=$((2 * LONG)) ;;
+	esac
 	start=$(date +%s)
-	LAB_MINE=$T/mine "$script" "$dir" >"$T/$name.log" 2>&1
+	LAB_SECONDS=$secs LAB_MINE=$T/mine "$script" "$dir" >"$T/$name.log" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ]; then
 		pass "lab $name runs ($(( $(date +%s) - start )) s)"
+		RAN="$RAN $n"
 	else
 		why="exit status $rc"
 		[ "$rc" -le 128 ] || why="$why (killed by signal $((rc - 128)))"
@@ -112,6 +128,7 @@ wrong_programs() {	# LAB PROGRAM...
 [ -d "$T/lab01" ] && wrong_programs 01 count.bt hist.bt matrix_multiply interval.bt
 [ -d "$T/lab09" ] && wrong_programs 09 syscost.bt
 [ -d "$T/lab10" ] && wrong_programs 10 sleeps.bt
+[ -d "$T/lab13" ] && wrong_programs 13 orders.bt
 if [ -d "$T/lab01" ]; then
 	out=$(LAB_MINE=$TOP/labs/exercises "$TOP/labs/check" 1 "$T/lab01" 2>&1)
 	n=$(grep -c '^PROBLEM:' <<<"$out")
@@ -190,6 +207,197 @@ for lab in 02 03 04 05 06 07 08 09 10 11 12; do
 	done
 done
 
+# --- more doctored answers, each a plausible wrong one (a student's
+# mistake or a made-up file): a copy of the lab's run above, changed,
+# must be refused.  A doctored folded file comes with its pprof made
+# again from it, so that the refusal is the one the case is about.
+
+# swap FILE A B, scale FILE K: FILE's frames A and B swapped; its counts
+# times K.  Both in place.
+swap() {
+	awk -v a="$2" -v b="$3" '{ n = split($1, f, ";"); s = f[1]
+		for (i = 2; i <= n; i++) { x = f[i]; if (x == a) x = b; else if (x == b) x = a; s = s ";" x }
+		$1 = s; print }' "$1" >"$1.new" && mv "$1.new" "$1"
+}
+scale() { awk -v k="$2" '{ $NF = int($NF * k + 0.5); print }' "$1" >"$1.new" && mv "$1.new" "$1"; }
+# repb NAME: NAME.pb.gz made again from NAME.folded
+repb() { "$STACKFOLD" -q -f pprof "$1.folded" >"$1.pb.gz"; }
+# windows FILE: windows.raw made again from windows.txt FILE, its Nth
+# window with the CPU time (@cpu) of the run's Nth window with samples.
+windows() {
+	awk '/^@\[[01]\]:/ { n += $2 } /^@cpu:/ { c = $2 } /^window$/ { if (n) print c; n = 0 }' \
+		"$(dirname "$1")/windows.raw" >"$(dirname "$1")/cpus"
+	awk 'FNR == NR { c[FNR] = $1; next }
+		{ printf "@[1]: %d\n@[0]: %d\n", $2, $3 - $2; if (FNR in c) printf "@cpu: %s\n", c[FNR]; print "window" }' \
+		"$(dirname "$1")/cpus" "$1" >"$(dirname "$1")/windows.raw"
+}
+
+# doctored LAB NAME FUNCTION: a copy of lab LAB's run, changed by
+# FUNCTION (run in the copy), checked; PASS when the check refuses it.
+doctored() {
+	local lab=$1 name=$2 d=$T/bad$1-$RANDOM out rc
+	[[ " $RAN " == *" $lab "* ]] || return 0	# its run failed (said above)
+	rm -rf "$d"; cp -r "$T/lab$lab" "$d"
+	(cd "$d" && "$3")
+	out=$("$TOP/labs/check" "$((10#$lab))" "$d" 2>&1)
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q '^PROBLEM: ' <<<"$out"; then
+		pass "labs/check $lab refuses $name: $(grep '^PROBLEM: ' <<<"$out" | head -n 1 | cut -c10-170)"
+	else
+		fail "labs/check $lab refuses $name" "exit $rc" "$out"
+	fi
+}
+d3_swap() { swap shares.folded parse_record compress; repb shares; }
+d3_bogus() {	# matrix_multiply 70% -> 55%, bogus_function 15%
+	awk '$1 ~ /;matrix_multiply$/ { b = int($NF * 15 / 70 + 0.5); x = $1
+		sub(/;matrix_multiply$/, ";bogus_function", x); if (b) print x, b; $NF -= b } $NF > 0 { print }' shares.folded >x
+	mv x shares.folded; repb shares
+}
+d3_junk() { head -c 300 /dev/urandom | gzip >shares.pb.gz; }
+d3_scaled() { scale shares.folded 1.5; repb shares; }
+doctored 03 "parse_record and compress swapped" d3_swap
+doctored 03 "an invented bogus_function in half the matrix_multiply stacks" d3_bogus
+doctored 03 "a junk shares.pb.gz" d3_junk
+doctored 03 "counts x1.5" d3_scaled
+
+d4_thin() { awk '{ $2 = int($2 * 0.7); print }' windows.txt >x; mv x windows.txt; }
+d4_scaled() { awk '{ $2 = int($2 * 1.5); $3 = int($3 * 1.5); print }' windows.txt >x; mv x windows.txt; }
+d4_first10() { head -n 10 windows.txt >x; mv x windows.txt; }
+d4_twice() { awk '{ print; print }' windows.txt | awk '{ $1 = NR; print }' >x; mv x windows.txt; }
+d4_sorted() {	# by heads' share of the window
+	awk '{ print $2 / $3, $0 }' windows.txt | sort -k1,1g | cut -d' ' -f2- | awk '{ $1 = NR; print }' >x
+	mv x windows.txt
+}
+d4_synthetic() {
+	awk 'BEGIN { srand(7) } { h = 0; for (i = 0; i < $3; i++) h += rand() < 0.25; $2 = h; print }' windows.txt >x
+	mv x windows.txt
+}
+# made up whole: as many windows, each with the run's mean count and
+# heads drawn at 25%, and a windows.raw to match (no CPU times: a file
+# written without a run has none)
+d4_synthetic_raw() {
+	awk 'BEGIN { srand(7) } { n[NR] = $3; s += $3 } END { m = int(s / NR + 0.5)
+		for (i = 1; i <= NR; i++) { h = 0; for (j = 0; j < m; j++) h += rand() < 0.25; print i, h, m } }' windows.txt >x
+	mv x windows.txt
+	awk '{ printf "@[1]: %d\n@[0]: %d\nwindow\n", $2, $3 - $2 }' windows.txt >windows.raw
+}
+# the same with bpftrace's output (windows.raw) made to match
+d4_scaled_raw() { d4_scaled; windows windows.txt; }
+d4_first10_raw() { d4_first10; windows windows.txt; }
+d4_twice_raw() { d4_twice; windows windows.txt; }
+d4_sorted_raw() { d4_sorted; windows windows.txt; }
+for c in thin scaled first10 twice sorted synthetic synthetic_raw scaled_raw first10_raw twice_raw sorted_raw; do
+	doctored 04 "windows: $c" "d4_$c"
+done
+
+d5_swap() { swap fp.folded prepare compress; swap nofp.folded prepare compress; }
+d5_x100() { scale fp.folded 100; scale nofp.folded 100; }
+d5_top2() { sort -t' ' -k2,2rn nofp.folded | head -n 2 >x; mv x nofp.folded; }
+d5_oneline() { head -n 1 nofp.folded >x; mv x nofp.folded; }
+d5_fp_as_nofp() { sed 's/^shares-fp;/shares-nofp;/' fp.folded >nofp.folded; }
+for c in swap x100 top2 oneline fp_as_nofp; do doctored 05 "$c" "d5_$c"; done
+
+d11_junk() { head -c 300 /dev/urandom | gzip >before.pb.gz; }
+d11_top() { printf '      flat  flat%%   sum%%        cum   cum%%\n     700ms 70.00%% 70.00%%      700ms 70.00%%  matrix_multiply\n' >before.pprof-top.txt; }
+d11_svg() { printf '<svg><g><title>all (1 samples, 100%%; -30%%)</title></g>\n<g><title>matrix_multiply (1 samples, 100%%; -30%%)</title></g></svg>\n' >diff.svg; }
+for c in junk top svg; do doctored 11 "$c" "d11_$c"; done
+
+d6_fp_as_dwarf() {
+	sed 's/^shares-fp;/shares-nofp;/' fp.folded >dwarf.folded
+	sed 's/^shares-fp;/shares-nofp;/' fp.folded >perf.folded
+}
+d6_size() { sed 's/[0-9]* bytes a sample/800 bytes a sample/' perf-size.txt >x; mv x perf-size.txt; }
+d6_noraw() { rm -f dwarf.raw; }
+for c in fp_as_dwarf size noraw; do doctored 06 "$c" "d6_$c"; done
+
+d7_copied() {
+	{ grep -v -e '^shares-dbglink;' -e '^shares-buildid;' symbols.folded
+	  grep '^shares-sym;' symbols.folded | sed 's/^shares-sym;/shares-dbglink;/'
+	  grep '^shares-sym;' symbols.folded | sed 's/^shares-sym;/shares-buildid;/'; } >x
+	mv x symbols.folded
+}
+doctored 07 "shares-sym's lines copied in as dbglink and buildid" d7_copied
+
+d8_6337() { awk '$1 ~ /^jit-map;/ && $1 ~ /jit_hot_\[j\]/ { $NF = int($NF * 0.57 + 0.5) } $NF > 0 { print }' jit.folded >x; mv x jit.folded; }
+d8_inverted() {
+	awk '{ n = split($1, f, ";"); s = f[1]; for (i = n; i >= 2; i--) s = s ";" f[i]; $1 = s; print }' jit.folded >x
+	mv x jit.folded
+}
+d8_three() {
+	printf '%s\n' 'jit-map;main;run_jitted;jit_hot_[j] 750' 'jit-map;main;run_jitted;jit_cold_[j] 250' \
+		'jit-nomap;main;run_jitted;[anon]+0x10 1000' >jit.folded
+}
+for c in 6337 inverted three; do doctored 08 "$c" "d8_$c"; done
+
+# restat MODE: MODE.stats worked out again from MODE.readings and
+# MODE.txt, as the lab's script does (a doctored answer made consistent);
+# overhead: overhead.txt the three .stats put together.
+restat() {
+	awk -v m="$1" '$1 == "reading" { r = $2; next }
+		$1 == "bpftool" { for (i = 2; i < NF; i++) if ($i == "run_time_ns" || $i == "run_cnt") v[r, $i] = $(i + 1); next }
+		{ v[r, $1] = $2; if ($1 == "bpftrace_ticks") hz = $3 }
+		function d(k) { return v["end", k] - v["start", k] }
+		END { w = (v["end", "wall_before_ns"] + v["end", "wall_after_ns"] - v["start", "wall_before_ns"] - v["start", "wall_after_ns"]) / 2
+		      printf "mode=%s window_ns=%.0f runs=%.0f bpf_run_ns=%.0f bpftrace_cpu_ns=%.0f bpftrace_ps_ns=%.0f work_cpu_ns=%.0f emitted=%.0f printed=%.0f",
+		        m, w, d("run_cnt"), d("run_time_ns"), d("bpftrace_cpu_ns"), d("bpftrace_ticks") * 1e9 / hz, d("work_cpu_ns"), d("emitted"), d("printed") }' \
+		"$1.readings" >"$1.stats"
+	printf ' emitted_total=%s printed_total=%s lost_total=%s\n' "$(awk '/^@emitted: / { print $2 }' "$1.txt")" \
+		"$(grep -c '^sample ' "$1.txt")" "$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$1.txt")" >>"$1.stats"
+}
+overhead() { cat aggregate.stats printf.stats printf-cached.stats >overhead.txt; }
+# edit_stats KEY FORMULA: KEY's value in every .stats line becomes the
+# awk FORMULA of it (v), overhead.txt to match.
+edit_stats() {
+	local m
+	for m in aggregate printf printf-cached; do
+		awk -v k="$1" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) { v = kv[2]; $i = k "=" sprintf("%.0f", '"$2"') } } print }' \
+			"$m.stats" >x && mv x "$m.stats"
+	done
+	overhead
+}
+# edit_readings KEY FORMULA: the same in every reading (the end one's
+# value only, for runs and BPF time: on bpftool's line), then the .stats
+# and overhead.txt worked out again.
+edit_readings() {
+	local m
+	for m in aggregate printf printf-cached; do
+		awk -v k="$1" '$1 == "reading" { r = $2 } $1 == k { v = $2; $2 = sprintf("%.0f", '"$2"') }
+			$1 == "bpftool" && r == "end" { for (i = 2; i < NF; i++) if ($i == k) { v = $(i + 1); $(i + 1) = sprintf("%.0f", '"$2"') } }
+			{ print }' "$m.readings" >x && mv x "$m.readings"
+		restat "$m"
+	done
+	overhead
+}
+d12_cpu10() { edit_stats bpftrace_cpu_ns 'v / 10'; }
+d12_cpu10_readings() { edit_readings bpftrace_cpu_ns 'v / 10'; }
+d12_bpf1() { sed -i 's/ runs=[0-9]* / runs=1 /; s/ bpf_run_ns=[0-9]* / bpf_run_ns=1 /' aggregate.stats; overhead; }
+d12_bpf1_readings() {	# the end reading one run and 1 ns after the start one
+	local m s0 c0
+	for m in aggregate printf printf-cached; do
+		read -r s0 c0 <<<"$(awk '$1 == "reading" { r = $2 } $1 == "bpftool" && r == "start" { for (i = 2; i < NF; i++) { if ($i == "run_time_ns") s = $(i + 1); if ($i == "run_cnt") c = $(i + 1) } } END { print s, c }' "$m.readings")"
+		edit_readings_one "$m" run_time_ns "$((s0 + 1))"
+		edit_readings_one "$m" run_cnt "$((c0 + 1))"
+		restat "$m"
+	done
+	overhead
+}
+edit_readings_one() {	# MODE KEY VALUE: the end reading's bpftool KEY
+	awk -v k="$2" -v x="$3" '$1 == "reading" { r = $2 } $1 == "bpftool" && r == "end" { for (i = 2; i < NF; i++) if ($i == k) $(i + 1) = x } { print }' \
+		"$1.readings" >x && mv x "$1.readings"
+}
+d12_three() {
+	printf '%s\n' 'mode=aggregate seconds=3 runs=6000 bpftrace_cpu_ns=1000000 bpf_run_ns=3000000 emitted=3000 printed=0 emitted_total=3000 printed_total=0 lost_total=0' \
+		'mode=printf seconds=3 runs=6000 bpftrace_cpu_ns=300000000 bpf_run_ns=9000000 emitted=3000 printed=3000 emitted_total=3000 printed_total=3000 lost_total=0' \
+		'mode=printf-cached seconds=3 runs=6000 bpftrace_cpu_ns=30000000 bpf_run_ns=9000000 emitted=3000 printed=3000 emitted_total=3000 printed_total=3000 lost_total=0' >overhead.txt
+}
+d12_three_stats() {	# the same in the .stats files, in their format
+	printf '%s\n' 'mode=aggregate window_ns=5000000000 runs=9970 bpf_run_ns=3000000 bpftrace_cpu_ns=1000000 bpftrace_ps_ns=0 work_cpu_ns=5000000000 emitted=4985 printed=0 emitted_total=6000 printed_total=0 lost_total=0' >aggregate.stats
+	printf '%s\n' 'mode=printf window_ns=5000000000 runs=9970 bpf_run_ns=9000000 bpftrace_cpu_ns=900000000 bpftrace_ps_ns=900000000 work_cpu_ns=5000000000 emitted=4985 printed=4985 emitted_total=6000 printed_total=6000 lost_total=0' >printf.stats
+	printf '%s\n' 'mode=printf-cached window_ns=5000000000 runs=9970 bpf_run_ns=9000000 bpftrace_cpu_ns=90000000 bpftrace_ps_ns=90000000 work_cpu_ns=5000000000 emitted=4985 printed=4985 emitted_total=6000 printed_total=6000 lost_total=0' >printf-cached.stats
+	overhead
+}
+for c in cpu10 cpu10_readings bpf1 bpf1_readings three three_stats; do doctored 12 "$c" "d12_$c"; done
+
 # --- lab 7: the debug file gone, with a warm symbol cache.  The warm
 # cache alone would still name shares-dbglink's functions; the lab
 # symbolizes with an empty cache, so its check sees the file is gone.
@@ -234,5 +442,5 @@ for c in "03-flame-graph:(no samples|could not start|shares .* died)" \
 	fi
 done
 
-"$TOP/labs/check" 13 /tmp >/dev/null 2>&1
+"$TOP/labs/check" 14 /tmp >/dev/null 2>&1
 check_eq "labs/check with no such lab is a usage error (exit 2)" 2 "$?"
