@@ -333,14 +333,7 @@ for c in 6337 inverted three; do doctored 08 "$c" "d8_$c"; done
 # MODE.txt, as the lab's script does (a doctored answer made consistent);
 # overhead: overhead.txt the three .stats put together.
 restat() {
-	awk -v m="$1" '$1 == "reading" { r = $2; next }
-		$1 == "bpftool" { for (i = 2; i < NF; i++) if ($i == "run_time_ns" || $i == "run_cnt") v[r, $i] = $(i + 1); next }
-		{ v[r, $1] = $2; if ($1 == "bpftrace_ticks") hz = $3 }
-		function d(k) { return v["end", k] - v["start", k] }
-		END { w = (v["end", "wall_before_ns"] + v["end", "wall_after_ns"] - v["start", "wall_before_ns"] - v["start", "wall_after_ns"]) / 2
-		      printf "mode=%s window_ns=%.0f runs=%.0f bpf_run_ns=%.0f bpftrace_cpu_ns=%.0f bpftrace_ps_ns=%.0f work_cpu_ns=%.0f emitted=%.0f printed=%.0f",
-		        m, w, d("run_cnt"), d("run_time_ns"), d("bpftrace_cpu_ns"), d("bpftrace_ticks") * 1e9 / hz, d("work_cpu_ns"), d("emitted"), d("printed") }' \
-		"$1.readings" >"$1.stats"
+	awk -v m="$1" -f "$TOP/labs/overhead-stats.awk" "$1.readings" >"$1.stats"
 	printf ' emitted_total=%s printed_total=%s lost_total=%s\n' "$(awk '/^@emitted: / { print $2 }' "$1.txt")" \
 		"$(grep -c '^sample ' "$1.txt")" "$(awk '/^Lost/ { s += $2 } END { print s + 0 }' "$1.txt")" >>"$1.stats"
 }
