@@ -6,6 +6,7 @@
 # without root.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+plain_run_only "labs pages and scripts" || exit 0	# no binary run here
 
 # --- lab pages
 for page in "$TOP"/labs/[0-9][0-9]-*.md; do
