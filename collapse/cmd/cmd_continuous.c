@@ -187,7 +187,7 @@ static uint64_t rss_bytes(void)
 
 /* The bpftrace version the windows carry, with "; source maps" when its
  * maps are read directly (text, as before, says nothing more). */
-static void feed_source(struct cont *x)
+void cont_feed_source(struct cont *x)
 {
 	char buf[256];
 	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
@@ -231,7 +231,7 @@ static int window_begin(struct cont *x)
 		feed_meta(x, PROTOCOL_META_HOST, x->host);
 	if (x->kernel[0])
 		feed_meta(x, PROTOCOL_META_KERNEL, x->kernel);
-	feed_source(x);
+	cont_feed_source(x);
 	const char *v = getenv("STACKFOLD_CMDLINE");
 	feed_meta(x, PROTOCOL_META_CMDLINE, v ? v : "stackfold continuous");
 	return 0;
@@ -463,7 +463,6 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 }
 
 static int err_line(void *ctx, const char *s, size_t len);
-static void stop_child(struct cont *x);
 
 /* A window's stack-id errors come on stderr before its total line on
  * stdout: read them now (the fd does not block), so that they count in
@@ -510,7 +509,7 @@ static void overflow_feed(struct cont *x)
 	x->ov_skipping = false;
 }
 
-static int total_line(struct cont *x, const char *s, size_t len)
+int cont_total_line(struct cont *x, const char *s, size_t len)
 {
 	if (drain_err(x))
 		return -ENOMEM;
@@ -568,90 +567,6 @@ static void window_mark(struct cont *x, const char *s, size_t len)
 	feed_meta(x, PROTOCOL_META_START_NS, buf);
 }
 
-/* ---- bpftrace's maps (--source maps) ---------------------------------- */
-
-/* Take this run's maps once bpftrace has attached: the windows are read
- * from them from now on, bpftrace only marking them.  Refused: the text,
- * with one line saying why when the version's layout is known (its maps
- * were not as expected, or their fds not taken) or with -v (a version
- * without a known layout, or not told: the text is the way for it); with
- * --source maps, a stop. */
-static void maps_start(struct cont *x)
-{
-	struct mapsrc_layout lay;
-	struct sf_err err = { "" };
-	const char *ks = getenv("STACKFOLD_MAPSRC_KEY_SIZE");	/* tests */
-	if (x->o.source == SOURCE_TEXT || x->maps_on)
-		return;
-	int ret = mapsrc_layout_for(getenv("STACKFOLD_BPFTRACE_VERSION"), &lay, &err);
-	bool known = !ret;
-	if (!ret && ks)
-		lay.key_size = (uint32_t)atoi(ks);
-	if (!ret)
-		ret = mapsrc_open(&x->ms, x->bt.pid, &lay, &err);
-	if (!ret && (ret = mapsrc_set_reader(&x->ms, true, &err)))
-		mapsrc_close(&x->ms);
-	if (ret && x->o.source == SOURCE_MAPS) {
-		fprintf(stderr, "stackfold: --source maps: %s\n", err.msg);
-		x->fatal = EXIT_ENV;
-		stop_child(x);
-		return;
-	}
-	if (ret) {
-		if (!x->source_said && (known || x->o.verbose))
-			fprintf(stderr, "stackfold: reading bpftrace's text, not its "
-				"maps: %s\n", err.msg);
-		x->source_said = true;
-		return;
-	}
-	x->maps_on = true;
-	feed_source(x);
-	if (x->o.verbose && !x->source_said)
-		fprintf(stderr, "stackfold: reading bpftrace %s's maps directly\n",
-			lay.version);
-	x->source_said = true;
-}
-
-static void maps_stop(struct cont *x)
-{
-	if (x->maps_on)
-		mapsrc_close(&x->ms);
-	x->maps_on = false;
-}
-
-static int maps_record(void *ctx, const struct bt_record *rec)
-{
-	struct cont *x = ctx;
-	x->win_records++;
-	int ret = report_record(&x->r, rec);
-	if (ret == -ENOMEM || ret == -EOVERFLOW)	/* the entry not added */
-		fprintf(stderr, "stackfold: %s (window %" PRIu64 " incomplete)\n",
-			ret == -ENOMEM ? "out of memory" : REPORT_OVERFLOW_MSG,
-			x->written + x->failed + 1);
-	return 0;
-}
-
-/* The window just marked, from the maps: its entries, then its total as
- * the line bpftrace would have printed, which ends it as in the text. */
-static int maps_window(struct cont *x)
-{
-	struct mapsrc_window w;
-	struct sf_err err = { "" };
-	char line[64];
-	if (mapsrc_read(&x->ms, false, maps_record, x, &w, &err))
-		fprintf(stderr, "stackfold: reading bpftrace's maps: %s\n", err.msg);
-	report_stackid_errors(&x->r, w.stackid_errors);
-	if (w.slept && !x->slept_said)
-		fprintf(stderr, "stackfold: membarrier refused: waiting 20 ms for "
-			"running probes at each window instead\n");
-	x->slept_said |= w.slept;
-	int n = snprintf(line, sizeof(line), "%s: %" PRIu64,
-			 w.map == MAPSRC_MAIN_B ? PROTOCOL_OWN_TOTAL_SHORT "_b" :
-			 PROTOCOL_OWN_TOTAL_SHORT, w.total);
-	x->bt.clock.flushes++;
-	return total_line(x, line, (size_t)n);
-}
-
 /* bt_child_read()'s callback for bpftrace's stdout */
 static int out_line(void *ctx, const char *s, size_t len)
 {
@@ -667,19 +582,19 @@ static int out_line(void *ctx, const char *s, size_t len)
 		x->ever_attached = true;
 		x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 		attached(x);
-		maps_start(x);
+		cont_maps_start(x);
 		return 0;
 	case PROTOCOL_WINDOW: {
 		bool ends = x->clk_start;
 		window_mark(x, s, len);
-		return x->maps_on && ends ? maps_window(x) : 0;
+		return x->maps_on && ends ? cont_maps_window(x) : 0;
 	}
 	case PROTOCOL_END:
 		x->ended = true;
 		return 0;
 	case PROTOCOL_TOTAL:
 		x->bt.clock.flushes++;
-		return total_line(x, s, len);
+		return cont_total_line(x, s, len);
 	default:
 		break;
 	}
@@ -734,7 +649,7 @@ static int err_line(void *ctx, const char *s, size_t len)
 /* Ask bpftrace to stop (it prints the window on SIGINT), once it is
  * between windows: a stop in the middle of a window's print would lose its
  * total line or the whole print.  Called again until sent. */
-static void stop_child(struct cont *x)
+void cont_stop_child(struct cont *x)
 {
 	x->bt.clock.in_print = x->win_records > 0;
 	bt_child_stop(&x->bt);
@@ -768,7 +683,7 @@ static void watch_targets(struct cont *x)
 		return;
 	fprintf(stderr, "stackfold: every --watch-pid target has exited; stopping\n");
 	x->targets_gone = true;
-	stop_child(x);
+	cont_stop_child(x);
 }
 
 /* Read bpftrace until both pipes close.  0, or EXIT_INTERRUPTED / EXIT_IO. */
@@ -784,7 +699,7 @@ static int pump(struct cont *x)
 		if (x->fatal)
 			return x->fatal;
 		if (stopsig_count() || x->refresh || b->stop_wanted)
-			stop_child(x);	/* sent once */
+			cont_stop_child(x);	/* sent once */
 		watch_targets(x);
 		char where[256];
 		bt_child_nudge(b, sf_clock_ns(CLOCK_MONOTONIC));
@@ -857,13 +772,13 @@ static int run_once(struct cont *x, unsigned *delay)
 	if (st) {
 		bt_child_kill(&x->bt);
 		bt_child_wait(&x->bt);
-		maps_stop(x);
+		cont_maps_stop(x);
 		if (st == EXIT_INTERRUPTED)
 			fprintf(stderr, "stackfold: aborted, window in progress lost\n");
 		return st;
 	}
 	int status = bt_child_wait(&x->bt);
-	maps_stop(x);
+	cont_maps_stop(x);
 	/* bpftrace that died on its own (not stopped: its END did not print
 	 * the rest), or that was killed hung after its stop, may have died
 	 * while it printed the window: what came of it is part of a window,

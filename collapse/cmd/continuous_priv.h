@@ -140,4 +140,20 @@ int cont_hold_program(struct cont *x);
 uint64_t cont_retention(struct cont *x, bool keep_newest);
 void cont_log_removed(uint64_t n);
 
+/* cmd_continuous.c, shared with continuous_maps.c. */
+/* The window's "bpftrace" metadata (its version; "source maps" when read
+ * from the maps). */
+void cont_feed_source(struct cont *x);
+/* A window's total line: the window ends.  0 or an exit status. */
+int cont_total_line(struct cont *x, const char *s, size_t len);
+/* Ask bpftrace to end (SIGINT). */
+void cont_stop_child(struct cont *x);
+
+/* continuous_maps.c: --source maps. */
+/* Take this run's maps once bpftrace has attached (or say why not). */
+void cont_maps_start(struct cont *x);
+void cont_maps_stop(struct cont *x);	/* fine when not started */
+/* The window just marked, read from the maps and ended by its total. */
+int cont_maps_window(struct cont *x);
+
 #endif
