@@ -13,11 +13,12 @@
  * system call.
  */
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "startgate.h"
 
 static char buf[1 << 20];
 
@@ -38,12 +39,7 @@ int main(int argc, char **argv)
 		perror("calls: open");
 		return 1;
 	}
-	sigset_t set;
-	int sig;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	if (sigwait(&set, &sig) != 0)
+	if (start_gate())
 		return 1;
 
 	struct stat st;

@@ -12,11 +12,12 @@
  * Usage: orders QUOTES SEED
  * Prints: quotes N quoted SUM orders N amount SUM
  */
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/sdt.h>
+
+#include "startgate.h"
 
 static volatile long sink;
 
@@ -39,12 +40,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "orders: QUOTES must be >= 0\n");
 		return 2;
 	}
-	sigset_t set;
-	int sig;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	if (sigwait(&set, &sig) != 0)
+	if (start_gate())
 		return 1;
 
 	long quoted = 0, orders = 0, amount = 0;
