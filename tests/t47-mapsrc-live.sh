@@ -135,6 +135,50 @@ if start_bt full "$TOP/bt/continuous.bt" BPFTRACE_MAP_KEYS_MAX=4; then
 		"total 0 sum 0 entries 0" "$(head -n 1 "$T/again2.out" | cut -d' ' -f1-6)"
 fi
 
+# --- a stack map per buffer, emptied once its window is read ----------------
+# stack_maps PID: "ENTRIES:VALUE_SIZE" of each stack-trace map bpftrace
+# PID holds (its fds' fdinfo: map_type 7), in fd order
+stack_maps() {
+	local f id vs
+	for f in /proc/"$1"/fdinfo/*; do
+		grep -q '^map_type:[[:space:]]*7$' "$f" 2>/dev/null || continue
+		id=$(awk '$1 == "map_id:" { print $2 }' "$f")
+		vs=$(awk '$1 == "value_size:" { print $2 }' "$f")
+		printf '%s:%s\n' "$(bpftool -j map dump id "$id" | grep -o '"key"' | wc -l)" "$vs"
+	done | sort -t: -k2n | tr '\n' ' '
+}
+if start_bt perbuf "$TOP/bt/continuous.bt"; then
+	sleep 2
+	kill -STOP "$demo"
+	sleep 0.3
+	before=$(stack_maps "$bt")
+	"$DRV" maps "$bt" read "$T/pb1.folded" >"$T/pb1.out" 2>&1	# @stackfold
+	after1=$(stack_maps "$bt")
+	"$DRV" maps "$bt" read "$T/pb2.folded" >"$T/pb2.out" 2>&1	# @stackfold_b
+	after2=$(stack_maps "$bt")
+	kill -CONT "$demo"
+	sleep 1.5
+	kill -STOP "$demo"
+	sleep 0.3
+	"$DRV" maps "$bt" read "$T/pb3.folded" >"$T/pb3.out" 2>&1	# @stackfold again
+	stop_bt
+	kill -CONT "$demo"
+	read -r _ _ _ _ _ entries _ _ _ _ _ cleared _ <"$T/pb1.out"
+	check "per-buffer stacks: two stack maps, 126 and 127 deep, the deeper filled ($before)" \
+		eval '[[ "$before" =~ ^[0-9]+:1008\ [1-9][0-9]*:1016\ $ ]]'
+	check "per-buffer stacks: the window read had entries ($entries), its ids deleted ($cleared)" \
+		test "${entries:-0}" -gt 0 -a "${cleared:-0}" -gt 0
+	check_eq "per-buffer stacks: @stackfold's map empty once its window is read" \
+		"0:1008 0:1016 " "$after1"
+	check_eq "per-buffer stacks: both empty once both windows are read" \
+		"0:1008 0:1016 " "$after2"
+	read -r _ total _ _ _ entries _ errs _ <"$T/pb3.out"
+	check "per-buffer stacks: the next window's stacks read again ($entries entries, $errs errors)" \
+		test "${entries:-0}" -gt 0 -a "${errs:-1}" = 0
+	check "per-buffer stacks: ... and named from the demo (not one frame)" \
+		grep -q ';' "$T/pb3.folded"
+fi
+
 # --- stackfold continuous --source ------------------------------------------
 # cont NAME ARGS...: scripts/continuous on $demo, 1 s windows, into
 # $T/NAME (log $T/NAME.log) until 2 windows are written (30 s at most) or
@@ -189,3 +233,14 @@ STACKFOLD_MAPSRC_KEY_SIZE=57 cont refused --source maps
 check_eq "continuous --source maps, doctored layout: exit 3" 3 "$(cat "$T/refused.rc")"
 check "continuous --source maps, doctored layout: says why" \
 	grep -q "^stackfold: --source maps: map @stackfold has 49-byte keys, not 57$" "$T/refused.log"
+
+# The second stack map only where the maps are read: --source text (as
+# bpftrace >= 0.18) runs the program with one map for both buffers.
+check "continuous --source maps: @stackfold_b's stacks 126 deep (a map of their own)" \
+	grep -q 'ustack(perf, 126), kstack(perf, 126)' "$T/maps/.continuous.bt"
+cont text --source text
+check_eq "continuous --source text: stops cleanly" 0 "$(cat "$T/text.rc")"
+check "continuous --source text: one stack map for both buffers" \
+	eval '! grep -q ", 126)" "$T/text/.continuous.bt" && grep -q "@stackfold_b\[.*ustack(perf), kstack(perf)\]" "$T/text/.continuous.bt"'
+n=$(nsource "$T/text")
+check "continuous --source text: windows from the text ($n)" test "${n% of *}" = 0 -a "${n#* of }" -ge 2

@@ -49,6 +49,8 @@ static const struct want wants[MAPSRC_NMAPS] = {
 	[MAPSRC_SRC] = { "AT_stackfold_sr", "@stackfold_src",
 			 BPF_MAP_TYPE_HASH, 8, 8 },
 	[MAPSRC_STACK] = { "stack", "stack", BPF_MAP_TYPE_STACK_TRACE, 0, 0 },
+	[MAPSRC_STACK_B] = { "stack", "stack (a second)",
+			     BPF_MAP_TYPE_STACK_TRACE, 0, 0 },
 };
 
 const char *mapsrc_map_name(enum mapsrc_map m)
@@ -80,11 +82,13 @@ static int take_fd(int pidfd, int target)
 	return (int)syscall(SYS_pidfd_getfd, pidfd, target, 0);
 }
 
-static int which_map(const struct bpf_map_info *in)
+/* The map in is (the first stack map found is MAPSRC_STACK, a second
+ * MAPSRC_STACK_B: sorted out by depth once all are taken), or -1. */
+static int which_map(const struct mapsrc *ms, const struct bpf_map_info *in)
 {
 	for (int m = 0; m < MAPSRC_NMAPS; m++)
 		if (!strcmp(in->name, wants[m].kname))
-			return m;
+			return m == MAPSRC_STACK && ms->fd[m] >= 0 ? MAPSRC_STACK_B : m;
 	return -1;
 }
 
@@ -95,7 +99,7 @@ static int check_map(struct mapsrc *ms, int m, const struct bpf_map_info *in,
 	uint32_t ks = w->key_size;
 	if (m == MAPSRC_MAIN || m == MAPSRC_MAIN_B)
 		ks = lay->key_size;
-	if (m == MAPSRC_STACK)
+	if (m == MAPSRC_STACK || m == MAPSRC_STACK_B)
 		ks = lay->stack_key_size;
 	if (in->type != w->type)
 		return sf_err_set(err, ENOTSUP, "map %s is of type %u, not %u",
@@ -106,7 +110,8 @@ static int check_map(struct mapsrc *ms, int m, const struct bpf_map_info *in,
 	if (w->value_size && in->value_size != w->value_size)
 		return sf_err_set(err, ENOTSUP, "map %s has %u-byte values, not %u",
 				  w->name, in->value_size, w->value_size);
-	if (m == MAPSRC_STACK && (!in->value_size || in->value_size % 8 ||
+	if (w->type == BPF_MAP_TYPE_STACK_TRACE &&
+	    (!in->value_size || in->value_size % 8 ||
 				  in->value_size / 8 > BT_STACK_LIMIT_MAX))
 		return sf_err_set(err, ENOTSUP, "stack map of %u-byte values",
 				  in->value_size);
@@ -132,7 +137,7 @@ static int consider(struct mapsrc *ms, int pidfd, int target,
 		close(fd);
 		return sf_err_set(err, e, "BPF_OBJ_GET_INFO_BY_FD: %s", strerror(e));
 	}
-	int m = which_map(&in);
+	int m = which_map(ms, &in);
 	if (m < 0) {
 		close(fd);
 		return 0;
@@ -157,6 +162,29 @@ static bool is_map_link(int pid, long fdno)
 	return !strcmp(link, "anon_inode:bpf-map");
 }
 
+/* Two stack maps: @stackfold's is the deeper (bt/continuous.bt takes
+ * @stackfold_b's stacks 126 deep), put first.  Two of one depth cannot
+ * be told apart: refused. */
+static int pair_stacks(struct mapsrc *ms, struct sf_err *err)
+{
+	uint32_t *v = ms->value_size;
+	ms->per_buffer = ms->fd[MAPSRC_STACK_B] >= 0;
+	if (!ms->per_buffer)
+		return 0;
+	if (v[MAPSRC_STACK] == v[MAPSRC_STACK_B])
+		return sf_err_set(err, ENOTSUP, "two stack maps of %u-byte values "
+				  "(which buffer's is which?)", v[MAPSRC_STACK]);
+	if (v[MAPSRC_STACK] < v[MAPSRC_STACK_B]) {
+		int fd = ms->fd[MAPSRC_STACK];
+		uint32_t vs = v[MAPSRC_STACK];
+		ms->fd[MAPSRC_STACK] = ms->fd[MAPSRC_STACK_B];
+		v[MAPSRC_STACK] = v[MAPSRC_STACK_B];
+		ms->fd[MAPSRC_STACK_B] = fd;
+		v[MAPSRC_STACK_B] = vs;
+	}
+	return 0;
+}
+
 static int take_maps(struct mapsrc *ms, int pidfd, const struct mapsrc_layout *lay,
 		     struct sf_err *err)
 {
@@ -176,21 +204,24 @@ static int take_maps(struct mapsrc *ms, int pidfd, const struct mapsrc_layout *l
 	}
 	closedir(d);
 	for (int m = 0; !ret && m < MAPSRC_NMAPS; m++)
-		if (ms->fd[m] < 0)
+		if (ms->fd[m] < 0 && m != MAPSRC_STACK_B)
 			ret = sf_err_set(err, ENOTSUP, "no map %s in bpftrace "
 					 "(another program, or a map renamed)",
 					 wants[m].name);
-	return ret;
+	return ret ? ret : pair_stacks(ms, err);
 }
 
 static int alloc_bufs(struct mapsrc *ms, struct sf_err *err)
 {
-	ms->stack_depth = ms->value_size[MAPSRC_STACK] / 8;
+	ms->stk[0].depth = ms->value_size[MAPSRC_STACK] / 8;
+	ms->stk[1].depth = ms->value_size[MAPSRC_STACK_B] / 8;
+	for (int s = 0; s < 2; s++)
+		ms->stk[s].ids.valsz = 2 * sizeof(uint32_t);
 	ms->batch = BATCH;
 	ms->keys = malloc(ms->batch * ms->key_size);
 	ms->vals = malloc(ms->batch * 8 * (size_t)ms->ncpu);
-	ms->frames = calloc(2 * (size_t)ms->stack_depth, sizeof(*ms->frames));
-	ms->stacks.valsz = 2 * sizeof(uint32_t);
+	/* the deeper map is stk[0] */
+	ms->frames = calloc(2 * (size_t)ms->stk[0].depth, sizeof(*ms->frames));
 	if (!ms->keys || !ms->vals || !ms->frames)
 		return sf_err_set(err, ENOMEM, "out of memory");
 	return 0;
@@ -228,8 +259,11 @@ void mapsrc_close(struct mapsrc *ms)
 	for (int m = 0; m < MAPSRC_NMAPS; m++)
 		if (ms->fd[m] > 0)
 			close(ms->fd[m]);
-	u64map_release(&ms->stacks);
-	free(ms->ips);
+	for (int s = 0; s < 2; s++) {
+		u64map_release(&ms->stk[s].ids);
+		free(ms->stk[s].ips);
+	}
+	free(ms->ids);
 	free(ms->keys);
 	free(ms->vals);
 	free(ms->frames);
@@ -291,41 +325,68 @@ static void barrier(struct mapsrc *ms, struct mapsrc_window *w)
 	nanosleep(&ts, NULL);
 }
 
-/* The stack of id (its frames leaf first) from the cache, looked up in the
- * stack map when new.  false when the id failed (counted by the caller). */
-static bool stack_of(struct mapsrc *ms, int64_t id, const uint64_t **ips,
-		     uint32_t *n, struct mapsrc_window *w)
+/* The stack of id in stack map fd (its frames leaf first) from the cache
+ * st, looked up in the map when new.  false when the id failed (counted
+ * by the caller). */
+static bool stack_of(struct mapsrc_stacks *st, int fd, int64_t id,
+		     const uint64_t **ips, uint32_t *n, struct mapsrc_window *w)
 {
 	if (id < 0 || id > UINT32_MAX)
 		return false;
 	bool found;
-	uint32_t *slot = u64map_slot(&ms->stacks, (uint64_t)id + 1, &found);
+	uint32_t *slot = u64map_slot(&st->ids, (uint64_t)id + 1, &found);
 	if (!slot)
 		return false;
 	if (!found) {
 		slot[0] = 0;
 		slot[1] = UINT32_MAX;	/* failed, until read below */
-		if (sf_grow((void **)&ms->ips, &ms->ips_cap, ms->nips + ms->stack_depth,
-			    sizeof(*ms->ips)))
+		if (sf_grow((void **)&st->ips, &st->cap, st->nips + st->depth,
+			    sizeof(*st->ips)))
 			return false;
 		uint32_t key = (uint32_t)id;
-		uint64_t *dst = ms->ips + ms->nips;
+		uint64_t *dst = st->ips + st->nips;
 		w->stack_lookups++;
-		if (bpf_map_lookup_elem(ms->fd[MAPSRC_STACK], &key, dst))
+		if (bpf_map_lookup_elem(fd, &key, dst))
 			return false;	/* remembered as failed */
 		uint32_t k = 0;
-		while (k < ms->stack_depth && dst[k])
+		while (k < st->depth && dst[k])
 			k++;
-		slot = u64map_slot(&ms->stacks, (uint64_t)id + 1, &found);
-		slot[0] = (uint32_t)ms->nips;
+		slot = u64map_slot(&st->ids, (uint64_t)id + 1, &found);
+		slot[0] = (uint32_t)st->nips;
 		slot[1] = k;
-		ms->nips += k;
+		st->nips += k;
 	}
 	if (slot[1] == UINT32_MAX)
 		return false;
-	*ips = ms->ips + slot[0];
+	*ips = st->ips + slot[0];
 	*n = slot[1];
 	return true;
+}
+
+/* Empty stack map s (its buffer's window read, its programs done) and
+ * forget its cache: an id may name another stack from now on.  The ids
+ * are listed first: a deleted key makes the next get_next_key start over. */
+static int clear_stacks(struct mapsrc *ms, int s, struct mapsrc_window *w)
+{
+	int fd = ms->fd[s ? MAPSRC_STACK_B : MAPSRC_STACK];
+	struct mapsrc_stacks *st = &ms->stk[s];
+	size_t n = 0;
+	uint32_t key, *prev = NULL;
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		if (sf_grow((void **)&ms->ids, &ms->ids_cap, n + 1, sizeof(*ms->ids)))
+			return -ENOMEM;
+		ms->ids[n++] = key;
+		prev = &ms->ids[n - 1];
+	}
+	u64map_release(&st->ids);
+	st->ids.valsz = 2 * sizeof(uint32_t);
+	st->nips = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (bpf_map_delete_elem(fd, &ms->ids[i]) && errno != ENOENT)
+			return -errno;
+		w->stacks_cleared++;
+	}
+	return 0;
 }
 
 /* frames from ips (leaf first), appended root first */
@@ -347,17 +408,19 @@ static uint64_t ld64(const unsigned char *p)
 
 /* One side's stack: id as bpftrace stores it; -EFAULT (no kernel stack for
  * a user-mode sample) is no error, as bpftrace does not report it. */
-static size_t side(struct mapsrc *ms, int64_t id, bool kernel, struct bt_frame *f,
-		   bool *limit, struct mapsrc_window *w)
+static size_t side(struct mapsrc *ms, int s, int64_t id, bool kernel,
+		   struct bt_frame *f, bool *limit, struct mapsrc_window *w)
 {
 	const uint64_t *ips;
 	uint32_t n;
-	if (!stack_of(ms, id, &ips, &n, w)) {
+	int fd = ms->fd[s ? MAPSRC_STACK_B : MAPSRC_STACK];
+	if (!stack_of(&ms->stk[s], fd, id, &ips, &n, w)) {
 		if (id != -EFAULT)
 			w->stackid_errors++;
 		return 0;
 	}
-	*limit |= n == BT_STACK_LIMIT_DEFAULT || n == BT_STACK_LIMIT_MAX;
+	*limit |= n == BT_STACK_LIMIT_DEFAULT || n == BT_STACK_LIMIT_MAX ||
+		  n == ms->stk[s].depth;
 	return push_frames(f, ips, n, kernel);
 }
 
@@ -372,9 +435,10 @@ static int one_entry(struct mapsrc *ms, int map, const unsigned char *k,
 	const char *comm = (const char *)k + K_COMM;
 	size_t clen = strnlen(comm, COMM_LEN);
 	bool limit = false;
-	size_t nu = side(ms, (int32_t)(uint32_t)ld64(k + K_USTACK), false,
+	int s = ms->per_buffer && map == MAPSRC_MAIN_B;
+	size_t nu = side(ms, s, (int32_t)(uint32_t)ld64(k + K_USTACK), false,
 			 ms->frames, &limit, w);
-	size_t nk = side(ms, (int64_t)ld64(k + K_KSTACK), true, ms->frames + nu,
+	size_t nk = side(ms, s, (int64_t)ld64(k + K_KSTACK), true, ms->frames + nu,
 			 &limit, w);
 	const char *name = wants[map].name;
 	struct bt_record r = {
@@ -447,5 +511,9 @@ int mapsrc_read(struct mapsrc *ms, bool peek, mapsrc_record_fn fn, void *ctx,
 	if ((ret = take_total(ms, tm, peek, &w->total)))
 		return sf_err_set(err, -ret, "total %s: %s", wants[tm].name,
 				  strerror(-ret));
+	if (!peek && ms->per_buffer &&
+	    (ret = clear_stacks(ms, map == MAPSRC_MAIN_B, w)))
+		return sf_err_set(err, -ret, "emptying %s's stack map: %s",
+				  wants[map].name, strerror(-ret));
 	return 0;
 }

@@ -13,9 +13,15 @@
  * Known layout: bpftrace 0.17 (0.18 is the same, untested).  A map
  * renamed, missing, doubled (names are cut to 15 characters by the
  * kernel) or of another size is refused with a reason: the caller falls
- * back to bpftrace's text.  Stacks are looked up in bpftrace's one
- * stack-trace map and cached per instance (0.17 never deletes from it, so
- * an id keeps its stack).  Nothing here prints or exits.
+ * back to bpftrace's text.  Stacks are looked up in bpftrace's
+ * stack-trace maps and cached.  With one map (both buffers' stacks in it)
+ * nothing deletes from it: an id keeps its stack and the cache lives as
+ * long as the reader, but the map only fills, and a stack hashing to a
+ * taken bucket fails (a stack-id error).  With two (bt/continuous.bt's
+ * @stackfold_b takes its stacks 126 deep, so bpftrace makes a second
+ * map), each buffer has its own: after a window is read, its map is
+ * emptied and its cache forgotten, so buckets never fill up over time.
+ * Nothing here prints or exits.
  */
 #ifndef SF_MAPSRC_H
 #define SF_MAPSRC_H
@@ -48,8 +54,18 @@ enum mapsrc_map {
 	MAPSRC_SEEN,		/* @stackfold_seen */
 	MAPSRC_SRC,		/* @stackfold_src: 1 = we read, bpftrace
 				 * prints no window */
-	MAPSRC_STACK,		/* bpftrace's stack-trace map */
+	MAPSRC_STACK,		/* bpftrace's stack-trace map (@stackfold's,
+				 * the deeper one when there are two) */
+	MAPSRC_STACK_B,		/* @stackfold_b's, when a second: optional */
 	MAPSRC_NMAPS
+};
+
+/* Stacks read from one stack-trace map: id + 1 -> {offset, count} in ips */
+struct mapsrc_stacks {
+	struct u64map ids;
+	uint64_t *ips;
+	size_t nips, cap;
+	uint32_t depth;		/* the map's frames per stack */
 };
 
 struct mapsrc {
@@ -57,12 +73,12 @@ struct mapsrc {
 	int fd[MAPSRC_NMAPS];	/* -1 when not taken */
 	uint32_t value_size[MAPSRC_NMAPS];
 	int ncpu;		/* possible CPUs: per-CPU values are this wide */
-	uint32_t key_size, stack_depth;
+	uint32_t key_size;
 	bool no_membarrier;	/* membarrier refused: a short sleep instead */
-	/* stack id + 1 -> {offset, count} in ips (0.17 never reuses an id) */
-	struct u64map stacks;
-	uint64_t *ips;
-	size_t nips, ips_cap;
+	bool per_buffer;	/* two stack maps: each emptied once read */
+	struct mapsrc_stacks stk[2];	/* [1] used when per_buffer */
+	uint32_t *ids;		/* a stack map's ids, while it is emptied */
+	size_t ids_cap;
 	/* one batch of keys and values, and the record's frames */
 	unsigned char *keys, *vals;
 	size_t batch;
@@ -80,6 +96,8 @@ struct mapsrc_window {
 					 * (-EFAULT, a kernel stack of a user
 					 * sample, is not one, as bpftrace) */
 	uint64_t stack_lookups;	/* ids new to the cache */
+	uint64_t stacks_cleared;	/* ids deleted from the window's own
+					 * stack map after it was read */
 	bool slept;		/* no membarrier: slept instead */
 };
 
@@ -99,7 +117,7 @@ int mapsrc_set_reader(struct mapsrc *ms, bool on, struct sf_err *err);
 typedef int (*mapsrc_record_fn)(void *ctx, const struct bt_record *r);
 
 /* Read one window: flip the selector, wait, take the retired map and its
- * total.  peek: read the live map and total as they are, changing
+ * total, and (per_buffer) empty its stack map.  peek: read the live map and total as they are, changing
  * nothing (a test holds it against bpftrace's own print).  0 or -errno. */
 int mapsrc_read(struct mapsrc *ms, bool peek, mapsrc_record_fn fn, void *ctx,
 		struct mapsrc_window *w, struct sf_err *err);

@@ -8,7 +8,8 @@
  *
  * The version comes from $STACKFOLD_BPFTRACE_VERSION; $MAPSRC_KEY_SIZE
  * makes the layout expect another key size (a doctored layout).  One line
- * on stdout: "total T sum S entries E stackid_errors N dropped D", or
+ * on stdout: "total T sum S entries E stackid_errors N slept 0|1 cleared C"
+ * (C: ids deleted from the window's stack map), then "dropped D ...", or
  * "refused: REASON" (exit 3).
  */
 #include <errno.h>
@@ -55,8 +56,9 @@ static int read_maps(struct report *r, int pid, bool peek)
 			 w.total);
 	ret = report_line(r, line, (size_t)n);
 	printf("total %" PRIu64 " sum %" PRIu64 " entries %" PRIu64
-	       " stackid_errors %" PRIu64 " slept %d\n", w.total, w.sum,
-	       w.entries, w.stackid_errors, w.slept);
+	       " stackid_errors %" PRIu64 " slept %d cleared %" PRIu64 "\n",
+	       w.total, w.sum, w.entries, w.stackid_errors, w.slept,
+	       w.stacks_cleared);
 	mapsrc_close(&ms);
 	return ret ? 1 : 0;
 }
