@@ -244,3 +244,28 @@ check "continuous --source text: one stack map for both buffers" \
 	eval '! grep -q ", 126)" "$T/text/.continuous.bt" && grep -q "@stackfold_b\[.*ustack(perf), kstack(perf)\]" "$T/text/.continuous.bt"'
 n=$(nsource "$T/text")
 check "continuous --source text: windows from the text ($n)" test "${n% of *}" = 0 -a "${n#* of }" -ge 2
+
+# --max-memory holds in the map source too: a budget below the RSS at the
+# window's start puts every entry past the 256th in one [overflow] stack,
+# every sample still counted (short processes: a new entry each).
+(while :; do /bin/true; done) &
+loop=$!
+"$TOP/scripts/continuous" -a -F 999 --window 2 --source maps --max-memory 1M --folded \
+	-o "$T/budget" 2>"$T/budget.log" &
+c=$!
+for ((i = 0; i < 300; i++)); do
+	[ "$(find "$T/budget" -name '*.pb.gz' 2>/dev/null | wc -l)" -ge 1 ] && break
+	kill -0 "$c" 2>/dev/null || break
+	sleep 0.1
+done
+kill -TERM "$c" 2>/dev/null
+wait "$c"
+kill "$loop"
+wait "$loop" 2>/dev/null
+f=$(find "$T/budget" -name '*.folded' | sort | head -n 1)
+s=$(sed -n "s/^stackfold: $(basename "${f:-none}" .folded): \([0-9]*\) samples.*/\1/p" "$T/budget.log")
+check "maps, --max-memory: the window past the budget in one [overflow] stack" \
+	grep -q '^\[overflow\];\[overflow\] [0-9]' "${f:-/dev/null}"
+check "maps, --max-memory: the overflow said" \
+	grep -q "^stackfold: $(basename "${f:-none}" .folded): [0-9]* samples, 25[56] stacks.* samples past the memory budget" "$T/budget.log"
+check_eq "maps, --max-memory: every sample in the window's folded total" "${s:-?}" "$(folded_total "${f:-/dev/null}")"

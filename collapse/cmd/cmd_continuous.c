@@ -489,6 +489,19 @@ static void overflow_line(struct cont *x, const char *s, size_t len)
 	}
 }
 
+bool cont_over_budget(struct cont *x, int own)
+{
+	x->win_records++;
+	if (!x->overflow && x->o.max_mem && !(x->win_records & 255) &&
+	    rss_bytes() > x->mem_mark)
+		x->overflow = true;
+	if (!x->overflow)
+		return false;
+	x->ov_map = own;
+	x->ov_entries++;
+	return true;
+}
+
 /* The overflow as one entry of the window's map, named [overflow] (comm
  * and frame), so the window's samples still sum to its total and the
  * outputs show the weight; counted as mem_overflow. */
@@ -602,17 +615,9 @@ static int out_line(void *ctx, const char *s, size_t len)
 	 * @stackfold and @stackfold_b, with totals @stackfold_total and
 	 * @stackfold_total_b, which the parser holds against them */
 	int own = protocol_own_entry(s, len);
-	if (own == 2 || own == 1) {
-		x->win_records++;
-		if (!x->overflow && x->o.max_mem && !(x->win_records & 255) &&
-		    rss_bytes() > x->mem_mark)
-			x->overflow = true;
-		if (x->overflow) {
-			x->ov_skipping = true;
-			x->ov_map = own;
-			x->ov_entries++;
-			return 0;
-		}
+	if ((own == 2 || own == 1) && cont_over_budget(x, own)) {
+		x->ov_skipping = true;
+		return 0;
 	}
 	if (x->ov_skipping) {
 		overflow_line(x, s, len);

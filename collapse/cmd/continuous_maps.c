@@ -63,7 +63,10 @@ void cont_maps_stop(struct cont *x)
 static int maps_record(void *ctx, const struct bt_record *rec)
 {
 	struct cont *x = ctx;
-	x->win_records++;
+	if (cont_over_budget(x, protocol_own_map(rec->map, rec->map_len))) {
+		x->ov_samples += rec->count;
+		return 0;
+	}
 	int ret = report_record(&x->r, rec);
 	if (ret == -ENOMEM || ret == -EOVERFLOW)	/* the entry not added */
 		fprintf(stderr, "stackfold: %s (window %" PRIu64 " incomplete)\n",

@@ -146,6 +146,11 @@ void cont_log_removed(uint64_t n);
 void cont_feed_source(struct cont *x);
 /* A window's total line: the window ends.  0 or an exit status. */
 int cont_total_line(struct cont *x, const char *s, size_t len);
+/* One more entry of the window (own: protocol_own_entry()'s 1 or 2):
+ * true when the window is past --max-memory's mark, the entry then to be
+ * counted in the [overflow] stack (the caller adds its samples to
+ * x->ov_samples), not added.  Checks the RSS every 256 entries. */
+bool cont_over_budget(struct cont *x, int own);
 /* Ask bpftrace to end (SIGINT). */
 void cont_stop_child(struct cont *x);
 
