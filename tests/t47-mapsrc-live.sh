@@ -221,6 +221,10 @@ for f in "$T"/maps/*.folded; do
 	[ "$s" = "$(folded_total "$f")" ] || bad="$bad $(basename "$f"):$s"
 done
 check_eq "continuous --source maps: each window's folded total is its logged count" "" "$bad"
+# (read every 250 ms, four times a 1 s window: each read's total is held
+# against its own entries, so no sample is lost or counted twice)
+check "continuous --source maps: no window short of or past bpftrace's count" \
+	eval '! grep -E "more than bpftrace counted|dropped" "$T/maps.log"'
 
 STACKFOLD_MAPSRC_KEY_SIZE=57 cont doctored
 check_eq "continuous, doctored layout: one line says why the text is read" \

@@ -522,6 +522,12 @@ static void overflow_feed(struct cont *x)
 	x->ov_skipping = false;
 }
 
+void cont_sub_total(struct cont *x, const char *s, size_t len)
+{
+	overflow_feed(x);
+	feed(x, s, len);
+}
+
 int cont_total_line(struct cont *x, const char *s, size_t len)
 {
 	if (drain_err(x))
@@ -716,6 +722,7 @@ static int pump(struct cont *x)
 		if (x->loading.n)
 			loading_check(&x->loading, x->ss,
 				      sf_clock_ns(CLOCK_MONOTONIC), NULL, NULL);
+		cont_maps_tick(x);
 		if (n <= 0)
 			continue;
 		/* bpftrace writes a window as many small writes: once one has
@@ -723,9 +730,10 @@ static int pump(struct cont *x)
 		 * costs a few wake-ups rather than one per write.  Between
 		 * windows there is no wait: a "#pid" line is a process to
 		 * snapshot before it exits (unless this window's snapshots
-		 * are used up: then a fork storm costs no wake-up a line). */
+		 * are used up: then a fork storm costs no wake-up a line).
+		 * Read from the maps, a window has no print to gather. */
 		if (!b->stop_sent &&
-		    (x->win_records || x->nsnap >= SNAPS_PER_WINDOW))
+		    ((x->win_records && !x->maps_on) || x->nsnap >= SNAPS_PER_WINDOW))
 			poll(NULL, 0, COALESCE_MS);
 		/* stderr first (and drain_err() at the total line) */
 		int ret = 0;

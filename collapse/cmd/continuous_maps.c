@@ -47,6 +47,7 @@ void cont_maps_start(struct cont *x)
 	}
 	x->maps_on = true;
 	cont_feed_source(x);
+	x->maps_read_at = sf_clock_ns(CLOCK_MONOTONIC);
 	if (x->o.verbose && !x->source_said)
 		fprintf(stderr, "stackfold: reading bpftrace %s's maps directly\n",
 			lay.version);
@@ -75,13 +76,13 @@ static int maps_record(void *ctx, const struct bt_record *rec)
 	return 0;
 }
 
-/* The window just marked, from the maps: its entries, then its total as
- * the line bpftrace would have printed, which ends it as in the text. */
-int cont_maps_window(struct cont *x)
+/* Read the retired buffer into the window; line gets its total as the
+ * line bpftrace would have printed.  Its length. */
+static size_t maps_take(struct cont *x, char *line, size_t cap)
 {
 	struct mapsrc_window w;
 	struct sf_err err = { "" };
-	char line[64];
+	x->maps_read_at = sf_clock_ns(CLOCK_MONOTONIC);
 	if (mapsrc_read(&x->ms, false, maps_record, x, &w, &err))
 		fprintf(stderr, "stackfold: reading bpftrace's maps: %s\n", err.msg);
 	report_stackid_errors(&x->r, w.stackid_errors);
@@ -89,9 +90,38 @@ int cont_maps_window(struct cont *x)
 		fprintf(stderr, "stackfold: membarrier refused: waiting 20 ms for "
 			"running probes at each window instead\n");
 	x->slept_said |= w.slept;
-	int n = snprintf(line, sizeof(line), "%s: %" PRIu64,
+	int n = snprintf(line, cap, "%s: %" PRIu64,
 			 w.map == MAPSRC_MAIN_B ? PROTOCOL_OWN_TOTAL_SHORT "_b" :
 			 PROTOCOL_OWN_TOTAL_SHORT, w.total);
+	return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+/* The window just marked, from the maps: its entries, then its total as
+ * the line bpftrace would have printed, which ends it as in the text. */
+int cont_maps_window(struct cont *x)
+{
+	char line[64];
+	size_t n = maps_take(x, line, sizeof(line));
 	x->bt.clock.flushes++;
-	return cont_total_line(x, line, (size_t)n);
+	return cont_total_line(x, line, n);
+}
+
+/* MAPS_READ_MS, or $STACKFOLD_MAPS_READ_MS (bench/churn.sh compares) */
+static uint64_t read_every_ns(void)
+{
+	static uint64_t ns;
+	const char *e = getenv("STACKFOLD_MAPS_READ_MS");
+	if (!ns)
+		ns = (e && atoi(e) > 0 ? (uint64_t)atoi(e) : MAPS_READ_MS) * 1000000ULL;
+	return ns;
+}
+
+void cont_maps_tick(struct cont *x)
+{
+	char line[64];
+	if (!x->maps_on || x->ended || x->bt.stop_sent || !x->clk_start ||
+	    sf_clock_ns(CLOCK_MONOTONIC) - x->maps_read_at < read_every_ns())
+		return;
+	size_t n = maps_take(x, line, sizeof(line));
+	cont_sub_total(x, line, n);
 }
