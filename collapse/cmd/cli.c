@@ -18,7 +18,7 @@ enum {
 	OPT_HEIGHT, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_FONTTYPE, OPT_BGCOLORS,
 	OPT_NAMETYPE, OPT_NOTES, OPT_CP, OPT_HASH, OPT_RANDOM, OPT_REVERSE,
 	OPT_NEGATE, OPT_NORMALIZE, OPT_NONORMALIZE, OPT_SORT, OPT_DELIMIT,
-	OPT_PROVENANCE, OPT_NOPROVENANCE,
+	OPT_PROVENANCE, OPT_NOPROVENANCE, OPT_LIST,
 };
 
 /* "usage: stackfold [report] ..." and a line for each other subcommand
@@ -90,6 +90,8 @@ static const struct option long_opts[] = {
 	{ "watch-pid", required_argument, NULL, OPT_WATCH },
 	{ "start-pid", required_argument, NULL, OPT_START },
 	{ "flush", required_argument, NULL, OPT_FLUSH },
+	/* hidden: the scripts' way to the tool's tables (cli_list) */
+	{ "list", required_argument, NULL, OPT_LIST },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -568,6 +570,8 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 			cli_version(stdout);
 			return EXIT_OK;
 		}
+		if (opt == OPT_LIST)
+			return cli_list(stdout, optarg);
 		if (opt == '?' || opt == ':')
 			return cli_getopt_error(opt, argv, record ? "record: " : "");
 		int r = parse_one(c, opt, optarg);
