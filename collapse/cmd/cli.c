@@ -599,13 +599,11 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 		/* the top table and pprof have no form for two profiles: they
 		 * would show AFTER alone */
 		for (unsigned i = 0; i < c->nformats; i++) {
-			const char *n = c->formats[i]->name;
-			if (strcmp(n, "svg") && strcmp(n, "folded")) {
+			const struct out_format *f = c->formats[i];
+			if (!(f->flags & OUT_DIFF)) {
 				fprintf(stderr, "stackfold: --diff writes svg and "
-					"folded only, not %s%s\n", n,
-					strcmp(n, "pprof") ? "" :
-					" (compare two profiles with go tool "
-					"pprof -diff_base=BEFORE AFTER)");
+					"folded only, not %s%s\n", f->name,
+					f->no_diff ? f->no_diff : "");
 				return EXIT_USAGE;
 			}
 		}
@@ -613,7 +611,7 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	/* Names only (folded, top, SVG): no line tables to decode. */
 	bool lines = c->oo.fold_flags & FOLD_LINES;
 	for (unsigned i = 0; i < c->nformats; i++)
-		lines = lines || c->formats[i]->lines;
+		lines = lines || (c->formats[i]->flags & OUT_LINES);
 	c->so.no_lines = !lines;
 	return -1;
 }
@@ -625,14 +623,14 @@ void cli_outputs(const struct cli *c, struct report_output *outs,
 		outs[i].fmt = c->formats[i];
 		if (!c->output || strcmp(c->output, "-") == 0) {
 			snprintf(paths[i], 4096, "-");	/* one format: cli_parse() */
-		} else if (c->record && strcmp(c->formats[i]->name, "top") == 0) {
+		} else if (c->record && (c->formats[i]->flags & OUT_SHOWN)) {
 			snprintf(paths[i], 4096, "-");	/* the table is shown */
 		} else if (c->nformats == 1 && !c->record) {
 			snprintf(paths[i], 4096, "%s", c->output);
 		} else {
 			const char *sfx = c->formats[i]->suffix;
-			if (c->oo.pprof_no_gzip && !strcmp(sfx, ".pb.gz"))
-				sfx = ".pb";	/* what it holds */
+			if (c->oo.pprof_no_gzip && c->formats[i]->plain_suffix)
+				sfx = c->formats[i]->plain_suffix; /* what it holds */
 			snprintf(paths[i], 4096, "%s%s", c->output, sfx);
 		}
 		outs[i].path = paths[i];

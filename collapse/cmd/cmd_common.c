@@ -345,11 +345,12 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	/* as gzip: binary or page-long output is not shown on a terminal
 	 * unless asked for with -o - */
 	for (unsigned i = 0; !c->output && i < c->nformats; i++) {
-		const char *n = outs[i].fmt->name;
-		if ((outs[i].fmt->binary || !strcmp(n, "svg")) &&
+		const struct out_format *f = outs[i].fmt;
+		if ((f->flags & (OUT_BINARY | OUT_PAGES)) &&
 		    isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "stackfold: not writing %s to a terminal: "
-				"-o FILE, or -o - to force it, or a pipe\n", n);
+				"-o FILE, or -o - to force it, or a pipe\n",
+				f->name);
 			return EXIT_USAGE;
 		}
 	}
