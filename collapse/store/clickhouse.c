@@ -389,22 +389,33 @@ static void expire(struct ch_store *s, const char *host)
 	buf_free(&sql);
 }
 
+/* The windows row (body): its columns the loss table's too. */
+static int insert_window(struct ch_store *s, const struct buf *body,
+			 struct sf_err *err)
+{
+	struct buf cols = { 0 };
+	ch_windows_columns(&cols, false);
+	buf_add(&cols, "", 1);
+	int ret = cols.oom ? sf_err_set(err, ENOMEM, "out of memory")
+			   : insert(s, "windows", (const char *)cols.data, body, err);
+	buf_free(&cols);
+	return ret;
+}
+
 /* One attempt: the stacks, the samples, checked whole, and the windows
  * row that commits them, checked there. */
 static int deliver_attempt(struct ch_store *s, const struct store_window *w,
 			   uint64_t attempt, struct sf_err *err)
 {
-	struct buf stacks = { 0 }, rows = { 0 }, win = { 0 }, cols = { 0 };
+	struct buf stacks = { 0 }, rows = { 0 }, win = { 0 };
 	uint64_t *added = NULL;
 	size_t nadded = 0;
 	bool yes = true;
 	stacks_body(s, w, &stacks, &added, &nadded);
 	samples_body(w, attempt, &rows);
 	window_body(w, attempt, &win);
-	ch_windows_columns(&cols, false);
-	buf_add(&cols, "", 1);
-	int ret = cols.oom ? sf_err_set(err, ENOMEM, "out of memory") : 0;
-	if (!ret && nadded)
+	int ret = 0;
+	if (nadded)
 		ret = insert(s, "stacks", "day, stack_id, frames", &stacks, err);
 	if (!ret && w->nstacks)
 		ret = insert(s, "samples", "window_start, host, window_id, attempt, "
@@ -413,7 +424,7 @@ static int deliver_attempt(struct ch_store *s, const struct store_window *w,
 	    !yes)
 		ret = -EAGAIN;
 	if (!ret)
-		ret = insert(s, "windows", cols.data, &win, err);
+		ret = insert_window(s, &win, err);
 	if (!ret && !(ret = committed(s, w, &yes, err)) && !yes)
 		ret = sf_err_set(err, EIO, "window %s: no windows row in the store "
 				 "after its INSERT", w->stem);
@@ -425,7 +436,6 @@ static int deliver_attempt(struct ch_store *s, const struct store_window *w,
 	buf_free(&stacks);
 	buf_free(&rows);
 	buf_free(&win);
-	buf_free(&cols);
 	return ret;
 }
 
