@@ -36,10 +36,10 @@ check_eq "no front-end (cmd/, ingest/) compares a format's name or suffix (its r
 names=$(cut -d' ' -f1 <<<"$fmts" | paste -sd,)
 check "scripts/profile: the default formats are the tool's" \
 	grep -qxF "formats=$names" <("$TOP/scripts/profile" --dry-run -a 2>&1)
-for f in $(cut -d' ' -f1 <<<"$fmts"); do
+while read -r f _; do
 	check "scripts/profile -f $f: taken" \
 		grep -qxF "formats=$f" <("$TOP/scripts/profile" --dry-run -a -f "$f" 2>&1)
-done
+done <<<"$fmts"
 "$TOP/scripts/profile" --dry-run -a -f flame >/dev/null 2>"$T/pf.err"
 check_eq "scripts/profile -f flame: refused, exit 251 (usage)" "251:profile: unknown output 'flame' in -f" \
 	"$?:$(cat "$T/pf.err")"
