@@ -369,6 +369,17 @@ want="map_dropped unknown in 2 windows over_total unknown in 2 windows stackid_e
 check_eq "flame: the windows' losses said, exactly (drops unknown in one-liner text)" \
 	"flame-range: losses in these windows (their .pb.gz comments): $want" "$(grep '^flame-range: losses' "$T/fw.err")"
 check "flame: and in the SVG's subtitle" grep -q "losses in these windows: $want" "$T/fw.svg"
+# The counters it adds up are the tool's (`stackfold --list stored-losses`,
+# the loss table's): the script names none of its own, so a counter the
+# table gains is added up without an edit here.
+own=
+for k in $("$STACKFOLD" --list losses); do
+	grep -qw -- "$k" "$TOP/scripts/flame-range" && own="$own $k"
+done
+check_eq "flame: no loss counter named by the script, the tool lists them" "" "$own"
+check_eq "flame: the tool lists the stored counters, in the store's order" \
+	"map_dropped over_total stackid_errors lost_events map_full_warnings captures_cut unparsable_lines incomplete_records maps_unsaved" \
+	"$("$STACKFOLD" --list stored-losses | tr '\n' ' ' | sed 's/ $//')"
 # --comm (or --pid): the windows count losses for every process together,
 # and the line says so (until issue 45 it showed them as the comm's own)
 "$TOP/scripts/flame-range" "$FW" --since 5m --comm app -o "$T/fwc" 2>"$T/fwc.err"

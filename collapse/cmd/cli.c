@@ -18,7 +18,7 @@ enum {
 	OPT_HEIGHT, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_FONTTYPE, OPT_BGCOLORS,
 	OPT_NAMETYPE, OPT_NOTES, OPT_CP, OPT_HASH, OPT_RANDOM, OPT_REVERSE,
 	OPT_NEGATE, OPT_NORMALIZE, OPT_NONORMALIZE, OPT_SORT, OPT_DELIMIT,
-	OPT_PROVENANCE, OPT_NOPROVENANCE,
+	OPT_PROVENANCE, OPT_NOPROVENANCE, OPT_LIST,
 };
 
 /* "usage: stackfold [report] ..." and a line for each other subcommand
@@ -90,6 +90,8 @@ static const struct option long_opts[] = {
 	{ "watch-pid", required_argument, NULL, OPT_WATCH },
 	{ "start-pid", required_argument, NULL, OPT_START },
 	{ "flush", required_argument, NULL, OPT_FLUSH },
+	/* hidden: the scripts' way to the tool's tables (cli_list) */
+	{ "list", required_argument, NULL, OPT_LIST },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -568,6 +570,8 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 			cli_version(stdout);
 			return EXIT_OK;
 		}
+		if (opt == OPT_LIST)
+			return cli_list(stdout, optarg);
 		if (opt == '?' || opt == ':')
 			return cli_getopt_error(opt, argv, record ? "record: " : "");
 		int r = parse_one(c, opt, optarg);
@@ -595,13 +599,11 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 		/* the top table and pprof have no form for two profiles: they
 		 * would show AFTER alone */
 		for (unsigned i = 0; i < c->nformats; i++) {
-			const char *n = c->formats[i]->name;
-			if (strcmp(n, "svg") && strcmp(n, "folded")) {
+			const struct out_format *f = c->formats[i];
+			if (!(f->flags & OUT_DIFF)) {
 				fprintf(stderr, "stackfold: --diff writes svg and "
-					"folded only, not %s%s\n", n,
-					strcmp(n, "pprof") ? "" :
-					" (compare two profiles with go tool "
-					"pprof -diff_base=BEFORE AFTER)");
+					"folded only, not %s%s\n", f->name,
+					f->no_diff ? f->no_diff : "");
 				return EXIT_USAGE;
 			}
 		}
@@ -609,7 +611,7 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	/* Names only (folded, top, SVG): no line tables to decode. */
 	bool lines = c->oo.fold_flags & FOLD_LINES;
 	for (unsigned i = 0; i < c->nformats; i++)
-		lines = lines || c->formats[i]->lines;
+		lines = lines || (c->formats[i]->flags & OUT_LINES);
 	c->so.no_lines = !lines;
 	return -1;
 }
@@ -621,14 +623,14 @@ void cli_outputs(const struct cli *c, struct report_output *outs,
 		outs[i].fmt = c->formats[i];
 		if (!c->output || strcmp(c->output, "-") == 0) {
 			snprintf(paths[i], 4096, "-");	/* one format: cli_parse() */
-		} else if (c->record && strcmp(c->formats[i]->name, "top") == 0) {
+		} else if (c->record && (c->formats[i]->flags & OUT_SHOWN)) {
 			snprintf(paths[i], 4096, "-");	/* the table is shown */
 		} else if (c->nformats == 1 && !c->record) {
 			snprintf(paths[i], 4096, "%s", c->output);
 		} else {
 			const char *sfx = c->formats[i]->suffix;
-			if (c->oo.pprof_no_gzip && !strcmp(sfx, ".pb.gz"))
-				sfx = ".pb";	/* what it holds */
+			if (c->oo.pprof_no_gzip && c->formats[i]->plain_suffix)
+				sfx = c->formats[i]->plain_suffix; /* what it holds */
 			snprintf(paths[i], 4096, "%s%s", c->output, sfx);
 		}
 		outs[i].path = paths[i];

@@ -74,5 +74,13 @@ void cli_usage(FILE *out, bool record);
 /* --version, -V: one line with the project's version and the bpftrace
  * found on PATH (asked with a timeout), to out. */
 void cli_version(FILE *out);
+/* --list WHAT (hidden; for scripts, so that they keep no list of their
+ * own): the names of one of the tool's tables, one per line, to out:
+ * "losses", every loss counter's key (model/losses.h); "stored-losses",
+ * those a window store keeps, in its columns' order; "formats", each
+ * output format's "NAME SUFFIX FLAGS" (output/out.h; FLAGS: its enum
+ * out_flags as words, "binary,lines,profile", or "-").  Returns EXIT_OK,
+ * or EXIT_USAGE (said on stderr) for an unknown WHAT. */
+int cli_list(FILE *out, const char *what);
 
 #endif

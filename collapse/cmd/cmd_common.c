@@ -10,7 +10,7 @@
 
 #include "cmds.h"
 #include "capture/linereader.h"
-#include "output/losses.h"
+#include "model/losses.h"
 #include "ingest/pprof_in.h"
 #include "ingest/perfscript.h"
 #include "model/pidfilter.h"
@@ -189,33 +189,13 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 }
 
 /* What each loss means for the graph, and what to do about it: one line
- * each, after the summary's counts. */
+ * each, after the summary's counts (the loss table's advice). */
 static void advise(const struct pf_counters *k)
 {
-	if (k->map_dropped || k->map_full_warnings)
-		fputs("stackfold: the BPF map of stacks was full, so samples are "
-		      "missing from the graph: capture for less time, sample at a "
-		      "lower -F, or flush more often (--flush)\n", stderr);
-	if (k->stackid_errors)
-		fputs("stackfold: some stacks could not be read (stack-id errors): "
-		      "their samples count under [unknown]; a larger stack map "
-		      "or fewer processes sampled (-p PID) helps\n", stderr);
-	if (k->lost_events)
-		fputs("stackfold: bpftrace lost events that name new processes: "
-		      "some frames of short-lived processes show as [unknown]; "
-		      "more perf-buffer pages (BPFTRACE_PERF_RB_PAGES) helps\n",
-		      stderr);
-	if (k->captures_cut)
-		fputs("stackfold: bpftrace ended early (killed or failed): the "
-		      "samples since its last flush are missing; see its message "
-		      "above\n", stderr);
-	if (k->over_total)
-		fputs("stackfold: bpftrace printed a map twice: those samples are "
-		      "counted twice in the graph\n", stderr);
-	if (k->unparsable_lines || k->incomplete_records)
-		fputs("stackfold: lines that are not bpftrace output nor folded "
-		      "stacks were skipped (the input was cut short or mixed with "
-		      "other text)\n", stderr);
+	const char *lines[LOSS_ADVICE_N];
+	size_t n = loss_advice(k, lines, LOSS_ADVICE_N);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "stackfold: %s\n", lines[i]);
 }
 
 /* The share of samples whose copy the size bound cut, and the
@@ -365,11 +345,12 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	/* as gzip: binary or page-long output is not shown on a terminal
 	 * unless asked for with -o - */
 	for (unsigned i = 0; !c->output && i < c->nformats; i++) {
-		const char *n = outs[i].fmt->name;
-		if ((outs[i].fmt->binary || !strcmp(n, "svg")) &&
+		const struct out_format *f = outs[i].fmt;
+		if ((f->flags & (OUT_BINARY | OUT_PAGES)) &&
 		    isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "stackfold: not writing %s to a terminal: "
-				"-o FILE, or -o - to force it, or a pipe\n", n);
+				"-o FILE, or -o - to force it, or a pipe\n",
+				f->name);
 			return EXIT_USAGE;
 		}
 	}

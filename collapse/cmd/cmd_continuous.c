@@ -63,7 +63,7 @@
 #include "cmds.h"
 #include "cmd/loading.h"
 #include "capture/stopsig.h"
-#include "output/losses.h"
+#include "model/losses.h"
 #include "ingest/report.h"
 #include "capture/watch.h"
 #include "output/windir.h"

@@ -237,7 +237,7 @@ static int write_meta(const char *path, uint64_t nwin, uint64_t samples,
 	}
 	fprintf(af.fp, "windows=%" PRIu64 " samples=%" PRIu64, nwin, samples);
 	for (int i = 0; i < WIN_NLOSS; i++)
-		fprintf(af.fp, " %s=%" PRIu64, win_loss_keys[i], loss[i]);
+		fprintf(af.fp, " %s=%" PRIu64, win_loss_key(i), loss[i]);
 	fprintf(af.fp, " missing_stacks=%" PRIu64 "\n", missing);
 	if (atomic_commit(&af, &e)) {
 		fprintf(stderr, "stackfold: query: %s\n", e.msg);

@@ -37,8 +37,8 @@ static int no_samples(char **inputs, int n)
 	return EXIT_BADINPUT;
 }
 
-/* Folded text can skip the profile unless an output needs one (pprof,
- * which keeps kernel frames on a kernel mapping). */
+/* Folded text can skip the profile unless an output needs one
+ * (OUT_PROFILE: pprof, which keeps kernel frames on a kernel mapping). */
 static bool want_direct(const struct cli *c)
 {
 	/* -U, -K and -d act on the _[k] marks of folded input too: through
@@ -48,7 +48,7 @@ static bool want_direct(const struct cli *c)
 	if (c->npids)	/* the filter works on the profile's samples */
 		return false;
 	for (unsigned i = 0; i < c->nformats; i++)
-		if (strcmp(c->formats[i]->name, "pprof") == 0)
+		if (c->formats[i]->flags & OUT_PROFILE)
 			return false;
 	return true;
 }
@@ -70,7 +70,7 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 {
 	struct stat st;
 	*stdin_at = -1;
-	if (c->nformats != 1 || strcmp(c->formats[0]->name, "svg") ||
+	if (c->nformats != 1 || !(c->formats[0]->flags & OUT_STREAM) ||
 	    c->ninputs > 1 || c->npids || c->oo.reverse)
 		return SVG_FOLD;
 	if (c->oo.flamechart)	/* input order, never read again */

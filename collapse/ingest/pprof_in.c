@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "output/losses.h"
+#include "model/losses.h"
 #include "output/profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PProf;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "output/atomic.h"
-#include "output/losses.h"
+#include "model/losses.h"
 
 /*
  * Entries of maps without stacks (@[comm] = count()) are samples only when
@@ -251,13 +251,11 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 	case PROTOCOL_META_CMDLINE:
 		meta_str(r, &m->cmdline, v, vlen);
 		break;
-	case PROTOCOL_META_LOST:
-		if (num)
-			sf_sat_addto(&r->prof.counters.lost_events, n);
-		break;
+	case PROTOCOL_META_LOST:	/* a loss counter's: the table's */
 	case PROTOCOL_META_STACKID_ERRORS:
-		if (num)
-			sf_sat_addto(&r->prof.counters.stackid_errors, n);
+		if (num && loss_by_meta(k, klen) < LOSS_N)
+			sf_sat_addto(loss_ptr(&r->prof.counters,
+					      loss_by_meta(k, klen)), n);
 		break;
 	case PROTOCOL_META_ENDED:	/* "signal 9": stackfold record's */
 		r->prof.counters.captures_cut++;

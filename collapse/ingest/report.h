@@ -244,7 +244,7 @@ int report_fold(struct report *r, unsigned flags, struct fold *out);
  * errors lose a sample's stack, not the sample; "Lost N events" loses
  * bpftrace printf output (first-sample notices), not map counts. */
 uint64_t report_dropped(const struct report *r);
-/* r's losses and marks, as loss_summary() (output/losses.h) words them.
+/* r's losses and marks, as loss_summary() (model/losses.h) words them.
  * True when a sample was or may have been lost (the unsaved maps of
  * maps_unsaved are left to the caller). */
 bool report_losses(const struct report *r, char *buf, size_t size);

@@ -5,10 +5,13 @@
 #include <string.h>
 
 const struct out_format out_formats[] = {
-	{ "folded", ".folded", out_folded_write, false, false },
-	{ "top", ".top", out_top_write, false, false },
-	{ "svg", ".svg", out_svg_write, false, false },
-	{ "pprof", ".pb.gz", out_pprof_write, true, true },
+	{ "folded", ".folded", out_folded_write, OUT_DIFF, NULL, NULL },
+	{ "top", ".top", out_top_write, OUT_SHOWN, NULL, NULL },
+	{ "svg", ".svg", out_svg_write, OUT_PAGES | OUT_DIFF | OUT_STREAM,
+	  NULL, NULL },
+	{ "pprof", ".pb.gz", out_pprof_write,
+	  OUT_BINARY | OUT_LINES | OUT_PROFILE, ".pb",
+	  " (compare two profiles with go tool pprof -diff_base=BEFORE AFTER)" },
 };
 const unsigned out_nformats = sizeof(out_formats) / sizeof(out_formats[0]);
 

@@ -127,12 +127,35 @@ int out_svg_write(FILE *out, const struct out_input *in,
 int out_pprof_write(FILE *out, const struct out_input *in,
 		    const struct out_opts *opts, struct sf_err *err);
 
+/* What a format is, so that the front-ends ask its row, never its name:
+ * a new format is its out_<fmt>.c and its row in out.c.  `stackfold
+ * --list formats` names these bits in this order (cmd/lists.c). */
+enum out_flags {
+	OUT_BINARY = 1 << 0,	/* not text: never to a terminal unless -o - */
+	OUT_PAGES = 1 << 1,	/* page-long text (svg): not to a terminal
+				 * either */
+	OUT_LINES = 1 << 2,	/* writes file names and line numbers */
+	OUT_PROFILE = 1 << 3,	/* needs the profile, not the fold alone:
+				 * folded input goes through one */
+	OUT_DIFF = 1 << 4,	/* has a form for --diff BEFORE AFTER */
+	OUT_SHOWN = 1 << 5,	/* record shows it on the terminal instead of
+				 * writing PREFIX + suffix */
+	OUT_STREAM = 1 << 6,	/* alone, from one folded file: written from a
+				 * stream or a frame tree (out_input.svg,
+				 * .tree), without a fold */
+};
+
 struct out_format {
 	const char *name;	/* -f NAME */
 	const char *suffix;	/* PREFIX + suffix with -o in record mode */
 	out_fn write;
-	bool binary;
-	bool lines;		/* writes file names and line numbers */
+	unsigned flags;		/* enum out_flags */
+	/* with --no-gzip (out_opts.pprof_no_gzip) the suffix instead;
+	 * NULL: the format is not compressed */
+	const char *plain_suffix;
+	/* without OUT_DIFF: what to do instead, said after the refusal
+	 * (" (...)"), or NULL */
+	const char *no_diff;
 };
 /* Table lookup by name; NULL when unknown. */
 const struct out_format *out_format_find(const char *name);

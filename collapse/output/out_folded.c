@@ -1,6 +1,6 @@
 /* out_folded.c - FlameGraph folded stacks: `frame;...;frame COUNT`. */
 #include "output/out.h"
-#include "output/losses.h"
+#include "model/losses.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -58,7 +58,7 @@
  * merged, their counts added.
  */
 #include "output/out.h"
-#include "output/losses.h"
+#include "model/losses.h"
 #include "output/pprof_ctx.h"
 
 #include <errno.h>

@@ -23,7 +23,7 @@
  */
 #include "output/out.h"
 #include "output/svg_layout.h"
-#include "output/losses.h"
+#include "model/losses.h"
 #include "output/svg_color.h"
 #include "output/svg_elide.h"
 #include "output/svg_squash.h"

@@ -3,7 +3,7 @@
  * was captured, how, and what was lost or left out): see svg_title.h.
  */
 #include "output/svg_title.h"
-#include "output/losses.h"
+#include "model/losses.h"
 #include "output/svg_layout.h"
 #include "output/svg_text.h"
 

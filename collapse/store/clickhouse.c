@@ -31,17 +31,46 @@ static const char *const schema_sql[] = {
 	"pid UInt32, tid UInt32, comm String, labels String, count UInt64) "
 	"ENGINE = MergeTree() PARTITION BY toDate(window_start) "
 	"ORDER BY (host, window_start, stack_id)",
-	"CREATE TABLE IF NOT EXISTS %s.windows (window_id UInt64, "
-	"attempt UInt64, window_start DateTime, start_ns UInt64, "
-	"duration_ns UInt64, hz UInt32, host String, kernel String, "
-	"stem String, samples UInt64, map_dropped UInt64, over_total UInt64, "
-	"stackid_errors UInt64, lost_events UInt64, map_full_warnings UInt64, "
-	"captures_cut UInt64, unparsable_lines UInt64, "
-	"incomplete_records UInt64, maps_unsaved UInt64, losses_unknown UInt8, "
-	"labels String) "
-	"ENGINE = ReplacingMergeTree() PARTITION BY toDate(window_start) "
-	"ORDER BY (host, window_start, window_id)",
 };
+
+/* The windows table's columns before and after its loss counters (the
+ * loss table's stored ones, model/losses.h), as "name Type". */
+static const char *const win_head[] = {
+	"window_id UInt64", "attempt UInt64", "window_start DateTime",
+	"start_ns UInt64", "duration_ns UInt64", "hz UInt32", "host String",
+	"kernel String", "stem String", "samples UInt64",
+};
+static const char *const win_tail[] = { "losses_unknown UInt8", "labels String" };
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* col ("name Type") after a comma unless first, its type only if types */
+static void win_col(struct buf *b, const char *col, bool types, bool first)
+{
+	if (!first)
+		buf_str(b, ", ");
+	buf_add(b, col, types ? strlen(col) : strcspn(col, " "));
+}
+
+void ch_windows_columns(struct buf *b, bool types)
+{
+	char col[64];
+	for (size_t i = 0; i < NELEM(win_head); i++)
+		win_col(b, win_head[i], types, !i);
+	for (int i = 0; i < WIN_NLOSS; i++) {
+		snprintf(col, sizeof(col), "%s UInt64", win_loss_key(i));
+		win_col(b, col, types, false);
+	}
+	for (size_t i = 0; i < NELEM(win_tail); i++)
+		win_col(b, win_tail[i], types, false);
+}
+
+void ch_windows_schema(struct buf *b, const char *db)
+{
+	buf_printf(b, "CREATE TABLE IF NOT EXISTS %s.windows (", db);
+	ch_windows_columns(b, true);
+	buf_str(b, ") ENGINE = ReplacingMergeTree() PARTITION BY "
+		"toDate(window_start) ORDER BY (host, window_start, window_id)");
+}
 
 int ch_store_init(struct ch_store *s, const struct store_url *u,
 		  uint64_t max_age)
@@ -131,14 +160,20 @@ static int ch_numbers(struct ch_store *s, const struct buf *sql, uint64_t *v,
 int ch_schema(struct ch_store *s, struct sf_err *err)
 {
 	char sql[1024];
-	for (size_t i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
+	for (size_t i = 0; i < NELEM(schema_sql); i++) {
 		snprintf(sql, sizeof(sql), schema_sql[i], s->url->path);
 		int ret = ch_post(s, sql, NULL, err);
 		if (ret)
 			return ret;
 	}
-	s->schema_ok = true;
-	return 0;
+	struct buf win = { 0 };
+	ch_windows_schema(&win, s->url->path);
+	buf_add(&win, "", 1);
+	int ret = win.oom ? sf_err_set(err, ENOMEM, "out of memory")
+			  : ch_post(s, win.data, NULL, err);
+	buf_free(&win);
+	s->schema_ok = !ret;
+	return ret;
 }
 
 static uint32_t day_of(uint64_t sec)
@@ -354,6 +389,19 @@ static void expire(struct ch_store *s, const char *host)
 	buf_free(&sql);
 }
 
+/* The windows row (body): its columns the loss table's too. */
+static int insert_window(struct ch_store *s, const struct buf *body,
+			 struct sf_err *err)
+{
+	struct buf cols = { 0 };
+	ch_windows_columns(&cols, false);
+	buf_add(&cols, "", 1);
+	int ret = cols.oom ? sf_err_set(err, ENOMEM, "out of memory")
+			   : insert(s, "windows", (const char *)cols.data, body, err);
+	buf_free(&cols);
+	return ret;
+}
+
 /* One attempt: the stacks, the samples, checked whole, and the windows
  * row that commits them, checked there. */
 static int deliver_attempt(struct ch_store *s, const struct store_window *w,
@@ -376,12 +424,7 @@ static int deliver_attempt(struct ch_store *s, const struct store_window *w,
 	    !yes)
 		ret = -EAGAIN;
 	if (!ret)
-		ret = insert(s, "windows", "window_id, attempt, window_start, "
-			     "start_ns, duration_ns, hz, host, kernel, stem, "
-			     "samples, map_dropped, over_total, stackid_errors, "
-			     "lost_events, map_full_warnings, captures_cut, "
-			     "unparsable_lines, incomplete_records, maps_unsaved, "
-			     "losses_unknown, labels", &win, err);
+		ret = insert_window(s, &win, err);
 	if (!ret && !(ret = committed(s, w, &yes, err)) && !yes)
 		ret = sf_err_set(err, EIO, "window %s: no windows row in the store "
 				 "after its INSERT", w->stem);
@@ -567,10 +610,11 @@ int ch_query_windows(struct ch_store *s, const struct ch_query *q,
 	struct buf sql = { 0 }, resp = { 0 };
 	buf_str(&sql, "SELECT count(), sum(samples)");
 	for (int i = 0; i < WIN_NLOSS; i++)
-		buf_printf(&sql, ", sum(%s)", win_loss_keys[i]);
+		buf_printf(&sql, ", sum(%s)", win_loss_key(i));
 	buf_str(&sql, " FROM (SELECT window_id, any(samples) AS samples");
 	for (int i = 0; i < WIN_NLOSS; i++)
-		buf_printf(&sql, ", any(%s) AS %s", win_loss_keys[i], win_loss_keys[i]);
+		buf_printf(&sql, ", any(%s) AS %s", win_loss_key(i),
+			   win_loss_key(i));
 	buf_printf(&sql, " FROM %s.windows", s->url->path);
 	where_windows(&sql, q);
 	buf_str(&sql, " GROUP BY window_id) FORMAT RowBinary");

@@ -37,6 +37,13 @@
 #include "store/labels.h"
 #include "store/window.h"
 
+/* The windows table's column list, "window_id, attempt, ..." (types:
+ * "window_id UInt64, ..."), its loss columns the loss table's stored
+ * counters in their order, appended to b (b->oom on ENOMEM). */
+void ch_windows_columns(struct buf *b, bool types);
+/* The windows table's CREATE TABLE in database db, appended to b. */
+void ch_windows_schema(struct buf *b, const char *db);
+
 struct ch_store {
 	struct http_conn conn;
 	const struct store_url *url;	/* not owned */

@@ -16,11 +16,10 @@
 /* Window files bigger than this are refused (memory bound). */
 #define WIN_MAX_BYTES (256u << 20)
 
-const char *const win_loss_keys[WIN_NLOSS] = {
-	"map_dropped", "over_total", "stackid_errors", "lost_events",
-	"map_full_warnings", "captures_cut", "unparsable_lines",
-	"incomplete_records", "maps_unsaved",
-};
+const char *win_loss_key(int i)
+{
+	return loss_table[loss_stored((unsigned)i)].key;
+}
 
 uint64_t win_stack_id(const char *comm, size_t comm_len,
 		      const struct win_frame *f, uint32_t n)
@@ -124,8 +123,8 @@ static void comment_words(struct store_window *w, const char *c)
 			const char *v = eq + 1;
 			char *end;
 			for (int i = 0; i < WIN_NLOSS; i++)
-				if (strlen(win_loss_keys[i]) == kl &&
-				    !memcmp(c, win_loss_keys[i], kl)) {
+				if (strlen(win_loss_key(i)) == kl &&
+				    !memcmp(c, win_loss_key(i), kl)) {
 					if (vl == 7 && !memcmp(v, "unknown", 7))
 						w->losses_unknown = 1;
 					else

@@ -17,11 +17,14 @@
 #include <stdint.h>
 
 #include "base/util.h"
+#include "model/losses.h"
 
-/* The loss counters a window's comment carries, in this order (the names
- * scripts/flame adds up). */
-#define WIN_NLOSS 9
-extern const char *const win_loss_keys[WIN_NLOSS];
+/* The loss counters a store keeps of a window's comment, in the loss
+ * table's stored order (model/losses.h): the window's loss[i] is counter
+ * win_loss_key(i)'s. */
+#define WIN_NLOSS LOSS_NSTORED
+/* The key of loss[i] (i below WIN_NLOSS). */
+const char *win_loss_key(int i);
 
 struct win_frame {
 	const char *s;		/* into text */

@@ -1,5 +1,5 @@
 /*
- * losses_test.c - checks of collapse/output/losses.c (the table of loss
+ * losses_test.c - checks of collapse/model/losses.c (the table of loss
  * counters every output and message words them by), run by
  * tests/t11-units.sh.  Prints one "ok NAME" or "FAIL NAME: why" per check
  * and exits 1 if any failed.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/losses.h"
+#include "model/losses.h"
 
 static int failed;
 

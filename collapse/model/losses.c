@@ -1,29 +1,56 @@
 /* losses.c - see losses.h. */
-#include "output/losses.h"
+#include "model/losses.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #define AT(f) offsetof(struct pf_counters, f)
+
+static const char *const advice_text[LOSS_ADVICE_N] = {
+	[LOSS_ADVICE_MAP_FULL] = "the BPF map of stacks was full, so samples "
+		"are missing from the graph: capture for less time, sample at "
+		"a lower -F, or flush more often (--flush)",
+	[LOSS_ADVICE_STACKID] = "some stacks could not be read (stack-id "
+		"errors): their samples count under [unknown]; a larger stack "
+		"map or fewer processes sampled (-p PID) helps",
+	[LOSS_ADVICE_LOST] = "bpftrace lost events that name new processes: "
+		"some frames of short-lived processes show as [unknown]; more "
+		"perf-buffer pages (BPFTRACE_PERF_RB_PAGES) helps",
+	[LOSS_ADVICE_CUT] = "bpftrace ended early (killed or failed): the "
+		"samples since its last flush are missing; see its message "
+		"above",
+	[LOSS_ADVICE_TWICE] = "bpftrace printed a map twice: those samples "
+		"are counted twice in the graph",
+	[LOSS_ADVICE_SKIPPED] = "lines that are not bpftrace output nor "
+		"folded stacks were skipped (the input was cut short or mixed "
+		"with other text)",
+};
 
 const struct loss_kind loss_table[LOSS_N] = {
 	[LOSS_LOST_EVENTS] = { "lost_events", "event", "events",
 		"bpftrace lost %s events", true, false, LOSS_IF_NO_LOSSES,
-		AT(lost_events) },
+		AT(lost_events),
+		.advice = LOSS_ADVICE_LOST, .meta = "lost", .stored = 4 },
 	[LOSS_MAP_DROPPED] = { "map_dropped", "map-full drop", "map-full drops",
 		"%s samples dropped by a full map", true, false,
-		LOSS_IF_NO_DROPS, AT(map_dropped) },
+		LOSS_IF_NO_DROPS, AT(map_dropped),
+		.advice = LOSS_ADVICE_MAP_FULL, .stored = 1 },
 	[LOSS_STACKID_ERRORS] = { "stackid_errors", "stack-id error",
 		"stack-id errors", "%s stack-id errors (stacks missing)", true,
-		false, LOSS_IF_NO_LOSSES, AT(stackid_errors) },
+		false, LOSS_IF_NO_LOSSES, AT(stackid_errors),
+		.advice = LOSS_ADVICE_STACKID, .meta = "stackid_errors",
+		.stored = 3 },
 	[LOSS_UNPARSABLE_LINES] = { "unparsable_lines", "unparsable line",
 		"unparsable lines", "%s unparsable lines", true, false,
-		LOSS_KNOWN, AT(unparsable_lines) },
+		LOSS_KNOWN, AT(unparsable_lines),
+		.advice = LOSS_ADVICE_SKIPPED, .stored = 7 },
 	[LOSS_INCOMPLETE_RECORDS] = { "incomplete_records",
 		"incomplete record", "incomplete records",
 		"%s incomplete records", true, false, LOSS_KNOWN,
-		AT(incomplete_records) },
+		AT(incomplete_records),
+		.advice = LOSS_ADVICE_SKIPPED, .stored = 8 },
 	/* drawn, as module+offset or [unknown] */
 	[LOSS_UNSYMBOLIZED_FRAMES] = { "unsymbolized_frames",
 		"unsymbolized frame sample", "unsymbolized frame samples",
@@ -38,12 +65,14 @@ const struct loss_kind loss_table[LOSS_N] = {
 	[LOSS_OVER_TOTAL] = { "over_total", "samples past bpftrace's count",
 		"samples past bpftrace's count", "%s samples more than bpftrace "
 		"counted (a map printed twice? they are counted twice)", true,
-		false, LOSS_IF_NO_DROPS, AT(over_total) },
+		false, LOSS_IF_NO_DROPS, AT(over_total),
+		.advice = LOSS_ADVICE_TWICE, .stored = 2 },
 	/* drawn, but its frames [unknown] */
 	[LOSS_MAPS_UNSAVED] = { "maps_unsaved",
 		"process exited before its memory map could be saved",
 		"processes exited before their memory map could be saved",
-		NULL, false, true, LOSS_KNOWN, AT(maps_unsaved) },
+		NULL, false, true, LOSS_KNOWN, AT(maps_unsaved),
+		.stored = 9 },
 	/* drawn, but its frames unnamed: past the probe's exec cap one
 	 * key holds several programs */
 	[LOSS_EXEC_CAPPED] = { "exec_capped",
@@ -62,12 +91,14 @@ const struct loss_kind loss_table[LOSS_N] = {
 	[LOSS_MAP_FULL_WARNINGS] = { "map_full_warnings", "map-full warning",
 		"map-full warnings", "bpftrace warned %s times that a map was "
 		"full (samples lost, count unknown)", true, true, LOSS_KNOWN,
-		AT(map_full_warnings) },
+		AT(map_full_warnings),
+		.advice = LOSS_ADVICE_MAP_FULL, .stored = 5 },
 	/* bpftrace ended early: the samples since its last flush, unknown */
 	[LOSS_CAPTURES_CUT] = { "captures_cut", "capture cut short",
 		"captures cut short", "%s capture%s cut short (bpftrace ended "
 		"early: samples since its last flush lost, count unknown)",
-		true, true, LOSS_KNOWN, AT(captures_cut) },
+		true, true, LOSS_KNOWN, AT(captures_cut),
+		.advice = LOSS_ADVICE_CUT, .stored = 6 },
 	/* read, and left out on purpose: the same samples as the stacks' */
 	[LOSS_NONSTACK_IGNORED] = { "nonstack_not_added",
 		"count of a map without stacks not added",
@@ -101,6 +132,56 @@ const struct loss_kind loss_table[LOSS_N] = {
 uint64_t loss_value(const struct pf_counters *c, enum loss_id id)
 {
 	return *(const uint64_t *)((const char *)c + loss_table[id].off);
+}
+
+uint64_t *loss_ptr(struct pf_counters *c, enum loss_id id)
+{
+	return (uint64_t *)((char *)c + loss_table[id].off);
+}
+
+size_t loss_advice(const struct pf_counters *c, const char **lines,
+		   size_t max)
+{
+	size_t n = 0;
+	for (int a = LOSS_ADVICE_NONE + 1; a < LOSS_ADVICE_N && n < max; a++) {
+		bool said = false;
+		for (int i = 0; i < LOSS_N && !said; i++)
+			said = loss_table[i].advice == (enum loss_advice)a &&
+			       loss_value(c, (enum loss_id)i);
+		if (said)
+			lines[n++] = advice_text[a];
+	}
+	return n;
+}
+
+enum loss_id loss_stored(unsigned i)
+{
+	for (int k = 0; k < LOSS_N; k++)
+		if (loss_table[k].stored == i + 1)
+			return (enum loss_id)k;
+	return LOSS_N;
+}
+
+/* s (len bytes) is the string w */
+static bool is(const char *s, size_t len, const char *w)
+{
+	return w && strlen(w) == len && !memcmp(s, w, len);
+}
+
+enum loss_id loss_by_meta(const char *k, size_t klen)
+{
+	for (int i = 0; i < LOSS_N; i++)
+		if (is(k, klen, loss_table[i].meta))
+			return (enum loss_id)i;
+	return LOSS_N;
+}
+
+enum loss_id loss_by_key(const char *k, size_t klen)
+{
+	for (int i = 0; i < LOSS_N; i++)
+		if (is(k, klen, loss_table[i].key))
+			return (enum loss_id)i;
+	return LOSS_N;
 }
 
 const char *loss_word(enum loss_id id, uint64_t v)
