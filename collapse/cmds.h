@@ -28,6 +28,7 @@ int cmd_symbolize(int argc, char **argv); /* MODULE ADDRESS lines */
 int cmd_continuous(int argc, char **argv); /* always-on: a profile per window */
 int cmd_comments(int argc, char **argv);  /* a pprof profile's comments */
 int cmd_query(int argc, char **argv);	  /* folded stacks from a store */
+int cmd_pyoffsets(int argc, char **argv); /* CPython frame offsets */
 
 /* A subcommand: its name, front-end, and the usage after its name. */
 struct command {

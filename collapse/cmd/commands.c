@@ -15,6 +15,7 @@ const struct command cmd_table[] = {
 	{ "symbolize", cmd_symbolize, false, "[OPTIONS] < 'MODULE ADDRESS' lines" },
 	{ "comments", cmd_comments, false, "FILE.pb.gz..." },
 	{ "query", cmd_query, false, "URL --from SECONDS --to SECONDS [OPTIONS]" },
+	{ "pyoffsets", cmd_pyoffsets, false, "[--bt-args] PID|BINARY" },
 };
 const size_t cmd_count = sizeof(cmd_table) / sizeof(cmd_table[0]);
 
