@@ -96,6 +96,17 @@ const struct loss_kind loss_table[LOSS_N] = {
 		"samples without user registers", "%s samples without user "
 		"registers (the capture's check failed)", false, true,
 		LOSS_KNOWN, AT(dwarf_badregs) },
+	/* --python: drawn as [python:unknown], never a name guessed */
+	[LOSS_PY_UNKNOWN] = { "python_unknown_frames",
+		"Python frame not named", "Python frames not named",
+		"%s Python frames not named (code object unreadable or not "
+		"one: [python:unknown])", false, true, LOSS_KNOWN,
+		AT(py_unknown_frames) },
+	/* --python: the walk's bound */
+	[LOSS_PY_CUT] = { "python_cut_stacks", "Python stack cut",
+		"Python stacks cut", "%s samples with more than 16 Python "
+		"frames (the root ones left out)", false, true, LOSS_KNOWN,
+		AT(py_cut_stacks) },
 };
 
 uint64_t loss_value(const struct pf_counters *c, enum loss_id id)

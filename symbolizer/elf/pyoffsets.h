@@ -36,6 +36,7 @@ enum py_off {
 	PY_ASCII_STATE,		/* PyASCIIObject.state (the bit field's word) */
 	PY_BYTES_SVAL,		/* PyBytesObject.ob_sval */
 	PY_VAR_SIZE,		/* PyVarObject.ob_size */
+	PY_THREAD_ID,		/* PyThreadState.thread_id (pthread_self) */
 	PY_OFF_COUNT,
 };
 
