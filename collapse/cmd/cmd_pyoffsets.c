@@ -23,7 +23,8 @@ static const char usage[] =
 	"process's frames: _PyRuntime's address and the member offsets, read\n"
 	"from the interpreter's debug info (Debian: python3.11-dbg).\n"
 	"  --bt-args   the values only, on one line, as the program's\n"
-	"              positional parameters from $5 on\n"
+	"              positional parameters from $5 on, then the\n"
+	"              interpreter's file on a line of its own\n"
 	"A BINARY's addresses are as linked (a non-PIE python3.11's are the\n"
 	"process's); a PID's are relocated.\n"
 	"Exit status: 0 ok; 1 usage; 3 no debug info, or not CPython 3.11.\n";
@@ -84,7 +85,7 @@ int cmd_pyoffsets(int argc, char **argv)
 	} else {
 		for (int k = 0; k < PY_OFF_COUNT; k++)
 			printf("%s%" PRIu64, k ? " " : "", o.v[k]);
-		putchar('\n');
+		printf("\n%s\n", o.binary);
 	}
 	return fflush(stdout) || ferror(stdout) ? EXIT_IO : EXIT_OK;
 }

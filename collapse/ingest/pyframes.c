@@ -26,8 +26,17 @@ struct code_info {
 	size_t ltlen;
 };
 
+#define PIDS_MAX 64		/* processes whose offsets were checked */
+
+struct pid_check {
+	uint32_t pid;
+	bool ok;
+};
+
 struct pyframes {
 	uint64_t off[PY_OFF_COUNT];
+	struct pid_check pids[PIDS_MAX];
+	size_t npids, next_pid;
 	struct code_info slots[CACHE_SLOTS];
 	size_t used;
 };
@@ -154,6 +163,29 @@ static void read_code(const struct pyframes *pf, uint32_t pid, uint64_t code,
 	ci->ok = ci->file != NULL;
 }
 
+/* Do the offsets match what pid's interpreter's DWARF says now?  A
+ * capture's offsets came from it, unless the pid is another program's
+ * (a child that is not Python, a pid taken again), the capture a replay
+ * of an older one, or the offsets wrong: then none of its frames is
+ * named.  Asked once a pid (the newest PIDS_MAX kept). */
+static bool pid_ok(struct pyframes *pf, uint32_t pid)
+{
+	for (size_t i = 0; i < pf->npids; i++)
+		if (pf->pids[i].pid == pid)
+			return pf->pids[i].ok;
+	struct py_offsets *o = malloc(sizeof(*o));
+	struct sf_err err;
+	bool ok = o && py_offsets_find((int)pid, NULL, o, &err) == 0 &&
+		  memcmp(o->v, pf->off, sizeof(o->v)) == 0;
+	free(o);
+	struct pid_check *c = &pf->pids[pf->next_pid];
+	pf->next_pid = (pf->next_pid + 1) % PIDS_MAX;
+	if (pf->npids < PIDS_MAX)
+		pf->npids++;
+	*c = (struct pid_check){ .pid = pid, .ok = ok };
+	return ok;
+}
+
 static struct code_info *lookup(struct pyframes *pf, uint32_t pid, uint64_t code)
 {
 	uint64_t h = sf_hash_bytes(&code, sizeof(code), pid);
@@ -240,6 +272,8 @@ int pyframes_line(const unsigned char *lt, size_t n, int firstlineno,
 bool pyframes_name(struct pyframes *pf, uint32_t pid, uint64_t code,
 		   uint64_t instr, char *buf, size_t cap)
 {
+	if (!pid_ok(pf, pid))
+		return false;
 	struct code_info *ci = lookup(pf, pid, code);
 	if (!ci->ok)
 		return false;

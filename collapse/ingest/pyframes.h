@@ -5,8 +5,10 @@
  * process_vm_readv (the offsets: elf/pyoffsets.h, from the capture's
  * "#python" line).
  *
- * Each code object is read once per (pid, address) and kept.  Before its
- * fields are believed it must look like a code object: its ob_type is
+ * The offsets are first checked against the DWARF of the process's
+ * interpreter (elf/pyoffsets.h), once a process: a mismatch names none
+ * of its frames.  Each code object is read once per (pid, address) and
+ * kept.  Before its fields are believed it must look like a code object: its ob_type is
  * PyCode_Type's address, its names are PyUnicode objects (compact ASCII)
  * of sane length.  Anything else is unknown (pyframes_name() returns
  * false; the caller shows [python:unknown] and counts it): never a name

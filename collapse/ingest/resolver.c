@@ -568,14 +568,16 @@ static bool loc_is_eval(const struct resolver *r, uint32_t loc)
 	return false;
 }
 
-/* Python frame v of the key (code | delta << 47 | is_entry) named. */
-static int64_t py_frame(struct resolver *r, uint32_t pid, uint64_t v)
+/* Python frame v of the key (code | delta << 47 | is_entry) named; an
+ * unnamed one counted for each of the record's samples. */
+static int64_t py_frame(struct resolver *r, uint32_t pid, uint64_t v,
+			uint64_t count)
 {
 	uint64_t code = v & PY_CODE_MASK, delta = v >> 47 & 0xffff;
 	uint64_t instr = delta == PY_DELTA_UNKNOWN ? 0 : code + 2 * delta;
 	char name[600];
 	if (!pyframes_name(r->py, pid, code, instr, name, sizeof(name))) {
-		r->p->counters.py_unknown_frames++;
+		sf_sat_addto(&r->p->counters.py_unknown_frames, count);
 		return resolve_name(r, "[python:unknown]", 16, PF_LOC_USER);
 	}
 	return resolve_name(r, name, strlen(name), PF_LOC_USER);
@@ -613,7 +615,7 @@ static int py_merge(struct resolver *r, const struct bt_record *rec, size_t *n)
 		bool eval = loc_is_eval(r, r->stack[i]);
 		while (eval && pi < k) {
 			uint64_t v = rec->ints[1 + pi++];
-			int ret = merged_push(r, &m, py_frame(r, pid, v));
+			int ret = merged_push(r, &m, py_frame(r, pid, v, rec->count));
 			if (ret)
 				return ret;
 			if (v & 1)
@@ -624,7 +626,8 @@ static int py_merge(struct resolver *r, const struct bt_record *rec, size_t *n)
 			return ret;
 	}
 	while (pi < k) {
-		int ret = merged_push(r, &m, py_frame(r, pid, rec->ints[1 + pi++]));
+		int ret = merged_push(r, &m, py_frame(r, pid, rec->ints[1 + pi++],
+							  rec->count));
 		if (ret)
 			return ret;
 	}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# t48-python-live: scripts/profile --python on Debian's python3 (3.11)
+# running tests/fixtures/py/known.py, whose call structure is known:
+# <module> -> main -> a -> b, main -> rec x7 -> b, main -> sorted -> keyf
+# -> b.  Checks: -- COMMAND and -p PID runs name >= 90% of the samples
+# with Python frames, in the script's order and lines (the recursion 7
+# deep); a run given a wrong offset (co_qualname's replaced by
+# co_filename's: without a check, every function would be named
+# "known.py") names no frame wrongly, shows [python:unknown] and counts
+# it; a python3.11 without debug info is said so, with the package to
+# install.  Needs root, bpftrace and python3.11-dbg (install-deps --test).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+live_prereq "python live" || exit 0
+plain_run_only "python live" || exit 0
+PY=/usr/bin/python3
+KNOWN=$TOP/tests/fixtures/py/known.py
+if ! "$STACKFOLD" pyoffsets "$PY" >"$T/offsets" 2>&1; then
+	if [ "${CI:-}" = true ]; then fail "python live" "no offsets for $PY:" "$(cat "$T/offsets")"
+	else skip "python live" "$(tail -n 1 "$T/offsets")"; fi
+	exit 0
+fi
+
+# python_share FOLDED: percent of python3's samples with a Python frame
+python_share() {
+	awk '$0 ~ /^python3;/ { t += $NF; if ($0 ~ / \(known\.py:[0-9]+\)/) p += $NF }
+	     END { printf "%d\n", t ? 100 * p / t : 0 }' "$1"
+}
+# wrong_names FOLDED: frames of known.py that are not its functions (the
+# interpreter's start-up, <frozen site>..., is named too: not counted)
+wrong_names() {
+	tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -E ' \(known\.py:[0-9]+\)$' |
+		grep -vE '^(<module>|main|a|b|rec|keyf) \(known\.py:[0-9]+\)$' | sort -u
+}
+
+# 1. -- COMMAND
+out=$(STACKFOLD_NO_COUNTDOWN=1 "$TOP/scripts/profile" --python -d 8 -o "$T/cmd" -f folded \
+	-- "$PY" "$KNOWN" 3 2>&1)
+f=$T/cmd.folded
+share=$(python_share "$f")
+if [ "$share" -ge 90 ]; then pass "python live: -- COMMAND: $share% of samples have Python frames"
+else fail "python live: -- COMMAND: >= 90% of samples have Python frames" "got $share%" "$out" "$(head -n 5 "$f")"; fi
+if grep -qE '^python3;(.*;)?<module> \(known\.py:44\);(.*;)?main \(known\.py:39\);(.*;)?a \(known\.py:22\);(.*;)?b \(known\.py:1[67]\)' "$f"; then
+	pass "python live: <module>;main;a;b in order, with their lines"
+else fail "python live: <module>;main;a;b in order" "$(head -n 5 "$f")"; fi
+rec7='main \(known\.py:40\);(rec \(known\.py:28\);){6}rec \(known\.py:27\);(.*;)?b \(known\.py:1[67]\)'
+if grep -qE "$rec7" "$f" && ! grep -qE '(rec \(known\.py:28\);){7}' "$f"; then
+	pass "python live: the recursion is 7 frames deep"
+else fail "python live: the recursion is 7 frames deep" "$(grep rec "$f" | head -n 3)"; fi
+if grep -qE 'main \(known\.py:41\);(.*;)?keyf \(known\.py:32\);(.*;)?b \(known\.py:1[67]\)' "$f"; then
+	pass "python live: sorted(key=keyf) calls keyf under main"
+else fail "python live: sorted(key=keyf) calls keyf under main" "$(grep keyf "$f" | head -n 3)"; fi
+check_eq "python live: no frame named wrongly" "" "$(wrong_names "$f")"
+
+# 2. -p PID
+"$PY" "$KNOWN" 20 &
+pid=$!
+sleep 0.3
+out=$(STACKFOLD_NO_COUNTDOWN=1 "$TOP/scripts/profile" --python -p "$pid" -d 2 -o "$T/pid" -f folded 2>&1)
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+share=$(python_share "$T/pid.folded")
+if [ "$share" -ge 90 ]; then pass "python live: -p PID: $share% of samples have Python frames"
+else fail "python live: -p PID: >= 90% of samples have Python frames" "got $share%" "$out"; fi
+
+# 3. a wrong offset passed (co_qualname := co_filename's), through a
+# stackfold whose pyoffsets says so: refused, never "known.py (...)"
+cat >"$T/doctored" <<DOC
+#!/usr/bin/env bash
+if [ "\$1" = pyoffsets ]; then
+	v=(\$("$STACKFOLD" "\$@")) || exit
+	v[10]=\${v[11]}
+	echo "\${v[*]}"
+	exit
+fi
+exec "$STACKFOLD" "\$@"
+DOC
+chmod +x "$T/doctored"
+out=$(STACKFOLD="$T/doctored" STACKFOLD_NO_COUNTDOWN=1 "$TOP/scripts/profile" --python -d 6 \
+	-o "$T/bad" -f folded -- "$PY" "$KNOWN" 2 2>&1)
+check_eq "python live: a wrong offset names no frame wrongly" "" "$(wrong_names "$T/bad.folded")"
+if grep -q '\[python:unknown\]' "$T/bad.folded" && grep -q 'Python frame samples not named' <<<"$out"; then
+	pass "python live: a wrong offset gives [python:unknown], counted"
+else fail "python live: a wrong offset gives [python:unknown], counted" "$out" "$(head -n 3 "$T/bad.folded")"; fi
+
+# 4. no debug info (a copy without its build-id note, away from its
+# debuglink's places): the package is named, exit 3
+objcopy --remove-section .note.gnu.build-id "$(readlink -f "$PY")" "$T/python3.11"
+"$STACKFOLD" pyoffsets "$T/python3.11" >/dev/null 2>"$T/nodebug"
+rc=$?
+if [ "$rc" = 3 ] && grep -q 'install python3.11-dbg' "$T/nodebug"; then
+	pass "python live: no debug info names python3.11-dbg"
+else fail "python live: no debug info names python3.11-dbg" "exit $rc" "$(cat "$T/nodebug")"; fi
