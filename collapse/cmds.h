@@ -40,7 +40,8 @@ struct command {
 /* Every subcommand, in the order the usage lists them (commands.c). */
 extern const struct command cmd_table[];
 extern const size_t cmd_count;
-/* The subcommand named name, or NULL. */
+/* The subcommand named name, or NULL; also the plumbing ones the usage
+ * does not list (pyoffsets: scripts/profile --python's). */
 const struct command *cmd_find(const char *name);
 
 /* The subcommand closest to word (a typo: `stackfold recrod`), "--help"

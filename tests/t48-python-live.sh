@@ -9,9 +9,13 @@
 # "known.py") names no frame wrongly, shows [python:unknown] and counts
 # it; a python3.11 without debug info is said so, with the package to
 # install.  Needs root, bpftrace and python3.11-dbg (install-deps --test).
+# First tests/unit/pyframes_test.c (the line table, the capture's new
+# lines), under SANITIZE=1 too; the live part is the plain run's: the C it
+# runs is those pieces and the parser, which t10-t75 run sanitized.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+unit_test pyframes_test pyframes_test.c -Wall -Wextra -Werror
 live_prereq "python live" || exit 0
 plain_run_only "python live" || exit 0
 PY=/usr/bin/python3
