@@ -3,15 +3,20 @@
  * process (run by tests/t48-python-live.sh, under the sanitizers too):
  * CPython 3.11's line table read as Python reads it, the "#python"
  * line, and the integers a key carries after its stacks
- * (ingest/bt_parse.h), none in a key of bt/profile.bt's.  Prints one
+ * (ingest/bt_parse.h), none in a key of bt/profile.bt's, and the merge
+ * rule of docs/python.md on a made-up record.  Prints one
  * "ok NAME" or "FAIL NAME: why" per check; exits 1 if any failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "ingest/bt_parse.h"
 #include "ingest/pyframes.h"
+#include "ingest/resolver.h"
+#include "model/profile.h"
 
 static int failed;
 
@@ -127,8 +132,82 @@ static void key_ints(void)
 	bt_parser_free(bp);
 }
 
+/* The folded text of sample id of p (root first): the names of each
+ * location's outermost line. */
+static void folded(const struct profile *p, int64_t id, char *out, size_t cap)
+{
+	const struct pf_sample *sm = &p->samples[id];
+	size_t n = 0;
+	out[0] = '\0';
+	for (uint32_t i = sm->depth; i-- > 0;) {
+		const struct pf_location *l = &p->locations[p->stack_ids[sm->stack_start + i]];
+		const char *nm = l->nlines ? profile_str(p, p->functions[p->lines[l->line_start + l->nlines - 1].function].name)
+					   : profile_str(p, l->unknown_name);
+		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s", n ? ";" : "", nm ? nm : "?");
+	}
+}
+
+static struct bt_frame named(const char *s)
+{
+	return (struct bt_frame){ .kind = BT_FRAME_NAME, .name = s, .name_len = strlen(s) };
+}
+
+/* Native frames leaf (C code) -> eval loop -> list_sort -> eval loop ->
+ * main; Python frames k0, k1 (entry), m0, m1 (entry), x (no eval loop
+ * left): k0 and k1 go above the first eval loop, m0 and m1 above the
+ * second, x at the root end.  The test process is no Python: every
+ * Python frame is [python:unknown] (its place is what is checked) and
+ * counted for each sample. */
+static void merge(void)
+{
+	struct profile p;
+	if (profile_init(&p)) {
+		check(0, "merge", "out of memory");
+		return;
+	}
+	struct resolver *r = resolver_new(&p, NULL, false);
+	uint64_t off[PY_OFF_COUNT] = { 0 };
+	if (!r || resolver_set_python(r, off)) {
+		check(0, "merge", "out of memory");
+		resolver_free(r);
+		profile_release(&p);
+		return;
+	}
+	struct bt_frame fr[5] = {	/* root first */
+		named("main"), named("_PyEval_EvalFrameDefault"), named("list_sort"),
+		named("_PyEval_EvalFrameDefault"), named("leafC"),
+	};
+	uint64_t ints[6] = { 512 + 5, 0x1000, 0x2001, 0x3000, 0x4001, 0x5000 };
+	struct bt_record rec = { .map = "@", .map_len = 1, .has_pid = true,
+				 .pid = (uint32_t)getpid(), .frames = fr, .nframes = 5,
+				 .nuser = 5, .had_stack = true, .count = 3,
+				 .ints = ints, .nints = 6 };
+	int64_t id = resolver_record_id(r, &rec);
+	char got[512] = "";
+	if (id > 0)
+		folded(&p, id, got, sizeof(got));
+	const char *want = "[python:unknown];main;_PyEval_EvalFrameDefault;"
+			   "[python:unknown];[python:unknown];list_sort;"
+			   "_PyEval_EvalFrameDefault;[python:unknown];[python:unknown];leafC";
+	check(strcmp(got, want) == 0, "merge: each eval loop owns its frames down to the entry one", got);
+	check(p.counters.py_unknown_frames == 15, "merge: unnamed frames counted per sample", "");
+	ints[0] = 512 + 256 + 5;
+	rec.count = 2;
+	resolver_record_id(r, &rec);
+	check(p.counters.py_cut_stacks == 2, "merge: a walk cut at the bound counted", "");
+	ints[0] = 5;	/* not a Python thread: nothing merged */
+	id = resolver_record_id(r, &rec);
+	if (id > 0)
+		folded(&p, id, got, sizeof(got));
+	check(strcmp(got, "main;_PyEval_EvalFrameDefault;list_sort;_PyEval_EvalFrameDefault;leafC") == 0,
+	      "merge: a thread without Python frames keeps its native stack", got);
+	resolver_free(r);
+	profile_release(&p);
+}
+
 int main(void)
 {
+	merge();
 	line_table();
 	python_line();
 	key_ints();
