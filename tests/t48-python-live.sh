@@ -38,13 +38,39 @@ wrong_names() {
 		grep -vE '^(<module>|main|a|b|rec|keyf) \(known\.py:[0-9]+\)$' | sort -u
 }
 
-# 1. -- COMMAND
-out=$(STACKFOLD_NO_COUNTDOWN=1 "$TOP/scripts/profile" --python -d 8 -o "$T/cmd" -f folded \
-	-- "$PY" "$KNOWN" 3 2>&1)
+# The three captures run side by side (bpftrace's start-up is most of a
+# run's time): 1. -- COMMAND; 2. -p PID; 3. -- COMMAND given a wrong offset
+# (co_qualname's := co_filename's) through a stackfold whose pyoffsets
+# says so: refused, never "known.py (...)"
+cat >"$T/doctored" <<DOC
+#!/usr/bin/env bash
+if [ "\$1" = pyoffsets ]; then
+	v=(\$("$STACKFOLD" "\$@")) || exit
+	v[10]=\${v[11]}
+	echo "\${v[*]}"
+	exit
+fi
+exec "$STACKFOLD" "\$@"
+DOC
+chmod +x "$T/doctored"
+export STACKFOLD_NO_COUNTDOWN=1
+"$TOP/scripts/profile" --python -d 20 -o "$T/cmd" -f folded -- "$PY" "$KNOWN" 2 >"$T/cmd.out" 2>&1 &
+cmd=$!
+STACKFOLD="$T/doctored" "$TOP/scripts/profile" --python -d 20 -o "$T/bad" -f folded \
+	-- "$PY" "$KNOWN" 1 >"$T/bad.out" 2>&1 &
+bad=$!
+"$PY" "$KNOWN" 60 &
+pid=$!
+sleep 0.3
+"$TOP/scripts/profile" --python -p "$pid" -d 3 -o "$T/pid" -f folded >"$T/pid.out" 2>&1
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+wait "$cmd" "$bad"
+
 f=$T/cmd.folded
 share=$(python_share "$f")
 if [ "$share" -ge 90 ]; then pass "python live: -- COMMAND: $share% of samples have Python frames"
-else fail "python live: -- COMMAND: >= 90% of samples have Python frames" "got $share%" "$out" "$(head -n 5 "$f")"; fi
+else fail "python live: -- COMMAND: >= 90% of samples have Python frames" "got $share%" "$(cat "$T/cmd.out")" "$(head -n 5 "$f")"; fi
 if grep -qE '^python3;(.*;)?<module> \(known\.py:44\);(.*;)?main \(known\.py:39\);(.*;)?a \(known\.py:22\);(.*;)?b \(known\.py:1[67]\)' "$f"; then
 	pass "python live: <module>;main;a;b in order, with their lines"
 else fail "python live: <module>;main;a;b in order" "$(head -n 5 "$f")"; fi
@@ -57,36 +83,14 @@ if grep -qE 'main \(known\.py:41\);(.*;)?keyf \(known\.py:32\);(.*;)?b \(known\.
 else fail "python live: sorted(key=keyf) calls keyf under main" "$(grep keyf "$f" | head -n 3)"; fi
 check_eq "python live: no frame named wrongly" "" "$(wrong_names "$f")"
 
-# 2. -p PID
-"$PY" "$KNOWN" 20 &
-pid=$!
-sleep 0.3
-out=$(STACKFOLD_NO_COUNTDOWN=1 "$TOP/scripts/profile" --python -p "$pid" -d 2 -o "$T/pid" -f folded 2>&1)
-kill "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
 share=$(python_share "$T/pid.folded")
 if [ "$share" -ge 90 ]; then pass "python live: -p PID: $share% of samples have Python frames"
-else fail "python live: -p PID: >= 90% of samples have Python frames" "got $share%" "$out"; fi
+else fail "python live: -p PID: >= 90% of samples have Python frames" "got $share%" "$(cat "$T/pid.out")"; fi
 
-# 3. a wrong offset passed (co_qualname := co_filename's), through a
-# stackfold whose pyoffsets says so: refused, never "known.py (...)"
-cat >"$T/doctored" <<DOC
-#!/usr/bin/env bash
-if [ "\$1" = pyoffsets ]; then
-	v=(\$("$STACKFOLD" "\$@")) || exit
-	v[10]=\${v[11]}
-	echo "\${v[*]}"
-	exit
-fi
-exec "$STACKFOLD" "\$@"
-DOC
-chmod +x "$T/doctored"
-out=$(STACKFOLD="$T/doctored" STACKFOLD_NO_COUNTDOWN=1 "$TOP/scripts/profile" --python -d 6 \
-	-o "$T/bad" -f folded -- "$PY" "$KNOWN" 2 2>&1)
 check_eq "python live: a wrong offset names no frame wrongly" "" "$(wrong_names "$T/bad.folded")"
-if grep -q '\[python:unknown\]' "$T/bad.folded" && grep -q 'Python frame samples not named' <<<"$out"; then
+if grep -q '\[python:unknown\]' "$T/bad.folded" && grep -q 'Python frame samples not named' "$T/bad.out"; then
 	pass "python live: a wrong offset gives [python:unknown], counted"
-else fail "python live: a wrong offset gives [python:unknown], counted" "$out" "$(head -n 3 "$T/bad.folded")"; fi
+else fail "python live: a wrong offset gives [python:unknown], counted" "$(cat "$T/bad.out")" "$(head -n 3 "$T/bad.folded")"; fi
 
 # 4. no debug info (a copy without its build-id note, away from its
 # debuglink's places): the package is named, exit 3
