@@ -614,6 +614,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 	x->r.max_stacks = x->c->max_stacks;
 	report_set_offsets(&x->r, x->c->oo.fold_flags & FOLD_OFFSETS);
 	x->r.live_snapshots = true;	/* first_sample() counts */
+	x->r.python_live = true;
 	report_begin_input(&x->r, NULL);
 	meta_begin(x, argc, argv);
 	return 0;

@@ -35,17 +35,20 @@ struct pid_check {
 
 struct pyframes {
 	uint64_t off[PY_OFF_COUNT];
+	bool live;
 	struct pid_check pids[PIDS_MAX];
 	size_t npids, next_pid;
 	struct code_info slots[CACHE_SLOTS];
 	size_t used;
 };
 
-struct pyframes *pyframes_new(const uint64_t off[PY_OFF_COUNT])
+struct pyframes *pyframes_new(const uint64_t off[PY_OFF_COUNT], bool live)
 {
 	struct pyframes *pf = calloc(1, sizeof(*pf));
-	if (pf)
+	if (pf) {
 		memcpy(pf->off, off, sizeof(pf->off));
+		pf->live = live;
+	}
 	return pf;
 }
 
@@ -272,7 +275,7 @@ int pyframes_line(const unsigned char *lt, size_t n, int firstlineno,
 bool pyframes_name(struct pyframes *pf, uint32_t pid, uint64_t code,
 		   uint64_t instr, char *buf, size_t cap)
 {
-	if (!pid_ok(pf, pid))
+	if (!pf->live || !pid_ok(pf, pid))
 		return false;
 	struct code_info *ci = lookup(pf, pid, code);
 	if (!ci->ok)

@@ -25,8 +25,10 @@
 
 struct pyframes;
 
-/* A namer for offsets off (PY_OFF_COUNT values); NULL on -ENOMEM. */
-struct pyframes *pyframes_new(const uint64_t off[PY_OFF_COUNT]);
+/* A namer for offsets off (PY_OFF_COUNT values); NULL on -ENOMEM.  live
+ * false (a replay of a saved capture: its processes are gone, and a pid
+ * may be another process's now): no memory is read, no frame named. */
+struct pyframes *pyframes_new(const uint64_t off[PY_OFF_COUNT], bool live);
 void pyframes_free(struct pyframes *pf);	/* NULL is fine */
 
 /* The "#python V0 V1 ..." line's values (enum py_off's order) into off:

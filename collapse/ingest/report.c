@@ -331,7 +331,7 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 		resolver_set_refresh(nr, r->refresh_maps);
 		resolver_keep_refreshed(nr, r->keep_refreshed);
 		resolver_set_offsets(nr, r->offsets);
-		if (r->python && resolver_set_python(nr, r->py_off)) {
+		if (r->python && resolver_set_python(nr, r->py_off, r->python_live)) {
 			resolver_free(nr);
 			return r->sym;	/* (the old resolver stays) */
 		}
@@ -391,7 +391,7 @@ static int on_python(void *ctx, const char *line, size_t len)
 		return 0;
 	}
 	r->python = true;
-	return resolver_set_python(r->res, r->py_off);
+	return resolver_set_python(r->res, r->py_off, r->python_live);
 }
 
 static int start_bpftrace(struct report *r)

@@ -131,6 +131,8 @@ struct report {
 	bool last_python;	/* ... and whether it had Python frames (named
 				 * from live memory: never a cache hit) */
 	bool python;		/* a "#python" line came: py_off holds it */
+	bool python_live;	/* set by stackfold record: the processes run,
+				 * their Python frames can be named */
 	uint64_t py_off[PY_OFF_COUNT];
 	int last_own;		/* ... and its map (protocol_own_map()) */
 	/* folded-looking lines without ';' before the format is known

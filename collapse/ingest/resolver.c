@@ -88,9 +88,10 @@ void resolver_set_refresh(struct resolver *r, bool on)
 	r->refresh = on;
 }
 
-int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT])
+int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT],
+			bool live)
 {
-	struct pyframes *py = pyframes_new(off);
+	struct pyframes *py = pyframes_new(off, live);
 	if (!py)
 		return -ENOMEM;
 	pyframes_free(r->py);

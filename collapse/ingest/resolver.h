@@ -48,8 +48,10 @@ bool resolver_next_refreshed(struct resolver *r, int *pid, uint32_t *image);
 /* Name the Python frames of records that carry them
  * (bt/profile-python.bt's keys) from their live process's memory, with
  * the offsets off (elf/pyoffsets.h's order), and merge them with the
- * native frames (docs/python.md).  0 or -ENOMEM. */
-int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT]);
+ * native frames (docs/python.md); live false (a replay): every one
+ * [python:unknown].  0 or -ENOMEM. */
+int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT],
+			bool live);
 
 /* Add one bpftrace record.  0 or a negative errno. */
 int resolver_record(struct resolver *r, const struct bt_record *rec);

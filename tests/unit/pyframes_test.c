@@ -167,7 +167,7 @@ static void merge(void)
 	}
 	struct resolver *r = resolver_new(&p, NULL, false);
 	uint64_t off[PY_OFF_COUNT] = { 0 };
-	if (!r || resolver_set_python(r, off)) {
+	if (!r || resolver_set_python(r, off, true)) {
 		check(0, "merge", "out of memory");
 		resolver_free(r);
 		profile_release(&p);
