@@ -10,21 +10,36 @@
 # it; a python3.11 without debug info is said so, with the package to
 # install.  Needs root, bpftrace and python3.11-dbg (install-deps --test).
 # First tests/unit/pyframes_test.c (the line table, the capture's new
-# lines), under SANITIZE=1 too; the live part is the plain run's: the C it
-# runs is those pieces and the parser, which t10-t75 run sanitized.
+# lines, the merge) and the offsets' DWARF read, under SANITIZE=1 too; the
+# captures are the plain run's (CI's time: the sanitized binary passed
+# them once by hand, and its parser and resolver are run sanitized by
+# the unit program and t10-t75).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 unit_test pyframes_test pyframes_test.c -Wall -Wextra -Werror
-live_prereq "python live" || exit 0
-plain_run_only "python live" || exit 0
 PY=/usr/bin/python3
 KNOWN=$TOP/tests/fixtures/py/known.py
+# the offsets, from the DWARF (no capture: under SANITIZE=1 too)
 if ! "$STACKFOLD" pyoffsets "$PY" >"$T/offsets" 2>&1; then
 	if [ "${CI:-}" = true ]; then fail "python live" "no offsets for $PY:" "$(cat "$T/offsets")"
 	else skip "python live" "$(tail -n 1 "$T/offsets")"; fi
 	exit 0
 fi
+check_eq "pyoffsets: 3.11's frame and code members found" \
+	"f_code previous prev_instr is_entry co_qualname co_filename co_linetable" \
+	"$(awk '$1 ~ /^(f_code|previous|prev_instr|is_entry|co_qualname|co_filename|co_linetable)$/ && $2 ~ /^0x/ { printf "%s%s", n++ ? " " : "", $1 }' "$T/offsets")"
+# no debug info (a copy without its build-id note, away from its
+# debuglink's places): the package is named, exit 3
+objcopy --remove-section .note.gnu.build-id "$(readlink -f "$PY")" "$T/python3.11"
+"$STACKFOLD" pyoffsets "$T/python3.11" >/dev/null 2>"$T/nodebug"
+rc=$?
+if [ "$rc" = 3 ] && grep -q 'install python3.11-dbg' "$T/nodebug"; then
+	pass "python live: no debug info names python3.11-dbg"
+else fail "python live: no debug info names python3.11-dbg" "exit $rc" "$(cat "$T/nodebug")"; fi
+
+live_prereq "python live" || exit 0
+plain_run_only "python live" || exit 0
 
 # python_share FOLDED: percent of python3's samples with a Python frame
 python_share() {
@@ -91,12 +106,3 @@ check_eq "python live: a wrong offset names no frame wrongly" "" "$(wrong_names 
 if grep -q '\[python:unknown\]' "$T/bad.folded" && grep -q 'Python frame samples not named' "$T/bad.out"; then
 	pass "python live: a wrong offset gives [python:unknown], counted"
 else fail "python live: a wrong offset gives [python:unknown], counted" "$(cat "$T/bad.out")" "$(head -n 3 "$T/bad.folded")"; fi
-
-# 4. no debug info (a copy without its build-id note, away from its
-# debuglink's places): the package is named, exit 3
-objcopy --remove-section .note.gnu.build-id "$(readlink -f "$PY")" "$T/python3.11"
-"$STACKFOLD" pyoffsets "$T/python3.11" >/dev/null 2>"$T/nodebug"
-rc=$?
-if [ "$rc" = 3 ] && grep -q 'install python3.11-dbg' "$T/nodebug"; then
-	pass "python live: no debug info names python3.11-dbg"
-else fail "python live: no debug info names python3.11-dbg" "exit $rc" "$(cat "$T/nodebug")"; fi
