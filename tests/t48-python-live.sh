@@ -53,10 +53,11 @@ wrong_names() {
 		grep -vE '^(<module>|main|a|b|rec|keyf) \(known\.py:[0-9]+\)$' | sort -u
 }
 
-# The three captures run side by side (bpftrace's start-up is most of a
-# run's time): 1. -- COMMAND; 2. -p PID; 3. -- COMMAND given a wrong offset
+# The captures run side by side (bpftrace's start-up is most of a run's
+# time): 1. -- COMMAND; 2. -p PID; 3. -- COMMAND given a wrong offset
 # (co_qualname's := co_filename's) through a stackfold whose pyoffsets
-# says so: refused, never "known.py (...)"
+# says so: refused, never "known.py (...)"; 4. two threads running Python
+# (tests/fixtures/py/threads.py), by thread (--tid)
 cat >"$T/doctored" <<DOC
 #!/usr/bin/env bash
 if [ "\$1" = pyoffsets ]; then
@@ -74,13 +75,16 @@ cmd=$!
 STACKFOLD="$T/doctored" "$TOP/scripts/profile" --python -d 20 -o "$T/bad" -f folded \
 	-- "$PY" "$KNOWN" 1 >"$T/bad.out" 2>&1 &
 bad=$!
+"$TOP/scripts/profile" --python --tid -d 20 -o "$T/thr" -f folded \
+	-- "$PY" "$TOP/tests/fixtures/py/threads.py" 2 >"$T/thr.out" 2>&1 &
+thr=$!
 "$PY" "$KNOWN" 60 &
 pid=$!
 sleep 0.3
 "$TOP/scripts/profile" --python -p "$pid" -d 3 -o "$T/pid" -f folded >"$T/pid.out" 2>&1
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
-wait "$cmd" "$bad"
+wait "$cmd" "$bad" "$thr"
 
 f=$T/cmd.folded
 share=$(python_share "$f")
@@ -106,3 +110,11 @@ check_eq "python live: a wrong offset names no frame wrongly" "" "$(wrong_names 
 if grep -q '\[python:unknown\]' "$T/bad.folded" && grep -q 'Python frame samples not named' "$T/bad.out"; then
 	pass "python live: a wrong offset gives [python:unknown], counted"
 else fail "python live: a wrong offset gives [python:unknown], counted" "$(cat "$T/bad.out")" "$(head -n 3 "$T/bad.folded")"; fi
+
+# each thread's samples carry its own function only (spin_one, spin_two:
+# one a thread), and both threads are named
+per_thread=$(grep -oE '^python3/[0-9]+;|spin_(one|two) \(' "$T/thr.folded" |
+	awk '/^python3/ { t = $0; next } { seen[t] = seen[t] " " $1 }
+	     END { for (t in seen) { n = split(seen[t], f, " "); u = f[1]
+		   for (i = 2; i <= n; i++) if (f[i] != u) u = "mixed"; print u } }' | sort | tr '\n' ' ')
+check_eq "python live: threads: each thread's own frames" "spin_one spin_two " "$per_thread"
