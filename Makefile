@@ -94,6 +94,8 @@ bin/demo: tests/demo/demo.c
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls -o $@ $<
 
 PID     ?=
+# PYTHON=1 with PID: name its Python frames (scripts/profile --python)
+PYTHON  ?=
 SECONDS ?= 10
 HZ      ?= 99
 
@@ -101,7 +103,7 @@ flame:
 	@scripts/install-deps
 	@$(MAKE) --no-print-directory -s all demo >&2	# stdout: the top table alone
 	@STACKFOLD_SUDO_HINT="sudo make flame$(if $(PID), PID=$(PID),)" \
-		scripts/profile $(if $(CALLGRAPH),--call-graph $(CALLGRAPH),) $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
+		scripts/profile $(if $(CALLGRAPH),--call-graph $(CALLGRAPH),) $(if $(PYTHON),--python,) $(if $(PID),-p $(PID),) -d $(SECONDS) -F $(HZ) -o $(if $(OUT),$(OUT),flame) $(if $(PID),,-- bin/demo $(SECONDS))
 
 # The whole suite: about 28 minutes on 2 CPUs (CI's); test-quick leaves
 # out the test files that need live bpftrace captures or a browser (tests/run

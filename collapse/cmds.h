@@ -28,6 +28,7 @@ int cmd_symbolize(int argc, char **argv); /* MODULE ADDRESS lines */
 int cmd_continuous(int argc, char **argv); /* always-on: a profile per window */
 int cmd_comments(int argc, char **argv);  /* a pprof profile's comments */
 int cmd_query(int argc, char **argv);	  /* folded stacks from a store */
+int cmd_pyoffsets(int argc, char **argv); /* CPython frame offsets */
 
 /* A subcommand: its name, front-end, and the usage after its name. */
 struct command {
@@ -39,7 +40,8 @@ struct command {
 /* Every subcommand, in the order the usage lists them (commands.c). */
 extern const struct command cmd_table[];
 extern const size_t cmd_count;
-/* The subcommand named name, or NULL. */
+/* The subcommand named name, or NULL; also the plumbing ones the usage
+ * does not list (pyoffsets: scripts/profile --python's). */
 const struct command *cmd_find(const char *name);
 
 /* The subcommand closest to word (a typo: `stackfold recrod`), "--help"

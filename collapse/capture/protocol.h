@@ -10,6 +10,9 @@
  *   #pid PID[:STACK[:PARENT]] COMM  a process's first sample: snapshot
  *                               its map (COMM with %rx)
  *   #window T                   bt/continuous.bt's clock at a window boundary
+ *   #python V...                bt/profile-python.bt's offsets (its $5...,
+ *                               elf/pyoffsets.h's order): its keys end in
+ *                               Python frames (ingest/pyframes.h)
  *   #attached                   every probe attached: sampling starts
  *   #flushed                    bt/profile.bt printed and cleared a buffer
  *   #end                        bt/continuous.bt's END printed its window
@@ -42,6 +45,7 @@
 #define PROTOCOL_HEADER PROTOCOL_HEADER_STEM "1"
 #define PROTOCOL_MAPS_WORD "#maps"
 #define PROTOCOL_ENDMAPS_WORD "#endmaps"
+#define PROTOCOL_PYTHON_WORD "#python"
 #define PROTOCOL_OWN_MAP "@stackfold"
 #define PROTOCOL_OWN_TOTAL "@stackfold_total"
 #define PROTOCOL_OWN_TOTAL_SHORT "@stackfold_t"

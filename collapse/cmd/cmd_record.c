@@ -55,7 +55,15 @@ struct rec {
 	 * (and the `bpftrace --version` it ran) would count as ours */
 	double cpu0_self, cpu0_kids;
 	bool memlock_said;	/* -v: bpftrace's RLIMIT_MEMLOCK line explained */
+	uint64_t resume_at;	/* bt.clock.flushes to resume held[] at */
 };
+
+/* "#pyhold PID" (bt/profile-python.bt): Python processes stopped at
+ * their finalization, resumed once two flushes have named their frames
+ * (the first may have begun before the stop), or at the end, an abort's
+ * too (abort_cleanup(), in a signal handler: file-static) */
+static int held[16];
+static volatile sig_atomic_t nheld;
 
 
 
@@ -151,6 +159,30 @@ static void attached(struct rec *x)
 	meta_line(x, PROTOCOL_META_START_NS, buf);
 }
 
+#define PYHOLD "#pyhold "
+
+static void py_hold(struct rec *x, const char *s, size_t len)
+{
+	uint64_t pid;
+	if (!sf_parse_u64(s + strlen(PYHOLD), len - strlen(PYHOLD), &pid) ||
+	    !pid || pid > INT32_MAX)
+		return;
+	if ((size_t)nheld == sizeof(held) / sizeof(held[0])) {
+		kill((int)pid, SIGCONT);	/* no room: not held */
+		return;
+	}
+	held[nheld] = (int)pid;
+	nheld = nheld + 1;
+	x->resume_at = x->bt.clock.flushes + 2;
+}
+
+static void py_resume(void)
+{
+	for (sig_atomic_t i = 0; i < nheld; i++)
+		kill(held[i], SIGCONT);
+	nheld = 0;
+}
+
 /* bt_child_read()'s callback for bpftrace's stdout */
 static int out_line(void *ctx, const char *s, size_t len)
 {
@@ -165,8 +197,12 @@ static int out_line(void *ctx, const char *s, size_t len)
 		break;
 	case PROTOCOL_FLUSHED:
 		x->bt.clock.flushes++, x->bt.clock.in_print = false;
+		if (nheld && x->bt.clock.flushes >= x->resume_at)
+			py_resume();
 		break;
 	default:
+		if (len > strlen(PYHOLD) && memcmp(s, PYHOLD, strlen(PYHOLD)) == 0)
+			py_hold(x, s, len);
 		if ((in_print = protocol_in_print(s, len)) >= 0)
 			x->bt.clock.in_print = in_print;
 		break;
@@ -434,6 +470,7 @@ static void abort_cleanup(void)
 	static const char msg[] = "\nstackfold: aborted; the outputs not yet "
 				  "written are left as they were\n";
 	atomic_unlink_open();
+	py_resume();
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
 		return;
 }
@@ -577,6 +614,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 	x->r.max_stacks = x->c->max_stacks;
 	report_set_offsets(&x->r, x->c->oo.fold_flags & FOLD_OFFSETS);
 	x->r.live_snapshots = true;	/* first_sample() counts */
+	x->r.python_live = true;
 	report_begin_input(&x->r, NULL);
 	meta_begin(x, argc, argv);
 	return 0;
@@ -645,6 +683,7 @@ int cmd_record(int argc, char **argv)
 	if (!st)
 		st = finish(&x);
 out:
+	py_resume();
 	rawcap_abort(&x.raw);
 	bt_child_release(&x.bt);
 	loading_release(&x.loading);

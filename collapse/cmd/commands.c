@@ -18,10 +18,18 @@ const struct command cmd_table[] = {
 };
 const size_t cmd_count = sizeof(cmd_table) / sizeof(cmd_table[0]);
 
+/* Helpers the scripts run, not listed in the usage (docs/python.md). */
+static const struct command cmd_plumbing[] = {
+	{ "pyoffsets", cmd_pyoffsets, false, "[--bt-args] PID|BINARY" },
+};
+
 const struct command *cmd_find(const char *name)
 {
 	for (size_t i = 0; i < cmd_count; i++)
 		if (strcmp(name, cmd_table[i].name) == 0)
 			return &cmd_table[i];
+	for (size_t i = 0; i < sizeof(cmd_plumbing) / sizeof(cmd_plumbing[0]); i++)
+		if (strcmp(name, cmd_plumbing[i].name) == 0)
+			return &cmd_plumbing[i];
 	return NULL;
 }

@@ -40,6 +40,8 @@ struct bt_parser {
 	size_t map_off, map_len, comm_off, comm_len;
 	bool has_comm, has_pid, has_tid;
 	uint32_t pid, tid, image;
+	uint64_t ints[BT_INTS_MAX];	/* integers after pid and tid */
+	size_t nints;
 	struct bt_rawframe *frames;
 	size_t nframes, fcap;
 	struct bt_part parts[8];
@@ -295,6 +297,7 @@ static void record_reset(struct bt_parser *bp)
 	bp->nparts = 0;
 	bp->has_comm = bp->has_pid = bp->has_tid = false;
 	bp->image = 0;
+	bp->nints = 0;
 	bp->in_stack = false;
 	bp->empty_part = false;
 	bp->no_count = false;
@@ -399,6 +402,7 @@ static int record_emit(struct bt_parser *bp, uint64_t count)
 		.empty_only = bp->nparts == 0 && bp->empty_part, .count = count,
 		.maybe_truncated = at_limit,
 		.line = bp->rec_line,
+		.ints = bp->ints, .nints = bp->nints,
 	};
 	bp->c.records++;
 	bt_parser_add_own(bp, protocol_own_map(r.map, r.map_len), count);
@@ -469,6 +473,8 @@ static int scalar_part(struct bt_parser *bp, const char *s, size_t len)
 		} else if (!bp->has_tid) {
 			bp->has_tid = true;
 			bp->tid = (uint32_t)v;
+		} else if (bp->nints < BT_INTS_MAX && !neg) {
+			bp->ints[bp->nints++] = v;
 		}
 		return 0;
 	}
@@ -692,6 +698,9 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 			return bp->cb.meta(bp->cb.ctx, k, (size_t)(ke - k), v,
 					   (size_t)(e - v));
 	}
+	if (len > 8 && memcmp(s, PROTOCOL_PYTHON_WORD " ", 8) == 0 &&
+	    bp->cb.python)
+		return bp->cb.python(bp->cb.ctx, s, len);
 	return 0;	/* other # lines are comments */
 }
 

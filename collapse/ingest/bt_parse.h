@@ -21,6 +21,7 @@
  * Directive lines (raw capture, capture/protocol.h):   #meta KEY VALUE...
  *                                   #maps PID       ... #endmaps
  *                                   #pid PID COMM   (first sample of PID)
+ *                                   #python V...    (Python frame offsets)
  * (PID there may carry an image too, as in keys.)
  *
  * Memory: a record's text is buffered only while it is open; nothing grows
@@ -81,7 +82,13 @@ struct bt_record {
 				 * frames: its root frames may be missing */
 	uint64_t count;
 	size_t line;		/* line number of the record's first line */
+	/* the key's integers after pid and tid, in order (at most
+	 * BT_INTS_MAX; bt/profile-python.bt's Python frames) */
+	const uint64_t *ints;
+	size_t nints;
 };
+
+#define BT_INTS_MAX 80
 
 /* Stack depth limits: kernel.perf_event_max_stack's default (bpftrace's
  * default ustack/kstack depth) and bpftrace's maximum. */
@@ -100,6 +107,8 @@ struct bt_callbacks {
 			    const char *comm, size_t comm_len);
 	int (*meta)(void *ctx, const char *key, size_t klen, const char *val,
 		    size_t vlen);
+	/* "#python ..." (capture/protocol.h), the whole line; may be NULL */
+	int (*python)(void *ctx, const char *line, size_t len);
 };
 
 struct bt_counters {

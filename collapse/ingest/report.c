@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/pyframes.h"
 #include "output/atomic.h"
 #include "model/losses.h"
 
@@ -141,6 +142,7 @@ static int on_record(void *ctx, const struct bt_record *rec)
 	struct report *r = ctx;
 	r->last_sample = 0;
 	r->last_truncated = rec->maybe_truncated;
+	r->last_python = r->python && rec->nints > 0;
 	r->last_own = protocol_own_map(rec->map, rec->map_len);
 	if (!rec->had_stack || rec->empty_only)
 		return defer_record(r, rec);
@@ -327,6 +329,10 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 		resolver_set_refresh(nr, r->refresh_maps);
 		resolver_keep_refreshed(nr, r->keep_refreshed);
 		resolver_set_offsets(nr, r->offsets);
+		if (r->python && resolver_set_python(nr, r->py_off, r->python_live)) {
+			resolver_free(nr);
+			return r->sym;	/* (the old resolver stays) */
+		}
 		resolver_free(r->res);
 		r->res = nr;
 	}
@@ -373,11 +379,24 @@ static bool blank(const char *s, size_t len)
 	return true;
 }
 
+/* "#python ...": the keys that follow end in Python frames, named with
+ * these offsets (a malformed line: counted, and the frames unnamed). */
+static int on_python(void *ctx, const char *line, size_t len)
+{
+	struct report *r = ctx;
+	if (!pyframes_parse_line(line, len, r->py_off)) {
+		r->prof.counters.unparsable_lines++;
+		return 0;
+	}
+	r->python = true;
+	return resolver_set_python(r->res, r->py_off, r->python_live);
+}
+
 static int start_bpftrace(struct report *r)
 {
 	struct bt_callbacks cb = { .ctx = r, .record = on_record,
 				   .maps = on_maps, .first_sample = on_first_sample,
-				   .meta = on_meta };
+				   .meta = on_meta, .python = on_python };
 	r->bt = bt_parser_new(&cb);
 	if (!r->bt)
 		return -ENOMEM;
@@ -506,6 +525,7 @@ static int bt_line(struct report *r, const char *line, size_t len)
 	case RC_MISS: {	/* the buffer ends with this line */
 		r->last_sample = 0;
 		r->last_truncated = false;
+		r->last_python = false;
 		r->last_own = -1;
 		sync_line(r, reccache_lines(&r->rc));
 		uint64_t bad = bt_parser_counters(r->bt)->unparsable_lines;
@@ -513,7 +533,7 @@ static int bt_line(struct report *r, const char *line, size_t len)
 		/* a record with a line the parser refused is not learnt: each
 		 * copy goes through the parser, and each counts its lines */
 		bool clean = bt_parser_counters(r->bt)->unparsable_lines == bad;
-		return ret ? ret : reccache_learn(&r->rc, clean ? r->last_sample : 0,
+		return ret ? ret : reccache_learn(&r->rc, clean && !r->last_python ? r->last_sample : 0,
 						  (r->last_truncated ? HIT_TRUNCATED : 0) |
 						  (uint32_t)(r->last_own + 1) << HIT_OWN_SHIFT);
 	}

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "elf/pyoffsets.h"
 #include "ingest/bt_parse.h"
 #include "model/fold.h"
 #include "ingest/dwarfin.h"
@@ -127,6 +128,12 @@ struct report {
 	size_t handed_n;	/* handed it over (for the summary) */
 	uint32_t last_sample;	/* sample of the last parsed record */
 	bool last_truncated;	/* ... and whether its stack hit the limit */
+	bool last_python;	/* ... and whether it had Python frames (named
+				 * from live memory: never a cache hit) */
+	bool python;		/* a "#python" line came: py_off holds it */
+	bool python_live;	/* set by stackfold record: the processes run,
+				 * their Python frames can be named */
+	uint64_t py_off[PY_OFF_COUNT];
 	int last_own;		/* ... and its map (protocol_own_map()) */
 	/* folded-looking lines without ';' before the format is known
 	 * (decide() in report.c): each its line number, a uint64_t, then

@@ -2,6 +2,7 @@
 #include "ingest/resolver.h"
 
 #include "capture/child.h"
+#include "ingest/pyframes.h"
 #include "model/fold.h"
 
 #include <errno.h>
@@ -47,6 +48,11 @@ struct resolver {
 	bool keep_refreshed;
 	uint64_t *fresh;
 	size_t nfresh, freshcap, taken;
+	/* resolver_set_python(): Python frame names, and a stack's
+	 * frames while Python ones are put in (location ids, leaf first) */
+	struct pyframes *py;
+	uint32_t *merged;
+	size_t merged_cap;
 };
 
 /* Refreshes are bounded: a stack walk's garbage addresses are unmapped
@@ -80,6 +86,17 @@ struct resolver *resolver_new(struct profile *p, struct sym_session *sym,
 void resolver_set_refresh(struct resolver *r, bool on)
 {
 	r->refresh = on;
+}
+
+int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT],
+			bool live)
+{
+	struct pyframes *py = pyframes_new(off, live);
+	if (!py)
+		return -ENOMEM;
+	pyframes_free(r->py);
+	r->py = py;
+	return 0;
 }
 
 void resolver_set_offsets(struct resolver *r, bool on)
@@ -129,6 +146,8 @@ void resolver_free(struct resolver *r)
 	free(r->stack);
 	free(r->fresh);
 	u64map_release(&r->seen);
+	pyframes_free(r->py);
+	free(r->merged);
 	free(r);
 }
 
@@ -527,6 +546,101 @@ static int64_t record_comm(struct resolver *r, const struct bt_record *rec)
 	return strtab_intern(&r->p->strs, rec->comm, rec->comm_len);
 }
 
+
+/* --- Python frames (bt/profile-python.bt, docs/python.md) --- */
+
+#define PY_EVAL_NAME "_PyEval_EvalFrameDefault"
+#define PY_HDR_COUNT 255u	/* the key's header: frames taken */
+#define PY_HDR_CUT 256u		/* ... the walk was cut at its bound */
+#define PY_HDR_PYTHON 512u	/* ... the thread was a Python one */
+#define PY_CODE_MASK 0x7ffffffffffeull
+#define PY_DELTA_UNKNOWN 0xffffu
+
+/* Is location loc (one of its lines) CPython's evaluation loop? */
+static bool loc_is_eval(const struct resolver *r, uint32_t loc)
+{
+	const struct pf_location *l = &r->p->locations[loc];
+	for (uint32_t i = 0; i < l->nlines; i++) {
+		const struct pf_line *ln = &r->p->lines[l->line_start + i];
+		const char *nm = profile_str(r->p, r->p->functions[ln->function].name);
+		if (nm && strcmp(nm, PY_EVAL_NAME) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Python frame v of the key (code | delta << 47 | is_entry) named; an
+ * unnamed one counted for each of the record's samples. */
+static int64_t py_frame(struct resolver *r, uint32_t pid, uint64_t v,
+			uint64_t count)
+{
+	uint64_t code = v & PY_CODE_MASK, delta = v >> 47 & 0xffff;
+	uint64_t instr = delta == PY_DELTA_UNKNOWN ? 0 : code + 2 * delta;
+	char name[600];
+	if (!pyframes_name(r->py, pid, code, instr, name, sizeof(name))) {
+		sf_sat_addto(&r->p->counters.py_unknown_frames, count);
+		return resolve_name(r, "[python:unknown]", 16, PF_LOC_USER);
+	}
+	return resolve_name(r, name, strlen(name), PF_LOC_USER);
+}
+
+static int merged_push(struct resolver *r, size_t *n, int64_t loc)
+{
+	if (loc < 0)
+		return (int)loc;
+	if (sf_grow((void **)&r->merged, &r->merged_cap, *n + 1,
+		    sizeof(*r->merged)))
+		return -ENOMEM;
+	r->merged[(*n)++] = (uint32_t)loc;
+	return 0;
+}
+
+/*
+ * Put the record's Python frames into r->stack[0..*n) (leaf first): each
+ * _PyEval_EvalFrameDefault frame gets, just above it, the Python frames
+ * from the next not yet placed down to the first entry frame (is_entry:
+ * the one the call of that evaluation loop began with).  Frames left
+ * over (the native walk stopped early, or found no evaluation loop) go
+ * at the root end, callers of all.
+ */
+static int py_merge(struct resolver *r, const struct bt_record *rec, size_t *n)
+{
+	uint64_t hdr = rec->ints[0];
+	size_t k = hdr & PY_HDR_COUNT, pi = 0, m = 0;
+	uint32_t pid = rec->has_pid ? rec->pid : 0;
+	if (k > rec->nints - 1)
+		k = rec->nints - 1;
+	if (hdr & PY_HDR_CUT)
+		r->p->counters.py_cut_stacks += rec->count;
+	for (size_t i = 0; i < *n; i++) {
+		bool eval = loc_is_eval(r, r->stack[i]);
+		while (eval && pi < k) {
+			uint64_t v = rec->ints[1 + pi++];
+			int ret = merged_push(r, &m, py_frame(r, pid, v, rec->count));
+			if (ret)
+				return ret;
+			if (v & 1)
+				break;	/* the entry frame: this loop's first */
+		}
+		int ret = merged_push(r, &m, r->stack[i]);
+		if (ret)
+			return ret;
+	}
+	while (pi < k) {
+		int ret = merged_push(r, &m, py_frame(r, pid, rec->ints[1 + pi++],
+							  rec->count));
+		if (ret)
+			return ret;
+	}
+	for (size_t i = 0; i < m; i++) {
+		int ret = stack_push(r, i, r->merged[i]);
+		if (ret)
+			return ret;
+	}
+	*n = m;
+	return 0;
+}
+
 int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 {
 	size_t n = rec->nframes;
@@ -549,6 +663,11 @@ int64_t resolver_record_id(struct resolver *r, const struct bt_record *rec)
 		else if (loc == 0)
 			loc = resolve_name_off(r, f, kind);
 		int ret = stack_push(r, i, loc);
+		if (ret)
+			return ret;
+	}
+	if (r->py && rec->nints > 0 && (rec->ints[0] & PY_HDR_PYTHON)) {
+		int ret = py_merge(r, rec, &n);
 		if (ret)
 			return ret;
 	}

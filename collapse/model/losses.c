@@ -127,6 +127,18 @@ const struct loss_kind loss_table[LOSS_N] = {
 		"samples without user registers", "%s samples without user "
 		"registers (the capture's check failed)", false, true,
 		LOSS_KNOWN, AT(dwarf_badregs) },
+	/* --python: drawn as [python:unknown], never a name guessed */
+	[LOSS_PY_UNKNOWN] = { "python_unknown_frames",
+		"Python frame sample not named", "Python frame samples not named",
+		"%s Python frame samples not named ([python:unknown]: the "
+		"process gone, or what the offsets point at not a code object)",
+		false, true, LOSS_KNOWN,
+		AT(py_unknown_frames) },
+	/* --python: the walk's bound */
+	[LOSS_PY_CUT] = { "python_cut_stacks", "Python stack cut",
+		"Python stacks cut", "%s samples with more than 16 Python "
+		"frames (the root ones left out)", false, true, LOSS_KNOWN,
+		AT(py_cut_stacks) },
 };
 
 uint64_t loss_value(const struct pf_counters *c, enum loss_id id)
@@ -237,8 +249,8 @@ bool loss_summary(const struct pf_counters *c, char *buf, size_t size)
 		LOSS_MEM_OVERFLOW,
 		LOSS_CAPTURES_CUT,
 		LOSS_UNPARSABLE_LINES, LOSS_DWARF_PARTIAL, LOSS_DWARF_BAD_LINES,
-		LOSS_UNSYMBOLIZED_FRAMES, LOSS_TRUNCATED_STACKS,
-		LOSS_DWARF_TRUNCATED, LOSS_DWARF_UNWIND_ERRORS,
+		LOSS_UNSYMBOLIZED_FRAMES, LOSS_PY_UNKNOWN, LOSS_TRUNCATED_STACKS,
+		LOSS_PY_CUT, LOSS_DWARF_TRUNCATED, LOSS_DWARF_UNWIND_ERRORS,
 		LOSS_DWARF_BADREGS,
 	};
 	size_t n = 0;

@@ -142,6 +142,11 @@ struct pf_counters {
 	uint64_t dwarf_cfi_cached;	/* files whose CFI rows the cache had */
 	uint64_t other_pids;	/* samples of processes --pid left out (not
 				 * a loss: asked for) */
+	uint64_t py_unknown_frames;	/* Python frames whose code object could
+					 * not be read or checked: shown as
+					 * [python:unknown] */
+	uint64_t py_cut_stacks;	/* samples whose Python frames were cut at
+				 * the capture's bound (16) */
 	uint64_t mem_overflow;	/* samples of stacks past the memory budget
 				 * (continuous --max-memory), added as one
 				 * [overflow] stack */

@@ -42,6 +42,8 @@ static void fill(struct pf_counters *c)
 	c->dwarf_truncated = 117;
 	c->dwarf_unwind_errors = 118;
 	c->dwarf_badregs = 119;
+	c->py_unknown_frames = 120;
+	c->py_cut_stacks = 121;
 }
 
 static void table_complete(void)
@@ -53,6 +55,7 @@ static void table_complete(void)
 		"exec_capped", "mem_overflow", "map_full_warnings", "captures_cut", "nonstack_not_added",
 		"partial_samples", "malformed_stack_records",
 		"copy_truncated_stacks", "unwind_errors", "no_user_regs",
+		"python_unknown_frames", "python_cut_stacks",
 	};
 	const char *bad = NULL;
 	for (int i = 0; i < LOSS_N; i++) {

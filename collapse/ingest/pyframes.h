@@ -1,0 +1,51 @@
+/*
+ * pyframes.h - names of CPython 3.11 frames from a live process: the
+ * (code object, instruction pointer) pairs bt/profile-python.bt records
+ * become "function (file:line)", read from the process's memory with
+ * process_vm_readv (the offsets: elf/pyoffsets.h, from the capture's
+ * "#python" line).
+ *
+ * The offsets are first checked against the DWARF of the process's
+ * interpreter (elf/pyoffsets.h), once a process: a mismatch names none
+ * of its frames.  Each code object is read once per (pid, address) and
+ * kept.  Before its fields are believed it must look like a code object: its ob_type is
+ * PyCode_Type's address, its names are PyUnicode objects (compact ASCII)
+ * of sane length.  Anything else is unknown (pyframes_name() returns
+ * false; the caller shows [python:unknown] and counts it): never a name
+ * made from memory that is not what the offsets say.  Nothing prints.
+ */
+#ifndef SF_PYFRAMES_H
+#define SF_PYFRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf/pyoffsets.h"
+
+struct pyframes;
+
+/* A namer for offsets off (PY_OFF_COUNT values); NULL on -ENOMEM.  live
+ * false (a replay of a saved capture: its processes are gone, and a pid
+ * may be another process's now): no memory is read, no frame named. */
+struct pyframes *pyframes_new(const uint64_t off[PY_OFF_COUNT], bool live);
+void pyframes_free(struct pyframes *pf);	/* NULL is fine */
+
+/* The "#python V0 V1 ..." line's values (enum py_off's order) into off:
+ * false when the line is not that (too few numbers, or not numbers). */
+bool pyframes_parse_line(const char *s, size_t len,
+			 uint64_t off[PY_OFF_COUNT]);
+
+/* The name of the frame running code object code at instruction instr
+ * (its prev_instr) in process pid, as "qualname (file:line)" into buf
+ * (cap bytes, terminated; file is the base name): true, or false when
+ * the code object cannot be read or does not look like one. */
+bool pyframes_name(struct pyframes *pf, uint32_t pid, uint64_t code,
+		   uint64_t instr, char *buf, size_t cap);
+
+/* The line of code unit index addrq (-1: before the first) in a 3.11
+ * co_linetable lt[0..n), the code's first line firstlineno; -1: none. */
+int pyframes_line(const unsigned char *lt, size_t n, int firstlineno,
+		  int64_t addrq);
+
+#endif

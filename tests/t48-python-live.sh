@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# t48-python-live: scripts/profile --python on Debian's python3 (3.11)
+# running tests/fixtures/py/known.py, whose call structure is known:
+# <module> -> main -> a -> b, main -> rec x7 -> b, main -> sorted -> keyf
+# -> b, main -> a method, a lambda, a generator -> b.  Checks: -- COMMAND and -p PID runs name >= 90% of the samples
+# with Python frames, in the script's order and lines (the recursion 7
+# deep); a run given a wrong offset (co_qualname's replaced by
+# co_filename's: without a check, every function would be named
+# "known.py") names no frame wrongly, shows [python:unknown] and counts
+# it; a python3.11 without debug info is said so, with the package to
+# install.  Needs root, bpftrace and python3.11-dbg (install-deps --test).
+# First tests/unit/pyframes_test.c (the line table, the capture's new
+# lines, the merge) and the offsets' DWARF read, under SANITIZE=1 too; the
+# captures are the plain run's (CI's time: the sanitized binary passed
+# them once by hand, and its parser and resolver are run sanitized by
+# the unit program and t10-t75).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+unit_test pyframes_test pyframes_test.c -Wall -Wextra -Werror
+PY=/usr/bin/python3
+KNOWN=$TOP/tests/fixtures/py/known.py
+# the offsets, from the DWARF (no capture: under SANITIZE=1 too)
+if ! "$STACKFOLD" pyoffsets "$PY" >"$T/offsets" 2>&1; then
+	if [ "${CI:-}" = true ]; then fail "python live" "no offsets for $PY:" "$(cat "$T/offsets")"
+	else skip "python live" "$(tail -n 1 "$T/offsets")"; fi
+	exit 0
+fi
+check_eq "pyoffsets: 3.11's frame and code members found" \
+	"f_code previous prev_instr is_entry co_qualname co_filename co_linetable" \
+	"$(awk '$1 ~ /^(f_code|previous|prev_instr|is_entry|co_qualname|co_filename|co_linetable)$/ && $2 ~ /^0x/ { printf "%s%s", n++ ? " " : "", $1 }' "$T/offsets")"
+# no debug info (a copy without its build-id note, away from its
+# debuglink's places): the package is named, exit 3
+objcopy --remove-section .note.gnu.build-id "$(readlink -f "$PY")" "$T/python3.11"
+"$STACKFOLD" pyoffsets "$T/python3.11" >/dev/null 2>"$T/nodebug"
+rc=$?
+if [ "$rc" = 3 ] && grep -q 'install python3.11-dbg' "$T/nodebug"; then
+	pass "python live: no debug info names python3.11-dbg"
+else fail "python live: no debug info names python3.11-dbg" "exit $rc" "$(cat "$T/nodebug")"; fi
+
+live_prereq "python live" || exit 0
+plain_run_only "python live" || exit 0
+
+# python_share FOLDED: percent of python3's samples with a Python frame
+# (known.py's, or the interpreter's start-up's: <frozen site>...)
+python_share() {
+	awk '$0 ~ /^python3;/ { t += $NF; if ($0 ~ / \([^();]+:[0-9]+\)(;| [0-9]+$)/) p += $NF }
+	     END { printf "%d\n", t ? 100 * p / t : 0 }' "$1"
+}
+# wrong_names FOLDED: frames of known.py that are not its functions (the
+# interpreter's start-up, <frozen site>..., is named too: not counted)
+wrong_names() {
+	tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -E ' \(known\.py:[0-9]+\)$' |
+		grep -vE '^(<module>|main|a|b|rec|keyf|K\.m|main\.<locals>\.<lambda>|gen) \(known\.py:[0-9]+\)$' | sort -u
+}
+
+# The captures run side by side (bpftrace's start-up is most of a run's
+# time): 1. -- COMMAND; 2. -p PID; 3. -- COMMAND given a wrong offset
+# (co_qualname's := co_filename's) through a stackfold whose pyoffsets
+# says so: refused, never "known.py (...)"; 4. two threads running Python
+# (tests/fixtures/py/threads.py), by thread (--tid)
+cat >"$T/doctored" <<DOC
+#!/usr/bin/env bash
+if [ "\$1" = pyoffsets ]; then
+	v=(\$("$STACKFOLD" "\$@")) || exit
+	v[10]=\${v[11]}
+	echo "\${v[*]}"
+	exit
+fi
+exec "$STACKFOLD" "\$@"
+DOC
+chmod +x "$T/doctored"
+export STACKFOLD_NO_COUNTDOWN=1
+"$TOP/scripts/profile" --python -d 20 -o "$T/cmd" -f folded -- "$PY" "$KNOWN" 2 >"$T/cmd.out" 2>&1 &
+cmd=$!
+STACKFOLD="$T/doctored" "$TOP/scripts/profile" --python -d 20 -o "$T/bad" -f folded \
+	-- "$PY" "$KNOWN" 1 >"$T/bad.out" 2>&1 &
+bad=$!
+"$TOP/scripts/profile" --python --tid -d 20 -o "$T/thr" -f folded \
+	-- "$PY" "$TOP/tests/fixtures/py/threads.py" 2 >"$T/thr.out" 2>&1 &
+thr=$!
+"$PY" "$KNOWN" 30 &
+pid=$!
+sleep 0.3
+"$TOP/scripts/profile" --python -p "$pid" -d 2 -o "$T/pid" -f folded >"$T/pid.out" 2>&1
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+wait "$cmd" "$bad" "$thr"
+
+f=$T/cmd.folded
+share=$(python_share "$f")
+if [ "$share" -ge 90 ]; then pass "python live: -- COMMAND: $share% of samples have Python frames"
+else fail "python live: -- COMMAND: >= 90% of samples have Python frames" "got $share%" "$(cat "$T/cmd.out")" "$(head -n 5 "$f")"; fi
+if grep -qE '^python3;(.*;)?<module> \(known\.py:56\);(.*;)?main \(known\.py:39\);(.*;)?a \(known\.py:22\);(.*;)?b \(known\.py:1[67]\)' "$f"; then
+	pass "python live: <module>;main;a;b in order, with their lines"
+else fail "python live: <module>;main;a;b in order" "$(head -n 5 "$f")"; fi
+rec7='main \(known\.py:40\);(rec \(known\.py:28\);){6}rec \(known\.py:27\);(.*;)?b \(known\.py:1[67]\)'
+if grep -qE "$rec7" "$f" && ! grep -qE '(rec \(known\.py:28\);){7}' "$f"; then
+	pass "python live: the recursion is 7 frames deep"
+else fail "python live: the recursion is 7 frames deep" "$(grep rec "$f" | head -n 3)"; fi
+if grep -qE 'main \(known\.py:41\);(.*;)?keyf \(known\.py:32\);(.*;)?b \(known\.py:1[67]\)' "$f"; then
+	pass "python live: sorted(key=keyf) calls keyf under main"
+else fail "python live: sorted(key=keyf) calls keyf under main" "$(grep keyf "$f" | head -n 3)"; fi
+for fn in 'K\.m \(known\.py:49\)' 'main\.<locals>\.<lambda> \(known\.py:43\)' 'gen \(known\.py:53\)'; do
+	if grep -qE "main \\(known\\.py:4[234]\\);(.*;)?$fn;(.*;)?b \\(known\\.py:1[67]\\)" "$f"; then
+		pass "python live: main;${fn%% *};b (a method, a lambda, a generator)"
+	else fail "python live: main;${fn%% *};b" "$(grep -E "${fn%% *}" "$f" | head -n 2)"; fi
+done
+check_eq "python live: no frame named wrongly" "" "$(wrong_names "$f")"
+
+share=$(python_share "$T/pid.folded")
+if [ "$share" -ge 90 ]; then pass "python live: -p PID: $share% of samples have Python frames"
+else fail "python live: -p PID: >= 90% of samples have Python frames" "got $share%" "$(cat "$T/pid.out")"; fi
+
+check_eq "python live: a wrong offset names no frame wrongly" "" "$(wrong_names "$T/bad.folded")"
+if grep -q '\[python:unknown\]' "$T/bad.folded" && grep -q 'Python frame samples not named' "$T/bad.out"; then
+	pass "python live: a wrong offset gives [python:unknown], counted"
+else fail "python live: a wrong offset gives [python:unknown], counted" "$(cat "$T/bad.out")" "$(head -n 3 "$T/bad.folded")"; fi
+
+# each thread's samples carry its own function only (spin_one, spin_two:
+# one a thread)
+per_thread=$(grep -oE '^python3/[0-9]+;|spin_(one|two) \(' "$T/thr.folded" |
+	awk '/^python3/ { t = $0; next } { seen[t] = seen[t] " " $1 }
+	     END { for (t in seen) { n = split(seen[t], f, " "); u = f[1]
+		   for (i = 2; i <= n; i++) if (f[i] != u) u = "mixed"; print u } }' | sort | tr '\n' ' ')
+# (a thread the loaded machine hardly ran may have no named sample: not
+# required; a thread with both names is the failure)
+case " $per_thread" in
+*mixed* | " ") fail "python live: threads: each thread's own frames" "got: '$per_thread'" \
+	"$(grep -E 'spin_(one|two)' "$T/thr.folded" | head -n 4)" ;;
+*) pass "python live: threads: each thread's own frames ($per_thread)" ;;
+esac
