@@ -13,8 +13,9 @@
 #              `bpftrace --version` check, the program, the stopped command)
 #   version    `bpftrace --version` alone (inside "script")
 #   stackfold  stackfold record's start, until it runs bpftrace
-#   bpftrace   bpftrace's compile and attach, until the line
-#              `stackfold: sampling ...` (its BEGIN probe has run)
+#   bpftrace   bpftrace's start until the line `stackfold: sampling ...`
+#              (its BEGIN probe has run): its compile (until it prints
+#              "Attaching N probes") and its attach
 #   to sample  the sum: invocation to sampling
 #   CPU        CPU seconds of every process until sampling starts
 #              (/proc, clock ticks), and of the whole run (bash `times`)
@@ -51,7 +52,12 @@ if [ "\${1:-}" = --version ]; then
 	exit \$rc
 fi
 echo "bt \$EPOCHREALTIME \$\$" >>"$tmp/marks"
-exec bpftrace "\$@"
+# its "Attaching N probes..." line: compiled, attaching (its stdout
+# passed on line by line: a 1 s capture prints little)
+exec bpftrace "\$@" > >(at=""; while IFS= read -r l; do
+	[ -z "\$at" ] && [[ \$l == Attaching* ]] && at=1 && echo "at \$EPOCHREALTIME" >>"$tmp/marks"
+	printf '%s\n' "\$l"
+done)
 EOF
 cat >"$tmp/sf" <<EOF
 #!/usr/bin/env bash
@@ -105,10 +111,10 @@ one_profile() {
 	cpu_s c1
 	rm -f "$tmp/err"
 	awk -v t0="$t0" -v v0="$(mark v0)" -v v1="$(mark v1)" -v sf="$(mark sf)" \
-		-v bt="$(mark bt)" -v ts="${ts:-0}" -v t1="$t1" -v cs="$cs" -v hz="$hz" \
+		-v bt="$(mark bt)" -v at="$(mark at)" -v ts="${ts:-0}" -v t1="$t1" -v cs="$cs" -v hz="$hz" \
 		-v c0="$c0" -v c1="$c1" 'BEGIN {
-		printf "%.3f %.3f %.3f %.3f %.3f %.2f %.3f %.3f\n", sf - t0, v1 - v0,
-			bt - sf, ts - bt, ts - t0, cs / hz, t1 - t0, c1 - c0 }' >>"$tmp/profile.runs"
+		printf "%.3f %.3f %.3f %.3f %.3f %.2f %.3f %.3f %.3f %.3f\n", sf - t0, v1 - v0,
+			bt - sf, ts - bt, ts - t0, cs / hz, t1 - t0, c1 - c0, at - bt, ts - at }' >>"$tmp/profile.runs"
 }
 
 one_perf() {
@@ -136,11 +142,11 @@ r=$tmp/profile.runs
 echo "$PROFILE -- sleep 1 (median of $RUNS; seconds from its invocation):"
 printf '  script (parse, checks, program, the stopped command): %s wall  (bpftrace --version in it: %s)\n' "$(med 1 "$r")" "$(med 2 "$r")"
 printf '  stackfold record, until it runs bpftrace:             %s wall\n' "$(med 3 "$r")"
-printf '  bpftrace compile and attach, until sampling:          %s wall\n' "$(med 4 "$r")"
+printf '  bpftrace compile and attach, until sampling:          %s wall  (compile %s, attach %s)\n' "$(med 4 "$r")" "$(med 9 "$r")" "$(med 10 "$r")"
 printf '  invocation to "stackfold: sampling ...":              %s wall, %s CPU-s\n' "$(med 5 "$r")" "$(med 6 "$r")"
 printf '  the whole run (outputs written):                      %s wall, %s CPU-s\n' "$(med 7 "$r")" "$(med 8 "$r")"
-awk '{ $9 = $7 - $5 - 1 } 1' "$r" >"$tmp/end.runs"
-printf '  the end (the command exited to outputs written):      %s wall\n' "$(med 9 "$tmp/end.runs")"
+awk '{ $11 = $7 - $5 - 1 } 1' "$r" >"$tmp/end.runs"
+printf '  the end (the command exited to outputs written):      %s wall\n' "$(med 11 "$tmp/end.runs")"
 : >"$tmp/ks.runs"
 for ((i = 0; i < RUNS; i++)); do
 	t0=$EPOCHREALTIME c0=""; cpu_s c0
