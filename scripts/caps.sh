@@ -79,14 +79,15 @@ bpftrace_ready() {
 	elif ! command -v bpftrace >/dev/null 2>&1; then
 		CAPS_ERR="bpftrace not found (need >= $min; Debian: apt-get install bpftrace)"
 	else
-		if [ -n "${BT_VERSION_FD:-}" ]; then	# started early by the caller
-			bt_version=""
+		bt_version=""
+		# started early by the caller; its fd checked, as one named in
+		# the environment may be none (then bpftrace is asked here)
+		if [[ ${BT_VERSION_FD:-} =~ ^[0-9]+$ ]] && [ -e "/proc/$$/fd/$BT_VERSION_FD" ]; then
 			read -r -u "$BT_VERSION_FD" bt_version
 			exec {BT_VERSION_FD}<&-
-			BT_VERSION_FD=""
-		else
-			bt_version=$(bpftrace --version 2>/dev/null)
 		fi
+		BT_VERSION_FD=""
+		[ -n "$bt_version" ] || bt_version=$(bpftrace --version 2>/dev/null)
 		if [[ $bt_version =~ ^bpftrace\ v?([0-9][0-9.]*) ]]; then
 			bt_version=${BASH_REMATCH[1]}
 		else
