@@ -65,7 +65,9 @@ bpftrace_uid_ok() {
 }
 
 # bpftrace_ready MIN PROG succeeds when this process may run a bpftrace of
-# version MIN or later, and sets bt_version to the one found; otherwise it
+# version MIN or later, and sets bt_version to the one found (read from
+# the fd BT_VERSION_FD when set: a `bpftrace --version` the caller started
+# early, closed here); otherwise it
 # sets CAPS_ERR to one line saying what is missing (PROG is the command a
 # "try: sudo" hint names; $STACKFOLD_SUDO_HINT, when set, is the whole
 # hint: make flame sets "sudo make flame") and fails.  The caller dies with CAPS_ERR (stackfold's exit 3; scripts/profile: 253).
@@ -77,7 +79,15 @@ bpftrace_ready() {
 	elif ! command -v bpftrace >/dev/null 2>&1; then
 		CAPS_ERR="bpftrace not found (need >= $min; Debian: apt-get install bpftrace)"
 	else
-		bt_version=$(bpftrace --version 2>/dev/null)
+		bt_version=""
+		# started early by the caller; its fd checked, as one named in
+		# the environment may be none (then bpftrace is asked here)
+		if [[ ${BT_VERSION_FD:-} =~ ^[0-9]+$ ]] && [ -e "/proc/$$/fd/$BT_VERSION_FD" ]; then
+			read -r -u "$BT_VERSION_FD" bt_version
+			exec {BT_VERSION_FD}<&-
+		fi
+		BT_VERSION_FD=""
+		[ -n "$bt_version" ] || bt_version=$(bpftrace --version 2>/dev/null)
 		if [[ $bt_version =~ ^bpftrace\ v?([0-9][0-9.]*) ]]; then
 			bt_version=${BASH_REMATCH[1]}
 		else

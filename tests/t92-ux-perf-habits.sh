@@ -259,6 +259,11 @@ check_eq "perf script | stackfold --tid: comm/TID" "demo/4242" \
 sed 's/^demo  4242 /demo  4000\/4242 /' "$T/perf.txt" >"$T/perf2.txt"
 check_eq "perf script -F comm,pid,tid: --show-pid --tid gives comm-PID/TID" "demo-4000/4242" \
 	"$("$STACKFOLD" --show-pid --tid "$T/perf2.txt" | cut -d';' -f1 | sort -u | grep demo)"
+# perf script --header (and FlameGraph's example-perf-stacks): '#' lines
+# first, skipped as stackcollapse-perf.pl skips them
+{ printf '# ========\n# captured on: Thu Jul  9 17:14:37 2015\n# cmdline : perf record -F 99 -a -g -- sleep 10 \n# ========\n#\n'; cat "$T/perf.txt"; } >"$T/perf-h.txt"
+check_eq "perf script --header: its '#' lines skipped, the samples read" \
+	"$(cat "$T/perf.folded")" "$("$STACKFOLD" "$T/perf-h.txt" 2>&1)"
 "$STACKFOLD" -f svg -o "$T/perf.svg" <"$T/perf.txt"
 check "perf script | stackfold -f svg: a graph of 3 samples" grep -q '<text id="subtitle"[^>]*>3 samples<' "$T/perf.svg"
 "$STACKFOLD" -K "$T/perf.txt" >"$T/perf-k.folded"

@@ -77,10 +77,15 @@ static bool header(const char *s, size_t n, size_t *comm_len,
 
 bool perfscript_sniff(const unsigned char *head, size_t n)
 {
-	const char *s = (const char *)head, *end = s + n;
-	while (s < end && *s == '\n')
-		s++;
-	const char *nl = memchr(s, '\n', (size_t)(end - s));
+	const char *s = (const char *)head, *end = s + n, *nl;
+	/* blank lines and '#' ones (perf script --header), as
+	 * stackcollapse-perf.pl skips them */
+	while (s < end && (*s == '\n' || *s == '#')) {
+		if (*s == '#' && !(nl = memchr(s, '\n', (size_t)(end - s))))
+			return false;
+		s = *s == '#' ? nl + 1 : s + 1;
+	}
+	nl = memchr(s, '\n', (size_t)(end - s));
 	if (!nl)
 		return false;
 	size_t cl, pl, tl;

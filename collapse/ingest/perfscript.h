@@ -30,7 +30,7 @@ struct perfscript {
 
 /* Does the input's start (head, n bytes) look like `perf script` output:
  * a header line ("COMM ID ...") followed by a frame line (blanks, hex
- * digits, a blank)? */
+ * digits, a blank), after any blank or '#' lines (perf script --header)? */
 bool perfscript_sniff(const unsigned char *head, size_t n);
 /* perf.data's magic ("PERFILE2") at the start? */
 bool perfscript_is_perf_data(const unsigned char *head, size_t n);
