@@ -28,7 +28,7 @@ for page in "$TOP"/labs/[0-9][0-9]-*.md; do
 	if [ "$q" -ge 3 ] && [ "$q" = "$a" ]; then pass "$name.md: $q questions, $a answers"
 	else fail "$name.md answers every question" "questions: $q, answers: $a"; fi
 done
-NLABS=15
+NLABS=16
 n=$(find "$TOP/labs" -maxdepth 1 -name '[0-9][0-9]-*.md' | wc -l)
 check_eq "$NLABS lab pages" "$NLABS" "$n"
 # numbered 01..NLABS without a gap, each with its labs/check number
@@ -53,7 +53,7 @@ check_eq "lab pages and sources carry no dates" "" \
 check "lab 1 links the bpftrace One-Liner Tutorial" grep -q 'tutorial_one_liners' "$TOP/labs/01-bpftrace.md"
 # Every program a student writes has an outline and a solution, and the
 # test suite a wrong one.
-for f in count hist profile interval syscost sleeps orders execs latency; do
+for f in count hist profile interval syscost sleeps orders execs latency runqlat; do
 	check "exercise $f.bt: outline, solution and a wrong one" \
 		test -s "$TOP/labs/exercises/$f.bt" -a -s "$TOP/labs/solutions/$f.bt" -a -s "$TOP/tests/labs-wrong/$f.bt"
 done
