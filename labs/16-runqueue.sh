@@ -29,13 +29,13 @@ tracepoint:sched:sched_switch {
 	delete(@qtime[args->next_pid]);
 }
 END { clear(@qtime); }
-" >"$OUT/runqlat.txt" 2>"$OUT/runqlat.err" &
+" >"$OUT/waits.txt" 2>"$OUT/waits.err" &
 bt=$!
-wait_attached "$bt" "$OUT/runqlat.txt" || lab_die "bpftrace did not start: $(grep -v RLIMIT "$OUT/runqlat.err" | head -n 3)"
+wait_attached "$bt" "$OUT/waits.txt" || lab_die "bpftrace did not start: $(grep -v RLIMIT "$OUT/waits.err" | head -n 3)"
 kill -USR1 "$p"
 wait "$p"
 interrupt "$bt"
-# crowd's threads and the CPUs; every other thread's are in runqlat.txt
-awk '/^@/ { on = $0 ~ /^@by_cpu|\[(spinner|napper)\]/ } on && !/^$/' "$OUT/runqlat.txt"
+# crowd's threads and the CPUs; every other thread's are in waits.txt
+awk '/^@/ { on = $0 ~ /^@by_cpu|\[(spinner|napper)\]/ } on && !/^$/' "$OUT/waits.txt"
 echo "crowd says:"
 cat "$OUT/crowd.out"

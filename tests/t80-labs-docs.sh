@@ -58,6 +58,18 @@ for f in count hist profile interval syscost sleeps orders execs latency runqlat
 		test -s "$TOP/labs/exercises/$f.bt" -a -s "$TOP/labs/solutions/$f.bt" -a -s "$TOP/tests/labs-wrong/$f.bt"
 done
 
+# labs/check writes the output of the student's NAME.bt to NAME.txt in
+# the lab's directory: no lab script may write a file of that name there,
+# or the check of a second program (or a second check) reads the wrong one.
+clash=""
+for f in "$TOP"/labs/exercises/*.bt; do
+	x=$(basename "$f" .bt)
+	for s in "$TOP"/labs/[0-9][0-9]-*.sh; do
+		! grep -q "\$OUT/$x\.txt" "$s" || clash="$clash $(basename "$s"): $x.txt;"
+	done
+done
+check_eq "no lab script writes the file labs/check gives a student's program" "" "$clash"
+
 # labs/check on a directory without the lab's files: a PROBLEM line and
 # the summary, exit 1 (not lab.sh's failing-step exit of the lab scripts).
 mkdir -p "$T/nolab"
