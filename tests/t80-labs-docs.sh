@@ -28,12 +28,13 @@ for page in "$TOP"/labs/[0-9][0-9]-*.md; do
 	if [ "$q" -ge 3 ] && [ "$q" = "$a" ]; then pass "$name.md: $q questions, $a answers"
 	else fail "$name.md answers every question" "questions: $q, answers: $a"; fi
 done
+NLABS=16
 n=$(find "$TOP/labs" -maxdepth 1 -name '[0-9][0-9]-*.md' | wc -l)
-check_eq "thirteen lab pages" 13 "$n"
-# numbered 01..13 without a gap, each with its labs/check number
-want=$(seq -f '%02g' 1 13 | tr '\n' ' ')
+check_eq "$NLABS lab pages" "$NLABS" "$n"
+# numbered 01..NLABS without a gap, each with its labs/check number
+want=$(seq -f '%02g' 1 "$NLABS" | tr '\n' ' ')
 got=$(find "$TOP/labs" -maxdepth 1 -name '[0-9][0-9]-*.md' -printf '%f\n' | cut -c1-2 | sort | tr '\n' ' ')
-check_eq "lab pages numbered 01-13" "$want" "$got"
+check_eq "lab pages numbered 01-$NLABS" "$want" "$got"
 missing=""
 for page in "$TOP"/labs/[0-9][0-9]-*.md; do
 	n=$(basename "$page" | cut -c1-2)
@@ -52,16 +53,28 @@ check_eq "lab pages and sources carry no dates" "" \
 check "lab 1 links the bpftrace One-Liner Tutorial" grep -q 'tutorial_one_liners' "$TOP/labs/01-bpftrace.md"
 # Every program a student writes has an outline and a solution, and the
 # test suite a wrong one.
-for f in count hist profile interval syscost sleeps orders; do
+for f in count hist profile interval syscost sleeps orders execs latency runqlat; do
 	check "exercise $f.bt: outline, solution and a wrong one" \
 		test -s "$TOP/labs/exercises/$f.bt" -a -s "$TOP/labs/solutions/$f.bt" -a -s "$TOP/tests/labs-wrong/$f.bt"
 done
+
+# labs/check writes the output of the student's NAME.bt to NAME.txt in
+# the lab's directory: no lab script may write a file of that name there,
+# or the check of a second program (or a second check) reads the wrong one.
+clash=""
+for f in "$TOP"/labs/exercises/*.bt; do
+	x=$(basename "$f" .bt)
+	for s in "$TOP"/labs/[0-9][0-9]-*.sh; do
+		! grep -q "\$OUT/$x\.txt" "$s" || clash="$clash $(basename "$s"): $x.txt;"
+	done
+done
+check_eq "no lab script writes the file labs/check gives a student's program" "" "$clash"
 
 # labs/check on a directory without the lab's files: a PROBLEM line and
 # the summary, exit 1 (not lab.sh's failing-step exit of the lab scripts).
 mkdir -p "$T/nolab"
 why=""
-for n in $(seq 1 13); do
+for n in $(seq 1 "$NLABS"); do
 	out=$(LAB_MINE=$T/nolab "$TOP/labs/check" "$n" "$T/nolab" 2>&1)
 	rc=$?
 	[ "$rc" = 1 ] && grep -q '^PROBLEM: ' <<<"$out" && [ "$(tail -n 1 <<<"$out")" = "lab $n: not there yet (see PROBLEM lines)" ] &&

@@ -49,7 +49,7 @@ else
 fi
 
 # --- each lab: the script, then labs/check on its output.  The labs where
-# students write bpftrace (1, 9, 10, 13) are checked with the solutions in
+# students write bpftrace (1, 9, 10, 13-16) are checked with the solutions in
 # labs/solutions/.
 # 999 Hz: enough samples to judge a 5% share in 3 s even when the
 # workload gets a third of a CPU.
@@ -129,6 +129,9 @@ wrong_programs() {	# LAB PROGRAM...
 [ -d "$T/lab09" ] && wrong_programs 09 syscost.bt
 [ -d "$T/lab10" ] && wrong_programs 10 sleeps.bt
 [ -d "$T/lab13" ] && wrong_programs 13 orders.bt
+[ -d "$T/lab14" ] && wrong_programs 14 execs.bt
+[ -d "$T/lab15" ] && wrong_programs 15 latency.bt
+[ -d "$T/lab16" ] && wrong_programs 16 runqlat.bt
 if [ -d "$T/lab01" ]; then
 	out=$(LAB_MINE=$TOP/labs/exercises "$TOP/labs/check" 1 "$T/lab01" 2>&1)
 	n=$(grep -c '^PROBLEM:' <<<"$out")
@@ -435,5 +438,5 @@ for c in "03-flame-graph:(no samples|could not start|shares .* died)" \
 	fi
 done
 
-"$TOP/labs/check" 14 /tmp >/dev/null 2>&1
+"$TOP/labs/check" 99 /tmp >/dev/null 2>&1
 check_eq "labs/check with no such lab is a usage error (exit 2)" 2 "$?"

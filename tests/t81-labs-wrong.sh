@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t81-labs-wrong: labs/check runs the programs students write (labs 1, 9,
-# 10, 13) against workloads where each plausible mistake gives another
+# 10, 13-16) against workloads where each plausible mistake gives another
 # answer: every wrong program of tests/labs-wrong/ (EXERCISE-HOW.bt, a
 # doctored answer each) is refused, and every right one, the solutions
 # and the other formulations of tests/labs-right/, is accepted.  Live:
@@ -19,6 +19,9 @@ lab_of() {
 	syscost) echo 9 ;;
 	sleeps) echo 10 ;;
 	orders) echo 13 ;;
+	execs) echo 14 ;;
+	latency) echo 15 ;;
+	runqlat) echo 16 ;;
 	esac
 }
 
