@@ -295,6 +295,7 @@ done
 # added to the README and to neither list fails, so the README stays true.
 declare -A NOT_RUN=(
 	["make test"]="it is this suite"
+	["sudo scripts/profile --python -- python3 app.py"]="needs a Python program; t48-python-live profiles its own the same way"
 	["make test-quick"]="it is this suite without its live and browser files (tests/run QUICK=1, tested above)"
 	["go tool pprof -http=127.0.0.1:0 profile.pb.gz"]="starts a web server; the same file is opened with -top here and in speedscope below"
 	["sudo scripts/continuous -o /var/lib/stackfold --folded --max-age 7d"]="runs until stopped; t65-continuous-live runs it"
