@@ -264,6 +264,25 @@ check_eq "perf script -F comm,pid,tid: --show-pid --tid gives comm-PID/TID" "dem
 { printf '# ========\n# captured on: Thu Jul  9 17:14:37 2015\n# cmdline : perf record -F 99 -a -g -- sleep 10 \n# ========\n#\n'; cat "$T/perf.txt"; } >"$T/perf-h.txt"
 check_eq "perf script --header: its '#' lines skipped, the samples read" \
 	"$(cat "$T/perf.folded")" "$("$STACKFOLD" "$T/perf-h.txt" 2>&1)"
+# names tidied as stackcollapse-perf.pl's defaults do: ';' as ':',
+# arguments dropped (not a Go method's parens, not "(anonymous
+# namespace)"), quotes dropped, a java process's 'L' before a class path
+cat >"$T/tidy.txt" <<'PERF'
+java  5000 12345.700000:     250000 cpu-clock:ppp: 
+	    7f0000000f00 RegExp:[&<>"'] (/tmp/perf-5000.map)
+	    7f0000001000 Lorg/mozilla/javascript/ContextFactory;.call(Lorg/mozilla/javascript/ContextAction;)Ljava/lang/Object; (/tmp/perf-5000.map)
+	    7f0000002000 Interpreter::run(Thread*, int) (/usr/lib/jvm/libjvm.so)
+	    7f0000003000 ns::(anonymous namespace)::helper(int) (/usr/lib/jvm/libjvm.so)
+	    7f0000004000 start_thread+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+server  5100 12345.710000:     250000 cpu-clock:ppp: 
+	    4a0000 net/http.(*Client).Do+0x20 (/usr/bin/server)
+	    4b0000 Lmain/x.main (/usr/bin/server)
+
+PERF
+check_eq "perf script: names tidied as stackcollapse-perf.pl does (Java, C++ arguments, Go methods)" \
+	"java;start_thread;ns::(anonymous namespace)::helper;Interpreter::run;org/mozilla/javascript/ContextFactory:.call;RegExp:[&<>] 1|server;Lmain/x.main;net/http.(*Client).Do 1" \
+	"$("$STACKFOLD" "$T/tidy.txt" 2>&1 | paste -sd '|')"
 "$STACKFOLD" -f svg -o "$T/perf.svg" <"$T/perf.txt"
 check "perf script | stackfold -f svg: a graph of 3 samples" grep -q '<text id="subtitle"[^>]*>3 samples<' "$T/perf.svg"
 "$STACKFOLD" -K "$T/perf.txt" >"$T/perf-k.folded"

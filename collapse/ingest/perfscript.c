@@ -128,6 +128,44 @@ static int put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
+/* Is f a Go method name ("net/http.(*Client).Do": a ".(" with a ")."
+ * after it), whose parens are not arguments? */
+static bool go_method(const char *f, size_t n)
+{
+	const char *o = n > 2 ? memmem(f, n, ".(", 2) : NULL;
+	return o && memmem(o + 2, (size_t)(f + n - o - 2), ").", 2);
+}
+
+/* Where f's arguments begin: its first '(' that does not open
+ * "(anonymous namespace)"; n when none. */
+static size_t args_start(const char *f, size_t n)
+{
+	static const char anon[] = "(anonymous namespace)";
+	for (size_t i = 0; i < n; i++)
+		if (f[i] == '(' && !(n - i >= sizeof(anon) - 1 &&
+				     !memcmp(f + i, anon, sizeof(anon) - 1)))
+			return i;
+	return n;
+}
+
+/* A function name appended as stackcollapse-perf.pl's defaults tidy it: ';'
+ * as ':' (it would split the folded line), the arguments dropped unless
+ * it is a Go method, quotes dropped, and in a java process a name with a
+ * '/' without its leading 'L' (Lorg/foo/Bar:.run as org/foo/Bar:.run). */
+static int put_tidy(struct perfscript *ps, const char *f, size_t n)
+{
+	size_t end = go_method(f, n) ? n : args_start(f, n), i = 0;
+	bool java = ps->hlen >= 4 && !memcmp(ps->head, "java", 4);
+	if (java && end && f[0] == 'L' && memchr(f, '/', end))
+		i = 1;
+	for (; i < end; i++) {
+		char c = f[i] == ';' ? ':' : f[i];
+		if (c != '"' && c != '\'' && put(&ps->fr, &ps->flen, &ps->fcap, &c, 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* A frame line's name: FUNC without "+0xOFF", else [MODULE's base
  * name], else [unknown]; "_[k]" for a kernel one.  Appended to fr. */
 static int add_frame(struct perfscript *ps, const char *s, size_t n)
@@ -166,7 +204,7 @@ static int add_frame(struct perfscript *ps, const char *s, size_t n)
 			       memcmp(mod, "[stack]", 7) && memcmp(mod, "[jit", 4)));
 	int ret;
 	if (fl && !(fl == 9 && !memcmp(f, "[unknown]", 9))) {
-		ret = put(&ps->fr, &ps->flen, &ps->fcap, f, fl);
+		ret = put_tidy(ps, f, fl);
 	} else if (ml && memcmp(mod, "[unknown]", ml < 9 ? ml : 9)) {
 		const char *b = mod + ml;
 		while (b > mod && b[-1] != '/')
