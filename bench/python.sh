@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# bench/python.sh - the figures of scripts/profile --python, on Debian's
+# python3 running tests/fixtures/py/known.py (its call structure known):
+#  1. capture cost per sample, --python against the default mode, side by
+#     side on the same process: `scripts/profile [--python] -p PID -d SECS`
+#     alternately, ROUNDS times each.  A run's cost is every process it
+#     starts (a cpuacct cgroup of its own: the wrapper, bpftrace with its
+#     start-up, stackfold; exited ones included) plus its BPF programs' run
+#     time (kernel.bpf_stats_enabled; run_time_ns from the fdinfo of the
+#     programs its processes hold, polled every 0.2 s: the last poll before
+#     bpftrace exits is taken), divided by the samples in its folded output.
+#     Target: --python at most 2x the default;
+#  2. from the --python runs' folded output: the share of python3's samples
+#     with a Python frame (target >= 95%) and each function's inclusive
+#     share of those against known.py's design (b's work per loop: a 200000,
+#     rec, K.m, the lambda and gen 20000 each, keyf 4 x 20000).
+# Environment: SECS (10), ROUNDS (3).  Needs root, bpftrace, python3.11-dbg
+# and cgroup v1's cpuacct.  Not a test: prints tables.
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SECS=${SECS:-10}
+ROUNDS=${ROUNDS:-3}
+CG_ROOT=/sys/fs/cgroup/cpuacct
+PY=/usr/bin/python3
+die() { echo "bench/python.sh: $*" >&2; exit 3; }
+[ "$(id -u)" = 0 ] || die "needs root"
+command -v bpftrace >/dev/null || die "bpftrace not found"
+[ -d "$CG_ROOT" ] || die "no cpuacct cgroup at $CG_ROOT"
+"$TOP/bin/stackfold" pyoffsets "$PY" >/dev/null 2>&1 ||
+	die "no offsets for $PY (install python3.11-dbg)"
+
+W=$(mktemp -d)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+py=""
+cleanup() {
+	sysctl -qw kernel.bpf_stats_enabled="$old_stats"
+	[ -n "$py" ] && kill "$py" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
+export STACKFOLD_NO_COUNTDOWN=1
+
+# bpf_poll CG OUT: while CG has processes, "prog_id run_time_ns" of the
+# BPF programs they hold, appended to OUT
+bpf_poll() {
+	local p
+	while grep -q . "$1/cgroup.procs" 2>/dev/null; do
+		while read -r p; do
+			awk '/^prog_id:/ { id = $2 } /^run_time_ns:/ && id { print id, $2; id = "" }' \
+				/proc/"$p"/fdinfo/* 2>/dev/null
+		done <"$1/cgroup.procs" >>"$2"
+		sleep 0.2
+	done
+}
+
+# run LABEL ARGS...: one capture of $py; prints "LABEL cpu_ns bpf_ns samples"
+run() {
+	local label=$1 cg=$CG_ROOT/stackfold-bench-py-$$ lead poller cpu bpf n
+	shift
+	mkdir "$cg" || die "cannot make a cgroup"
+	: >"$W/$label.bpf"
+	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" \
+		"$TOP/scripts/profile" "$@" -p "$py" -d "$SECS" -f folded -o "$W/$label" \
+		>"$W/$label.out" 2>&1 </dev/null &
+	lead=$!
+	sleep 0.1
+	bpf_poll "$cg" "$W/$label.bpf" &
+	poller=$!
+	wait "$lead" || echo "$label: capture failed: $(tail -n 3 "$W/$label.out")" >&2
+	wait "$poller"
+	cpu=$(cat "$cg/cpuacct.usage")
+	rmdir "$cg"
+	bpf=$(awk '{ if ($2 > m[$1]) m[$1] = $2 } END { for (i in m) s += m[i]; printf "%.0f\n", s }' "$W/$label.bpf")
+	n=$(awk '{ s += $NF } END { printf "%d\n", s }' "$W/$label.folded" 2>/dev/null)
+	echo "$label $cpu $bpf ${n:-0}"
+}
+
+"$PY" "$TOP/tests/fixtures/py/known.py" 100000 &
+py=$!
+sleep 1
+printf '\n== capture cost per sample, --python against the default, -p PID -d %s, %s rounds (%s, %s CPUs, load %s)\n' \
+	"$SECS" "$ROUNDS" "$(uname -n)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-10s %10s %10s %10s %8s %12s\n' run "cpu s" "bpf s" "total s" samples "us/sample"
+for r in $(seq "$ROUNDS"); do
+	run "native$r"
+	run "python$r" --python
+done >"$W/rows"
+awk '{ c = $2 / 1e9; b = $3 / 1e9
+	printf "%-10s %10.3f %10.4f %10.3f %8d %12.0f\n", $1, c, b, c + b, $4, $4 ? 1e6 * (c + b) / $4 : 0
+	m = ($1 ~ /^python/) ? "python" : "native"; t[m] += c + b; s[m] += $4; k[m] += b }
+	END { for (m in t) u[m] = s[m] ? 1e6 * t[m] / s[m] : 0
+	printf "default:  %6.0f us/sample (%.1f us of it BPF)\n", u["native"], s["native"] ? 1e6 * k["native"] / s["native"] : 0
+	printf "--python: %6.0f us/sample (%.1f us of it BPF)\n", u["python"], s["python"] ? 1e6 * k["python"] / s["python"] : 0
+	printf "ratio:    %6.2fx (target <= 2x)\n", u["native"] ? u["python"] / u["native"] : 0 }' "$W/rows"
+
+cat "$W"/python[0-9]*.folded >"$W/all.folded" 2>/dev/null
+printf '\n== --python output, %s runs pooled\n' "$ROUNDS"
+awk '$0 ~ /^python3;/ { t += $NF; if ($0 ~ / \([^();]+:[0-9]+\)(;| [0-9]+$)/) p += $NF }
+	END { printf "samples with Python frames: %d of %d, %.1f%% (target >= 95%%)\n", p, t, t ? 100 * p / t : 0 }' "$W/all.folded"
+printf '%-24s %8s %8s\n' "function (inclusive)" measured design
+awk 'BEGIN { n = split("a rec keyf K.m main.<locals>.<lambda> gen", f, " ")
+		split("55.6 5.6 22.2 5.6 5.6 5.6", d, " ") }
+	/ \(known\.py:[0-9]+\)/ { t += $NF
+		for (i = 1; i <= n; i++) if (index($0, ";" f[i] " (known.py:")) c[i] += $NF }
+	END { for (i = 1; i <= n; i++)
+		printf "%-24s %7.1f%% %7.1f%%\n", f[i], t ? 100 * c[i] / t : 0, d[i] }' "$W/all.folded"
