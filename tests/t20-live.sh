@@ -165,11 +165,17 @@ attached() {
 # which waits for its record), else its child (stackfold record, or
 # scripts/profile that exec'd it: started with SIGINT ignored)
 bpftrace_of() {
-	local c
+	local c b
 	{
 		for c in $(pgrep -P "$1"); do pgrep -P "$c" -x bpftrace; done
 		pgrep -P "$1" -x bpftrace
-	} | head -n 1 | grep .
+	} | while read -r b; do
+		# not scripts/profile's own `bpftrace --version`, which runs
+		# beside its argument checks (a child of it, as the capture's is
+		# of record)
+		tr '\0' ' ' <"/proc/$b/cmdline" 2>/dev/null | grep -q -- ' --version' ||
+			{ echo "$b"; break; }
+	done | grep .
 }
 # record_attached OUT: until the stackfold record writing OUT runs and its
 # bpftrace has attached (then 1 s more)
