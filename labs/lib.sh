@@ -152,7 +152,7 @@ interrupt() {
 # probes.  bpftrace prints its maps when it stops.  With CAPTURE_MARK set
 # to "NAME PID", mark the CPU time of PID from attach to stop, as NAME.
 capture() {
-	local secs=$1 file=$2 pid rc=0
+	local secs=$1 file=$2 pid rc=0 t0
 	shift 2
 	"$@" >"$file" &
 	pid=$!
@@ -160,10 +160,16 @@ capture() {
 		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
 		echo "lab: bpftrace printed no 'Hit Ctrl-C to end' banner within 60 s" >&2
 	fi
+	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086 # NAME PID
 	[ -z "${CAPTURE_MARK:-}" ] || mark start $CAPTURE_MARK
 	sleep "$secs"
 	interrupt "$pid" || rc=$?
+	# how long the probes were attached: up to bpftrace's exit, as it
+	# prints its maps with them still attached (a slow print makes a
+	# 3 s capture measure 5 s of off-CPU time); the checks bound by it
+	printf 'captured=%s\n' "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')" \
+		>>"$OUT/lab.env"
 	# shellcheck disable=SC2086 # NAME PID
 	[ -z "${CAPTURE_MARK:-}" ] || mark end $CAPTURE_MARK
 	return "$rc"
