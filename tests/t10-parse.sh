@@ -3,6 +3,7 @@
 # into folded output.  Golden files are real bpftrace 0.17 captures of
 # bin/demo (tests/fixtures/bt/*.txt), already symbolized by bpftrace, so the
 # expected output does not depend on this machine's binaries.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 FX=$TOP/tests/fixtures/bt

@@ -6,6 +6,7 @@
 # (tests/unit/protocol_test.c), the size bound of pprof input
 # (tests/unit/pprof_in_test.c), and the refreshes of a live process's map
 # that stackfold record asks the report for (tests/unit/refresh_test.c).
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 

@@ -7,6 +7,7 @@
 # a raw capture of a program built here: one location per user address,
 # inside its mapping, shown by go tool pprof -raw and -top -addresses, and
 # re-symbolized by pprof itself to the same lines.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/pprof_build.sh

@@ -4,6 +4,7 @@
 # go tool pprof and protoc --decode.  Covers what text inputs cannot easily
 # produce: build-ids, the executable as mapping[0], unsymbolized addresses,
 # synthetic marks, inline chains, bad UTF-8, zero samples, huge counts.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/pprof_build.sh

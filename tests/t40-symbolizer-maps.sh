@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t40-symbolizer-maps.sh - /proc/PID/maps parser, JIT perf maps and
 # kallsyms, on fixture texts (tests/fixtures/proc/) and the live kernel.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/proc/build.sh

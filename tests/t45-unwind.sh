@@ -7,6 +7,7 @@
 # cut short, records lost, the pc moved) to show each check catches it.
 # The captures' maps name the system's libc by build-id: on another libc
 # the frames above main cannot be named, and the test says so.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 F=$TOP/tests/fixtures/unwind

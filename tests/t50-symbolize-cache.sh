@@ -3,6 +3,7 @@
 # hits, corrupt entries rebuilt with one warning, concurrent writers, LRU
 # eviction under the byte cap, stale entries, an unusable cache dir, a
 # cache dir on a full disk.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh

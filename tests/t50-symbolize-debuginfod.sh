@@ -6,6 +6,7 @@
 # cache for other clients (or the next run) to trip on.  Local servers on
 # free ports: python's http.server in the debuginfod layout, and a socket
 # that accepts and never answers.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh

@@ -3,6 +3,7 @@
 # recomputed checksum, so only the reference checks stand between them and
 # the lookups) never crash `stackfold symbolize`; under SANITIZE=1 they run
 # through ASan+UBSan.  Deterministic (fixed seeds).
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh

@@ -7,6 +7,7 @@
 # addr2line's names and lines; the cache grows with the units read and a
 # warm run needs no debug file; a debug file gone before its units were
 # read gives names from the symbol table, never wrong ones.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh

@@ -4,6 +4,7 @@
 # non-PIE, stripped, stripped + .gnu_debuglink (right and wrong CRC),
 # build-id debug dir, zlib/zstd-compressed debug sections, DWARF 2-5, split
 # DWARF (.dwo), a 32-bit program, C++ templates.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/sym/symlib.sh

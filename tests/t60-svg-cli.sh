@@ -5,6 +5,7 @@
 # profile (samples and losses), the defaults equal the writer's (0.1%
 # minwidth, 1200 px, hot by name), an unknown palette is an error, and
 # output is the same bytes every run.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/svg_build.sh

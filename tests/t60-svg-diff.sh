@@ -7,6 +7,7 @@
 # the whole frame's change, with which a frame coloured as grown could say
 # it shrank).  Through the writer
 # ("STACK BEFORE AFTER" lines) and through stackfold --diff BEFORE AFTER.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/svg_build.sh

@@ -4,6 +4,7 @@
 # argument per line).  After an intended change to the writer run
 # tests/record-svg-golden.sh and review the diff.  Every expected file must
 # also pass xmllint and be reproduced exactly on a second run.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/svg_build.sh

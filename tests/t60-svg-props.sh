@@ -5,6 +5,7 @@
 # rebuilt independently in awk from the folded text; the SVG must hold
 # exactly its frames at least minwidth wide (depth, name, count), root
 # total = input total, pass xmllint, and be the same bytes on every run.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/svg_build.sh

@@ -6,6 +6,7 @@
 # characters; also nasty --title/--subtitle/--countname.  The SVG must
 # pass xmllint and iconv, keep each full name in its <title>, and cut
 # labels at character boundaries with "..".
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/tools/svg_build.sh

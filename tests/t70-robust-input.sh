@@ -6,6 +6,7 @@
 # control/NUL/non-UTF-8 bytes, and the folded round trip.
 # Every case also checks conservation: samples read == folded total ==
 # pprof total == SVG root total.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 [ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }

@@ -5,6 +5,7 @@
 # and SIGKILL of the writer at random moments.  The final path only ever
 # holds a complete old or new file, and no temporary file is left after an
 # error.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 [ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }

@@ -13,6 +13,7 @@
 # `@stackfold_dn_X: -1` line is a malformed record, not 2^64 partial
 # samples; a /tmp/perf-PID.map owned by another user than the process's
 # (or root) is not read, said and counted.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/fixtures/proc/build.sh

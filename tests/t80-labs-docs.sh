@@ -4,6 +4,7 @@
 # -Werror; every bt/*.bt follows the header convention and has a man page;
 # every man page has the required sections and no groff warnings.  Runs
 # without root.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 plain_run_only "labs pages and scripts" || exit 0	# no binary run here

@@ -7,6 +7,7 @@
 # README: it is no Debian or npm package, so it is not run here),
 # normalised differential graphs, the top table by process and object,
 # the folded file's provenance line, and quiet filters.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 

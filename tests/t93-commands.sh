@@ -4,6 +4,7 @@
 # exits 0), and a near miss of each, `query` included, is suggested.  The
 # output formats are one table too: the front-ends ask a row's flags, the
 # scripts ask `stackfold --list formats`.
+# parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 [ -x "$STACKFOLD" ] || { fail "$STACKFOLD is not built (make)"; exit 0; }
