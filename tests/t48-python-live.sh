@@ -38,6 +38,25 @@ if [ "$rc" = 3 ] && grep -q 'install python3.11-dbg' "$T/nodebug"; then
 	pass "python live: no debug info names python3.11-dbg"
 else fail "python live: no debug info names python3.11-dbg" "exit $rc" "$(cat "$T/nodebug")"; fi
 
+# another version (3.12's Py_Version written into a copy: the same build
+# id, so its DWARF is found): one line naming what is supported, exit 3
+read -r vaddr < <(readelf -W --dyn-syms "$PY" | awk '$NF == "Py_Version" { print $2; exit }')
+voff=""
+while read -r _ type addr off size _; do	# (readelf -SW, the [Nr] cut)
+	[ "$type" = PROGBITS ] && [ -n "$vaddr" ] || continue
+	if (( 16#$addr <= 16#$vaddr && 16#$vaddr < 16#$addr + 16#$size )); then
+		voff=$(( 16#$vaddr - 16#$addr + 16#$off )); break
+	fi
+done < <(readelf -SW "$PY" | sed -n 's/^ *\[ *[0-9]*\] //p')
+cp "$(readlink -f "$PY")" "$T/py312"
+printf '\xf0\x01\x0c\x03' | dd of="$T/py312" bs=1 seek="${voff:-0}" conv=notrunc status=none
+"$STACKFOLD" pyoffsets "$T/py312" >/dev/null 2>"$T/v312"
+rc=$?
+if [ -n "$voff" ] && [ "$rc" = 3 ] && [ "$(wc -l <"$T/v312")" = 1 ] &&
+   grep -q 'is CPython 3\.12: --python reads CPython 3\.11' "$T/v312"; then
+	pass "python: CPython 3.12 refused in one line naming 3.11"
+else fail "python: CPython 3.12 refused in one line naming 3.11" "exit $rc, offset '$voff'" "$(cat "$T/v312")"; fi
+
 live_prereq "python live" || exit 0
 plain_run_only "python live" || exit 0
 
@@ -115,7 +134,9 @@ edge=$!
 "$PY" "$KNOWN" 30 &
 pid=$!
 # 6. -a: known.py's process named; a process that is not python3.11
-# (awk, spinning) walked for no Python frame
+# (awk, spinning) given no Python frame (the program walks only
+# python3.11's processes; the thread_id == fsbase test would refuse
+# awk's memory too: removing the first alone does not fail this)
 awk 'BEGIN { while (1) n++ }' &
 spin=$!
 sleep 0.3
