@@ -38,6 +38,25 @@ if [ "$rc" = 3 ] && grep -q 'install python3.11-dbg' "$T/nodebug"; then
 	pass "python live: no debug info names python3.11-dbg"
 else fail "python live: no debug info names python3.11-dbg" "exit $rc" "$(cat "$T/nodebug")"; fi
 
+# another version (3.12's Py_Version written into a copy: the same build
+# id, so its DWARF is found): one line naming what is supported, exit 3
+read -r vaddr < <(readelf -W --dyn-syms "$PY" | awk '$NF == "Py_Version" { print $2; exit }')
+voff=""
+while read -r _ type addr off size _; do	# (readelf -SW, the [Nr] cut)
+	[ "$type" = PROGBITS ] && [ -n "$vaddr" ] || continue
+	if (( 16#$addr <= 16#$vaddr && 16#$vaddr < 16#$addr + 16#$size )); then
+		voff=$(( 16#$vaddr - 16#$addr + 16#$off )); break
+	fi
+done < <(readelf -SW "$PY" | sed -n 's/^ *\[ *[0-9]*\] //p')
+cp "$(readlink -f "$PY")" "$T/py312"
+printf '\xf0\x01\x0c\x03' | dd of="$T/py312" bs=1 seek="${voff:-0}" conv=notrunc status=none
+"$STACKFOLD" pyoffsets "$T/py312" >/dev/null 2>"$T/v312"
+rc=$?
+if [ -n "$voff" ] && [ "$rc" = 3 ] && [ "$(wc -l <"$T/v312")" = 1 ] &&
+   grep -q 'is CPython 3\.12: --python reads CPython 3\.11' "$T/v312"; then
+	pass "python: CPython 3.12 refused in one line naming 3.11"
+else fail "python: CPython 3.12 refused in one line naming 3.11" "exit $rc, offset '$voff'" "$(cat "$T/v312")"; fi
+
 live_prereq "python live" || exit 0
 plain_run_only "python live" || exit 0
 
@@ -54,6 +73,35 @@ wrong_names() {
 		grep -vE '^(<module>|main|a|b|rec|keyf|K\.m|main\.<locals>\.<lambda>|gen) \(known\.py:[0-9]+\)$' | sort -u
 }
 
+# The edge cases (tests/fixtures/py/edge.py, run as grüße_ß.py), each check
+# a function of a folded file, so that it is also shown refusing a
+# doctored one (below).  F: the folded file; X: the script's name.
+X='grüße_ß\.py'
+# a non-ASCII function and file name, as UTF-8 (the SVG too: its title)
+check_utf8() {
+	grep -qE "(^|;)grüße \\($X:2[45]\\)(;| )" "$1" && grep -q 'grüße' "${1%.folded}.svg"
+}
+# after the exception: after_raise directly under catcher, never under
+# the raiser frames the exception unwound; the raise 3 frames deep
+check_exception() {
+	grep -qE "(^|;)catcher \\($X:4[1-3]\\);after_raise \\($X:3[5-7]\\)" "$1" &&
+		grep -qE "catcher \\($X:4[1-3]\\);(raiser \\($X:3[0-2]\\);){2}raiser \\($X:3[01]\\)" "$1" &&
+		! grep -qE "raiser \\([^;]*;(.*;)?after_raise" "$1"
+}
+# the fork child: child_work under BaseProcess.run, in threads (--tid) of
+# its own: no thread both child_work's and the parent's (grüße, catcher)
+check_child() {
+	grep -qE "BaseProcess\\._bootstrap \\(process\\.py:[0-9]+\\);BaseProcess\\.run \\(process\\.py:[0-9]+\\);(.*;)?child_work \\($X:4[6-9]\\)" "$1" &&
+		grep -q 'catcher (' "$1" &&
+		[ -z "$(awk '{ t = $0; sub(/;.*/, "", t) }
+			/child_work \(/ { c[t] = 1 } /(grüße|catcher) \(/ { p[t] = 1 }
+			END { for (t in c) if (t in p) print t }' "$1")" ]
+}
+edge_wrong() {
+	tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -E " \($X:[0-9]+\)$" |
+		grep -vE "^(<module>|main|grüße|raiser|after_raise|catcher|child_work|burn) \($X:[0-9]+\)$" | sort -u
+}
+
 # The captures run side by side (bpftrace's start-up is most of a run's
 # time): 1. -- COMMAND; 2. -p PID; 3. -- COMMAND given a wrong offset
 # (co_qualname's := co_filename's) through a stackfold whose pyoffsets
@@ -64,7 +112,7 @@ cat >"$T/doctored" <<DOC
 if [ "\$1" = pyoffsets ]; then
 	v=(\$("$STACKFOLD" "\$@")) || exit
 	v[10]=\${v[11]}
-	echo "\${v[*]}"
+	printf '%s\\n' "\${v[*]:0:21}" "\${v[*]:21}"
 	exit
 fi
 exec "$STACKFOLD" "\$@"
@@ -79,13 +127,26 @@ bad=$!
 "$TOP/scripts/profile" --python --tid -d 20 -o "$T/thr" -f folded \
 	-- "$PY" "$TOP/tests/fixtures/py/threads.py" 2 >"$T/thr.out" 2>&1 &
 thr=$!
+cp "$TOP/tests/fixtures/py/edge.py" "$T/grüße_ß.py"
+"$TOP/scripts/profile" --python --tid -F 297 -d 20 -o "$T/edge" -f folded,svg \
+	-- "$PY" "$T/grüße_ß.py" 3 >"$T/edge.out" 2>&1 &
+edge=$!
 "$PY" "$KNOWN" 30 &
 pid=$!
+# 6. -a: known.py's process named; a process that is not python3.11
+# (awk, spinning) given no Python frame (the program walks only
+# python3.11's processes; the thread_id == fsbase test would refuse
+# awk's memory too: removing the first alone does not fail this)
+awk 'BEGIN { while (1) n++ }' &
+spin=$!
 sleep 0.3
+"$TOP/scripts/profile" --python -a -d 2 -o "$T/all" -f folded >"$T/all.out" 2>&1 &
+all=$!
 "$TOP/scripts/profile" --python -p "$pid" -d 2 -o "$T/pid" -f folded >"$T/pid.out" 2>&1
-kill "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
-wait "$cmd" "$bad" "$thr"
+wait "$all"
+kill "$pid" "$spin" 2>/dev/null
+wait "$pid" "$spin" 2>/dev/null
+wait "$cmd" "$bad" "$thr" "$edge"
 
 f=$T/cmd.folded
 share=$(python_share "$f")
@@ -130,3 +191,39 @@ case " $per_thread" in
 	"$(grep -E 'spin_(one|two)' "$T/thr.folded" | head -n 4)" ;;
 *) pass "python live: threads: each thread's own frames ($per_thread)" ;;
 esac
+
+# -a: known.py named in its order, nothing of it wrongly; the spinning
+# awk (not python3.11: its memory at _PyRuntime's address is not one) has
+# no Python frame
+if grep -qE '^python3;(.*;)?main \(known\.py:[0-9]+\);(.*;)?b \(known\.py:1[67]\)' "$T/all.folded"; then
+	pass "python live: -a: known.py's frames named"
+else fail "python live: -a: known.py's frames named" "$(cat "$T/all.out")" "$(grep known "$T/all.folded" | head -n 3)"; fi
+check_eq "python live: -a: no frame named wrongly" "" "$(wrong_names "$T/all.folded")"
+check_eq "python live: -a: awk has no Python frame" "" "$(grep -E '^awk;.* \([^();]+:[0-9]+\)' "$T/all.folded" | head -n 2)"
+if grep -q '^awk;' "$T/all.folded"; then pass "python live: -a: awk was sampled"
+else fail "python live: -a: awk was sampled" "$(head -n 3 "$T/all.folded")"; fi
+
+# The edge cases, then each check against a doctored copy of the result:
+# it must refuse it
+f=$T/edge.folded
+cp "$T/edge.svg" "$T/doc.svg"
+doctor() { sed "$1" "$f" >"$T/doc.folded"; }
+if check_utf8 "$f"; then pass "python live: a non-ASCII function and file name (grüße, grüße_ß.py) in folded and SVG"
+else fail "python live: non-ASCII names" "$(cat "$T/edge.out")" "$(head -n 3 "$f")"; fi
+doctor 's/grüße/gr??e/g'
+if check_utf8 "$T/doc.folded"; then fail "python live: the non-ASCII check refuses gr??e"; else pass "python live: the non-ASCII check refuses gr??e"; fi
+if check_exception "$f"; then pass "python live: after an exception, samples are after_raise's under catcher, not under the frames it unwound"
+else fail "python live: an exception unwinding" "$(cat "$T/edge.out")" "$(grep -E 'raiser|after_raise' "$f" | head -n 4)"; fi
+doctor 's/catcher (\([^)]*\));after_raise/catcher (\1);raiser (grüße_ß.py:31);after_raise/'
+if check_exception "$T/doc.folded"; then fail "python live: the exception check refuses after_raise under raiser"
+else pass "python live: the exception check refuses after_raise under raiser"; fi
+if check_child "$f"; then pass "python live: the multiprocessing child's own frames (child_work under BaseProcess.run, its threads only)"
+else fail "python live: the multiprocessing child's own frames" "$(cat "$T/edge.out")" "$(grep child_work "$f" | head -n 3)"; fi
+ptid=$(grep -m1 'catcher (' "$f" | cut -d';' -f1)
+doctor "/child_work (/s|^[^;]*;|$ptid;|"
+if check_child "$T/doc.folded"; then fail "python live: the child check refuses child_work in the parent's thread"
+else pass "python live: the child check refuses child_work in the parent's thread"; fi
+check_eq "python live: edge.py: no frame named wrongly" "" "$(edge_wrong "$f")"
+doctor 's/burn (/socket.send (/'
+if edge_wrong "$T/doc.folded" | grep -q '^socket\.send ('; then pass "python live: the wrong-name check refuses a name edge.py lacks"
+else fail "python live: the wrong-name check refuses a name edge.py lacks" "$(edge_wrong "$T/doc.folded")"; fi

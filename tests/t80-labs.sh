@@ -403,6 +403,11 @@ d12_three_stats() {	# the same in the .stats files, in their format
 }
 for c in cpu10 cpu10_readings bpf1 bpf1_readings three three_stats; do doctored 12 "$c" "d12_$c"; done
 
+# lab 18: each doctored answer of tests/labs-wrong/18-*.sh (a script run
+# in a copy of the lab's outputs) refused
+d18() { bash "$D18"; }
+for f in "$TOP"/tests/labs-wrong/18-*.sh; do D18=$f doctored 18 "$(basename "$f")" d18; done
+
 # --- lab 7: the debug file gone, with a warm symbol cache.  The warm
 # cache alone would still name shares-dbglink's functions; the lab
 # symbolizes with an empty cache, so its check sees the file is gone.

@@ -27,7 +27,8 @@ static const char usage[] =
 	"              interpreter's file on a line of its own\n"
 	"A BINARY's addresses are as linked (a non-PIE python3.11's are the\n"
 	"process's); a PID's are relocated.\n"
-	"Exit status: 0 ok; 1 usage; 3 no debug info, or not CPython 3.11.\n";
+	"Exit status: 0 ok; 1 usage; 3 no debug info, or not CPython 3.11\n"
+	"(another version is named: CPython 3.11 only).\n";
 
 /* The -dbg package for a binary named .../python3.11 or libpython3.11.so */
 static void say_package(const char *binary)
@@ -75,7 +76,8 @@ int cmd_pyoffsets(int argc, char **argv)
 		fprintf(stderr, "stackfold: %s\n", err.msg);
 		if (ret == -PY_ENODEBUG)
 			say_package(o.binary);
-		return ret == -ESRCH || ret == -PY_ENODEBUG || ret == -PY_ENOPYTHON
+		return ret == -ESRCH || ret == -PY_ENODEBUG || ret == -PY_ENOPYTHON ||
+			       ret == -PY_EVERSION
 			       ? EXIT_ENV : EXIT_BADINPUT;
 	}
 	if (!bt_args) {

@@ -100,8 +100,46 @@ static bool rd64(uint32_t pid, uint64_t addr, uint64_t *v)
 	return rd(pid, addr, v, sizeof(*v));
 }
 
-/* A PyUnicode object at addr, compact ASCII, as a malloc'd string with
- * no ';' or control byte (a folded frame's separators); NULL if not. */
+/* One code point as UTF-8 into s (4 bytes of room): its length.  A
+ * folded frame's separator (';'), a control character or a surrogate
+ * (not a character: no UTF-8 for it) is written as '?'. */
+static size_t put_utf8(char *s, uint32_t c)
+{
+	if (c == ';' || c < 32 || c == 127 || (c >= 0xd800 && c < 0xe000) ||
+	    c > 0x10ffff) {
+		*s = '?';
+		return 1;
+	}
+	if (c < 0x80) {
+		*s = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		s[0] = (char)(0xc0 | c >> 6);
+		s[1] = (char)(0x80 | (c & 63));
+		return 2;
+	}
+	if (c < 0x10000) {
+		s[0] = (char)(0xe0 | c >> 12);
+		s[1] = (char)(0x80 | (c >> 6 & 63));
+		s[2] = (char)(0x80 | (c & 63));
+		return 3;
+	}
+	s[0] = (char)(0xf0 | c >> 18);
+	s[1] = (char)(0x80 | (c >> 12 & 63));
+	s[2] = (char)(0x80 | (c >> 6 & 63));
+	s[3] = (char)(0x80 | (c & 63));
+	return 4;
+}
+
+/* 3.11's PyCompactUnicodeObject (PyASCIIObject, then utf8_length, utf8
+ * and wstr_length, three words): a non-ASCII compact string's code
+ * points follow it, kind bytes each. */
+#define COMPACT_EXTRA (3 * sizeof(uint64_t))
+
+/* A PyUnicode object at addr, compact (ASCII, or code points of 1, 2 or
+ * 4 bytes: PEP 393's kinds), as a malloc'd UTF-8 string (put_utf8()'s
+ * replacements made); NULL if not one. */
 static char *read_str(const struct pyframes *pf, uint32_t pid, uint64_t addr)
 {
 	const uint64_t *o = pf->off;
@@ -112,18 +150,27 @@ static char *read_str(const struct pyframes *pf, uint32_t pid, uint64_t addr)
 	    !rd(pid, addr + o[PY_ASCII_STATE], &state, sizeof(state)))
 		return NULL;
 	/* state: interned:2, kind:3, compact:1, ascii:1, ready:1 */
+	unsigned kind = state >> 2 & 7;
 	bool compact = state >> 5 & 1, ascii = state >> 6 & 1;
-	if (!compact || !ascii || len == 0 || len > NAME_MAX_LEN)
+	if (!compact || len == 0 || len > NAME_MAX_LEN || (ascii && kind != 1) ||
+	    (kind != 1 && kind != 2 && kind != 4))
 		return NULL;
-	char *s = malloc(len + 1);
-	if (!s || !rd(pid, addr + o[PY_ASCII_SIZE], s, len)) {
+	uint64_t data = addr + o[PY_ASCII_SIZE] + (ascii ? 0 : COMPACT_EXTRA);
+	unsigned char raw[NAME_MAX_LEN * 4];
+	char *s = malloc(len * 4 + 1);
+	if (!s || !rd(pid, data, raw, len * kind)) {
 		free(s);
 		return NULL;
 	}
-	s[len] = '\0';
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == ';' || (unsigned char)s[i] < 32 || (unsigned char)s[i] > 126)
-			s[i] = '?';
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		uint32_t c = 0;
+		memcpy(&c, raw + i * kind, kind);	/* little-endian host */
+		if (ascii && c > 126)
+			c = '?';
+		n += put_utf8(s + n, c);
+	}
+	s[n] = '\0';
 	return s;
 }
 

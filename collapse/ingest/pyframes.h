@@ -9,7 +9,7 @@
  * interpreter (elf/pyoffsets.h), once a process: a mismatch names none
  * of its frames.  Each code object is read once per (pid, address) and
  * kept.  Before its fields are believed it must look like a code object: its ob_type is
- * PyCode_Type's address, its names are PyUnicode objects (compact ASCII)
+ * PyCode_Type's address, its names are compact PyUnicode objects (any kind: UTF-8 out)
  * of sane length.  Anything else is unknown (pyframes_name() returns
  * false; the caller shows [python:unknown] and counts it): never a name
  * made from memory that is not what the offsets say.  Nothing prints.

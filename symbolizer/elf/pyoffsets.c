@@ -35,9 +35,10 @@ const char *py_off_name(enum py_off k)
 
 /* --- .dynsym --------------------------------------------------------- */
 
-enum { SYM_RUNTIME, SYM_CODE_TYPE, SYM_UNICODE_TYPE, SYM_COUNT };
+enum { SYM_RUNTIME, SYM_CODE_TYPE, SYM_UNICODE_TYPE, SYM_VERSION, SYM_COUNT };
 static const char *const sym_names[SYM_COUNT] = {
 	"_PyRuntime", "PyCode_Type", "PyUnicode_Type",
+	"Py_Version",	/* PY_VERSION_HEX, exported from 3.11 on: not required */
 };
 
 /* The three symbols' values from .dynsym; false when _PyRuntime is not
@@ -65,6 +66,43 @@ static bool dynsyms(Elf *e, uint64_t val[SYM_COUNT])
 		}
 	}
 	return val[SYM_RUNTIME] && val[SYM_CODE_TYPE] && val[SYM_UNICODE_TYPE];
+}
+
+/* The 8 bytes at link-time address addr of e's file (Py_Version's value,
+ * in .rodata): 0 when no section holds them. */
+static uint64_t read_u64_at(Elf *e, uint64_t addr)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    addr < sh.sh_addr || addr + 8 > sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		uint64_t v = 0;
+		if (d && d->d_buf && addr - sh.sh_addr + 8 <= d->d_size)
+			memcpy(&v, (const char *)d->d_buf + (addr - sh.sh_addr), 8);
+		return v;
+	}
+	return 0;
+}
+
+/* Refuse an interpreter that is not 3.11: its PY_VERSION_HEX (Py_Version;
+ * none before 3.11) read from the file, the frames' layout being 3.11's. */
+static int check_version(Elf *e, const char *binary, uint64_t version_sym,
+			 struct sf_err *err)
+{
+	uint64_t v = version_sym ? read_u64_at(e, version_sym) : 0;
+	unsigned major = (unsigned)(v >> 24 & 0xff), minor = (unsigned)(v >> 16 & 0xff);
+	if (v && major == 3 && minor == 11)
+		return 0;
+	if (!version_sym)
+		return sf_err_set(err, PY_EVERSION,
+				  "%s is CPython 3.10 or older (no Py_Version): --python reads CPython 3.11's frames only (Debian 12's python3)",
+				  binary);
+	return sf_err_set(err, PY_EVERSION,
+			  "%s is CPython %u.%u: --python reads CPython 3.11's frames only (Debian 12's python3); 3.12 moved them",
+			  binary, major, minor);
 }
 
 /* The lowest PT_LOAD's page-aligned vaddr: where a mapping of file
@@ -382,6 +420,12 @@ int py_offsets_find(int pid, const char *path, struct py_offsets *o,
 	int ret = find_binary(pid, path, o, &e, &fd, sym, &bias, err);
 	if (ret)
 		return ret;
+	ret = check_version(e, o->binary, sym[SYM_VERSION], err);
+	if (ret) {
+		elf_end(e);
+		close(fd);
+		return ret;
+	}
 	o->v[PY_RUNTIME] = sym[SYM_RUNTIME] + bias;
 	o->v[PY_CODE_TYPE] = sym[SYM_CODE_TYPE] + bias;
 	o->v[PY_UNICODE_TYPE] = sym[SYM_UNICODE_TYPE] + bias;

@@ -52,14 +52,15 @@ struct py_offsets {
 /* Errors of py_offsets_find() the caller tells apart. */
 #define PY_ENODEBUG 1001	/* no debug file: install the -dbg package */
 #define PY_ENOPYTHON 1002	/* no _PyRuntime in the binary or maps */
+#define PY_EVERSION 1003	/* a CPython other than 3.11 (its Py_Version) */
 
 /*
  * Fill o for the process pid (pid > 0: its executable, else the
  * libpython*.so it maps; addresses relocated by its load bias) or for
  * the file path (pid 0; addresses as linked: a non-PIE executable's).
- * 0, or a negative errno (-PY_ENODEBUG, -PY_ENOPYTHON, -EINVAL: a member
- * not found in the DWARF) with err saying what; o->binary is set as far
- * as it was found.
+ * 0, or a negative errno (-PY_ENODEBUG, -PY_ENOPYTHON, -PY_EVERSION,
+ * -EINVAL: a member not found in the DWARF) with err saying what;
+ * o->binary is set as far as it was found.
  */
 int py_offsets_find(int pid, const char *path, struct py_offsets *o,
 		    struct sf_err *err);
