@@ -17,13 +17,14 @@ else fail "labs build" "$out"; exit 0; fi
 # Every bt/*.bt (HZ PID FLUSH where it takes them; extra arguments are
 # ignored), not only the labs' own.
 # bt/profile-python.bt also takes SECS, the interpreter's offsets and its
-# file (stackfold pyoffsets), and --unsafe for its signal().
+# file (stackfold pyoffsets), its inode, device and hold flag, and --unsafe
+# for its signal().
 pyargs=$("$STACKFOLD" pyoffsets --bt-args "$(readlink -f /usr/bin/python3)" 2>&1) ||
 	fail "stackfold pyoffsets --bt-args python3 (python3.11-dbg installed?)" "$pyargs"
 for bt in "$TOP"/bt/*.bt; do
 	if [ "$(basename "$bt")" = profile-python.bt ]; then
 		# shellcheck disable=SC2086 # the offsets, one word each
-		check "bt/$(basename "$bt") passes bpftrace -d" bpftrace --unsafe -d "$bt" 99 0 10 0 $pyargs
+		check "bt/$(basename "$bt") passes bpftrace -d" bpftrace --unsafe -d "$bt" 99 0 10 0 $pyargs 0 0 1
 		continue
 	fi
 	check "bt/$(basename "$bt") passes bpftrace -d" bpftrace -d "$bt" 99 0 10
