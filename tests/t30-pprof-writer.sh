@@ -68,7 +68,9 @@ for s in mixed main procs kernel empty bigcount nullprof; do
 		fail "go pprof -raw accepts $s" "$(tail -5 "$T/$s.goerr")"
 	fi
 	check "go pprof -top accepts $s" gopprof -top "$f"
-	if pb_decode "$f" >"$T/$s.txt" 2>"$T/$s.perr"; then
+	if ! protoc_prereq "protoc --decode accepts $s"; then
+		:
+	elif pb_decode "$f" >"$T/$s.txt" 2>"$T/$s.perr"; then
 		check_eq "protoc string_table[0]: $s" 'string_table: ""' \
 			"$(grep -m1 '^string_table' "$T/$s.txt")"
 	else
@@ -130,7 +132,8 @@ check_eq "kernel-only: one synthetic [kernel.kallsyms] mapping, the kernel half 
 	"1: 0xffff800000000000/0xffffffffffffffff/0x0 [kernel.kallsyms]  [FN]" "$(sed -n '/^Mappings/,$p' "$T/kernel.raw" | grep '^[0-9]*: ')"
 check_eq "kernel-only: every location on it" 3 "$(grep -cE '^ +[0-9]+: 0x[0-9a-f]+ M=1' "$T/kernel.raw")"
 check "kernel-only: the unsymbolized address kept" grep -qE '^ +[0-9]+: 0xffffffffc0001234 M=1 *$' "$T/kernel.raw"
-check_eq "folded-only: no mappings (protoc)" 0 "$(grep -c -E '^(mapping \{|  mapping_id:)' "$T/nullprof.txt")"
+protoc_prereq "folded-only: no mappings (protoc)" &&
+	check_eq "folded-only: no mappings (protoc)" 0 "$(grep -c -E '^(mapping \{|  mapping_id:)' "$T/nullprof.txt")"
 check "folded-only: leaf first (sample 'a;b;c' -> 1 2 3, 1 is c)" \
 	bash -c "grep -qE '^ +1 +[0-9]+: 1 2 3 \$' '$T/nullprof.raw' && grep -qE '^ +1: 0x0 (M=1 )?c :0' '$T/nullprof.raw'"
 check_eq "bigcount: value[1] saturates" 9223372036854775807 \

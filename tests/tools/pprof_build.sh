@@ -5,6 +5,7 @@
 #   $PPROF_GEN    profile generator (tests/tools/pprof_gen.c)
 #   gopprof ARGS  go tool pprof with HOME/GOCACHE/GOPATH in $T
 #   pb_decode F   gunzip F and print protoc --decode's text form
+#   protoc_prereq NAME  0 when protoc is here, else SKIP NAME (FAIL in CI) and 1
 # PPROF_LIB overrides the library linked into pprof_gen.
 # pprof_tools_build returns 1 (after a FAIL line) when something is missing.
 # shellcheck shell=bash
@@ -56,8 +57,21 @@ gopprof() {
 		PPROF_BINARY_PATH=$T/nobinaries go tool pprof "$@"
 }
 
+# protoc is a test dependency (Debian protobuf-compiler, which
+# `scripts/install-deps --test` installs): without it the checks that decode
+# with it are skipped, saying why, not failed; in CI, which must run them,
+# they fail.  $PROTOC names another protoc (a test of this skip points it
+# at nothing).
+PROTOC=${PROTOC:-protoc}
+protoc_prereq() {
+	command -v "$PROTOC" >/dev/null 2>&1 && return 0
+	local why="protoc not installed: Debian protobuf-compiler, scripts/install-deps --test"
+	if [ "${CI:-}" = true ]; then fail "$1" "$why"; else skip "$1" "$why"; fi
+	return 1
+}
+
 pb_decode() {
-	gzip -dc "$1" | protoc --decode perftools.profiles.Profile \
+	gzip -dc "$1" | "$PROTOC" --decode perftools.profiles.Profile \
 		--proto_path="$TOP/collapse" "$TOP/collapse/output/profile.proto"
 }
 
