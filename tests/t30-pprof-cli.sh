@@ -129,6 +129,18 @@ check "capture: period from #meta hz 49" grep -q '^Period: 20408163$' "$raw"
 check "capture: duration" grep -q '^Duration: 2s' "$raw"
 check "capture: metadata comment" grep -q '^Comment: bpftrace=v0.17.0 kernel=6.1.0-test host=fixture-host cmdline=stackfold record -F 49 -- sleep 2$' "$raw"
 check "capture: counters comment" grep -q '^Comment: samples=105 lost_events=0 ' "$raw"
+# The same capture as a continuous window, read back as a store reads it
+# (store/window.c, through the pprof reader): times, rate, host, kernel,
+# the sample count and the stored loss counters from the pprof, the
+# stacks from the .folded.  A text without bpftrace's total cannot tell
+# drops: unknown.
+mkdir -p "$T/win"
+{ head -1 "$FX/capture.txt"; printf '#meta duration_ns 2000000000\n#meta lost 7\n#meta stackid_errors 2\n'
+  tail -n +2 "$FX/capture.txt"; } >"$T/wcap.txt"
+"$STACKFOLD" -q -f pprof,folded -o "$T/win/20251121T044000Z" "$T/wcap.txt"
+check_eq "a window as a store reads it: the capture's metadata and counters" \
+	"start_ns=1763700000000000000 duration_ns=2000000000 hz=49 host=fixture-host kernel=6.1.0-test samples=105 map_dropped=0 over_total=0 stackid_errors=2 lost_events=7 map_full_warnings=0 captures_cut=0 unparsable_lines=0 incomplete_records=0 maps_unsaved=0 losses_unknown=1 stacks=3 total=105" \
+	"$("$WINDOW_DUMP" "$T/win" 20251121T044000Z | paste -sd' ')"
 # What an input cannot tell is "unknown", not 0:
 # folded text records no capture losses; a text without bpftrace's sample
 # total (this fixture's, a one-liner's) cannot tell drops.

@@ -159,11 +159,13 @@ check "empty stack: [no stack] function" grep -qE '^ +[0-9]+: 0x0 \[no stack\]' 
 # One file mapped by several processes: one mapping per process, each with
 # its range (go tool pprof merges them itself, translating addresses, so
 # the file's own mappings are checked with protoc).
-check_eq "same file in 3 processes: 3 mappings, each with its range" \
-	"memory_start: 139637976727552 memory_limit: 139637977776128|memory_start: 139710991171584 memory_limit: 139710992220160|memory_start: 139784005615616 memory_limit: 139784006664192" \
-	"$(awk '/^mapping \{/ { m = 1; s = "" } m && /memory_(start|limit):/ { s = s (s ? " " : "") $1 " " $2 }
-		m && /^\}/ { if (s ~ /1396|1397/) print s; m = 0 }' "$T/procs.txt" | sort | paste -sd'|')"
-check_eq "one location per address (protoc): libc x3, jit.so, pre.so, kernel" 6 "$(grep -c '^location {' "$T/procs.txt")"
+protoc_prereq "same file in 3 processes: 3 mappings, each with its range" &&
+	check_eq "same file in 3 processes: 3 mappings, each with its range" \
+		"memory_start: 139637976727552 memory_limit: 139637977776128|memory_start: 139710991171584 memory_limit: 139710992220160|memory_start: 139784005615616 memory_limit: 139784006664192" \
+		"$(awk '/^mapping \{/ { m = 1; s = "" } m && /memory_(start|limit):/ { s = s (s ? " " : "") $1 " " $2 }
+			m && /^\}/ { if (s ~ /1396|1397/) print s; m = 0 }' "$T/procs.txt" | sort | paste -sd'|')"
+protoc_prereq "one location per address (protoc): libc x3, jit.so, pre.so, kernel" &&
+	check_eq "one location per address (protoc): libc x3, jit.so, pre.so, kernel" 6 "$(grep -c '^location {' "$T/procs.txt")"
 check_eq "validator: procs addresses" "addresses user=4 kernel=1 zero_on_mapping=1 unmapped=0" \
 	"$("$PPROF_CHECK" --addresses "$T/procs.pb.gz" | sed -n '/^addresses/p')"
 check "mapping flags are the symbolizer's: jit.so has none, its location keeps its address" \
@@ -171,13 +173,15 @@ check "mapping flags are the symbolizer's: jit.so has none, its location keeps i
 		grep -qE '^ +[0-9]+: 0x7f3300000040 M=[0-9]+ memcpy' '$T/procs.raw'"
 check "addressless lines on a flagless mapping: marked [FN] (else pprof looks up address 0)" \
 	grep -qE '^[0-9]+: 0x7f4400000000/0x7f4400100000/0x0 /opt/pre.so  \[FN\]$' "$T/procs.raw"
-check_eq "mappings ordered: first used, then by file name (protoc)" \
-	"/usr/lib/libc.so.6 /opt/pre.so /tmp/jit.so /usr/lib/libc.so.6 /usr/lib/libc.so.6 [kernel.kallsyms]" \
-	"$(awk '/^string_table:/ { s[n++] = $2 } /^mapping \{/ { m = 1 } m && /^  filename:/ { f[k++] = $2 } /^\}/ { m = 0 }
-		END { for (i = 0; i < k; i++) printf "%s%s", (i ? " " : ""), s[f[i]]; print "" }' "$T/procs.txt" | tr -d '"')"
-check_eq "addresses ascending within a mapping, ids in that order (protoc)" "" \
-	"$(awk '/^location \{/ { l = 1; id = ""; m = 0; a = 0 } l && /^  id:/ { id = $2 } l && /^  mapping_id:/ { m = $2 }
-		l && /^  address:/ { a = $2 } l && /^\}/ { l = 0; if (id != pid + 1 || (m == pm && a + 0 < pa + 0)) print "bad", id; pid = id; pm = m; pa = a }' "$T/procs.txt")"
+protoc_prereq "mappings ordered: first used, then by file name (protoc)" &&
+	check_eq "mappings ordered: first used, then by file name (protoc)" \
+		"/usr/lib/libc.so.6 /opt/pre.so /tmp/jit.so /usr/lib/libc.so.6 /usr/lib/libc.so.6 [kernel.kallsyms]" \
+		"$(awk '/^string_table:/ { s[n++] = $2 } /^mapping \{/ { m = 1 } m && /^  filename:/ { f[k++] = $2 } /^\}/ { m = 0 }
+			END { for (i = 0; i < k; i++) printf "%s%s", (i ? " " : ""), s[f[i]]; print "" }' "$T/procs.txt" | tr -d '"')"
+protoc_prereq "addresses ascending within a mapping, ids in that order (protoc)" &&
+	check_eq "addresses ascending within a mapping, ids in that order (protoc)" "" \
+		"$(awk '/^location \{/ { l = 1; id = ""; m = 0; a = 0 } l && /^  id:/ { id = $2 } l && /^  mapping_id:/ { m = $2 }
+			l && /^  address:/ { a = $2 } l && /^\}/ { l = 0; if (id != pid + 1 || (m == pm && a + 0 < pa + 0)) print "bad", id; pid = id; pm = m; pa = a }' "$T/procs.txt")"
 
 # A write error is reported (-EIO), not ignored.
 if "$PPROF_GEN" mixed >/dev/full 2>"$T/full.err"; then

@@ -152,6 +152,12 @@ printf 'garbage' | gzip >bad.pb.gz
 "$SF" bad.pb.gz >/dev/null 2>bad.err
 check_eq "corrupt pprof: exit 2" 2 $?
 check "corrupt pprof: one line naming it" grep -q "^stackfold: bad.pb.gz: not a pprof profile" bad.err
+# a profile cut short (a window copied while written): said, not read as
+# what was left of it (`stackfold comments` read it as the comments it had)
+head -c 40 cap.pb.gz >cut.pb.gz
+"$SF" comments cut.pb.gz >/dev/null 2>cut.err
+check_eq "stackfold comments, a pprof cut short: exit 2, one line naming it" \
+	"2|stackfold: comments: cannot read 'cut.pb.gz': corrupt or truncated gzip" "$?|$(cat cut.err)"
 
 # Hand-built pprof (protoc --encode): nothing in it is dropped silently.
 # A negative value (pprof -diff_base writes them) or a sample without the

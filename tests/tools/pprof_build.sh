@@ -3,6 +3,7 @@
 # or .output-san with SANITIZE=1), and sets up go tool pprof offline:
 #   $PPROF_CHECK  validator (tests/tools/pprof_check.c)
 #   $PPROF_GEN    profile generator (tests/tools/pprof_gen.c)
+#   $WINDOW_DUMP  a window as a store reads it (tests/tools/window_dump.c)
 #   gopprof ARGS  go tool pprof with HOME/GOCACHE/GOPATH in $T
 #   pb_decode F   gunzip F and print protoc --decode's text form
 #   protoc_prereq NAME  0 when protoc is here, else SKIP NAME (FAIL in CI) and 1
@@ -12,6 +13,7 @@
 
 PPROF_CHECK=$T/pprof_check
 PPROF_GEN=$T/pprof_gen
+WINDOW_DUMP=$T/window_dump
 PPROF_LDLIBS="${SF_LDLIBS:-$(make -s -C "$(dirname "${BASH_SOURCE[0]}")/../.." print-ldlibs)}"
 
 pprof_tools_build() {
@@ -46,6 +48,13 @@ pprof_tools_build() {
 		"$TOP/tests/tools/pprof_gen.c" "$lib" \
 		$PPROF_LDLIBS 2>&1); then
 		fail "pprof tools: build pprof_gen" "$out"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
+		-D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -o "$WINDOW_DUMP" \
+		"$TOP/tests/tools/window_dump.c" "$lib" $PPROF_LDLIBS 2>&1); then
+		fail "pprof tools: build window_dump" "$out"
 		return 1
 	fi
 	mkdir -p "$T/home" "$T/gocache" "$T/gopath"
