@@ -38,7 +38,8 @@ static int slurp(const unsigned char *head, size_t n, int fd,
 	*buf = malloc(cap);
 	if (!*buf)
 		return -ENOMEM;
-	memcpy(*buf, head, n);
+	if (n)	/* head may be NULL then (pprof_load()) */
+		memcpy(*buf, head, n);
 	*len = n;
 	for (;;) {
 		if (*len == cap) {
