@@ -33,7 +33,7 @@ else
 			fail "live kstack: go pprof -raw" "$(tail -5 "$T/goerr")"
 		fi
 		check "live kstack: go pprof -top" gopprof -top "$T/k.pb.gz"
-		check "live kstack: protoc --decode" pb_decode "$T/k.pb.gz"
+		protoc_prereq "live kstack: protoc --decode" && check "live kstack: protoc --decode" pb_decode "$T/k.pb.gz"
 	else
 		fail "live kstack: stackfold -f folded,pprof" "$(tail -5 "$T/err")"
 	fi
@@ -88,7 +88,7 @@ if "$STACKFOLD" record -q -F 99 -D 2 -f folded,pprof -o "$T/rec" \
 	else
 		fail "record: go pprof -top -addresses" "$(tail -5 "$T/goerr")"
 	fi
-	check "record: protoc --decode" pb_decode "$T/rec.pb.gz"
+	protoc_prereq "record: protoc --decode" && check "record: protoc --decode" pb_decode "$T/rec.pb.gz"
 	# Re-reading the saved raw capture gives the same profile bytes.
 	"$STACKFOLD" -q -f pprof -o "$T/rec2.pb.gz" "$T/rec.capture" 2>/dev/null
 	check "record: raw capture re-read gives a valid profile" "$PPROF_CHECK" "$T/rec2.pb.gz"

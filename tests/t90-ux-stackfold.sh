@@ -10,6 +10,9 @@
 # parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+# protoc_prereq, for the hand-built pprof inputs
+# shellcheck source=tests/tools/pprof_build.sh
+. "$TOP/tests/tools/pprof_build.sh"
 
 SF=$STACKFOLD
 cd "$T" || exit 1
@@ -150,12 +153,18 @@ printf 'garbage' | gzip >bad.pb.gz
 "$SF" bad.pb.gz >/dev/null 2>bad.err
 check_eq "corrupt pprof: exit 2" 2 $?
 check "corrupt pprof: one line naming it" grep -q "^stackfold: bad.pb.gz: not a pprof profile" bad.err
+# a profile cut short (a window copied while written): said, not read as
+# what was left of it (`stackfold comments` read it as the comments it had)
+head -c 40 cap.pb.gz >cut.pb.gz
+"$SF" comments cut.pb.gz >/dev/null 2>cut.err
+check_eq "stackfold comments, a pprof cut short: exit 2, one line naming it" \
+	"2|stackfold: comments: cannot read 'cut.pb.gz': corrupt or truncated gzip" "$?|$(cat cut.err)"
 
 # Hand-built pprof (protoc --encode): nothing in it is dropped silently.
 # A negative value (pprof -diff_base writes them) or a sample without the
 # counted value refuses the input; a location's every inline line is a frame.
 pb_encode() {	# text-format Profile on stdin -> binary $1
-	protoc -I"$TOP/collapse/output" --encode=perftools.profiles.Profile \
+	"$PROTOC" -I"$TOP/collapse/output" --encode=perftools.profiles.Profile \
 		"$TOP/collapse/output/profile.proto" >"$1"
 }
 pb_two() {	# two samples of "up" and "down", values $1 and $2
@@ -165,28 +174,30 @@ location { id: 1 line { function_id: 1 } } location { id: 2 line { function_id: 
 function { id: 1 name: 3 } function { id: 2 name: 4 }
 string_table: "" string_table: "samples" string_table: "count" string_table: "up" string_table: "down"\n' "$1" "$2"
 }
-pb_two 'value: 5' 'value: -3' | pb_encode neg.pb
-"$SF" neg.pb >/dev/null 2>neg.err
-check_eq "pprof input with a negative value (-diff_base): exit 2" 2 $?
-check "pprof input with a negative value: one line saying so" \
-	grep -qx "stackfold: neg.pb: sample 2 has a negative value (-3): a difference of profiles (pprof -diff_base) is not read; give both to --diff" neg.err
-pb_two 'value: 5' '' | pb_encode noval.pb
-"$SF" noval.pb >/dev/null 2>noval.err
-check_eq "pprof input, a sample without its value: exit 2" 2 $?
-check "pprof input, a sample without its value: one line saying so" \
-	grep -qx "stackfold: noval.pb: sample 2 has 0 values, not one per sample type (1): malformed pprof" noval.err
-pb_two 'value: 5' 'value: 0' | pb_encode zero.pb
-check_eq "pprof input: a value of 0 is 0 samples, the rest kept" "up 5" "$("$SF" -q zero.pb)"
-{
-	printf 'sample_type { type: 1 unit: 2 } sample { location_id: 1 value: 4 }\nlocation { id: 1'
-	for i in $(seq 1 100); do printf ' line { function_id: %d }' "$i"; done
-	printf ' }\n'
-	for i in $(seq 1 100); do printf 'function { id: %d name: %d }\n' "$i" $((i + 2)); done
-	printf 'string_table: "" string_table: "samples" string_table: "count"\n'
-	for i in $(seq 1 100); do printf 'string_table: "f%d"\n' "$i"; done
-} | pb_encode deep.pb
-check_eq "pprof input: a location with 100 inline lines gives 100 frames" "100 4" \
-	"$("$SF" -q deep.pb | awk '{ print split($1, f, ";"), $2 }')"
+if protoc_prereq "pprof input built by protoc --encode"; then
+	pb_two 'value: 5' 'value: -3' | pb_encode neg.pb
+	"$SF" neg.pb >/dev/null 2>neg.err
+	check_eq "pprof input with a negative value (-diff_base): exit 2" 2 $?
+	check "pprof input with a negative value: one line saying so" \
+		grep -qx "stackfold: neg.pb: sample 2 has a negative value (-3): a difference of profiles (pprof -diff_base) is not read; give both to --diff" neg.err
+	pb_two 'value: 5' '' | pb_encode noval.pb
+	"$SF" noval.pb >/dev/null 2>noval.err
+	check_eq "pprof input, a sample without its value: exit 2" 2 $?
+	check "pprof input, a sample without its value: one line saying so" \
+		grep -qx "stackfold: noval.pb: sample 2 has 0 values, not one per sample type (1): malformed pprof" noval.err
+	pb_two 'value: 5' 'value: 0' | pb_encode zero.pb
+	check_eq "pprof input: a value of 0 is 0 samples, the rest kept" "up 5" "$("$SF" -q zero.pb)"
+	{
+		printf 'sample_type { type: 1 unit: 2 } sample { location_id: 1 value: 4 }\nlocation { id: 1'
+		for i in $(seq 1 100); do printf ' line { function_id: %d }' "$i"; done
+		printf ' }\n'
+		for i in $(seq 1 100); do printf 'function { id: %d name: %d }\n' "$i" $((i + 2)); done
+		printf 'string_table: "" string_table: "samples" string_table: "count"\n'
+		for i in $(seq 1 100); do printf 'string_table: "f%d"\n' "$i"; done
+	} | pb_encode deep.pb
+	check_eq "pprof input: a location with 100 inline lines gives 100 frames" "100 4" \
+		"$("$SF" -q deep.pb | awk '{ print split($1, f, ";"), $2 }')"
+fi
 
 # A Go program's CPU profile (runtime/pprof): its functions by name.
 if command -v go >/dev/null; then

@@ -3,15 +3,17 @@
  * lines of pprof profiles, one a line, as "FILE: COMMENT".  scripts/flame
  * adds up the windows' loss counters from them.
  *
- * The profile is read with the libraries that wrote it (zlib, protobuf-c
- * with collapse/output/profile.proto): a grep of the decompressed bytes took the
- * next string's protobuf tag ('2') for one more digit of the last counter.
+ * The profile is read by the one pprof reader (ingest/pprof_in.h: zlib,
+ * protobuf-c with collapse/output/profile.proto): a grep of the
+ * decompressed bytes took the next string's protobuf tag ('2') for one
+ * more digit of the last counter.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "cmds.h"
@@ -19,66 +21,37 @@
 #include "output/profile.pb-c.h"
 #include "base/util.h"
 
-/* A profile bigger than this decompressed is refused (memory bound). */
-#define COMMENTS_MAX_BYTES (256u << 20)
-
-/* path's bytes, gunzipped (a file that is not gzip reads as it is) into
- * *buf (owned by the caller), *len.  0, -errno, or -EFBIG. */
-static int read_gz(const char *path, unsigned char **buf, size_t *len)
-{
-	gzFile f = gzopen(path, "rb");
-	size_t cap = 0;
-	int n;
-	*buf = NULL;
-	*len = 0;
-	if (!f)
-		return errno ? -errno : -ENOMEM;
-	do {
-		if (*len + 65536 > COMMENTS_MAX_BYTES) {
-			gzclose(f);
-			return -EFBIG;
-		}
-		if (sf_grow((void **)buf, &cap, *len + 65536, 1)) {
-			gzclose(f);
-			return -ENOMEM;
-		}
-		n = gzread(f, *buf + *len, 65536);
-		if (n > 0)
-			*len += (size_t)n;
-	} while (n > 0);
-	gzclose(f);
-	return n < 0 ? -EIO : 0;
-}
-
 /* Print path's comments.  0, EXIT_BADINPUT or EXIT_IO (memory; said). */
 static int comments_of(const char *path)
 {
-	unsigned char *buf;
-	size_t len;
-	int ret = read_gz(path, &buf, &len);
-	if (ret) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		fprintf(stderr, "stackfold: comments: cannot read '%s': %s\n", path,
-			ret == -EIO ? "corrupt gzip" : strerror(-ret));
-		free(buf);
+			strerror(errno));
 		return EXIT_BADINPUT;
 	}
 	Perftools__Profiles__Profile *p;
 	struct sf_err err = { "" };
-	ret = pprof_unpack(buf, len, len, &p, &err);
-	free(buf);
+	int ret = pprof_load(NULL, 0, fd, &p, &err);
+	close(fd);
 	if (ret == -ENOMEM) {
 		fprintf(stderr, "stackfold: comments: '%s': %s\n", path, err.msg);
 		return EXIT_IO;
 	}
-	if (ret) {
+	if (ret == -EINVAL) {
 		fprintf(stderr, "stackfold: comments: '%s' is not a pprof profile\n",
 			path);
+		return EXIT_BADINPUT;
+	}
+	if (ret) {
+		fprintf(stderr, "stackfold: comments: cannot read '%s': %s\n", path,
+			err.msg);
 		return EXIT_BADINPUT;
 	}
 	for (size_t i = 0; i < p->n_comment; i++)
 		if (p->comment[i] >= 0 && (size_t)p->comment[i] < p->n_string_table)
 			printf("%s: %s\n", path, p->string_table[p->comment[i]]);
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	pprof_free(p);
 	return EXIT_OK;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ingest/pprof_comments.h"
 #include "model/losses.h"
 #include "output/profile.pb-c.h"
 
@@ -37,7 +38,8 @@ static int slurp(const unsigned char *head, size_t n, int fd,
 	*buf = malloc(cap);
 	if (!*buf)
 		return -ENOMEM;
-	memcpy(*buf, head, n);
+	if (n)	/* head may be NULL then (pprof_load()) */
+		memcpy(*buf, head, n);
 	*len = n;
 	for (;;) {
 		if (*len == cap) {
@@ -522,41 +524,34 @@ static int import_sample(struct imp *x, const Perftools__Profiles__Sample *s,
 	return r < 0 ? (int)r : 0;
 }
 
-/* stackfold's comments: "samples=N lost_events=N ..." and "bpftrace=V
- * kernel=K host=H cmdline=C" (the command line last: it holds blanks). */
-static void import_comment(struct imp *x, const char *c)
+/* A metadata string of the comments into *field, unless it has one. */
+static void import_str(struct profile *p, uint32_t *field,
+		       const struct pprof_str *v)
+{
+	int64_t id = v->s ? strtab_intern(&p->strs, v->s, v->len) : 0;
+	if (id > 0 && !*field)
+		*field = (uint32_t)id;
+}
+
+/* stackfold's comments (pprof_comments.h): the loss counters add to the
+ * profile's, but unsymbolized frames, which reading counts again. */
+static void import_comments(struct imp *x)
 {
 	struct profile *p = &x->r->prof;
-	struct pf_counters *k = &p->counters;
-	for (const char *w = c; w && *w; w = strchr(w, ' '), w = w ? w + 1 : w) {
-		if (!strncmp(w, "cmdline=", 8) || !strncmp(w, "bpftrace=", 9) ||
-		    !strncmp(w, "kernel=", 7) || !strncmp(w, "host=", 5)) {
-			const char *v = strchr(w, '=') + 1;
-			size_t n = w[0] == 'c' ? strlen(v) : strcspn(v, " ");
-			uint32_t *field = w[0] == 'c' ? &p->meta.cmdline :
-					  w[0] == 'b' ? &p->meta.bpftrace_version :
-					  w[0] == 'k' ? &p->meta.kernel_release :
-							&p->meta.hostname;
-			int64_t id = strtab_intern(&p->strs, v, n);
-			if (id > 0 && !*field)
-				*field = (uint32_t)id;
-			if (w[0] == 'c')
-				return;
+	struct pprof_comments c;
+	pprof_comments_parse(&c, x->pp);
+	/* in the comment's order: interning orders the string table */
+	import_str(p, &p->meta.bpftrace_version, &c.bpftrace);
+	import_str(p, &p->meta.kernel_release, &c.kernel);
+	import_str(p, &p->meta.hostname, &c.host);
+	import_str(p, &p->meta.cmdline, &c.cmdline);
+	for (size_t i = 0; i < LOSS_N; i++) {
+		if (i == LOSS_UNSYMBOLIZED_FRAMES)
 			continue;
-		}
-		for (size_t i = 0; i < LOSS_N; i++) {
-			size_t kl = strlen(loss_table[i].key);
-			if (i == LOSS_UNSYMBOLIZED_FRAMES ||	/* counted again */
-			    strncmp(w, loss_table[i].key, kl) || w[kl] != '=')
-				continue;
-			if (!strncmp(w + kl + 1, "unknown", 7)) {
-				k->losses_unknown = true;
-				break;
-			}
-			uint64_t v = strtoull(w + kl + 1, NULL, 10);
-			sf_sat_addto((uint64_t *)((char *)k + loss_table[i].off), v);
-			break;
-		}
+		if (c.unknown[i])
+			p->counters.losses_unknown = true;
+		sf_sat_addto((uint64_t *)((char *)&p->counters + loss_table[i].off),
+			     c.loss[i]);
 	}
 }
 
@@ -572,8 +567,7 @@ static void import_meta(struct imp *x)
 		in->start_ns = (uint64_t)pp->time_nanos;
 	if (pp->duration_nanos > 0)
 		in->duration_ns = (uint64_t)pp->duration_nanos;
-	for (size_t i = 0; i < pp->n_comment; i++)
-		import_comment(x, str(pp, pp->comment[i]));
+	import_comments(x);
 }
 
 static int import(struct imp *x)
@@ -591,12 +585,12 @@ static int import(struct imp *x)
 	return ret;
 }
 
-int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
+int pprof_load(const unsigned char *head, size_t n, int fd, PProf **out,
 	       struct sf_err *err)
 {
 	unsigned char *raw = NULL, *plain = NULL;
 	size_t rlen = 0, plen = 0;
-	PProf *pp = NULL;
+	*out = NULL;
 	int ret = slurp(head, n, fd, &raw, &rlen);
 	bool gz = !ret && rlen >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
 	if (gz)
@@ -615,40 +609,50 @@ int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
 	}
 	const unsigned char *b = plain ? plain : raw;
 	size_t blen = plain ? plen : rlen;
-	if (!ret) {
-		ret = pprof_unpack(b, blen, blen, &pp, err);
-		if (ret == -ENOMEM)
-			goto said;
-	}
-	free(raw);
-	free(plain);	/* protobuf-c copied what it keeps */
-	raw = plain = NULL;
-	if (!ret) {
-		struct imp x = { .r = r, .pp = pp, .err = err };
-		x.maps.valsz = x.fns.valsz = x.locs.valsz = x.mapi.valsz =
-			sizeof(uint32_t);
-		ret = import(&x);
-		u64map_release(&x.maps);
-		u64map_release(&x.mapi);
-		u64map_release(&x.fns);
-		u64map_release(&x.locs);
-		free(x.lbuf);
-		free(x.lines);
-	}
+	if (!ret && (ret = pprof_unpack(b, blen, blen, out, err)) == -ENOMEM)
+		goto said;
 	if (ret == -EINVAL)
 		sf_err_set(err, EINVAL, "not a pprof profile (protobuf decoding failed)");
 	else if (ret == -EFBIG)
 		sf_err_set(err, EFBIG, "larger than %zu MiB decompressed", (size_t)PPROF_IN_MAX >> 20);
 	else if (ret == -EIO)
 		sf_err_set(err, EIO, "corrupt or truncated gzip");
-	else if (ret == -EOVERFLOW)
-		sf_err_set(err, EOVERFLOW, REPORT_OVERFLOW_MSG);
-	else if (ret && ret != -EDOM && ret != -EBADMSG)	/* set by import */
+	else if (ret)
 		sf_err_set(err, -ret, "%s", strerror(-ret));
 said:
+	free(raw);	/* protobuf-c copied what it keeps */
+	free(plain);
+	return ret;
+}
+
+void pprof_free(PProf *pp)
+{
 	if (pp)
 		perftools__profiles__profile__free_unpacked(pp, NULL);
-	free(raw);
-	free(plain);
+}
+
+int pprof_read(struct report *r, const unsigned char *head, size_t n, int fd,
+	       struct sf_err *err)
+{
+	PProf *pp;
+	int ret = pprof_load(head, n, fd, &pp, err);
+	if (ret)
+		return ret;
+	struct imp x = { .r = r, .pp = pp, .err = err };
+	x.maps.valsz = x.fns.valsz = x.locs.valsz = x.mapi.valsz = sizeof(uint32_t);
+	ret = import(&x);
+	u64map_release(&x.maps);
+	u64map_release(&x.mapi);
+	u64map_release(&x.fns);
+	u64map_release(&x.locs);
+	free(x.lbuf);
+	free(x.lines);
+	if (ret == -EOVERFLOW)
+		sf_err_set(err, EOVERFLOW, REPORT_OVERFLOW_MSG);
+	else if (ret == -EINVAL)
+		sf_err_set(err, EINVAL, "not a pprof profile (protobuf decoding failed)");
+	else if (ret && ret != -EDOM && ret != -EBADMSG)	/* set by import */
+		sf_err_set(err, -ret, "%s", strerror(-ret));
+	pprof_free(pp);
 	return ret;
 }

@@ -68,4 +68,15 @@ struct Perftools__Profiles__Profile;
 int pprof_unpack(const unsigned char *b, size_t n, size_t held,
 		 struct Perftools__Profiles__Profile **out, struct sf_err *err);
 
+/* The one way a pprof file is read (pprof_read(), a continuous window's
+ * store, `stackfold comments`): head[0..n) already read from fd, the rest
+ * from fd (head may be NULL with n 0), gunzipped when it is gzip, and
+ * decoded within the bounds above.  *out is the caller's (free it with
+ * pprof_free()).  0, or a negative errno with err filled: -EINVAL not a
+ * pprof profile, -EFBIG too large decompressed, -EIO corrupt gzip,
+ * -ENOMEM, or the read's errno. */
+int pprof_load(const unsigned char *head, size_t n, int fd,
+	       struct Perftools__Profiles__Profile **out, struct sf_err *err);
+void pprof_free(struct Perftools__Profiles__Profile *pp);
+
 #endif

@@ -10,7 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <libdeflate.h>
+
+#include "ingest/pprof_comments.h"
+#include "ingest/pprof_in.h"
+#include "output/profile.pb-c.h"
 
 
 /* Window files bigger than this are refused (memory bound). */
@@ -52,44 +55,13 @@ static int read_all(int fd, size_t size, char **buf)
 	return 0;
 }
 
-/* A gzip file (one member: what the pprof writer makes) inflated by
- * libdeflate, to the size its trailer gives. */
-static int gunzip(char **buf, size_t *len)
+/* path opened for reading, without following a symlink and without
+ * blocking; it must be a regular file of ours (-EPERM) no larger than
+ * WIN_MAX_BYTES: DIR may be shared, and another user's file there is no
+ * window of this host's (windir.c's rule).  The fd, or a negative errno;
+ * *size its size. */
+static int open_own(const char *path, size_t *size)
 {
-	if (*len < 18)
-		return -EBADMSG;
-	const unsigned char *t = (const unsigned char *)*buf + *len - 4;
-	size_t out_len = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 |
-			 (size_t)t[3] << 24;
-	if (out_len > WIN_MAX_BYTES)
-		return -EFBIG;
-	char *out = malloc(out_len + 1);
-	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-	size_t got = 0;
-	enum libdeflate_result r = out && d
-		? libdeflate_gzip_decompress(d, *buf, *len, out, out_len, &got)
-		: LIBDEFLATE_INSUFFICIENT_SPACE;
-	if (d)
-		libdeflate_free_decompressor(d);
-	free(*buf);
-	*buf = out;
-	if (!out || !d)
-		return -ENOMEM;
-	if (r != LIBDEFLATE_SUCCESS || got != out_len)
-		return -EBADMSG;
-	out[out_len] = 0;
-	*len = out_len;
-	return 0;
-}
-
-/* path's bytes (gunzipped when gz) into *buf, NUL-terminated.  The file is
- * opened without following a symlink and without blocking, and must be
- * ours (-EPERM): DIR may be shared, and another user's file there is no
- * window of this host's (windir.c's rule). */
-static int slurp(const char *path, bool gz, char **buf, size_t *len)
-{
-	*buf = NULL;
-	*len = 0;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -101,161 +73,68 @@ static int slurp(const char *path, bool gz, char **buf, size_t *len)
 		ret = -EPERM;
 	else if (st.st_size > WIN_MAX_BYTES)
 		ret = -EFBIG;
-	else
-		ret = read_all(fd, (size_t)st.st_size, buf);
-	close(fd);
-	if (!ret) {
-		*len = (size_t)st.st_size;
-		if (gz)
-			ret = gunzip(buf, len);
+	if (ret) {
+		close(fd);
+		return ret;
 	}
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+/* path's bytes into *buf, NUL-terminated (open_own()'s rules). */
+static int slurp(const char *path, char **buf, size_t *len)
+{
+	*buf = NULL;
+	*len = 0;
+	int fd = open_own(path, len);
+	if (fd < 0)
+		return fd;
+	int ret = read_all(fd, *len, buf);
+	close(fd);
 	return ret;
 }
 
-/* "key=V" words of a comment. */
-static void comment_words(struct store_window *w, const char *c)
+/* The pprof's fields and comments a store keeps (pprof_comments.h). */
+static void take_meta(struct store_window *w, const Perftools__Profiles__Profile *pp)
 {
-	while (*c) {
-		size_t n = strcspn(c, " ");
-		const char *eq = memchr(c, '=', n);
-		if (eq) {
-			size_t kl = (size_t)(eq - c), vl = n - kl - 1;
-			const char *v = eq + 1;
-			char *end;
-			for (int i = 0; i < WIN_NLOSS; i++)
-				if (strlen(win_loss_key(i)) == kl &&
-				    !memcmp(c, win_loss_key(i), kl)) {
-					if (vl == 7 && !memcmp(v, "unknown", 7))
-						w->losses_unknown = 1;
-					else
-						w->loss[i] = strtoull(v, &end, 10);
-				}
-			if (kl == 7 && !memcmp(c, "samples", 7))
-				w->samples = strtoull(v, &end, 10);
-			if (kl == 4 && !memcmp(c, "host", 4) && !w->host[0])
-				snprintf(w->host, sizeof(w->host), "%.*s", (int)vl, v);
-			if (kl == 6 && !memcmp(c, "kernel", 6))
-				snprintf(w->kernel, sizeof(w->kernel), "%.*s", (int)vl, v);
-		}
-		c += n;
-		while (*c == ' ')
-			c++;
+	struct pprof_comments c;
+	pprof_comments_parse(&c, pp);
+	w->start_ns = (uint64_t)pp->time_nanos;
+	w->duration_ns = (uint64_t)pp->duration_nanos;
+	if (pp->period > 0)
+		w->hz = (uint32_t)((1000000000ULL + (uint64_t)pp->period / 2) /
+				   (uint64_t)pp->period);
+	w->samples = c.samples;
+	for (int i = 0; i < WIN_NLOSS; i++) {
+		w->loss[i] = c.loss[loss_stored((unsigned)i)];
+		w->losses_unknown |= c.unknown[loss_stored((unsigned)i)];
 	}
+	if (c.host.s && !w->host[0])
+		snprintf(w->host, sizeof(w->host), "%.*s", (int)c.host.len, c.host.s);
+	if (c.kernel.s)
+		snprintf(w->kernel, sizeof(w->kernel), "%.*s", (int)c.kernel.len,
+			 c.kernel.s);
 }
 
-/* A protobuf varint at *p (< end); false when cut short. */
-static bool pb_varint(const unsigned char **p, const unsigned char *end,
-		      uint64_t *v)
-{
-	*v = 0;
-	for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
-		unsigned char c = *(*p)++;
-		*v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			return true;
-	}
-	return false;
-}
-
-struct pb_str {
-	const unsigned char *s;
-	uint32_t len;
-};
-
-struct pb_meta {
-	size_t nstr;			/* string_table entries so far */
-	bool second;			/* the pass that keeps the comments */
-	uint64_t comments[8];
-	struct pb_str cstr[8];		/* comments[i]'s string, in the input */
-	size_t ncomments;
-};
-
-/* One top-level field of a Profile message (profile.proto): the string
- * table, time_nanos (9), duration_nanos (10), period (12), comment (13,
- * packed or not) are kept; the rest (samples, locations: most of the
- * bytes) are skipped unread, which costs a tenth of unpacking them. */
-static int pb_field(struct store_window *w, struct pb_meta *m,
-		    const unsigned char **p, const unsigned char *end)
-{
-	uint64_t key, v, period = 0;
-	if (!pb_varint(p, end, &key))
-		return -EBADMSG;
-	unsigned field = (unsigned)(key >> 3), type = key & 7;
-	if (type == 0) {
-		if (!pb_varint(p, end, &v))
-			return -EBADMSG;
-		if (field == 9)
-			w->start_ns = v;
-		else if (field == 10)
-			w->duration_ns = v;
-		else if (field == 12)
-			period = v;
-		else if (field == 13 && m->ncomments < 8 && !m->second)
-			m->comments[m->ncomments++] = v;
-		if (period)
-			w->hz = (uint32_t)((1000000000ULL + period / 2) / period);
-		return 0;
-	}
-	if (type == 1 || type == 5) {
-		size_t n = type == 1 ? 8 : 4;
-		if ((size_t)(end - *p) < n)
-			return -EBADMSG;
-		*p += n;
-		return 0;
-	}
-	if (type != 2 || !pb_varint(p, end, &v) || v > (uint64_t)(end - *p))
-		return -EBADMSG;
-	const unsigned char *body = *p;
-	*p += v;
-	if (field == 6) {	/* a comment's string: kept (second pass) */
-		for (size_t i = 0; m->second && i < m->ncomments; i++)
-			if (m->comments[i] == m->nstr)
-				m->cstr[i] = (struct pb_str){ body, (uint32_t)v };
-		m->nstr++;
-	} else if (field == 13 && !m->second) {	/* packed comments */
-		for (const unsigned char *q = body; q < *p && m->ncomments < 8;)
-			if (!pb_varint(&q, *p, &m->comments[m->ncomments++]))
-				return -EBADMSG;
-	}
-	return 0;
-}
-
+/* DIR/STEM.pb.gz, decoded by the one pprof reader (ingest/pprof_in.h). */
 static int read_meta(struct store_window *w, const char *path, struct sf_err *err)
 {
-	char *buf;
-	size_t len;
-	int ret = slurp(path, true, &buf, &len);
-	if (ret) {
-		free(buf);
-		return ret == -ENOENT ? ret
-			: sf_err_set(err, -ret == EBADMSG ? EBADMSG : -ret,
-				     "cannot read '%s': %s", path, strerror(-ret));
-	}
-	/* two passes: the comments' indexes, then their strings (keeping
-	 * every string's place cost 16 bytes for each 2-byte entry) */
-	struct pb_meta m = { 0 };
-	const unsigned char *end = (const unsigned char *)buf + len, *p;
-	for (int pass = 0; !ret && pass < (m.ncomments ? 2 : 1); pass++) {
-		m.second = pass;
-		m.nstr = 0;
-		for (p = (const unsigned char *)buf; !ret && p < end;)
-			ret = pb_field(w, &m, &p, end);
-	}
-	char c[4096];
-	for (size_t i = 0; !ret && i < m.ncomments; i++)
-		if (m.comments[i] < m.nstr) {
-			size_t n = m.cstr[i].len;
-			if (n >= sizeof(c))
-				n = sizeof(c) - 1;
-			memcpy(c, m.cstr[i].s, n);
-			c[n] = 0;
-			comment_words(w, c);
-		}
-	free(buf);
-	if (ret == -ENOMEM)
-		return sf_err_set(err, ENOMEM, "out of memory");
-	if (ret)
+	size_t size;
+	int fd = open_own(path, &size);
+	if (fd < 0)
+		return fd == -ENOENT ? fd
+			: sf_err_set(err, -fd == EBADMSG ? EBADMSG : -fd,
+				     "cannot read '%s': %s", path, strerror(-fd));
+	Perftools__Profiles__Profile *pp;
+	struct sf_err perr = { "" };
+	int ret = pprof_load(NULL, 0, fd, &pp, &perr);
+	close(fd);
+	if (ret == -EINVAL || ret == -EIO)
 		return sf_err_set(err, EBADMSG, "'%s' is not a pprof profile", path);
+	if (ret)
+		return sf_err_set(err, -ret, "cannot read '%s': %s", path, perr.msg);
+	take_meta(w, pp);
+	pprof_free(pp);
 	return 0;
 }
 
@@ -311,7 +190,7 @@ static int parse_line(struct store_window *w, char *s, size_t len)
 static int read_folded(struct store_window *w, const char *path, struct sf_err *err)
 {
 	size_t len;
-	int ret = slurp(path, false, &w->text, &len);
+	int ret = slurp(path, &w->text, &len);
 	if (ret)
 		return ret == -ENOENT ? ret
 			: sf_err_set(err, -ret, "cannot read '%s': %s", path,

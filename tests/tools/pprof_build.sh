@@ -3,14 +3,17 @@
 # or .output-san with SANITIZE=1), and sets up go tool pprof offline:
 #   $PPROF_CHECK  validator (tests/tools/pprof_check.c)
 #   $PPROF_GEN    profile generator (tests/tools/pprof_gen.c)
+#   $WINDOW_DUMP  a window as a store reads it (tests/tools/window_dump.c)
 #   gopprof ARGS  go tool pprof with HOME/GOCACHE/GOPATH in $T
 #   pb_decode F   gunzip F and print protoc --decode's text form
+#   protoc_prereq NAME  0 when protoc is here, else SKIP NAME (FAIL in CI) and 1
 # PPROF_LIB overrides the library linked into pprof_gen.
 # pprof_tools_build returns 1 (after a FAIL line) when something is missing.
 # shellcheck shell=bash
 
 PPROF_CHECK=$T/pprof_check
 PPROF_GEN=$T/pprof_gen
+WINDOW_DUMP=$T/window_dump
 PPROF_LDLIBS="${SF_LDLIBS:-$(make -s -C "$(dirname "${BASH_SOURCE[0]}")/../.." print-ldlibs)}"
 
 pprof_tools_build() {
@@ -47,6 +50,13 @@ pprof_tools_build() {
 		fail "pprof tools: build pprof_gen" "$out"
 		return 1
 	fi
+	# shellcheck disable=SC2086
+	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
+		-D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -o "$WINDOW_DUMP" \
+		"$TOP/tests/tools/window_dump.c" "$lib" $PPROF_LDLIBS 2>&1); then
+		fail "pprof tools: build window_dump" "$out"
+		return 1
+	fi
 	mkdir -p "$T/home" "$T/gocache" "$T/gopath"
 	return 0
 }
@@ -56,8 +66,21 @@ gopprof() {
 		PPROF_BINARY_PATH=$T/nobinaries go tool pprof "$@"
 }
 
+# protoc is a test dependency (Debian protobuf-compiler, which
+# `scripts/install-deps --test` installs): without it the checks that decode
+# with it are skipped, saying why, not failed; in CI, which must run them,
+# they fail.  $PROTOC names another protoc (a test of this skip points it
+# at nothing).
+PROTOC=${PROTOC:-protoc}
+protoc_prereq() {
+	command -v "$PROTOC" >/dev/null 2>&1 && return 0
+	local why="protoc not installed: Debian protobuf-compiler, scripts/install-deps --test"
+	if [ "${CI:-}" = true ]; then fail "$1" "$why"; else skip "$1" "$why"; fi
+	return 1
+}
+
 pb_decode() {
-	gzip -dc "$1" | protoc --decode perftools.profiles.Profile \
+	gzip -dc "$1" | "$PROTOC" --decode perftools.profiles.Profile \
 		--proto_path="$TOP/collapse" "$TOP/collapse/output/profile.proto"
 }
 
