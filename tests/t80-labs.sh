@@ -58,7 +58,7 @@ else
 fi
 
 # --- each lab: the script, then labs/check on its output.  The labs where
-# students write bpftrace (1, 9, 10, 13-16) are checked with the solutions in
+# students write bpftrace (1, 9, 10, 13-17) are checked with the solutions in
 # labs/solutions/.
 # 999 Hz: enough samples to judge a 5% share in 3 s even when the
 # workload gets a third of a CPU.
@@ -141,6 +141,7 @@ wrong_programs() {	# LAB PROGRAM...
 [ -d "$T/lab14" ] && wrong_programs 14 execs.bt
 [ -d "$T/lab15" ] && wrong_programs 15 latency.bt
 [ -d "$T/lab16" ] && wrong_programs 16 runqlat.bt
+# lab 17's wrong programs (tests/labs-wrong/17-*) are t81's
 if [ -d "$T/lab01" ]; then
 	out=$(LAB_MINE=$TOP/labs/exercises "$TOP/labs/check" 1 "$T/lab01" 2>&1)
 	n=$(grep -c '^PROBLEM:' <<<"$out")
