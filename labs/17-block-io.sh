@@ -14,6 +14,7 @@ bin=$BUILD/blockio
 # device's requests completed.
 disk_image "$OUT/disk.img" || lab_die "cannot write $OUT/disk.img"
 loop_attach "$OUT/disk.img" || lab_die "no loop device for $OUT/disk.img (losetup --find failed)"
+rm -f "$OUT/disk.img"	# the loop device keeps it until it is detached
 echo "loop=$LOOP" >>"$OUT/lab.env"
 echo "dev=$LOOPDEV" >>"$OUT/lab.env"
 "$bin" "$LOOP" 200 1000 "$RANDOM" >"$OUT/blockio.out" &
