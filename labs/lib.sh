@@ -49,12 +49,38 @@ trap 'lab_failed $? "$BASH_COMMAND"' ERR
 # However the lab ends (done, a failed step, Ctrl-C), end the workloads it
 # started in the background.  Lab 12 calls this from its own EXIT trap.
 lab_cleanup() {
-	local p
+	local p l
 	p=$(jobs -p)
 	# shellcheck disable=SC2086 # one pid per word
 	[ -z "$p" ] || kill $p 2>/dev/null || true
+	for l in "${LAB_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
 }
 trap lab_cleanup EXIT
+
+# loop_attach FILE: attach FILE to a free loop device with direct I/O (its
+# requests go to FILE with O_DIRECT: to the disk under it, not through the
+# page cache), its path in LOOP and its number as the block tracepoints
+# give it (major << 20 | minor) in LOOPDEV.  lab_cleanup detaches it (a
+# device still open is detached by the kernel at its last close).
+LAB_LOOPS=()
+loop_attach() {
+	local mm
+	command -v losetup >/dev/null || { echo "lab: losetup is not installed (apt-get install mount)" >&2; return 1; }
+	LOOP=$(losetup --direct-io=on --find --show "$1") || return 1
+	LAB_LOOPS+=("$LOOP")
+	mm=$(stat -c '%t %T' "$LOOP") || return 1
+	# shellcheck disable=SC2034 # used by the lab scripts and labs/check
+	LOOPDEV=$(( (0x${mm% *} << 20) | 0x${mm#* } ))
+}
+
+# disk_image FILE: a new 16 MiB FILE whose first half is written to the
+# disk (random bytes, O_DIRECT: not left in the page cache) and whose
+# second half is a hole (no blocks: a read of it is zeros from the
+# filesystem, without the disk).
+disk_image() {
+	rm -f "$1"
+	dd if=/dev/urandom of="$1" bs=1M count=8 oflag=direct status=none && truncate -s 16M "$1"
+}
 
 # lab_init NN [OUTDIR]: check what every lab needs, make OUT, record the
 # settings in OUT/lab.env for labs/check.

@@ -29,7 +29,7 @@ for page in "$TOP"/labs/[0-9][0-9]-*.md; do
 	if [ "$q" -ge 3 ] && [ "$q" = "$a" ]; then pass "$name.md: $q questions, $a answers"
 	else fail "$name.md answers every question" "questions: $q, answers: $a"; fi
 done
-NLABS=16
+NLABS=18
 n=$(find "$TOP/labs" -maxdepth 1 -name '[0-9][0-9]-*.md' | wc -l)
 check_eq "$NLABS lab pages" "$NLABS" "$n"
 # numbered 01..NLABS without a gap, each with its labs/check number
@@ -58,6 +58,9 @@ for f in count hist profile interval syscost sleeps orders execs latency runqlat
 	check "exercise $f.bt: outline, solution and a wrong one" \
 		test -s "$TOP/labs/exercises/$f.bt" -a -s "$TOP/labs/solutions/$f.bt" -a -s "$TOP/tests/labs-wrong/$f.bt"
 done
+# lab 17's wrong ones are tests/labs-wrong/17-biolat-HOW.bt
+check "exercise biolat.bt: outline, solution and a wrong one" \
+	test -s "$TOP/labs/exercises/biolat.bt" -a -s "$TOP/labs/solutions/biolat.bt" -a -s "$TOP/tests/labs-wrong/17-biolat.bt"
 
 # labs/check writes the output of the student's NAME.bt to NAME.txt in
 # the lab's directory: no lab script may write a file of that name there,

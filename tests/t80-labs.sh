@@ -59,7 +59,7 @@ else
 fi
 
 # --- each lab: the script, then labs/check on its output.  The labs where
-# students write bpftrace (1, 9, 10, 13-16) are checked with the solutions in
+# students write bpftrace (1, 9, 10, 13-17) are checked with the solutions in
 # labs/solutions/.
 # 999 Hz: enough samples to judge a 5% share in 3 s even when the
 # workload gets a third of a CPU.
@@ -142,6 +142,24 @@ wrong_programs() {	# LAB PROGRAM...
 [ -d "$T/lab14" ] && wrong_programs 14 execs.bt
 [ -d "$T/lab15" ] && wrong_programs 15 latency.bt
 [ -d "$T/lab16" ] && wrong_programs 16 runqlat.bt
+# lab 17's wrong programs (tests/labs-wrong/17-*) are t81's.  Its output
+# doctored: the hole's histogram made the data half's (the counts kept),
+# the planted difference gone.
+if [ -d "$T/lab17" ]; then
+	rm -rf "$T/bad17"; cp -r "$T/lab17" "$T/bad17"
+	dev=$(awk -F= '$1 == "dev" { print $2 }' "$T/lab17/lab.env")
+	awk -v dh="@usecs[$dev, data]:" -v hh="@usecs[$dev, hole]:" '
+		NR == FNR { if (index($0, dh) == 1) on = 1; else if (/^@/ || /^$/) on = 0; else if (on) d = d $0 "\n"; next }
+		index($0, hh) == 1 { print; printf "%s", d; skip = 1; next }
+		skip && (/^@/ || /^$/) { skip = 0 }
+		!skip' "$T/lab17/bio.txt" "$T/lab17/bio.txt" >"$T/bad17/bio.txt"
+	out=$(LAB_MINE=$T/nomine "$TOP/labs/check" 17 "$T/bad17" 2>&1)
+	if grep -q "^PROBLEM: 95% of the data half" <<<"$out"; then
+		pass "labs/check 17 refuses a hole as slow as the data half: $(grep -m1 '^PROBLEM: 95%' <<<"$out" | cut -c10-150)"
+	else
+		fail "labs/check 17 refuses a hole as slow as the data half" "$out"
+	fi
+fi
 if [ -d "$T/lab01" ]; then
 	out=$(LAB_MINE=$TOP/labs/exercises "$TOP/labs/check" 1 "$T/lab01" 2>&1)
 	n=$(grep -c '^PROBLEM:' <<<"$out")

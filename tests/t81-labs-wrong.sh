@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t81-labs-wrong: labs/check runs the programs students write (labs 1, 9,
-# 10, 13-16) against workloads where each plausible mistake gives another
+# 10, 13-17) against workloads where each plausible mistake gives another
 # answer: every wrong program of tests/labs-wrong/ (EXERCISE-HOW.bt, a
 # doctored answer each) is refused, and every right one, the solutions
 # and the other formulations of tests/labs-right/, is accepted.  Live:
@@ -22,15 +22,18 @@ lab_of() {
 	execs) echo 14 ;;
 	latency) echo 15 ;;
 	runqlat) echo 16 ;;
+	biolat) echo 17 ;;
 	esac
 }
 
 # run_one FILE: labs/check on FILE as the program it is named for (the
-# name up to the first '-'); OUT is what the check printed.
+# name up to the first '-', after a lab number NN- if any); OUT is what
+# the check printed.
 run_one() {
 	local f=$1 base ex
 	base=$(basename "$f" .bt)
-	ex=${base%%-*}
+	ex=${base#[0-9][0-9]-}
+	ex=${ex%%-*}
 	rm -rf "$T/mine"; mkdir -p "$T/mine"
 	cp "$f" "$T/mine/$ex.bt"
 	mkdir -p "$T/out-$base"
