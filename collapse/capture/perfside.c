@@ -203,6 +203,26 @@ static void on_record(struct perfside *ps, char *r, size_t size)
 	}
 }
 
+/* Copy a record (size bytes at off in the data area, maybe wrapped) into
+ * the batch.  0 or -1 out of memory (the record is then applied at once,
+ * out of order). */
+static int take(struct perfside *ps, const char *data, uint64_t dsize,
+		uint64_t off, size_t size)
+{
+	size_t at = ps->nbatch;
+	if (sf_grow((void **)&ps->batch, &ps->batchcap, at + size, 1) ||
+	    sf_grow((void **)&ps->refs, &ps->refscap, ps->nrefs + 1,
+		    sizeof(*ps->refs)))
+		return -1;
+	size_t first = off + size > dsize ? (size_t)(dsize - off) : size;
+	memcpy(ps->batch + at, data + off, first);
+	memcpy(ps->batch + at + first, data, size - first);	/* wrapped */
+	ps->nbatch += size;
+	struct side_id id = trailer(ps->batch + at, size);
+	ps->refs[ps->nrefs++] = (struct perfside_ref){ id.time, at };
+	return 0;
+}
+
 static void drain_ring(struct perfside *ps, struct perf_event_mmap_page *pg)
 {
 	char *data = (char *)pg + pg->data_offset;
@@ -216,26 +236,40 @@ static void drain_ring(struct perfside *ps, struct perf_event_mmap_page *pg)
 			((char *)&h)[i] = data[(off + i) & (size - 1)];
 		if (h.size < sizeof(h) || tail + h.size > head)
 			break;	/* the kernel never writes these */
-		char *r = data + off;
-		if (off + h.size > size) {	/* wrapped: copied whole */
-			size_t first = (size_t)(size - off);
-			memcpy(ps->buf, r, first);
+		if (take(ps, data, size, off, h.size)) {
+			size_t first = off + h.size > size ? (size_t)(size - off) : h.size;
+			memcpy(ps->buf, data + off, first);
 			memcpy(ps->buf + first, data, h.size - first);
-			r = ps->buf;
-		} else {
-			memcpy(ps->buf, r, h.size);	/* fields are edited */
-			r = ps->buf;
+			on_record(ps, ps->buf, h.size);
 		}
-		on_record(ps, r, h.size);
 		tail += h.size;
 	}
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 }
 
+static int by_time(const void *a, const void *b)
+{
+	const struct perfside_ref *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;	/* a ring's order */
+}
+
+/* Each CPU's ring is in time order, the rings between them are not (a
+ * child's fork on one CPU, its exec on another): a drain's records are
+ * applied in time order, as perf orders them. */
 void perfside_drain(struct perfside *ps)
 {
+	ps->nbatch = ps->nrefs = 0;
 	for (int i = 0; i < ps->ncpu; i++)
 		drain_ring(ps, ps->ring[i]);
+	qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), by_time);
+	for (size_t i = 0; i < ps->nrefs; i++) {
+		char *r = ps->batch + ps->refs[i].off;
+		struct perf_event_header h;
+		memcpy(&h, r, sizeof(h));
+		on_record(ps, r, h.size);
+	}
 	if (ps->ncpu)
 		sidemaps_expire(&ps->maps, now_ns());
 }
@@ -331,5 +365,7 @@ void perfside_close(struct perfside *ps)
 	free(ps->fd);
 	free(ps->ring);
 	free(ps->buf);
+	free(ps->batch);
+	free(ps->refs);
 	memset(ps, 0, sizeof(*ps));
 }

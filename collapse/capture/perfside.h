@@ -22,6 +22,11 @@
 #include "base/util.h"
 #include "capture/sidemaps.h"
 
+struct perfside_ref {
+	uint64_t time;
+	size_t off;		/* in batch */
+};
+
 struct perfside {
 	int ncpu;		/* events open (0: closed) */
 	int *fd;		/* per CPU, owned */
@@ -30,7 +35,11 @@ struct perfside {
 	struct sidemaps maps;
 	uint64_t lost;		/* records the kernel dropped (ring full) */
 	uint64_t records;	/* records read */
-	char *buf;		/* a record wrapped at the ring's end */
+	char *buf;		/* a record applied at once (batch full) */
+	char *batch;		/* one drain's records, copied out */
+	size_t nbatch, batchcap;
+	struct perfside_ref *refs;	/* ...in time order */
+	size_t nrefs, refscap;
 };
 
 /* Open the events on every online CPU; an exited process is kept keep_ns.

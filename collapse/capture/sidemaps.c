@@ -75,12 +75,12 @@ static struct side_proc *fresh(struct sidemaps *sm, int pid)
 	return p;
 }
 
-/* pid's live entry, made when none (a process begun before the capture,
- * or whose fork record comes later from another CPU's ring). */
-static struct side_proc *live(struct sidemaps *sm, int pid)
+/* pid's entry for an event at t, made when none (a process begun before
+ * the capture), or when pid's last one exited before t (a pid reused). */
+static struct side_proc *live(struct sidemaps *sm, int pid, uint64_t t)
 {
 	struct side_proc *p = lookup(sm, pid);
-	return p && !p->exited ? p : fresh(sm, pid);
+	return p && (!p->exited || t <= p->exit_ns) ? p : fresh(sm, pid);
 }
 
 static int push(struct sidemaps *sm, struct side_proc *p,
@@ -104,8 +104,8 @@ static int push(struct sidemaps *sm, struct side_proc *p,
 void sidemaps_fork(struct sidemaps *sm, int pid, int ppid, uint64_t t)
 {
 	struct side_proc *p = lookup(sm, pid);
-	/* its exec or mmap read first, from another CPU's ring */
-	if (p && !p->exited && p->last_ns > t) {
+	/* its exec, mmap or exit read first, in an earlier drain */
+	if (p && p->last_ns > t) {
 		p->start_ns = t, p->fork_known = true;
 		return;
 	}
@@ -117,6 +117,7 @@ void sidemaps_fork(struct sidemaps *sm, int pid, int ppid, uint64_t t)
 	if (!par || par == p)
 		return;
 	memcpy(p->comm, par->comm, sizeof(p->comm));
+	p->complete = par->complete;
 	p->main_set = par->main_set, p->main_start = par->main_start;
 	for (size_t i = 0; i < par->n; i++)
 		if (push(sm, p, &par->m[i])) {
@@ -128,11 +129,12 @@ void sidemaps_fork(struct sidemaps *sm, int pid, int ppid, uint64_t t)
 void sidemaps_comm(struct sidemaps *sm, int pid, const char *comm, bool exec,
 		   uint64_t t)
 {
-	struct side_proc *p = live(sm, pid);
+	struct side_proc *p = live(sm, pid, t);
 	if (!p)
 		return;
 	if (exec) {
 		clear_maps(p);
+		p->complete = true;
 		p->execs += p->execs < 126;
 	}
 	strncpy(p->comm, comm, sizeof(p->comm) - 1);
@@ -144,7 +146,7 @@ void sidemaps_exit(struct sidemaps *sm, int pid, uint64_t t)
 {
 	struct side_proc *p = lookup(sm, pid);
 	if (p && !p->exited)
-		p->exited = true, p->exit_ns = t;
+		p->exited = true, p->exit_ns = p->last_ns = t;
 }
 
 /* A mapping replaces whatever it overlaps, as mmap(MAP_FIXED) does. */
@@ -164,7 +166,7 @@ static void drop_overlaps(struct side_proc *p, uint64_t start, uint64_t end)
 void sidemaps_mmap(struct sidemaps *sm, int pid, const struct side_map *m,
 		   uint64_t t)
 {
-	struct side_proc *p = live(sm, pid);
+	struct side_proc *p = live(sm, pid, t);
 	if (!p)
 		return;
 	drop_overlaps(p, m->start, m->start + m->len);
@@ -204,7 +206,7 @@ const struct side_proc *sidemaps_find(const struct sidemaps *sm, int pid,
 {
 	const struct side_proc *p = lookup(sm, pid);
 	uint32_t execs = image & 127, when = image >> 7;
-	if (!p || !p->n || execs == 0 || execs == 127 || p->execs != execs - 1)
+	if (!p || !p->n || !p->complete || execs == 0 || execs == 127 || p->execs != execs - 1)
 		return NULL;
 	if (!p->fork_known)
 		return p;

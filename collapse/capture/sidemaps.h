@@ -29,6 +29,8 @@ struct side_proc {
 	bool fork_known;	/* start_ns is its fork's time */
 	bool exited;
 	bool main_set;		/* the first text mapped since exec seen */
+	bool complete;		/* every mapping seen: from an exec, or a
+				 * fork of a complete parent */
 	uint64_t start_ns, exit_ns, last_ns;	/* CLOCK_MONOTONIC */
 	uint64_t main_start;	/* the executable's first text mapping */
 	char comm[16];
@@ -62,8 +64,9 @@ void sidemaps_mmap(struct sidemaps *sm, int pid, const struct side_map *m,
 void sidemaps_expire(struct sidemaps *sm, uint64_t now);
 
 /* The process pid's image `image` (bt/profile.bt's key: its start time's
- * bits and exec count, protocol.h), or NULL: not seen, another image, or
- * no mapping known. */
+ * bits and exec count, protocol.h), or NULL: not seen, another image, no
+ * mapping known, or not all of them (a process begun before the
+ * capture: its /proc/PID/maps is the better map). */
 const struct side_proc *sidemaps_find(const struct sidemaps *sm, int pid,
 				      uint32_t image);
 

@@ -61,6 +61,7 @@ struct rec {
 	uint64_t resume_at;	/* bt.clock.flushes to resume held[] at */
 	struct perfside side;	/* mappings of every process (ncpu 0: off) */
 	uint64_t side_saved;	/* processes whose map came from it */
+	bool in_first_sample;	/* first_sample() saves the map it takes */
 };
 
 /* "#pyhold PID" (bt/profile-python.bt): Python processes stopped at
@@ -114,23 +115,19 @@ static void loading_due(struct rec *x)
 			      loading_saved, x);
 }
 
-/* pid's image gone before /proc/PID/maps was read: its map from the
- * side-band records (read up to now first), loaded as a raw capture's
- * saved one is.  0 or -errno. */
-static int side_snapshot(struct rec *x, struct sym_session *ss, int pid,
-			 uint32_t image)
+/* sym_exited_maps_fn: the side band's map of a process gone before its
+ * first snapshot ("#pid" line, or its samples read first), or before a
+ * refresh (a library mapped after a snapshot taken while ld.so loaded) */
+static int side_exited_maps(void *ctx, int pid, uint32_t image, char **text,
+			    size_t *len)
 {
-	if (!x->side.ncpu || !ss)
-		return -ENOENT;
+	struct rec *x = ctx;
 	perfside_drain(&x->side);
-	char *text;
-	size_t len;
-	int ret = perfside_maps_text(&x->side, pid, image, &text, &len);
-	if (ret)
-		return ret;
-	ret = sym_process_load_maps(ss, pid, image, text, len, NULL, NULL);
-	free(text);
+	int ret = perfside_maps_text(&x->side, pid, image, text, len);
 	x->side_saved += !ret;
+	/* taken for a record being named: saved before it, as a refresh */
+	if (!ret && !x->in_first_sample)
+		rawcap_due(&x->raw, report_session(&x->r, NULL), pid, image);
 	return ret;
 }
 
@@ -150,11 +147,11 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	struct sym_session *ss = report_session(&x->r, NULL);
 	if (ss && sym_process_current(ss, pid, pl.image))
 		return;	/* seen before a flush: its map is saved */
-	if (protocol_snapshot(ss, &pl)) {
-		if (!side_snapshot(x, ss, pid, pl.image))
-			rawcap_maps(&x->raw, ss, pid, pl.image);
-		else
-			report_map_unsaved(&x->r, pl.pid, pl.image);
+	x->in_first_sample = true;
+	int gone = protocol_snapshot(ss, &pl);
+	x->in_first_sample = false;
+	if (gone) {
+		report_map_unsaved(&x->r, pl.pid, pl.image);
 		return;
 	}
 	rawcap_maps(&x->raw, ss, pid, pl.image);
@@ -658,9 +655,16 @@ static void side_open(struct rec *x)
 	/* kept past the flush that names its samples (bpftrace prints
 	 * them a flush or two after they were taken) */
 	uint64_t keep = (uint64_t)(x->c->flush ? x->c->flush : 1) * 3 + 5;
-	if (perfside_open(&x->side, keep * 1000000000ULL, &e) && x->c->verbose)
-		fprintf(stderr, "stackfold: %s: processes that exit before "
-			"their first sample is read are not named\n", e.msg);
+	if (perfside_open(&x->side, keep * 1000000000ULL, &e)) {
+		if (x->c->verbose)
+			fprintf(stderr, "stackfold: %s: processes that exit "
+				"before their first sample is read are not "
+				"named\n", e.msg);
+		return;
+	}
+	struct sym_session *ss = report_session(&x->r, NULL);
+	if (ss)
+		sym_session_set_exited_maps(ss, side_exited_maps, x);
 }
 
 static int record_setup(struct rec *x, int argc, char **argv)
