@@ -498,6 +498,28 @@ static void mark_refused(struct sym_session *s, struct sym_process *p,
 		process_free(s, p);
 }
 
+void sym_session_set_exited_maps(struct sym_session *s, sym_exited_maps_fn fn,
+				 void *ctx)
+{
+	s->exited_maps = fn;
+	s->exited_ctx = ctx;
+}
+
+/* The map of pid's image, gone from /proc, from the session's
+ * exited-maps source (sym_session_set_exited_maps()): a snapshot before
+ * it retired.  0, or -ESRCH when the source has none. */
+static int load_exited(struct sym_session *s, int pid, uint32_t image)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (!s->exited_maps || s->exited_maps(s->exited_ctx, pid, image,
+					      &text, &len))
+		return -ESRCH;
+	int rc = sym_process_load_maps(s, pid, image, text, len, NULL, NULL);
+	free(text);
+	return rc ? -ESRCH : 0;
+}
+
 int sym_process_snapshot(struct sym_session *s, int pid, uint32_t image,
 			 uint64_t start_stack, struct sf_err *err)
 {
@@ -510,6 +532,9 @@ int sym_process_snapshot(struct sym_session *s, int pid, uint32_t image,
 	int rc = snapshot_put(s, pid, image, false, start_stack, err);
 	if (rc == -ESTALE)
 		mark_refused(s, m, pid, image, start_stack);
+	/* gone: the exited-maps source may know its map */
+	if ((rc == -ENOENT || rc == -ESRCH) && !load_exited(s, pid, image))
+		rc = 0;
 	return rc;
 }
 
@@ -534,6 +559,15 @@ static bool exec_since(struct sym_session *s, const struct sym_process *old)
 		ino != old->exe_ino);
 }
 
+static int refresh_exited(struct sym_session *s, int pid, uint32_t image,
+			  const char *why, struct sf_err *err)
+{
+	if (load_exited(s, pid, image))
+		return sf_err_set(err, ESRCH, "process %d %s", pid, why);
+	s->stats.refreshes++;
+	return 0;
+}
+
 int sym_process_refresh(struct sym_session *s, int pid, uint32_t image,
 			struct sf_err *err)
 {
@@ -543,10 +577,10 @@ int sym_process_refresh(struct sym_session *s, int pid, uint32_t image,
 	struct procfs_stat st;
 	if (procfs_stat(pid, &st) || st.state == 'Z' || st.state == 'X' ||
 	    st.starttime != old->starttime)
-		return sf_err_set(err, ESRCH, "process %d exited", pid);
+		return refresh_exited(s, pid, image, "exited", err);
 	if (exec_since(s, old))
-		return sf_err_set(err, ESRCH, "process %d runs another program "
-				  "now", pid);
+		return refresh_exited(s, pid, image, "runs another program now",
+				      err);
 	s->stats.refreshes++;
 	/* old one retired; refused, as exec_since(), if the start of the
 	 * stack is not the one of old */

@@ -118,6 +118,21 @@ int sym_process_refresh(struct sym_session *s, int pid, uint32_t image,
 			struct sf_err *err);
 
 /*
+ * sym_session_set_exited_maps(): where sym_process_snapshot() and
+ * sym_process_refresh() get the map of a process that has exited (or, for
+ * a refresh, runs another program now): fn(ctx,
+ * pid, image, &text, &len) gives it as sym_process_load_maps() reads it,
+ * malloc()ed (the session frees it), and returns 0, or -errno when it
+ * has none.  stackfold record's side band (the kernel's mmap records)
+ * knows the whole map of a process gone before its libraries were read.
+ * fn NULL: none (the default).
+ */
+typedef int (*sym_exited_maps_fn)(void *ctx, int pid, uint32_t image,
+				  char **text, size_t *len);
+void sym_session_set_exited_maps(struct sym_session *s, sym_exited_maps_fn fn,
+				 void *ctx);
+
+/*
  * sym_process_name(): the process's name when the snapshot of pid's image
  * was taken (its main thread's comm, as /proc/PID/status prints it), NULL
  * when unknown.  Valid while the snapshot is.

@@ -77,6 +77,8 @@ struct sym_session {
 	struct sym_process **procs;
 	size_t nprocs_slots, nprocs;
 	struct sym_process *retired;
+	sym_exited_maps_fn exited_maps;	/* sym_session_set_exited_maps() */
+	void *exited_ctx;
 	size_t npm_fds;		/* perf-map fds kept open */
 	uint64_t btime;		/* boot time, s since the epoch (procjit.c) */
 	bool btime_done;	/* read, or unknown (btime 0) */

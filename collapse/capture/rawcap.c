@@ -94,6 +94,9 @@ void rawcap_due(struct rawcap *rc, struct sym_session *ss, int pid,
 {
 	if (!rc->open)
 		return;
+	for (size_t i = 0; i < rc->ndue; i++)
+		if (rc->due[i].pid == pid && rc->due[i].image == image)
+			return;	/* written once, as it is then */
 	if (sf_grow((void **)&rc->due, &rc->duecap, rc->ndue + 1,
 		    sizeof(*rc->due))) {
 		if (!rc->split)	/* else it would land inside a record: lost */

@@ -49,7 +49,8 @@ void rawcap_line(struct rawcap *rc, struct sym_session *ss, const char *s,
 void rawcap_maps(struct rawcap *rc, struct sym_session *ss, int pid,
 		 uint32_t image);
 /* Write pid's image's snapshot before the lines held (a refresh while a
- * record was read).  Out of memory, it is written at once. */
+ * record was read); once, however often it is asked for before that.  Out
+ * of memory, it is written at once. */
 void rawcap_due(struct rawcap *rc, struct sym_session *ss, int pid,
 		uint32_t image);
 /* Write what is held, then atomic_commit().  Always releases rc.  0 or

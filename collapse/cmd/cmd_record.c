@@ -7,7 +7,9 @@
  * writes the outputs.  bpftrace runs in its own process group so a
  * terminal Ctrl-C reaches only us: the first SIGINT/SIGTERM is forwarded
  * once (bpftrace then prints its maps and exits), a second one aborts with
- * nothing written (exit 130).
+ * nothing written (exit 130).  A process gone before its map was read
+ * gets the one the kernel's side-band records told (perfside.h), as perf
+ * keeps short-lived processes; STACKFOLD_SIDEBAND=0 turns that off.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 #include "capture/child.h"
 #include "capture/protocol.h"
 #include "cmd/loading.h"
+#include "capture/perfside.h"
 #include "capture/rawcap.h"
 #include "capture/stopsig.h"
 #include "cmds.h"
@@ -56,6 +59,9 @@ struct rec {
 	double cpu0_self, cpu0_kids;
 	bool memlock_said;	/* -v: bpftrace's RLIMIT_MEMLOCK line explained */
 	uint64_t resume_at;	/* bt.clock.flushes to resume held[] at */
+	struct perfside side;	/* mappings of every process (ncpu 0: off) */
+	uint64_t side_saved;	/* processes whose map came from it */
+	bool in_first_sample;	/* first_sample() saves the map it takes */
 };
 
 /* "#pyhold PID" (bt/profile-python.bt): Python processes stopped at
@@ -109,6 +115,22 @@ static void loading_due(struct rec *x)
 			      loading_saved, x);
 }
 
+/* sym_exited_maps_fn: the side band's map of a process gone before its
+ * first snapshot ("#pid" line, or its samples read first), or before a
+ * refresh (a library mapped after a snapshot taken while ld.so loaded) */
+static int side_exited_maps(void *ctx, int pid, uint32_t image, char **text,
+			    size_t *len)
+{
+	struct rec *x = ctx;
+	perfside_drain(&x->side);
+	int ret = perfside_maps_text(&x->side, pid, image, text, len);
+	x->side_saved += !ret;
+	/* taken for a record being named: saved before it, as a refresh */
+	if (!ret && !x->in_first_sample)
+		rawcap_due(&x->raw, report_session(&x->r, NULL), pid, image);
+	return ret;
+}
+
 /* "#pid PID[:STACK] COMM": snapshot now, while the process is alive,
  * unless it has one (the line comes again after each flush).  PID is the
  * pid field of the records, which may carry an image (bt_parse.h).  A
@@ -125,7 +147,10 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	struct sym_session *ss = report_session(&x->r, NULL);
 	if (ss && sym_process_current(ss, pid, pl.image))
 		return;	/* seen before a flush: its map is saved */
-	if (protocol_snapshot(ss, &pl)) {
+	x->in_first_sample = true;
+	int gone = protocol_snapshot(ss, &pl);
+	x->in_first_sample = false;
+	if (gone) {
 		report_map_unsaved(&x->r, pl.pid, pl.image);
 		return;
 	}
@@ -343,6 +368,19 @@ static void watch_targets(struct rec *x, bool woken)
 	bt_child_stop(&x->bt);
 }
 
+/* The side band's ring fds (PERFSIDE_POLL_MAX at most: past that the
+ * rings are still read at every wake-up), into pf.  Returns how many. */
+#define PERFSIDE_POLL_MAX 64
+static nfds_t side_pollfds(const struct rec *x, struct pollfd *pf)
+{
+	const int *fds;
+	int n = perfside_fds(&x->side, &fds);
+	n = n > PERFSIDE_POLL_MAX ? PERFSIDE_POLL_MAX : n;
+	for (int i = 0; i < n; i++)
+		pf[i] = (struct pollfd){ fds[i], POLLIN, 0 };
+	return (nfds_t)n;
+}
+
 static int loop(struct rec *x)
 {
 	uint64_t last = (uint64_t)-1;
@@ -356,16 +394,18 @@ static int loop(struct rec *x)
 	int st = 0;
 	struct bt_child *b = &x->bt;
 	while (!bt_child_done(b)) {
-		struct pollfd pf[3] = { { b->out.eof ? -1 : b->out.fd, POLLIN, 0 },
-					{ b->err.eof ? -1 : b->err.fd, POLLIN, 0 },
-					{ watch_fd(&x->watch), POLLIN, 0 } };
+		struct pollfd pf[3 + PERFSIDE_POLL_MAX] = {
+			{ b->out.eof ? -1 : b->out.fd, POLLIN, 0 },
+			{ b->err.eof ? -1 : b->err.fd, POLLIN, 0 },
+			{ watch_fd(&x->watch), POLLIN, 0 } };
+		nfds_t npf = 3 + side_pollfds(x, pf + 3);
 		struct timespec ts;
 		/* Blocked from the check to the wait only: a signal landing
 		 * in between ends ppoll at once, and the body (symbolizing a
 		 * flush can take a while) sees every Ctrl-C as it comes. */
 		sigprocmask(SIG_BLOCK, &block, &waitmask);
 		int n = stopsig_count() != seen ? 0 :
-			ppoll(pf, 3, next_wakeup(x, &ts), &waitmask);
+			ppoll(pf, npf, next_wakeup(x, &ts), &waitmask);
 		sigprocmask(SIG_SETMASK, &waitmask, NULL);
 		seen = stopsig_count();
 		if (stopsig_abort()) {
@@ -376,6 +416,8 @@ static int loop(struct rec *x)
 			bt_child_stop(&x->bt);
 		if (x->loading.n)
 			loading_due(x);
+		if (x->side.ncpu)
+			perfside_drain(&x->side);
 		uint64_t at = b->clock.attached_ns,
 			 now = sf_clock_ns(CLOCK_MONOTONIC);
 		uint64_t el = at ? (now - at) / 1000000000ULL : 0;
@@ -529,6 +571,11 @@ static void print_cost(const struct rec *x)
 		"(user+sys); stackfold max rss %ld KiB\n",
 		ru_cpu_s(&self) - x->cpu0_self,
 		cpu_s(RUSAGE_CHILDREN) - x->cpu0_kids, self.ru_maxrss);
+	if (x->side.ncpu)
+		fprintf(stderr, "stackfold: side band: %" PRIu64 " records, %"
+			PRIu64 " lost, %" PRIu64 " not applied; %" PRIu64
+			" exited processes' maps from it\n", x->side.records,
+			x->side.lost, x->side.maps.dropped, x->side_saved);
 }
 
 static int finish(struct rec *x)
@@ -596,6 +643,30 @@ static int check_outputs(const struct cli *c)
 	return 0;
 }
 
+/* The side band, before bpftrace starts: a process that exits before its
+ * first sample is read then has its maps.  Without it (no CAP_PERFMON,
+ * STACKFOLD_SIDEBAND=0), such a process is counted unsaved, as before. */
+static void side_open(struct rec *x)
+{
+	const char *env = getenv("STACKFOLD_SIDEBAND");
+	struct sf_err e = { "" };
+	if (env && !strcmp(env, "0"))
+		return;
+	/* kept past the flush that names its samples (bpftrace prints
+	 * them a flush or two after they were taken) */
+	uint64_t keep = (uint64_t)(x->c->flush ? x->c->flush : 1) * 3 + 5;
+	if (perfside_open(&x->side, keep * 1000000000ULL, &e)) {
+		if (x->c->verbose)
+			fprintf(stderr, "stackfold: %s: processes that exit "
+				"before their first sample is read are not "
+				"named\n", e.msg);
+		return;
+	}
+	struct sym_session *ss = report_session(&x->r, NULL);
+	if (ss)
+		sym_session_set_exited_maps(ss, side_exited_maps, x);
+}
+
 static int record_setup(struct rec *x, int argc, char **argv)
 {
 	struct sf_err e = { "" };
@@ -617,6 +688,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 	x->r.python_live = true;
 	report_begin_input(&x->r, NULL);
 	meta_begin(x, argc, argv);
+	side_open(x);
 	return 0;
 }
 
@@ -684,6 +756,7 @@ int cmd_record(int argc, char **argv)
 		st = finish(&x);
 out:
 	py_resume();
+	perfside_close(&x.side);
 	rawcap_abort(&x.raw);
 	bt_child_release(&x.bt);
 	loading_release(&x.loading);

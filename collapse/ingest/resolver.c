@@ -316,13 +316,15 @@ static int64_t location_from_result(struct resolver *r, uint64_t addr,
 	return profile_location(r->p, &loc, lines, res->nframes);
 }
 
-/* Was pid seen before?  (It is from now on.)  Out of memory: seen, so
- * that no snapshot is taken again and again. */
-static bool pid_seen(struct resolver *r, uint32_t pid)
+/* Was pid's image seen before?  (It is from now on.)  Per image: a
+ * fork's child failed before its exec (gone, its map unknown) leaves the
+ * program it exec()ed its own try.  Out of memory: seen, so that no
+ * snapshot is taken again and again. */
+static bool pid_seen(struct resolver *r, uint32_t pid, uint32_t image)
 {
 	bool found = true;
 	r->seen.valsz = 1;	/* a set: the value is not used */
-	u64map_slot(&r->seen, pid, &found);
+	u64map_slot(&r->seen, protocol_pid_field(pid, image), &found);
 	return found;
 }
 
@@ -350,7 +352,7 @@ static bool may_refresh(struct resolver *r, uint32_t pid, uint32_t image)
 
 /* pid's image from the symbolizer: a snapshot taken on the spot for a pid
  * with none (bpftrace's own output, no saved maps: the live process is
- * taken for the one sampled, once a pid, unless a newer image of it is
+ * taken for the one sampled, once an image, unless a newer image of it is
  * known), a refresh for an address mapped after the snapshot, and for
  * one still outside it (the process gone), the JIT's perf map. */
 static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
@@ -361,7 +363,7 @@ static int lookup_user(struct resolver *r, uint32_t pid, uint32_t image,
 	int ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return, res);
 	if (!ret && res->reason == SYM_NO_PROCESS && r->lazy_snapshot &&
 	    !sym_process_newer_known(r->sym, (int)pid, image) &&
-	    !pid_seen(r, pid) &&
+	    !pid_seen(r, pid, image) &&
 	    sym_process_snapshot(r->sym, (int)pid, image, 0, NULL) == 0)
 		ret = sym_lookup_user(r->sym, (int)pid, image, addr, is_return,
 				      res);

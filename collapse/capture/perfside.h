@@ -1,0 +1,62 @@
+/*
+ * perfside.h - the kernel's side-band records of every process (mmap of
+ * executable memory, exec and comm, fork and exit), as perf record reads
+ * them: a software dummy event per CPU, pid -1, whose ring buffers carry
+ * no samples, only those records.  stackfold record reads them so that a
+ * process that exited before its /proc/PID/maps could be read (a
+ * short-lived one under -a) still has its map: perfside_maps_text() writes
+ * it as /proc/PID/maps lines and the "#" lines sym_process_load_maps()
+ * reads (symbolizer.h), the form a raw capture saves.
+ *
+ * Ownership: a struct perfside owns its event fds, their mappings and the
+ * process table (sidemaps.h); perfside_close() releases them, safe on one
+ * never opened or closed twice.  Nothing here prints: errors come back as
+ * -errno with a message in err.
+ */
+#ifndef SF_PERFSIDE_H
+#define SF_PERFSIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/util.h"
+#include "capture/sidemaps.h"
+
+struct perfside_ref {
+	uint64_t time;
+	size_t off;		/* in batch */
+};
+
+struct perfside {
+	int ncpu;		/* events open (0: closed) */
+	int *fd;		/* per CPU, owned */
+	void **ring;		/* per CPU: its mmap()ed pages, owned */
+	size_t ring_bytes;	/* data area per CPU (a power of two) */
+	struct sidemaps maps;
+	uint64_t lost;		/* records the kernel dropped (ring full) */
+	uint64_t records;	/* records read */
+	char *buf;		/* a record applied at once (batch full) */
+	char *batch;		/* one drain's records, copied out */
+	size_t nbatch, batchcap;
+	struct perfside_ref *refs;	/* ...in time order */
+	size_t nrefs, refscap;
+};
+
+/* Open the events on every online CPU; an exited process is kept keep_ns.
+ * 0, or -errno (EACCES without CAP_PERFMON, ...) with err filled and
+ * nothing to release. */
+int perfside_open(struct perfside *ps, uint64_t keep_ns, struct sf_err *err);
+/* The events' fds, for poll(): each becomes readable once its ring is a
+ * quarter full.  Returns ps->ncpu, *fds into ps. */
+int perfside_fds(const struct perfside *ps, const int **fds);
+/* Read every record the rings hold now into the process table, and
+ * forget the processes exited long enough ago. */
+void perfside_drain(struct perfside *ps);
+/* pid's image (protocol.h) as saved maps text, malloc()ed into *text
+ * (caller frees).  0, -ENOENT (not known: not seen, or another image) or
+ * -ENOMEM. */
+int perfside_maps_text(const struct perfside *ps, int pid, uint32_t image,
+		       char **text, size_t *len);
+void perfside_close(struct perfside *ps);
+
+#endif
