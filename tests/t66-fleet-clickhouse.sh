@@ -9,7 +9,8 @@
 # in the store exactly once; a retry after a lost journal line, and
 # duplicated and uncommitted attempts, not counted twice; hostile names
 # byte for byte; credentials from a file, none left in argv; the samples'
-# order, and a store with the older order still written and read.
+# order, and a store with the older order still written and read, and
+# migrated as docs/fleet.md says.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/clickhouse.sh
@@ -124,6 +125,18 @@ check_eq "an older store: its order kept" "host, window_start, stack_id" \
 "$STACKFOLD" query "${CH_URL%/*}/olddb" --from "$T0" --to $(( $(date +%s) + 60 )) -o "$T/old.folded" 2>/dev/null
 check_eq "an older store: the query gives the local files' samples" "$(local_total "$T/o")" "$(folded_total "$T/old.folded")"
 check_eq "an older store: said once in the log" 1 "$(grep -c 'olddb.samples has the order of older versions (ORDER BY (host, window_start, stack_id))' "$T/o.log")"
+# docs/fleet.md's migration: renamed, made anew by a pusher, copied
+ch_sql "RENAME TABLE olddb.samples TO olddb.samples_old"
+FAKE_WINDOWS=1 "$STACKFOLD" continuous -o "$T/o" --window 1 --host hO --push "${CH_URL%/*}/olddb" -- "$T/fake" 2>"$T/o2.log" &
+cpid=$!
+cpids+=("$cpid")
+wait_sent "$T/o" 3
+stop
+ch_sql "INSERT INTO olddb.samples SELECT * FROM olddb.samples_old" && ch_sql "DROP TABLE olddb.samples_old"
+"$STACKFOLD" query "${CH_URL%/*}/olddb" --from "$T0" --to $(( $(date +%s) + 60 )) -o "$T/old.folded" 2>/dev/null
+check_eq "migrated: the new order" "host, toStartOfHour(window_start), stack_id, window_start" \
+	"$(ch_sql "SELECT sorting_key FROM system.tables WHERE database = 'olddb' AND name = 'samples'")"
+check_eq "migrated: every window's samples, once" "$(local_total "$T/o")" "$(folded_total "$T/old.folded")"
 
 # --- the server stopped mid-run ---------------------------------------------
 FAKE_WINDOWS=8 FAKE_GAP=0.6 start "$T/c" hC
