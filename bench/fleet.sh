@@ -24,13 +24,18 @@
 #      query in both samples orders.
 # A private clickhouse-server (tests/clickhouse.sh) in a temporary
 # directory.  Needs root and bpftrace (the capture).  Environment:
-# STACKFOLD, PUSH_WINDOWS (30), YEAR_DAYS (364), CAPTURE_S (150).
+# STACKFOLD, PUSH_WINDOWS (30), YEAR_DAYS (364), CAPTURE_S (150), HOSTS
+# (10: of the real-shaped day), SECTIONS ("1 2a 3 2b 4": which to run;
+# 2b and 4 always run).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
 PUSH_WINDOWS=${PUSH_WINDOWS:-30}
 YEAR_DAYS=${YEAR_DAYS:-364}
 CAPTURE_S=${CAPTURE_S:-150}
+HOSTS=${HOSTS:-10}
+SECTIONS=${SECTIONS:-1 2a 3 2b 4}
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 die() { echo "fleet: $*" >&2; exit 1; }
 command -v clickhouse-server >/dev/null || die "clickhouse-server not installed (scripts/install-deps --test)"
 [ -x "$STACKFOLD" ] || die "$STACKFOLD is not built (run: make)"
@@ -63,6 +68,7 @@ ncap=$(ch_sql "SELECT length($cap_ids)")
 [ "${ncap:-0}" -ge 2 ] || die "the capture gave ${ncap:-no} whole windows (log: $(tail -2 "$work/cap.log"))"
 read -r cap_rows cap_samples < <(ch_sql "SELECT count(), sum(count) FROM capture.samples WHERE has($cap_ids, window_id) AND attempt IN (SELECT attempt FROM capture.windows) FORMAT TSV")
 
+if want 1; then
 # --- 1. push cost ------------------------------------------------------------
 # a canned window of 2,000 unique stacks, 20 frames deep, 3 processes
 awk 'BEGIN {
@@ -111,14 +117,21 @@ printf '   first window (every stack new):  %6.2f ms CPU of the push thread, %8d
 printf '   %d windows, stacks known after the first: %6.2f ms CPU and %d bytes a window\n' "$PUSH_WINDOWS" "$cpun" "$bytesn"
 printf '   (the window'"'"'s .folded file: %d bytes; at one window per 10 s, %.4f%% of one CPU)\n' "$folded_bytes" "$(echo "$cpun / 10000 * 100" | bc -l)"
 
+else	# the schema as stackfold creates it (the capture made it)
+	ch_sql "CREATE DATABASE IF NOT EXISTS $DB"
+	for t in stacks samples windows; do ch_sql "CREATE TABLE $DB.$t AS capture.$t"; done
+fi
+
 # --- 2./3. a day of 10 hosts ------------------------------------------------------
 DAY0=$(( $(date -u +%s) / 86400 * 86400 - 86400 ))	# yesterday, 00:00 UTC
 # the schema as stackfold creates it, emptied (today's partitions: the
 # generated day is yesterday)
+from=$DAY0 to=$(( DAY0 + 86400 ))
 today=$(date -u +%F)
 for t in stacks samples windows; do
 	ch_sql "ALTER TABLE $DB.$t DROP PARTITION '$today'"
 done
+if want 2a || want 3; then
 POOL=20000 ROWS=250
 # stacks_sql FIRST DAYS: the pool's stacks once for each of DAYS days,
 # from the generated day minus FIRST back
@@ -166,7 +179,6 @@ best() {	# "WALL CPU": best wall seconds of 3 runs of CMD, and the server's CPU 
 	done
 	echo "$b $c"
 }
-from=$DAY0 to=$(( DAY0 + 86400 ))
 read -r q_all q_all_cpu < <(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/all.folded")
 read -r q_one q_one_cpu < <(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" --host host0 --by-pid -o "$work/h0-store.folded")
 until_t=$(date -u -d "@$to" +%FT%TZ)
@@ -204,6 +216,8 @@ printf '   scripts/flame DIR, host0 only (%d window files, %d MB):   %6.2f s\n' 
 printf '   (ten hosts from files: ten such directories, about %.0f s)\n' "$(echo "$f_dir * 10" | bc)"
 echo "   host0 from the store and from the files, same folded bytes: $same"
 
+fi
+
 # --- 2b. real-shaped windows ---------------------------------------------------------
 # the generated day's rows out; the captured windows replayed instead:
 # window w of host h is captured window (w + 7h) mod ncap, under its own
@@ -219,13 +233,13 @@ replay_sql() {
 		FROM capture.samples WHERE has($cap_ids, window_id) AND attempt IN (SELECT attempt FROM capture.windows)) USING k"
 }
 t0=$(date +%s.%N)
-for ((h = 0; h < 10; h++)); do
+for ((h = 0; h < HOSTS; h++)); do
 	for ((w = 0; w < 8640; w += 1440)); do ch_sql "$(replay_sql "$h" "$w" 1440)" || die "replay failed"; done
 done
 ch_sql "INSERT INTO $DB.windows (window_id, attempt, window_start, start_ns, duration_ns, hz, host, kernel, stem, samples)
 	SELECT cityHash64(h, w), cityHash64(h, w, 1), toDateTime($DAY0 + 10 * w), ($DAY0 + 10 * w) * 1000000000, 10000000000, 99,
 	       concat('host', toString(h)), 'replayed', toString(w), 0
-	FROM (SELECT intDiv(number, 8640) AS h, number % 8640 AS w FROM numbers(86400))"
+	FROM (SELECT intDiv(number, 8640) AS h, number % 8640 AS w FROM numbers($HOSTS * 8640))"
 ch_sql "INSERT INTO $DB.stacks SELECT toDate($DAY0), stack_id, any(frames) FROM capture.stacks GROUP BY stack_id"
 for t in stacks samples windows; do ch_sql "OPTIMIZE TABLE $DB.$t FINAL"; done
 t1=$(date +%s.%N)
@@ -248,13 +262,13 @@ h0_samples=$(ch_sql "SELECT sum(count) FROM old.samples")
 old_disk=$(ch_sql "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'old' AND table = 'samples' AND active")
 new_all=$(ch_sql "SELECT sum(data_compressed_bytes) FROM system.columns WHERE database = '$DB' AND table = 'samples'")
 echo
-printf '2b. storage, real-shaped: %d whole windows captured (%s rows, %s samples: %.0f rows and %.2f samples a row a window), replayed as 24 h x 10 hosts in %.0f s: %s rows, %s samples\n' \
-	"$ncap" "$cap_rows" "$cap_samples" "$(echo "$cap_rows / $ncap" | bc -l)" "$(echo "$cap_samples / $cap_rows" | bc -l)" "$(echo "$t1 - $t0" | bc)" "$rows" "$samples"
+printf '2b. storage, real-shaped: %d whole windows captured (%s rows, %s samples: %.0f rows and %.2f samples a row a window), replayed as 24 h x %d hosts in %.0f s: %s rows, %s samples\n' \
+	"$ncap" "$cap_rows" "$cap_samples" "$(echo "$cap_rows / $ncap" | bc -l)" "$(echo "$cap_samples / $cap_rows" | bc -l)" "$HOSTS" "$(echo "$t1 - $t0" | bc)" "$rows" "$samples"
 awk '{ printf "   %-8s %10d rows %12d bytes on disk\n", $1, $2, $3 }' "$work/parts"
 printf '   %.2f bytes per sample, %.2f bytes per row, all tables after OPTIMIZE FINAL\n' \
 	"$(echo "$disk / $samples" | bc -l)" "$(echo "$disk / $rows" | bc -l)"
-printf '   host0 samples alone, older order (host, window_start, stack_id): %.2f bytes per sample, %.2f per row (this order, 10 hosts: %.2f, %.2f)\n' \
-	"$(echo "$old_disk / $h0_samples" | bc -l)" "$(echo "$old_disk / $h0_rows" | bc -l)" \
+printf '   host0 samples alone, older order (host, window_start, stack_id): %.2f bytes per sample, %.2f per row (this order, %d hosts: %.2f, %.2f)\n' \
+	"$(echo "$old_disk / $h0_samples" | bc -l)" "$(echo "$old_disk / $h0_rows" | bc -l)" "$HOSTS" \
 	"$(echo "$new_all / $samples" | bc -l)" "$(echo "$new_all / $rows" | bc -l)"
 echo "   bytes a row by column (compressed), older order / this order:"
 join <(colbytes old) <(colbytes "$DB") | awk '{ printf "     %-13s %6.2f %6.2f\n", $1, $2, $3 }'
@@ -299,8 +313,8 @@ t1=$(date +%s.%N)
 ystacks=$(ch_sql "SELECT count() FROM $DB.stacks")
 read -r y1_q y1_b < <(year_case)
 echo
-printf '4. real-shaped, a year of stacks: %d other days added in %.0f s (%s stack rows); 24 h x 10 hosts, server CPU seconds (query_log), least of 3:\n' \
-	"$YEAR_DAYS" "$(echo "$t1 - $t0" | bc)" "$ystacks"
+printf '4. real-shaped, a year of stacks: %d other days added in %.0f s (%s stack rows); 24 h x %d hosts, server CPU seconds (query_log), least of 3:\n' \
+	"$YEAR_DAYS" "$(echo "$t1 - $t0" | bc)" "$ystacks" "$HOSTS"
 printf '   %-32s %8s %8s\n' "" "query" "bare GROUP BY stack_id"
 printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "stacks of the day only" "$y0_q" "$y0_b" "$(echo "$y0_q / $y0_b" | bc -l)"
 printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "with a year of stacks" "$y1_q" "$y1_b" "$(echo "$y1_q / $y1_b" | bc -l)"
