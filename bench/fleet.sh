@@ -4,24 +4,38 @@
 #      unique stacks, and the bytes sent, for a first window (every stack
 #      new to the store) and for the windows after it (stacks known);
 #   2. storage per sample in ClickHouse after merges, for a day of
-#      windows of 10 hosts (generated in ClickHouse: 250 rows a window,
-#      ~2,000 samples, stacks from a pool of 20,000 shared by every host,
-#      skewed as real profiles are);
-#   3. query latency: a flame graph of those 24 h x 10 hosts (21.6 M
-#      rows) by `stackfold query` and scripts/flame --from, side by side
-#      with scripts/flame DIR merging the same windows of one host from
-#      files (8,640 windows; ten hosts would be ten times that);
-#   4. a year of stacks: the same 24 h x 10 hosts query's server CPU
-#      seconds (system.query_log) next to the bare GROUP BY stack_id over
-#      the same rows, before and after YEAR_DAYS (364) other days of
-#      stacks (the day's pool again for each) are added.
+#      windows of 10 hosts, twice: (a) synthetic rows generated in
+#      ClickHouse (250 rows a window, ~2,000 samples, stacks from a pool
+#      of 20,000 shared by every host, skewed as real profiles are);
+#      (b) real-shaped: CAPTURE_S seconds of `scripts/continuous -a`
+#      windows captured here at the start under a busy workload (a build
+#      of this tree in a loop), pushed to the store by stackfold, then
+#      replayed in ClickHouse for 24 h x 10 hosts (the captured windows in
+#      turn, each host's window and attempt ids its own); and host0's day
+#      of them in a table of the older samples order, side by side;
+#   3. query latency: a flame graph of the synthetic 24 h x 10 hosts
+#      (21.6 M rows) by `stackfold query` and scripts/flame --from, side
+#      by side with scripts/flame DIR merging the same windows of one host
+#      from files (8,640 windows; ten hosts would be ten times that);
+#   4. a year of stacks, on the real-shaped day: the 24 h x 10 hosts
+#      query's server CPU seconds (system.query_log) next to the bare
+#      GROUP BY stack_id over the same rows, before and after YEAR_DAYS
+#      (364) other days of the captured stacks are added; and host0's
+#      query in both samples orders.
 # A private clickhouse-server (tests/clickhouse.sh) in a temporary
-# directory.  Environment: STACKFOLD, PUSH_WINDOWS (30), YEAR_DAYS (364).
+# directory.  Needs root and bpftrace (the capture).  Environment:
+# STACKFOLD, PUSH_WINDOWS (30), YEAR_DAYS (364), CAPTURE_S (150), HOSTS
+# (10: of the real-shaped day), SECTIONS ("1 2a 3 2b 4": which to run;
+# 2b and 4 always run).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
 PUSH_WINDOWS=${PUSH_WINDOWS:-30}
 YEAR_DAYS=${YEAR_DAYS:-364}
+CAPTURE_S=${CAPTURE_S:-150}
+HOSTS=${HOSTS:-10}
+SECTIONS=${SECTIONS:-1 2a 3 2b 4}
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 die() { echo "fleet: $*" >&2; exit 1; }
 command -v clickhouse-server >/dev/null || die "clickhouse-server not installed (scripts/install-deps --test)"
 [ -x "$STACKFOLD" ] || die "$STACKFOLD is not built (run: make)"
@@ -38,6 +52,23 @@ export CH_SQL_TIMEOUT=900
 echo "machine: $(uname -n), $(nproc) x $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r); ClickHouse $(ch_sql 'SELECT version()'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'clickhouse-server start: %.2f s to ready\n' "$(echo "$t_ready - $t_start" | bc)"
 
+# --- 0. real windows, captured once --------------------------------------------
+# CAPTURE_S seconds of scripts/continuous -a (10 s windows) pushed to the
+# database "capture", while a copy of this tree is built in a loop
+mkdir -p "$work/src"
+git -C "$TOP" archive HEAD | tar -x -C "$work/src" || die "cannot copy the tree for the workload"
+( while [ ! -e "$work/stop" ]; do make -s -C "$work/src" clean >/dev/null 2>&1; make -s -j"$(nproc)" -C "$work/src" >/dev/null 2>&1; done ) &
+busy=$!
+STACKFOLD=$STACKFOLD timeout -s INT "$CAPTURE_S" "$TOP/scripts/continuous" -a -q -o "$work/cap" --window 10 \
+	--push "${CH_URL%/*}/capture" 2>"$work/cap.log"
+touch "$work/stop"; wait "$busy"	# the build under way ends
+# the whole windows (not the first or last, cut by the start and stop)
+cap_ids=$(ch_sql "SELECT groupArray(window_id) FROM (SELECT window_id FROM capture.windows WHERE duration_ns > 9500000000 ORDER BY window_start)")
+ncap=$(ch_sql "SELECT length($cap_ids)")
+[ "${ncap:-0}" -ge 2 ] || die "the capture gave ${ncap:-no} whole windows (log: $(tail -2 "$work/cap.log"))"
+read -r cap_rows cap_samples < <(ch_sql "SELECT count(), sum(count) FROM capture.samples WHERE has($cap_ids, window_id) AND attempt IN (SELECT attempt FROM capture.windows) FORMAT TSV")
+
+if want 1; then
 # --- 1. push cost ------------------------------------------------------------
 # a canned window of 2,000 unique stacks, 20 frames deep, 3 processes
 awk 'BEGIN {
@@ -86,14 +117,21 @@ printf '   first window (every stack new):  %6.2f ms CPU of the push thread, %8d
 printf '   %d windows, stacks known after the first: %6.2f ms CPU and %d bytes a window\n' "$PUSH_WINDOWS" "$cpun" "$bytesn"
 printf '   (the window'"'"'s .folded file: %d bytes; at one window per 10 s, %.4f%% of one CPU)\n' "$folded_bytes" "$(echo "$cpun / 10000 * 100" | bc -l)"
 
+else	# the schema as stackfold creates it (the capture made it)
+	ch_sql "CREATE DATABASE IF NOT EXISTS $DB"
+	for t in stacks samples windows; do ch_sql "CREATE TABLE $DB.$t AS capture.$t"; done
+fi
+
 # --- 2./3. a day of 10 hosts ------------------------------------------------------
 DAY0=$(( $(date -u +%s) / 86400 * 86400 - 86400 ))	# yesterday, 00:00 UTC
 # the schema as stackfold creates it, emptied (today's partitions: the
 # generated day is yesterday)
+from=$DAY0 to=$(( DAY0 + 86400 ))
 today=$(date -u +%F)
 for t in stacks samples windows; do
 	ch_sql "ALTER TABLE $DB.$t DROP PARTITION '$today'"
 done
+if want 2a || want 3; then
 POOL=20000 ROWS=250
 # stacks_sql FIRST DAYS: the pool's stacks once for each of DAYS days,
 # from the generated day minus FIRST back
@@ -122,7 +160,7 @@ samples=$(ch_sql "SELECT sum(count) FROM $DB.samples")
 ch_sql "SELECT table, sum(rows), sum(bytes_on_disk) FROM system.parts WHERE database = '$DB' AND active GROUP BY table ORDER BY table FORMAT TSV" >"$work/parts"
 disk=$(awk '{ s += $3 } END { print s }' "$work/parts")
 echo
-printf '2. storage: 24 h x 10 hosts generated and merged in %.0f s: %s rows, %s samples\n' "$(echo "$t1 - $t0" | bc)" "$rows" "$samples"
+printf '2a. storage, synthetic rows: 24 h x 10 hosts generated and merged in %.0f s: %s rows, %s samples\n' "$(echo "$t1 - $t0" | bc)" "$rows" "$samples"
 awk '{ printf "   %-8s %10d rows %12d bytes on disk\n", $1, $2, $3 }' "$work/parts"
 printf '   %.2f bytes per sample, %.2f bytes per row, all tables after OPTIMIZE FINAL\n' \
 	"$(echo "$disk / $samples" | bc -l)" "$(echo "$disk / $rows" | bc -l)"
@@ -141,7 +179,6 @@ best() {	# "WALL CPU": best wall seconds of 3 runs of CMD, and the server's CPU 
 	done
 	echo "$b $c"
 }
-from=$DAY0 to=$(( DAY0 + 86400 ))
 read -r q_all q_all_cpu < <(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/all.folded")
 read -r q_one q_one_cpu < <(best "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" --host host0 --by-pid -o "$work/h0-store.folded")
 until_t=$(date -u -d "@$to" +%FT%TZ)
@@ -179,7 +216,65 @@ printf '   scripts/flame DIR, host0 only (%d window files, %d MB):   %6.2f s\n' 
 printf '   (ten hosts from files: ten such directories, about %.0f s)\n' "$(echo "$f_dir * 10" | bc)"
 echo "   host0 from the store and from the files, same folded bytes: $same"
 
+fi
+
+# --- 2b. real-shaped windows ---------------------------------------------------------
+# the generated day's rows out; the captured windows replayed instead:
+# window w of host h is captured window (w + 7h) mod ncap, under its own
+# window and attempt ids; its stacks are the captured ones, stored as the
+# pusher stores them (under the day of the window)
+for t in stacks samples windows; do ch_sql "ALTER TABLE $DB.$t DROP PARTITION '$(date -u -d "@$DAY0" +%F)'"; done
+# replay_sql H FIRST COUNT: host h's windows FIRST..FIRST+COUNT-1
+replay_sql() {
+	echo "INSERT INTO $DB.samples (window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count)
+	SELECT toDateTime($DAY0 + 10 * w), concat('host', toString(h)), cityHash64(h, w), cityHash64(h, w, 1), stack_id, pid, tid, comm, labels, count
+	FROM (SELECT toUInt64($1) AS h, number + $2 AS w, toUInt64((w + 7 * h) % $ncap) AS k FROM numbers($3))
+	ALL INNER JOIN (SELECT toUInt64(indexOf($cap_ids, window_id) - 1) AS k, stack_id, pid, tid, comm, labels, count
+		FROM capture.samples WHERE has($cap_ids, window_id) AND attempt IN (SELECT attempt FROM capture.windows)) USING k"
+}
+t0=$(date +%s.%N)
+for ((h = 0; h < HOSTS; h++)); do
+	for ((w = 0; w < 8640; w += 1440)); do ch_sql "$(replay_sql "$h" "$w" 1440)" || die "replay failed"; done
+done
+ch_sql "INSERT INTO $DB.windows (window_id, attempt, window_start, start_ns, duration_ns, hz, host, kernel, stem, samples)
+	SELECT cityHash64(h, w), cityHash64(h, w, 1), toDateTime($DAY0 + 10 * w), ($DAY0 + 10 * w) * 1000000000, 10000000000, 99,
+	       concat('host', toString(h)), 'replayed', toString(w), 0
+	FROM (SELECT intDiv(number, 8640) AS h, number % 8640 AS w FROM numbers($HOSTS * 8640))"
+ch_sql "INSERT INTO $DB.stacks SELECT toDate($DAY0), stack_id, any(frames) FROM capture.stacks GROUP BY stack_id"
+for t in stacks samples windows; do ch_sql "OPTIMIZE TABLE $DB.$t FINAL"; done
+t1=$(date +%s.%N)
+# host0's day in the older order (by window first), for comparison
+ch_sql "CREATE DATABASE old"
+ch_sql "SHOW CREATE TABLE $DB.samples FORMAT TSVRaw" | sed 's/ORDER BY .*/ORDER BY (host, window_start, stack_id) SETTINGS index_granularity = 8192/; s/stackfold\.samples/old.samples/' >"$work/old.sql"
+ch_sql "$(cat "$work/old.sql")" || die "old order table"
+ch_sql "INSERT INTO old.samples SELECT * FROM $DB.samples WHERE host = 'host0'"
+ch_sql "OPTIMIZE TABLE old.samples FINAL"
+for t in stacks windows; do ch_sql "CREATE TABLE old.$t AS $DB.$t"; ch_sql "INSERT INTO old.$t SELECT * FROM $DB.$t"; done
+rows=$(ch_sql "SELECT count() FROM $DB.samples")
+samples=$(ch_sql "SELECT sum(count) FROM $DB.samples")
+ch_sql "SELECT table, sum(rows), sum(bytes_on_disk) FROM system.parts WHERE database = '$DB' AND active GROUP BY table ORDER BY table FORMAT TSV" >"$work/parts"
+disk=$(awk '{ s += $3 } END { print s }' "$work/parts")
+# bytes a row of samples by column: old (host0), DB (10 hosts)
+colbytes() { ch_sql "SELECT name, round(data_compressed_bytes / (SELECT count() FROM $1.samples), 2) FROM system.columns
+	WHERE database = '$1' AND table = 'samples' ORDER BY name FORMAT TSV"; }
+h0_rows=$(ch_sql "SELECT count() FROM old.samples")
+h0_samples=$(ch_sql "SELECT sum(count) FROM old.samples")
+old_disk=$(ch_sql "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'old' AND table = 'samples' AND active")
+new_all=$(ch_sql "SELECT sum(data_compressed_bytes) FROM system.columns WHERE database = '$DB' AND table = 'samples'")
+echo
+printf '2b. storage, real-shaped: %d whole windows captured (%s rows, %s samples: %.0f rows and %.2f samples a row a window), replayed as 24 h x %d hosts in %.0f s: %s rows, %s samples\n' \
+	"$ncap" "$cap_rows" "$cap_samples" "$(echo "$cap_rows / $ncap" | bc -l)" "$(echo "$cap_samples / $cap_rows" | bc -l)" "$HOSTS" "$(echo "$t1 - $t0" | bc)" "$rows" "$samples"
+awk '{ printf "   %-8s %10d rows %12d bytes on disk\n", $1, $2, $3 }' "$work/parts"
+printf '   %.2f bytes per sample, %.2f bytes per row, all tables after OPTIMIZE FINAL\n' \
+	"$(echo "$disk / $samples" | bc -l)" "$(echo "$disk / $rows" | bc -l)"
+printf '   host0 samples alone, older order (host, window_start, stack_id): %.2f bytes per sample, %.2f per row (this order, %d hosts: %.2f, %.2f)\n' \
+	"$(echo "$old_disk / $h0_samples" | bc -l)" "$(echo "$old_disk / $h0_rows" | bc -l)" "$HOSTS" \
+	"$(echo "$new_all / $samples" | bc -l)" "$(echo "$new_all / $rows" | bc -l)"
+echo "   bytes a row by column (compressed), older order / this order:"
+join <(colbytes old) <(colbytes "$DB") | awk '{ printf "     %-13s %6.2f %6.2f\n", $1, $2, $3 }'
+
 # --- 4. a year of stacks ------------------------------------------------------------
+# on the real-shaped day
 # cpu_s CMD...: the server CPU seconds (query_log: the query threads'
 # OSCPUVirtualTimeMicroseconds) of the queries that CMD ran, the least of
 # 3 runs
@@ -203,14 +298,24 @@ year_case() {	# "QUERY_CPU BARE_CPU"
 		"$(cpu_s ch_sql "$bare_sql")"
 }
 read -r y0_q y0_b < <(year_case)
+# host0 in both orders (stackfold query's server CPU), with the day's stacks
+o_q=$(cpu_s "$STACKFOLD" query "${CH_URL%/*}/old" --from "$from" --to "$to" --host host0 -o "$work/o.folded")
+n_q=$(cpu_s "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" --host host0 -o "$work/n.folded")
+same_o=no
+cmp -s "$work/o.folded" "$work/n.folded" && same_o=yes
 t0=$(date +%s.%N)
-ch_sql "$(stacks_sql 1 "$YEAR_DAYS")"
+# the captured stacks again under each of YEAR_DAYS days before, 30 days an INSERT
+for ((d = 1; d <= YEAR_DAYS; d += 30)); do
+	ch_sql "INSERT INTO $DB.stacks SELECT toDate($DAY0) - d, stack_id, frames FROM $DB.stacks
+		CROSS JOIN (SELECT toUInt16(number + $d) AS d FROM numbers($(( YEAR_DAYS - d + 1 < 30 ? YEAR_DAYS - d + 1 : 30 )))) WHERE day = toDate($DAY0)"
+done
 t1=$(date +%s.%N)
 ystacks=$(ch_sql "SELECT count() FROM $DB.stacks")
 read -r y1_q y1_b < <(year_case)
 echo
-printf '4. a year of stacks: %d other days added in %.0f s (%s stack rows); 24 h x 10 hosts, server CPU seconds (query_log), least of 3:\n' \
-	"$YEAR_DAYS" "$(echo "$t1 - $t0" | bc)" "$ystacks"
+printf '4. real-shaped, a year of stacks: %d other days added in %.0f s (%s stack rows); 24 h x %d hosts, server CPU seconds (query_log), least of 3:\n' \
+	"$YEAR_DAYS" "$(echo "$t1 - $t0" | bc)" "$ystacks" "$HOSTS"
 printf '   %-32s %8s %8s\n' "" "query" "bare GROUP BY stack_id"
 printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "stacks of the day only" "$y0_q" "$y0_b" "$(echo "$y0_q / $y0_b" | bc -l)"
 printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "with a year of stacks" "$y1_q" "$y1_b" "$(echo "$y1_q / $y1_b" | bc -l)"
+printf '   host0 alone, stackfold query (day'"'"'s stacks): older order %.2f, this order %.2f server CPU s; same folded output: %s\n' "$o_q" "$n_q" "$same_o"

@@ -8,7 +8,9 @@
 # then a SIGKILLed stackfold restarted with windows queued, every window
 # in the store exactly once; a retry after a lost journal line, and
 # duplicated and uncommitted attempts, not counted twice; hostile names
-# byte for byte; credentials from a file, none left in argv.
+# byte for byte; credentials from a file, none left in argv; the samples'
+# order, and a store with the older order still written and read, and
+# migrated as docs/fleet.md says.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/clickhouse.sh
@@ -103,6 +105,38 @@ check_eq "--label with a quote: usage error" 1 \
 	"$("$STACKFOLD" query "$CH_URL" --from 1 --to 2 --label "env=a'b" 2>/dev/null; echo $?)"
 store_folded "$T/both-store.folded"
 check_diff "stackfold query: both hosts' merge, comm-PID frames" "$T/both-dir.folded" "$T/both-store.folded"
+
+# --- the samples' order, and a store made by older versions --------------------
+check_eq "samples: a stack's rows of an hour adjacent (the new order)" \
+	"host, toStartOfHour(window_start), stack_id, window_start" \
+	"$(ch_sql "SELECT sorting_key FROM system.tables WHERE database = 'stackfold' AND name = 'samples'")"
+check "the new order: nothing said about an older one" sh -c "! grep -q 'order of older versions' '$T/a.log'"
+# the older order (by window first): stored and read alike, said once
+ch_sql "CREATE DATABASE olddb"
+ch_sql "CREATE TABLE olddb.samples (window_start DateTime, host String, window_id UInt64, attempt UInt64, stack_id UInt64, pid UInt32, tid UInt32, comm String, labels String, count UInt64) ENGINE = MergeTree() PARTITION BY toDate(window_start) ORDER BY (host, window_start, stack_id)"
+FAKE_WINDOWS=2 "$STACKFOLD" continuous -o "$T/o" --window 1 --host hO --push "${CH_URL%/*}/olddb" -- "$T/fake" 2>"$T/o.log" &
+cpid=$!
+cpids+=("$cpid")
+wait_sent "$T/o" 2
+stop
+check_eq "an older store: every window delivered" 2 "$(sent "$T/o")"
+check_eq "an older store: its order kept" "host, window_start, stack_id" \
+	"$(ch_sql "SELECT sorting_key FROM system.tables WHERE database = 'olddb' AND name = 'samples'")"
+"$STACKFOLD" query "${CH_URL%/*}/olddb" --from "$T0" --to $(( $(date +%s) + 60 )) -o "$T/old.folded" 2>/dev/null
+check_eq "an older store: the query gives the local files' samples" "$(local_total "$T/o")" "$(folded_total "$T/old.folded")"
+check_eq "an older store: said once in the log" 1 "$(grep -c 'olddb.samples has the order of older versions (ORDER BY (host, window_start, stack_id))' "$T/o.log")"
+# docs/fleet.md's migration: renamed, made anew by a pusher, copied
+ch_sql "RENAME TABLE olddb.samples TO olddb.samples_old"
+FAKE_WINDOWS=1 "$STACKFOLD" continuous -o "$T/o" --window 1 --host hO --push "${CH_URL%/*}/olddb" -- "$T/fake" 2>"$T/o2.log" &
+cpid=$!
+cpids+=("$cpid")
+wait_sent "$T/o" 3
+stop
+ch_sql "INSERT INTO olddb.samples SELECT * FROM olddb.samples_old" && ch_sql "DROP TABLE olddb.samples_old"
+"$STACKFOLD" query "${CH_URL%/*}/olddb" --from "$T0" --to $(( $(date +%s) + 60 )) -o "$T/old.folded" 2>/dev/null
+check_eq "migrated: the new order" "host, toStartOfHour(window_start), stack_id, window_start" \
+	"$(ch_sql "SELECT sorting_key FROM system.tables WHERE database = 'olddb' AND name = 'samples'")"
+check_eq "migrated: every window's samples, once" "$(local_total "$T/o")" "$(folded_total "$T/old.folded")"
 
 # --- the server stopped mid-run ---------------------------------------------
 FAKE_WINDOWS=8 FAKE_GAP=0.6 start "$T/c" hC

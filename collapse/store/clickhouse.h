@@ -7,7 +7,10 @@
  *   DB.stacks   (day, stack_id, frames Array(String))  ReplacingMergeTree:
  *               a stack once per day (a stack sent again merges away)
  *   DB.samples  (window_start, host, window_id, attempt, stack_id, pid, tid,
- *               comm, labels, count)                  one row per stack
+ *               comm, labels, count)                  one row per stack,
+ *               ordered by host, hour, stack_id, window_start (a store
+ *               made with the older order, by window first, works too;
+ *               the pusher says so once in its log)
  *   DB.windows  (window_id, attempt, start, length, host, kernel, stem,
  *               samples, hz, the loss counters, labels) one row per window
  * labels is the pusher's "k=v,..." (store/labels.h), "" when none.
@@ -48,6 +51,7 @@ struct ch_store {
 	struct http_conn conn;
 	const struct store_url *url;	/* not owned */
 	bool schema_ok;		/* tables created (or found) */
+	bool layout_said;	/* an old samples order looked for */
 	uint64_t max_age;	/* seconds (--push-max-age; 0 none): the days
 				 * past it of the hosts delivered are deleted */
 	long query_timeout_s;	/* bounds a query's answer (ch_query_*) */
