@@ -33,11 +33,11 @@ wait_for() {
 }
 # start DIR HOST [OPTION...]: stackfold continuous over the fake, pushing
 # to the server; its pid in $cpid, its log in DIR.log
-start() {
+start() {	# DIR HOST [OPTIONS]: push to $PUSH_URL, else $CH_URL
 	local dir=$1 host=$2
 	shift 2
 	"$STACKFOLD" continuous -o "$dir" --window 1 --host "$host" \
-		--push "$CH_URL" "$@" -- "$T/fake" 2>>"$dir.log" &
+		--push "${PUSH_URL:-$CH_URL}" "$@" -- "$T/fake" 2>>"$dir.log" &
 	cpid=$!
 	cpids+=("$cpid")
 }
@@ -114,9 +114,7 @@ check "the new order: nothing said about an older one" sh -c "! grep -q 'order o
 # the older order (by window first): stored and read alike, said once
 ch_sql "CREATE DATABASE olddb"
 ch_sql "CREATE TABLE olddb.samples (window_start DateTime, host String, window_id UInt64, attempt UInt64, stack_id UInt64, pid UInt32, tid UInt32, comm String, labels String, count UInt64) ENGINE = MergeTree() PARTITION BY toDate(window_start) ORDER BY (host, window_start, stack_id)"
-FAKE_WINDOWS=2 "$STACKFOLD" continuous -o "$T/o" --window 1 --host hO --push "${CH_URL%/*}/olddb" -- "$T/fake" 2>"$T/o.log" &
-cpid=$!
-cpids+=("$cpid")
+FAKE_WINDOWS=2 PUSH_URL=${CH_URL%/*}/olddb start "$T/o" hO
 wait_sent "$T/o" 2
 stop
 check_eq "an older store: every window delivered" 2 "$(sent "$T/o")"
@@ -127,9 +125,7 @@ check_eq "an older store: the query gives the local files' samples" "$(local_tot
 check_eq "an older store: said once in the log" 1 "$(grep -c 'olddb.samples has the order of older versions (ORDER BY (host, window_start, stack_id))' "$T/o.log")"
 # docs/fleet.md's migration: renamed, made anew by a pusher, copied
 ch_sql "RENAME TABLE olddb.samples TO olddb.samples_old"
-FAKE_WINDOWS=1 "$STACKFOLD" continuous -o "$T/o" --window 1 --host hO --push "${CH_URL%/*}/olddb" -- "$T/fake" 2>"$T/o2.log" &
-cpid=$!
-cpids+=("$cpid")
+FAKE_WINDOWS=1 PUSH_URL=${CH_URL%/*}/olddb start "$T/o" hO
 wait_sent "$T/o" 3
 stop
 ch_sql "INSERT INTO olddb.samples SELECT * FROM olddb.samples_old" && ch_sql "DROP TABLE olddb.samples_old"
