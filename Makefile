@@ -43,7 +43,7 @@ LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
 MAIN_OBJ := $(B)/collapse/main.o
 DEPS     := $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all print-ldlibs deps test test-quick flame bench bench-overhead bench-soak fuzz labs install clean check-headers demo
+.PHONY: all print-ldlibs deps test test-quick flame bench bench-overhead bench-soak fuzz labs labs-loaded install clean check-headers demo
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(B)/libstackfold.a
@@ -144,6 +144,11 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@scripts/install-deps --test
 	@tests/fuzz/run $(FUZZ_SECONDS)
+
+# Every lab RUNS times (default 5) with every CPU busy, each run checked
+# by labs/check (tests/labs-loaded; LABS="3 17" for some).  About 40 min.
+labs-loaded: labs
+	@RUNS=$(or $(RUNS),5) tests/labs-loaded $(LABS)
 
 labs:
 	@scripts/install-deps --labs

@@ -453,6 +453,17 @@ if [ -d "$T/lab07" ]; then
 	check_eq "lab 7's offsets.txt: the middle offset is in run (answer 1)" run "$(awk '{ print $2 }' <<<"$mid")"
 fi
 
+# --- a run too short to judge any designed share is not a pass: lab 3 at
+# 3 Hz for 2 s gives a handful of samples, each share "not tested"
+if LAB_SECONDS=2 LAB_HZ=3 LAB_MINE=$T/mine "$TOP/labs/03-flame-graph.sh" "$T/lab03-few" >"$T/few.log" 2>&1; then
+	out=$("$TOP/labs/check" 3 "$T/lab03-few" 2>&1)
+	check "labs/check 3 refuses a run too short to judge any share" \
+		grep -q '^PROBLEM: none of the 6 shares this lab is built to show could be judged' <<<"$out"
+else
+	# no sample at all: the lab itself says so, also not a pass
+	check "lab 03 at 3 Hz for 2 s: no sample, said" grep -q 'no samples' "$T/few.log"
+fi
+
 # --- a lab stops with one clear last line when its workload dies at once
 # or during the capture (2 s in: on a loaded machine, perhaps before
 # scripts/profile has started, which it then says).
