@@ -17,9 +17,12 @@
 #define CACHE_SLOTS 4096	/* code objects kept; full: start again */
 
 struct code_info {
-	uint32_t pid;
+	uint32_t pid, image;
+	uint32_t gen;		/* pyframes.gen when last checked */
 	bool used, ok;
 	uint64_t code;
+	uint64_t qn, fn, lt_addr;	/* the fields read: a code object at this
+				 * address since is another if they differ */
 	int firstlineno;
 	char *qualname, *file;	/* file: the base name */
 	unsigned char *lt;
@@ -29,7 +32,7 @@ struct code_info {
 #define PIDS_MAX 64		/* processes whose offsets were checked */
 
 struct pid_check {
-	uint32_t pid;
+	uint32_t pid, image;
 	bool ok;
 };
 
@@ -40,6 +43,7 @@ struct pyframes {
 	size_t npids, next_pid;
 	struct code_info slots[CACHE_SLOTS];
 	size_t used;
+	uint32_t gen;		/* pyframes_new_window()s so far */
 };
 
 struct pyframes *pyframes_new(const uint64_t off[PY_OFF_COUNT], bool live)
@@ -174,23 +178,38 @@ static char *read_str(const struct pyframes *pf, uint32_t pid, uint64_t addr)
 	return s;
 }
 
-/* Read code object code of pid into ci: ci->ok when it looks like one. */
-static void read_code(const struct pyframes *pf, uint32_t pid, uint64_t code,
-		      struct code_info *ci)
+/* The fields of code object code that name it (its type checked) into
+ * qn, fn, lt, first: false when it cannot be read or is not one. */
+static bool read_head(const struct pyframes *pf, uint32_t pid, uint64_t code,
+		      uint64_t *qn, uint64_t *fn, uint64_t *lt, int32_t *first)
 {
 	const uint64_t *o = pf->off;
-	uint64_t type, qn, fn, lt, ltlen;
+	uint64_t type;
+	return rd64(pid, code + 8, &type) && type == o[PY_CODE_TYPE] &&
+	       rd64(pid, code + o[PY_CO_QUALNAME], qn) &&
+	       rd64(pid, code + o[PY_CO_FILENAME], fn) &&
+	       rd64(pid, code + o[PY_CO_LINETABLE], lt) &&
+	       rd(pid, code + o[PY_CO_FIRSTLINENO], first, sizeof(*first)) &&
+	       *first >= 0;
+}
+
+/* Read code object code of pid into ci: ci->ok when it looks like one. */
+static void read_code(const struct pyframes *pf, uint32_t pid, uint32_t image,
+		      uint64_t code, struct code_info *ci)
+{
+	const uint64_t *o = pf->off;
+	uint64_t qn, fn, lt, ltlen;
 	int32_t first;
 	ci->used = true;
 	ci->pid = pid;
+	ci->image = image;
+	ci->gen = pf->gen;
 	ci->code = code;
-	if (!rd64(pid, code + 8, &type) || type != o[PY_CODE_TYPE] ||
-	    !rd64(pid, code + o[PY_CO_QUALNAME], &qn) ||
-	    !rd64(pid, code + o[PY_CO_FILENAME], &fn) ||
-	    !rd64(pid, code + o[PY_CO_LINETABLE], &lt) ||
-	    !rd(pid, code + o[PY_CO_FIRSTLINENO], &first, sizeof(first)) ||
-	    first < 0)
+	if (!read_head(pf, pid, code, &qn, &fn, &lt, &first))
 		return;
+	ci->qn = qn;
+	ci->fn = fn;
+	ci->lt_addr = lt;
 	ci->qualname = read_str(pf, pid, qn);
 	char *path = read_str(pf, pid, fn);
 	if (!ci->qualname || !path) {
@@ -217,11 +236,12 @@ static void read_code(const struct pyframes *pf, uint32_t pid, uint64_t code,
  * capture's offsets came from it, unless the pid is another program's
  * (a child that is not Python, a pid taken again), the capture a replay
  * of an older one, or the offsets wrong: then none of its frames is
- * named.  Asked once a pid (the newest PIDS_MAX kept). */
-static bool pid_ok(struct pyframes *pf, uint32_t pid)
+ * named.  Asked once a process (pid and image: a pid taken again, or an
+ * exec, is asked again; the newest PIDS_MAX kept). */
+static bool pid_ok(struct pyframes *pf, uint32_t pid, uint32_t image)
 {
 	for (size_t i = 0; i < pf->npids; i++)
-		if (pf->pids[i].pid == pid)
+		if (pf->pids[i].pid == pid && pf->pids[i].image == image)
 			return pf->pids[i].ok;
 	struct py_offsets *o = malloc(sizeof(*o));
 	struct sf_err err;
@@ -232,13 +252,29 @@ static bool pid_ok(struct pyframes *pf, uint32_t pid)
 	pf->next_pid = (pf->next_pid + 1) % PIDS_MAX;
 	if (pf->npids < PIDS_MAX)
 		pf->npids++;
-	*c = (struct pid_check){ .pid = pid, .ok = ok };
+	*c = (struct pid_check){ .pid = pid, .image = image, .ok = ok };
 	return ok;
 }
 
-static struct code_info *lookup(struct pyframes *pf, uint32_t pid, uint64_t code)
+/* Is ci, read in an earlier window, still the code object at its
+ * address?  Its naming fields are read again (one object, a few words):
+ * a code object freed since and another made at the address differs in
+ * them (its names, or at least its line table). */
+static bool still_same(const struct pyframes *pf, const struct code_info *ci)
 {
-	uint64_t h = sf_hash_bytes(&code, sizeof(code), pid);
+	uint64_t qn, fn, lt;
+	int32_t first;
+	if (!read_head(pf, ci->pid, ci->code, &qn, &fn, &lt, &first))
+		return !ci->ok;	/* unreadable then and now: still unknown */
+	return ci->ok && qn == ci->qn && fn == ci->fn && lt == ci->lt_addr &&
+	       first == ci->firstlineno;
+}
+
+static struct code_info *lookup(struct pyframes *pf, uint32_t pid,
+				uint32_t image, uint64_t code)
+{
+	uint64_t h = sf_hash_bytes(&code, sizeof(code),
+				   (uint64_t)pid << 32 | image);
 	if (pf->used >= CACHE_SLOTS / 2) {	/* full enough: start again */
 		for (size_t i = 0; i < CACHE_SLOTS; i++)
 			info_clear(&pf->slots[i]);
@@ -248,12 +284,24 @@ static struct code_info *lookup(struct pyframes *pf, uint32_t pid, uint64_t code
 		struct code_info *ci = &pf->slots[(h + i) % CACHE_SLOTS];
 		if (!ci->used) {
 			pf->used++;
-			read_code(pf, pid, code, ci);
+			read_code(pf, pid, image, code, ci);
 			return ci;
 		}
-		if (ci->pid == pid && ci->code == code)
-			return ci;
+		if (ci->pid != pid || ci->image != image || ci->code != code)
+			continue;
+		if (ci->gen != pf->gen && !still_same(pf, ci)) {
+			/* the slot keeps its place in the probe chain */
+			info_clear(ci);
+			read_code(pf, pid, image, code, ci);
+		}
+		ci->gen = pf->gen;
+		return ci;
 	}
+}
+
+void pyframes_new_window(struct pyframes *pf)
+{
+	pf->gen++;
 }
 
 /* 3.11's line table (Objects/locations.md): entries of a first byte
@@ -319,12 +367,12 @@ int pyframes_line(const unsigned char *lt, size_t n, int firstlineno,
 	return -1;
 }
 
-bool pyframes_name(struct pyframes *pf, uint32_t pid, uint64_t code,
-		   uint64_t instr, char *buf, size_t cap)
+bool pyframes_name(struct pyframes *pf, uint32_t pid, uint32_t image,
+		   uint64_t code, uint64_t instr, char *buf, size_t cap)
 {
-	if (!pf->live || !pid_ok(pf, pid))
+	if (!pf->live || !pid_ok(pf, pid, image))
 		return false;
-	struct code_info *ci = lookup(pf, pid, code);
+	struct code_info *ci = lookup(pf, pid, image, code);
 	if (!ci->ok)
 		return false;
 	/* prev_instr points at the last instruction run (2-byte units from
