@@ -18,11 +18,8 @@
 
 struct code_info {
 	uint32_t pid, image;
-	uint32_t gen;		/* pyframes.gen when last checked */
 	bool used, ok;
 	uint64_t code;
-	uint64_t qn, fn, lt_addr;	/* the fields read: a code object at this
-				 * address since is another if they differ */
 	int firstlineno;
 	char *qualname, *file;	/* file: the base name */
 	unsigned char *lt;
@@ -33,6 +30,7 @@ struct code_info {
 
 struct pid_check {
 	uint32_t pid, image;
+	uint32_t gen;		/* pyframes.gen when asked */
 	bool ok;
 };
 
@@ -178,38 +176,24 @@ static char *read_str(const struct pyframes *pf, uint32_t pid, uint64_t addr)
 	return s;
 }
 
-/* The fields of code object code that name it (its type checked) into
- * qn, fn, lt, first: false when it cannot be read or is not one. */
-static bool read_head(const struct pyframes *pf, uint32_t pid, uint64_t code,
-		      uint64_t *qn, uint64_t *fn, uint64_t *lt, int32_t *first)
-{
-	const uint64_t *o = pf->off;
-	uint64_t type;
-	return rd64(pid, code + 8, &type) && type == o[PY_CODE_TYPE] &&
-	       rd64(pid, code + o[PY_CO_QUALNAME], qn) &&
-	       rd64(pid, code + o[PY_CO_FILENAME], fn) &&
-	       rd64(pid, code + o[PY_CO_LINETABLE], lt) &&
-	       rd(pid, code + o[PY_CO_FIRSTLINENO], first, sizeof(*first)) &&
-	       *first >= 0;
-}
-
 /* Read code object code of pid into ci: ci->ok when it looks like one. */
 static void read_code(const struct pyframes *pf, uint32_t pid, uint32_t image,
 		      uint64_t code, struct code_info *ci)
 {
 	const uint64_t *o = pf->off;
-	uint64_t qn, fn, lt, ltlen;
+	uint64_t type, qn, fn, lt, ltlen;
 	int32_t first;
 	ci->used = true;
 	ci->pid = pid;
 	ci->image = image;
-	ci->gen = pf->gen;
 	ci->code = code;
-	if (!read_head(pf, pid, code, &qn, &fn, &lt, &first))
+	if (!rd64(pid, code + 8, &type) || type != o[PY_CODE_TYPE] ||
+	    !rd64(pid, code + o[PY_CO_QUALNAME], &qn) ||
+	    !rd64(pid, code + o[PY_CO_FILENAME], &fn) ||
+	    !rd64(pid, code + o[PY_CO_LINETABLE], &lt) ||
+	    !rd(pid, code + o[PY_CO_FIRSTLINENO], &first, sizeof(first)) ||
+	    first < 0)
 		return;
-	ci->qn = qn;
-	ci->fn = fn;
-	ci->lt_addr = lt;
 	ci->qualname = read_str(pf, pid, qn);
 	char *path = read_str(pf, pid, fn);
 	if (!ci->qualname || !path) {
@@ -237,37 +221,37 @@ static void read_code(const struct pyframes *pf, uint32_t pid, uint32_t image,
  * (a child that is not Python, a pid taken again), the capture a replay
  * of an older one, or the offsets wrong: then none of its frames is
  * named.  Asked once a process (pid and image: a pid taken again, or an
- * exec, is asked again; the newest PIDS_MAX kept). */
+ * exec, is asked again; the newest PIDS_MAX kept); a refusal is asked
+ * again in the next window (pyframes_new_window()), so that a failure of
+ * the moment does not leave a process unnamed for a whole run. */
 static bool pid_ok(struct pyframes *pf, uint32_t pid, uint32_t image)
 {
-	for (size_t i = 0; i < pf->npids; i++)
+	struct pid_check *c = NULL;
+	for (size_t i = 0; i < pf->npids && !c; i++)
 		if (pf->pids[i].pid == pid && pf->pids[i].image == image)
-			return pf->pids[i].ok;
+			c = &pf->pids[i];
+	if (c && (c->ok || c->gen == pf->gen))
+		return c->ok;
 	struct py_offsets *o = malloc(sizeof(*o));
 	struct sf_err err;
 	bool ok = o && py_offsets_find((int)pid, NULL, o, &err) == 0 &&
 		  memcmp(o->v, pf->off, sizeof(o->v)) == 0;
 	free(o);
-	struct pid_check *c = &pf->pids[pf->next_pid];
-	pf->next_pid = (pf->next_pid + 1) % PIDS_MAX;
-	if (pf->npids < PIDS_MAX)
-		pf->npids++;
-	*c = (struct pid_check){ .pid = pid, .image = image, .ok = ok };
+	if (!c) {	/* (a refusal asked again keeps its place) */
+		c = &pf->pids[pf->next_pid];
+		pf->next_pid = (pf->next_pid + 1) % PIDS_MAX;
+		if (pf->npids < PIDS_MAX)
+			pf->npids++;
+	}
+	*c = (struct pid_check){ .pid = pid, .image = image, .gen = pf->gen, .ok = ok };
 	return ok;
 }
 
-/* Is ci, read in an earlier window, still the code object at its
- * address?  Its naming fields are read again (one object, a few words):
- * a code object freed since and another made at the address differs in
- * them (its names, or at least its line table). */
-static bool still_same(const struct pyframes *pf, const struct code_info *ci)
+static void cache_clear(struct pyframes *pf)
 {
-	uint64_t qn, fn, lt;
-	int32_t first;
-	if (!read_head(pf, ci->pid, ci->code, &qn, &fn, &lt, &first))
-		return !ci->ok;	/* unreadable then and now: still unknown */
-	return ci->ok && qn == ci->qn && fn == ci->fn && lt == ci->lt_addr &&
-	       first == ci->firstlineno;
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		info_clear(&pf->slots[i]);
+	pf->used = 0;
 }
 
 static struct code_info *lookup(struct pyframes *pf, uint32_t pid,
@@ -275,11 +259,8 @@ static struct code_info *lookup(struct pyframes *pf, uint32_t pid,
 {
 	uint64_t h = sf_hash_bytes(&code, sizeof(code),
 				   (uint64_t)pid << 32 | image);
-	if (pf->used >= CACHE_SLOTS / 2) {	/* full enough: start again */
-		for (size_t i = 0; i < CACHE_SLOTS; i++)
-			info_clear(&pf->slots[i]);
-		pf->used = 0;
-	}
+	if (pf->used >= CACHE_SLOTS / 2)	/* full enough: start again */
+		cache_clear(pf);
 	for (size_t i = 0;; i++) {
 		struct code_info *ci = &pf->slots[(h + i) % CACHE_SLOTS];
 		if (!ci->used) {
@@ -287,20 +268,14 @@ static struct code_info *lookup(struct pyframes *pf, uint32_t pid,
 			read_code(pf, pid, image, code, ci);
 			return ci;
 		}
-		if (ci->pid != pid || ci->image != image || ci->code != code)
-			continue;
-		if (ci->gen != pf->gen && !still_same(pf, ci)) {
-			/* the slot keeps its place in the probe chain */
-			info_clear(ci);
-			read_code(pf, pid, image, code, ci);
-		}
-		ci->gen = pf->gen;
-		return ci;
+		if (ci->pid == pid && ci->image == image && ci->code == code)
+			return ci;
 	}
 }
 
 void pyframes_new_window(struct pyframes *pf)
 {
+	cache_clear(pf);
 	pf->gen++;
 }
 

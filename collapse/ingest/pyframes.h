@@ -9,9 +9,10 @@
  * interpreter (elf/pyoffsets.h), once a process (pid and image, the
  * capture's: a pid taken again is another process): a mismatch names none
  * of its frames.  Each code object is read once per (process, address)
- * and kept; after pyframes_new_window() a kept one is checked again at
- * its first use (its naming fields read anew: another code object made
- * at a freed one's address is read, not given the old name), so one
+ * and kept until pyframes_new_window(), which forgets them: another code
+ * object made at a freed one's address (its names' strings and line
+ * table too, often) is read anew in the next window, never given the old
+ * name.  The process checks are kept (a refusal is asked again), so one
  * namer serves a long run of windows (stackfold continuous).  Before its fields are believed it must look like a code object: its ob_type is
  * PyCode_Type's address, its names are compact PyUnicode objects (any kind: UTF-8 out)
  * of sane length.  Anything else is unknown (pyframes_name() returns
@@ -48,8 +49,9 @@ bool pyframes_parse_line(const char *s, size_t len,
 bool pyframes_name(struct pyframes *pf, uint32_t pid, uint32_t image,
 		   uint64_t code, uint64_t instr, char *buf, size_t cap);
 
-/* A new window begins: each kept code object is checked again at its
- * next use (the process may have freed it and made another there). */
+/* A new window begins: the code objects read are forgotten (a process
+ * may have freed one and made another there), and each process whose
+ * check failed is asked again. */
 void pyframes_new_window(struct pyframes *pf);
 
 /* The line of code unit index addrq (-1: before the first) in a 3.11
