@@ -6,6 +6,7 @@
  * and its code objects are read once and only checked again in later
  * windows.  The maps source does not read this program's key: the text
  * is read (continuous_maps.c). */
+#include <stdio.h>
 #include <string.h>
 
 #include "capture/protocol.h"
