@@ -10,16 +10,25 @@
 #     programs its processes hold, polled every 0.2 s: the last poll before
 #     bpftrace exits is taken), divided by the samples in its folded output.
 #     Target: --python at most 2x the default;
-#  2. from the --python runs' folded output: the share of python3's samples
+#  2. the same for scripts/continuous -a (every process: known.py's among
+#     the machine's), three modes alternately, ROUNDS times each: the
+#     default (bpftrace's maps read directly), --source text (what
+#     --python reads) and --python; each run writes CWINDOWS windows of
+#     CWIN seconds, then is stopped (SIGINT: its partial window written
+#     too); cost as above over every window's samples, bpftrace's
+#     start-up included.  Target: --python at most 2x the default;
+#  3. from the --python runs' folded output: the share of python3's samples
 #     with a Python frame (target >= 95%) and each function's inclusive
 #     share of those against known.py's design (b's work per loop: a 200000,
 #     rec, K.m, the lambda and gen 20000 each, keyf 4 x 20000).
-# Environment: SECS (10), ROUNDS (3).  Needs root, bpftrace, python3.11-dbg
+# Environment: SECS (10), ROUNDS (3), CWIN (5), CWINDOWS (2).  Needs root, bpftrace, python3.11-dbg
 # and cgroup v1's cpuacct.  Not a test: prints tables.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${SECS:-10}
 ROUNDS=${ROUNDS:-3}
+CWIN=${CWIN:-5}
+CWINDOWS=${CWINDOWS:-2}
 CG_ROOT=/sys/fs/cgroup/cpuacct
 PY=/usr/bin/python3
 die() { echo "bench/python.sh: $*" >&2; exit 3; }
@@ -55,26 +64,66 @@ bpf_poll() {
 	done
 }
 
-# run LABEL ARGS...: one capture of $py; prints "LABEL cpu_ns bpf_ns samples"
-run() {
-	local label=$1 cg=$CG_ROOT/stackfold-bench-py-$$ lead poller cpu bpf n
-	shift
+# measure LABEL FOLDED... -- COMMAND...: COMMAND run in a cgroup of its
+# own (with STOP set: stopped by SIGINT once the file pattern STOP names
+# CWINDOWS files); prints "LABEL cpu_ns bpf_ns samples" (the samples of
+# the FOLDED files, a glob)
+measure() {
+	local label=$1 folded=$2 cg=$CG_ROOT/stackfold-bench-py-$$ lead poller cpu bpf n i
+	shift 3
 	mkdir "$cg" || die "cannot make a cgroup"
 	: >"$W/$label.bpf"
-	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" \
-		"$TOP/scripts/profile" "$@" -p "$py" -d "$SECS" -f folded -o "$W/$label" \
+	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" \
 		>"$W/$label.out" 2>&1 </dev/null &
 	lead=$!
 	sleep 0.1
 	bpf_poll "$cg" "$W/$label.bpf" &
 	poller=$!
+	if [ -n "${STOP:-}" ]; then
+		for ((i = 0; i < 1200; i++)); do	# (at most 2 minutes)
+			# shellcheck disable=SC2086 # a glob
+			[ "$(ls $STOP 2>/dev/null | wc -l)" -ge "$CWINDOWS" ] && break
+			kill -0 "$lead" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -INT "$lead" 2>/dev/null
+	fi
 	wait "$lead" || echo "$label: capture failed: $(tail -n 3 "$W/$label.out")" >&2
 	wait "$poller"
 	cpu=$(cat "$cg/cpuacct.usage")
 	rmdir "$cg"
 	bpf=$(awk '{ if ($2 > m[$1]) m[$1] = $2 } END { for (i in m) s += m[i]; printf "%.0f\n", s }' "$W/$label.bpf")
-	n=$(awk '{ s += $NF } END { printf "%d\n", s }' "$W/$label.folded" 2>/dev/null)
+	# shellcheck disable=SC2086 # a glob
+	n=$(cat $folded 2>/dev/null | awk '{ s += $NF } END { printf "%d\n", s }')
 	echo "$label $cpu $bpf ${n:-0}"
+}
+
+# run LABEL ARGS...: one capture of $py by scripts/profile
+run() {
+	local label=$1
+	shift
+	STOP="" measure "$label" "$W/$label.folded" -- \
+		"$TOP/scripts/profile" "$@" -p "$py" -d "$SECS" -f folded -o "$W/$label"
+}
+
+# run_cont LABEL ARGS...: scripts/continuous -a, CWINDOWS windows
+run_cont() {
+	local label=$1
+	shift
+	STOP="$W/$label.d/*.pb.gz" measure "$label" "$W/$label.d/*.folded" -- \
+		"$TOP/scripts/continuous" -a "$@" --window "$CWIN" --folded -q -o "$W/$label.d"
+}
+
+# table ROWS A B: the rows' cost per sample, mode A's against mode B's
+# (a row's mode: its label less its round number)
+table() {
+	awk -v a="$2" -v b="$3" '{ c = $2 / 1e9; k = $3 / 1e9
+		printf "%-10s %10.3f %10.4f %10.3f %8d %12.0f\n", $1, c, k, c + k, $4, $4 ? 1e6 * (c + k) / $4 : 0
+		m = $1; sub(/[0-9]+$/, "", m); t[m] += c + k; s[m] += $4; bp[m] += k; seen[m] = 1; if (!(m in o)) o[m] = ++no }
+		END { for (m in seen) u[m] = s[m] ? 1e6 * t[m] / s[m] : 0
+		for (i = 1; i <= no; i++) for (m in o) if (o[m] == i)
+			printf "%-9s %6.0f us/sample (%.1f us of it BPF)\n", m ":", u[m], s[m] ? 1e6 * bp[m] / s[m] : 0
+		printf "ratio %s/%s: %6.2fx (target <= 2x)\n", a, b, u[b] ? u[a] / u[b] : 0 }' "$1"
 }
 
 "$PY" "$TOP/tests/fixtures/py/known.py" 100000 &
@@ -87,16 +136,23 @@ for r in $(seq "$ROUNDS"); do
 	run "native$r"
 	run "python$r" --python
 done >"$W/rows"
-awk '{ c = $2 / 1e9; b = $3 / 1e9
-	printf "%-10s %10.3f %10.4f %10.3f %8d %12.0f\n", $1, c, b, c + b, $4, $4 ? 1e6 * (c + b) / $4 : 0
-	m = ($1 ~ /^python/) ? "python" : "native"; t[m] += c + b; s[m] += $4; k[m] += b }
-	END { for (m in t) u[m] = s[m] ? 1e6 * t[m] / s[m] : 0
-	printf "default:  %6.0f us/sample (%.1f us of it BPF)\n", u["native"], s["native"] ? 1e6 * k["native"] / s["native"] : 0
-	printf "--python: %6.0f us/sample (%.1f us of it BPF)\n", u["python"], s["python"] ? 1e6 * k["python"] / s["python"] : 0
-	printf "ratio:    %6.2fx (target <= 2x)\n", u["native"] ? u["python"] / u["native"] : 0 }' "$W/rows"
+table "$W/rows" python native
+
+printf '\n== scripts/continuous -a: cost per sample, --python against the default and --source text, %s windows of %s s, %s rounds (%s, %s CPUs, load %s)\n' \
+	"$CWINDOWS" "$CWIN" "$ROUNDS" "$(uname -n)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-10s %10s %10s %10s %8s %12s\n' run "cpu s" "bpf s" "total s" samples "us/sample"
+for r in $(seq "$ROUNDS"); do
+	run_cont "cmaps$r"
+	run_cont "ctext$r" --source text
+	run_cont "cpython$r" --python
+done >"$W/crows"
+table "$W/crows" cpython cmaps
+cat "$W"/cpython[0-9]*.d/*.folded 2>/dev/null |
+	awk '$0 ~ /^python3-[0-9]+;/ { t += $NF; if ($0 ~ / \([^();]+:[0-9]+\)(;| [0-9]+$)/) p += $NF }
+	END { printf "continuous --python: python3 samples with Python frames: %d of %d, %.1f%%\n", p, t, t ? 100 * p / t : 0 }'
 
 cat "$W"/python[0-9]*.folded >"$W/all.folded" 2>/dev/null
-printf '\n== --python output, %s runs pooled\n' "$ROUNDS"
+printf '\n== scripts/profile --python output, %s runs pooled\n' "$ROUNDS"
 awk '$0 ~ /^python3;/ { t += $NF; if ($0 ~ / \([^();]+:[0-9]+\)(;| [0-9]+$)/) p += $NF }
 	END { printf "samples with Python frames: %d of %d, %.1f%% (target >= 95%%)\n", p, t, t ? 100 * p / t : 0 }' "$W/all.folded"
 printf '%-24s %8s %8s\n' "function (inclusive)" measured design

@@ -8,7 +8,10 @@
 # co_filename's: without a check, every function would be named
 # "known.py") names no frame wrongly, shows [python:unknown] and counts
 # it; a python3.11 without debug info is said so, with the package to
-# install.  Needs root, bpftrace and python3.11-dbg (install-deps --test).
+# install; scripts/continuous --python -a, two 3 s windows beside those
+# captures: known.py's frames in its order in a window, none named wrongly,
+# no Python frame for a process that is not Python (awk).  Needs root, bpftrace and
+# python3.11-dbg (install-deps --test).
 # First tests/unit/pyframes_test.c (the line table, the capture's new
 # lines, the merge) and the offsets' DWARF read, under SANITIZE=1 too; the
 # captures are the plain run's (CI's time: the sanitized binary passed
@@ -131,7 +134,7 @@ cp "$TOP/tests/fixtures/py/edge.py" "$T/grüße_ß.py"
 "$TOP/scripts/profile" --python --tid -F 297 -d 20 -o "$T/edge" -f folded,svg \
 	-- "$PY" "$T/grüße_ß.py" 3 >"$T/edge.out" 2>&1 &
 edge=$!
-"$PY" "$KNOWN" 30 &
+"$PY" "$KNOWN" 60 &	# (killed when the continuous run is done)
 pid=$!
 # 6. -a: known.py's process named; a process that is not python3.11
 # (awk, spinning) given no Python frame (the program walks only
@@ -139,14 +142,28 @@ pid=$!
 # awk's memory too: removing the first alone does not fail this)
 awk 'BEGIN { while (1) n++ }' &
 spin=$!
+# 7. continuous --python -a, two 3 s windows (its bpftrace's start-up
+# overlaps the captures above), stopped (SIGINT) once it has written them
+# (at most 60 s): known.py's process and awk's
+"$TOP/scripts/continuous" --python -a --window 3 --folded -o "$T/cont" >"$T/cont.out" 2>&1 &
+cont=$!
+(
+	for _ in $(seq 300); do
+		[ "$(find "$T/cont" -name '*.pb.gz' 2>/dev/null | wc -l)" -ge 2 ] && break
+		sleep 0.2
+	done
+	kill -INT "$cont" 2>/dev/null
+) &
+cont_stop=$!
 sleep 0.3
 "$TOP/scripts/profile" --python -a -d 2 -o "$T/all" -f folded >"$T/all.out" 2>&1 &
 all=$!
 "$TOP/scripts/profile" --python -p "$pid" -d 2 -o "$T/pid" -f folded >"$T/pid.out" 2>&1
 wait "$all"
+wait "$cmd" "$bad" "$thr" "$edge"
+wait "$cont" "$cont_stop"
 kill "$pid" "$spin" 2>/dev/null
 wait "$pid" "$spin" 2>/dev/null
-wait "$cmd" "$bad" "$thr" "$edge"
 
 f=$T/cmd.folded
 share=$(python_share "$f")
@@ -227,3 +244,27 @@ check_eq "python live: edge.py: no frame named wrongly" "" "$(edge_wrong "$f")"
 doctor 's/burn (/socket.send (/'
 if edge_wrong "$T/doc.folded" | grep -q '^socket\.send ('; then pass "python live: the wrong-name check refuses a name edge.py lacks"
 else fail "python live: the wrong-name check refuses a name edge.py lacks" "$(edge_wrong "$T/doc.folded")"; fi
+
+# continuous --python: its first two windows (a third, cut short by the
+# stop, may follow): known.py in order in a window, no frame named
+# wrongly, awk without Python frames; the known.py check shown refusing a
+# doctored window
+cont_wins=$(find "$T/cont" -name '*.folded' 2>/dev/null | sort | head -n 2)
+cont_known() {
+	grep -qE '^python3-[0-9]+;(.*;)?<module> \(known\.py:56\);(.*;)?main \(known\.py:39\);(.*;)?a \(known\.py:22\);(.*;)?b \(known\.py:1[67]\)' "$@"
+}
+if [ "$(wc -w <<<"$cont_wins")" -lt 2 ]; then
+	fail "python live: continuous --python: two windows" "$(cat "$T/cont.out")"
+else
+	# shellcheck disable=SC2086 # two file names
+	set -- $cont_wins
+	if cont_known "$@"; then
+		pass "python live: continuous --python: known.py's <module>;main;a;b in a window"
+	else fail "python live: continuous --python: known.py's frames" "$(cat "$T/cont.out")" "$(grep -h known "$@" | head -n 3)"; fi
+	cat "$@" >"$T/cont.all"
+	check_eq "python live: continuous --python: no frame named wrongly" "" "$(wrong_names "$T/cont.all")"
+	check_eq "python live: continuous --python: awk has no Python frame" "" "$(grep -hE '^awk-[0-9]+;.* \([^();]+:[0-9]+\)' "$@" | head -n 2)"
+	sed 's/;a (known\.py/;x (known.py/' "$T/cont.all" >"$T/doc1"
+	if cont_known "$T/doc1"; then fail "python live: continuous: the known.py check refuses a renamed frame"
+	else pass "python live: continuous: the known.py check refuses a renamed frame"; fi
+fi

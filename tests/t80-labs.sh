@@ -18,13 +18,19 @@ else fail "labs build" "$out"; exit 0; fi
 # ignored), not only the labs' own.
 # bt/profile-python.bt also takes SECS, the interpreter's offsets and its
 # file (stackfold pyoffsets), its inode, device and hold flag, and --unsafe
-# for its signal().
+# for its signal(); bt/continuous-python.bt the offsets, inode and device.
 pyargs=$("$STACKFOLD" pyoffsets --bt-args "$(readlink -f /usr/bin/python3)" 2>&1) ||
 	fail "stackfold pyoffsets --bt-args python3 (python3.11-dbg installed?)" "$pyargs"
 for bt in "$TOP"/bt/*.bt; do
 	if [ "$(basename "$bt")" = profile-python.bt ]; then
 		# shellcheck disable=SC2086 # the offsets, one word each
 		check "bt/$(basename "$bt") passes bpftrace -d" bpftrace --unsafe -d "$bt" 99 0 10 0 $pyargs 0 0 1
+		continue
+	fi
+	if [ "$(basename "$bt")" = continuous-python.bt ]; then
+		# the offsets (not the file), inode, device
+		# shellcheck disable=SC2086 # the offsets, one word each
+		check "bt/$(basename "$bt") passes bpftrace -d" bpftrace -d "$bt" 99 0 10 ${pyargs%%$'\n'*} 0 0
 		continue
 	fi
 	check "bt/$(basename "$bt") passes bpftrace -d" bpftrace -d "$bt" 99 0 10

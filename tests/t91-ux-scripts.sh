@@ -58,6 +58,7 @@ parse_is "continuous: -o DIR -ap? no: -o/tmp/d -F99 --window=5" "$C" "dir=$T/d h
 parse_is "continuous: pass-through options" "$C" "extra=--quiet~--folded~--max-age~7d all=1" -o "$T/d" -aq --folded --max-age 7d
 parse_is "continuous: --pid list" "$C" "pids=$me" -o "$T/d" --pid "$me"
 parse_is "continuous: --inline, and --dwarf its former name, passed on" "$C" "extra=--inline~--dwarf" -o "$T/d" --inline --dwarf
+parse_is "continuous: --python -a" "$C" "python=1 all=1" -o "$T/d" --python -a
 parse_is "flame-range: DIR after options, -fsvg,top" "$R" "dir=$T since=15m formats=svg,top" --since 15m -fsvg,top "$T"
 parse_is "flame-range: -o last.svg names last.svg" "$R" "prefix=last" "$T" -o last.svg
 # the check itself: a wrong expectation fails
@@ -81,6 +82,8 @@ bad "--all-cpus=1" "profile: option '--all-cpus' takes no value (see --help)" "$
 bad "-U with -K" "profile: -U and -K exclude each other (see --help)" "$P" -a -U -K
 bad "-xpid (a long option with one dash)" "profile: unknown option '-xpid' (long options take two dashes: '--xpid'; see --help)" "$P" -xpid
 bad "continuous --frobnicate" "continuous: unknown option '--frobnicate' (see --help)" "$C" --frobnicate
+bad "continuous --python --source maps" "continuous: --python reads bpftrace's text: give --source text or auto, not maps" "$C" -o "$T/d" --python --source maps
+bad "continuous --python -p A,B" "continuous: --python profiles one process: give one -p PID (or -a)" "$C" -o "$T/d" --python -p "$me,1"
 bad "flame-range --frobnicate" "flame-range: unknown option '--frobnicate' (see --help)" "$R" --frobnicate
 bad "--call-graph xyz" "profile: --call-graph wants fp or dwarf[,BYTES], not 'xyz'" "$P" -a --call-graph xyz
 

@@ -211,6 +211,7 @@ static int window_begin(struct cont *x)
 	}
 	x->r_open = true;
 	x->r.live_snapshots = true;	/* its own snapshots, no #maps fed */
+	cont_python_window(x);
 	x->win_records = 0;
 	x->overflow = x->ov_skipping = false;
 	/* A window's outputs (fold, pprof) take up to about twice what its
@@ -593,6 +594,8 @@ static int out_line(void *ctx, const char *s, size_t len)
 	/* after "#end", bpftrace's exit echo of the maps it left for us */
 	if (x->maps_on && x->ended)
 		return 0;
+	if (cont_python_line(x, s, len))
+		return 0;
 	switch (protocol_line(s, len)) {
 	case PROTOCOL_PID:
 		first_sample(x, s, len);
@@ -931,6 +934,7 @@ int cmd_continuous(int argc, char **argv)
 	spool_stop(x.spool, PUSH_GRACE_S);
 	if (x.r_open)
 		window_release(&x);
+	cont_python_release(&x);	/* after the report that borrowed it */
 	bt_child_release(&x.bt);
 	free(x.seen);
 	windir_release(&x.dir);

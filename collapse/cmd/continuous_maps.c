@@ -11,6 +11,24 @@
 #include "ingest/report.h"
 #include "cmd/continuous_priv.h"
 
+/* bt/continuous-python.bt's keys (the Python frames after the stacks)
+ * are not a layout the maps source reads: the text is, said with -v; with
+ * --source maps, a stop. */
+static void cont_python_no_maps(struct cont *x)
+{
+	const char *why = "the Python frames' keys (--python) are read "
+			  "from the text only";
+	if (x->o.source == SOURCE_MAPS) {
+		fprintf(stderr, "stackfold: --source maps: %s\n", why);
+		x->fatal = EXIT_USAGE;
+		cont_stop_child(x);
+	} else if (x->o.verbose && !x->source_said) {
+		fprintf(stderr, "stackfold: reading bpftrace's text, not its "
+			"maps: %s\n", why);
+	}
+	x->source_said = true;
+}
+
 /* Take this run's maps once bpftrace has attached: the windows are read
  * from them from now on, bpftrace only marking them.  Refused: the text,
  * with one line saying why when the version's layout is known (its maps
@@ -24,6 +42,10 @@ void cont_maps_start(struct cont *x)
 	const char *ks = getenv("STACKFOLD_MAPSRC_KEY_SIZE");	/* tests */
 	if (x->o.source == SOURCE_TEXT || x->maps_on)
 		return;
+	if (x->py) {	/* its "#python" came before "#attached" */
+		cont_python_no_maps(x);
+		return;
+	}
 	int ret = mapsrc_layout_for(getenv("STACKFOLD_BPFTRACE_VERSION"), &lay, &err);
 	bool known = !ret;
 	if (!ret && ks)

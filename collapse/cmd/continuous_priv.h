@@ -15,6 +15,7 @@
 #include "capture/watch.h"
 #include "cmd/continuous_opts.h"
 #include "cmd/loading.h"
+#include "elf/pyoffsets.h"
 #include "ingest/report.h"
 #include "output/windir.h"
 #include "store/spool.h"
@@ -123,8 +124,22 @@ struct cont {
 	bool source_said;	/* -v: the choice said once */
 	bool slept_said;	/* no membarrier: said once */
 	uint64_t maps_read_at;	/* CLOCK_MONOTONIC ns of the last map read */
+	/* bt/continuous-python.bt's "#python" offsets: one namer for the
+	 * whole run (its code objects' names cached per process across
+	 * windows, checked again in each), lent to every window's report */
+	struct pyframes *py;
+	uint64_t py_off[PY_OFF_COUNT];
 };
 
+
+/* continuous_python.c: Python frames (docs/python.md). */
+/* A "#python V..." line?  Then taken (the namer made, or kept when the
+ * offsets are a restarted bpftrace's same ones) and true; false for any
+ * other line.  A malformed one is counted in the window as unparsable. */
+bool cont_python_line(struct cont *x, const char *s, size_t len);
+/* A window's report begins: the namer lent to it. */
+void cont_python_window(struct cont *x);
+void cont_python_release(struct cont *x);
 
 /* continuous_dir.c: each returns 0 or an exit status, its line said. */
 /* Index DIR's windows, removing what a crash left half-written. */

@@ -17,7 +17,7 @@
 #define CACHE_SLOTS 4096	/* code objects kept; full: start again */
 
 struct code_info {
-	uint32_t pid;
+	uint32_t pid, image;
 	bool used, ok;
 	uint64_t code;
 	int firstlineno;
@@ -29,7 +29,8 @@ struct code_info {
 #define PIDS_MAX 64		/* processes whose offsets were checked */
 
 struct pid_check {
-	uint32_t pid;
+	uint32_t pid, image;
+	uint32_t gen;		/* pyframes.gen when asked */
 	bool ok;
 };
 
@@ -40,6 +41,7 @@ struct pyframes {
 	size_t npids, next_pid;
 	struct code_info slots[CACHE_SLOTS];
 	size_t used;
+	uint32_t gen;		/* pyframes_new_window()s so far */
 };
 
 struct pyframes *pyframes_new(const uint64_t off[PY_OFF_COUNT], bool live)
@@ -175,14 +177,15 @@ static char *read_str(const struct pyframes *pf, uint32_t pid, uint64_t addr)
 }
 
 /* Read code object code of pid into ci: ci->ok when it looks like one. */
-static void read_code(const struct pyframes *pf, uint32_t pid, uint64_t code,
-		      struct code_info *ci)
+static void read_code(const struct pyframes *pf, uint32_t pid, uint32_t image,
+		      uint64_t code, struct code_info *ci)
 {
 	const uint64_t *o = pf->off;
 	uint64_t type, qn, fn, lt, ltlen;
 	int32_t first;
 	ci->used = true;
 	ci->pid = pid;
+	ci->image = image;
 	ci->code = code;
 	if (!rd64(pid, code + 8, &type) || type != o[PY_CODE_TYPE] ||
 	    !rd64(pid, code + o[PY_CO_QUALNAME], &qn) ||
@@ -217,43 +220,63 @@ static void read_code(const struct pyframes *pf, uint32_t pid, uint64_t code,
  * capture's offsets came from it, unless the pid is another program's
  * (a child that is not Python, a pid taken again), the capture a replay
  * of an older one, or the offsets wrong: then none of its frames is
- * named.  Asked once a pid (the newest PIDS_MAX kept). */
-static bool pid_ok(struct pyframes *pf, uint32_t pid)
+ * named.  Asked once a process (pid and image: a pid taken again, or an
+ * exec, is asked again; the newest PIDS_MAX kept); a refusal is asked
+ * again in the next window (pyframes_new_window()), so that a failure of
+ * the moment does not leave a process unnamed for a whole run. */
+static bool pid_ok(struct pyframes *pf, uint32_t pid, uint32_t image)
 {
-	for (size_t i = 0; i < pf->npids; i++)
-		if (pf->pids[i].pid == pid)
-			return pf->pids[i].ok;
+	struct pid_check *c = NULL;
+	for (size_t i = 0; i < pf->npids && !c; i++)
+		if (pf->pids[i].pid == pid && pf->pids[i].image == image)
+			c = &pf->pids[i];
+	if (c && (c->ok || c->gen == pf->gen))
+		return c->ok;
 	struct py_offsets *o = malloc(sizeof(*o));
 	struct sf_err err;
 	bool ok = o && py_offsets_find((int)pid, NULL, o, &err) == 0 &&
 		  memcmp(o->v, pf->off, sizeof(o->v)) == 0;
 	free(o);
-	struct pid_check *c = &pf->pids[pf->next_pid];
-	pf->next_pid = (pf->next_pid + 1) % PIDS_MAX;
-	if (pf->npids < PIDS_MAX)
-		pf->npids++;
-	*c = (struct pid_check){ .pid = pid, .ok = ok };
+	if (!c) {	/* (a refusal asked again keeps its place) */
+		c = &pf->pids[pf->next_pid];
+		pf->next_pid = (pf->next_pid + 1) % PIDS_MAX;
+		if (pf->npids < PIDS_MAX)
+			pf->npids++;
+	}
+	*c = (struct pid_check){ .pid = pid, .image = image, .gen = pf->gen, .ok = ok };
 	return ok;
 }
 
-static struct code_info *lookup(struct pyframes *pf, uint32_t pid, uint64_t code)
+static void cache_clear(struct pyframes *pf)
 {
-	uint64_t h = sf_hash_bytes(&code, sizeof(code), pid);
-	if (pf->used >= CACHE_SLOTS / 2) {	/* full enough: start again */
-		for (size_t i = 0; i < CACHE_SLOTS; i++)
-			info_clear(&pf->slots[i]);
-		pf->used = 0;
-	}
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		info_clear(&pf->slots[i]);
+	pf->used = 0;
+}
+
+static struct code_info *lookup(struct pyframes *pf, uint32_t pid,
+				uint32_t image, uint64_t code)
+{
+	uint64_t h = sf_hash_bytes(&code, sizeof(code),
+				   (uint64_t)pid << 32 | image);
+	if (pf->used >= CACHE_SLOTS / 2)	/* full enough: start again */
+		cache_clear(pf);
 	for (size_t i = 0;; i++) {
 		struct code_info *ci = &pf->slots[(h + i) % CACHE_SLOTS];
 		if (!ci->used) {
 			pf->used++;
-			read_code(pf, pid, code, ci);
+			read_code(pf, pid, image, code, ci);
 			return ci;
 		}
-		if (ci->pid == pid && ci->code == code)
+		if (ci->pid == pid && ci->image == image && ci->code == code)
 			return ci;
 	}
+}
+
+void pyframes_new_window(struct pyframes *pf)
+{
+	cache_clear(pf);
+	pf->gen++;
 }
 
 /* 3.11's line table (Objects/locations.md): entries of a first byte
@@ -319,12 +342,12 @@ int pyframes_line(const unsigned char *lt, size_t n, int firstlineno,
 	return -1;
 }
 
-bool pyframes_name(struct pyframes *pf, uint32_t pid, uint64_t code,
-		   uint64_t instr, char *buf, size_t cap)
+bool pyframes_name(struct pyframes *pf, uint32_t pid, uint32_t image,
+		   uint64_t code, uint64_t instr, char *buf, size_t cap)
 {
-	if (!pf->live || !pid_ok(pf, pid))
+	if (!pf->live || !pid_ok(pf, pid, image))
 		return false;
-	struct code_info *ci = lookup(pf, pid, code);
+	struct code_info *ci = lookup(pf, pid, image, code);
 	if (!ci->ok)
 		return false;
 	/* prev_instr points at the last instruction run (2-byte units from

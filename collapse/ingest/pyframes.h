@@ -6,9 +6,14 @@
  * "#python" line).
  *
  * The offsets are first checked against the DWARF of the process's
- * interpreter (elf/pyoffsets.h), once a process: a mismatch names none
- * of its frames.  Each code object is read once per (pid, address) and
- * kept.  Before its fields are believed it must look like a code object: its ob_type is
+ * interpreter (elf/pyoffsets.h), once a process (pid and image, the
+ * capture's: a pid taken again is another process): a mismatch names none
+ * of its frames.  Each code object is read once per (process, address)
+ * and kept until pyframes_new_window(), which forgets them: another code
+ * object made at a freed one's address (its names' strings and line
+ * table too, often) is read anew in the next window, never given the old
+ * name.  The process checks are kept (a refusal is asked again), so one
+ * namer serves a long run of windows (stackfold continuous).  Before its fields are believed it must look like a code object: its ob_type is
  * PyCode_Type's address, its names are compact PyUnicode objects (any kind: UTF-8 out)
  * of sane length.  Anything else is unknown (pyframes_name() returns
  * false; the caller shows [python:unknown] and counts it): never a name
@@ -37,11 +42,17 @@ bool pyframes_parse_line(const char *s, size_t len,
 			 uint64_t off[PY_OFF_COUNT]);
 
 /* The name of the frame running code object code at instruction instr
- * (its prev_instr) in process pid, as "qualname (file:line)" into buf
- * (cap bytes, terminated; file is the base name): true, or false when
- * the code object cannot be read or does not look like one. */
-bool pyframes_name(struct pyframes *pf, uint32_t pid, uint64_t code,
-		   uint64_t instr, char *buf, size_t cap);
+ * (its prev_instr) in process pid (image: the capture's, which tells a
+ * reused pid apart), as "qualname (file:line)" into buf (cap bytes,
+ * terminated; file is the base name): true, or false when the code
+ * object cannot be read or does not look like one. */
+bool pyframes_name(struct pyframes *pf, uint32_t pid, uint32_t image,
+		   uint64_t code, uint64_t instr, char *buf, size_t cap);
+
+/* A new window begins: the code objects read are forgotten (a process
+ * may have freed one and made another there), and each process whose
+ * check failed is asked again. */
+void pyframes_new_window(struct pyframes *pf);
 
 /* The line of code unit index addrq (-1: before the first) in a 3.11
  * co_linetable lt[0..n), the code's first line firstlineno; -1: none. */

@@ -328,7 +328,10 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 		resolver_set_refresh(nr, r->refresh_maps);
 		resolver_keep_refreshed(nr, r->keep_refreshed);
 		resolver_set_offsets(nr, r->offsets);
-		if (r->python && resolver_set_python(nr, r->py_off, r->python_live)) {
+		if (r->py_shared)
+			resolver_use_python(nr, r->py_shared);
+		else if (r->python &&
+			 resolver_set_python(nr, r->py_off, r->python_live)) {
 			resolver_free(nr);
 			return r->sym;	/* (the old resolver stays) */
 		}
@@ -388,7 +391,16 @@ static int on_python(void *ctx, const char *line, size_t len)
 		return 0;
 	}
 	r->python = true;
+	if (r->py_shared)	/* the caller's namer, for these offsets */
+		return 0;
 	return resolver_set_python(r->res, r->py_off, r->python_live);
+}
+
+void report_use_python(struct report *r, struct pyframes *py)
+{
+	r->python = true;
+	r->py_shared = py;
+	resolver_use_python(r->res, py);
 }
 
 static int start_bpftrace(struct report *r)

@@ -134,6 +134,7 @@ struct report {
 	bool python_live;	/* set by stackfold record: the processes run,
 				 * their Python frames can be named */
 	uint64_t py_off[PY_OFF_COUNT];
+	struct pyframes *py_shared;	/* report_use_python()'s, borrowed */
 	int last_own;		/* ... and its map (protocol_own_map()) */
 	/* folded-looking lines without ';' before the format is known
 	 * (decide() in report.c): each its line number, a uint64_t, then
@@ -181,6 +182,11 @@ struct sym_session *report_session(struct report *r, struct sf_err *err);
 /* --offsets: bpftrace's SYM+OFF frames stay apart per offset (resolver.h).
  * Call before the first input. */
 void report_set_offsets(struct report *r, bool on);
+/* The records' Python frames named by py (ingest/pyframes.h), which the
+ * caller keeps and frees after the report: its cache lasts longer than
+ * one report (stackfold continuous's windows).  A "#python" line read
+ * later leaves it in place. */
+void report_use_python(struct report *r, struct pyframes *py);
 /* on: remember each refresh of a snapshot taken while records are named
  * (resolver_set_refresh()), for report_next_refreshed().  Off by default. */
 void report_keep_refreshed(struct report *r, bool on);

@@ -51,6 +51,7 @@ struct resolver {
 	/* resolver_set_python(): Python frame names, and a stack's
 	 * frames while Python ones are put in (location ids, leaf first) */
 	struct pyframes *py;
+	bool py_borrowed;	/* resolver_use_python()'s: not freed here */
 	uint32_t *merged;
 	size_t merged_cap;
 };
@@ -94,9 +95,17 @@ int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT],
 	struct pyframes *py = pyframes_new(off, live);
 	if (!py)
 		return -ENOMEM;
-	pyframes_free(r->py);
-	r->py = py;
+	resolver_use_python(r, py);
+	r->py_borrowed = false;
 	return 0;
+}
+
+void resolver_use_python(struct resolver *r, struct pyframes *py)
+{
+	if (!r->py_borrowed)
+		pyframes_free(r->py);
+	r->py = py;
+	r->py_borrowed = true;
 }
 
 void resolver_set_offsets(struct resolver *r, bool on)
@@ -146,7 +155,8 @@ void resolver_free(struct resolver *r)
 	free(r->stack);
 	free(r->fresh);
 	u64map_release(&r->seen);
-	pyframes_free(r->py);
+	if (!r->py_borrowed)
+		pyframes_free(r->py);
 	free(r->merged);
 	free(r);
 }
@@ -573,13 +583,13 @@ static bool loc_is_eval(const struct resolver *r, uint32_t loc)
 
 /* Python frame v of the key (code | delta << 47 | is_entry) named; an
  * unnamed one counted for each of the record's samples. */
-static int64_t py_frame(struct resolver *r, uint32_t pid, uint64_t v,
-			uint64_t count)
+static int64_t py_frame(struct resolver *r, uint32_t pid, uint32_t image,
+			uint64_t v, uint64_t count)
 {
 	uint64_t code = v & PY_CODE_MASK, delta = v >> 47 & 0xffff;
 	uint64_t instr = delta == PY_DELTA_UNKNOWN ? 0 : code + 2 * delta;
 	char name[600];
-	if (!pyframes_name(r->py, pid, code, instr, name, sizeof(name))) {
+	if (!pyframes_name(r->py, pid, image, code, instr, name, sizeof(name))) {
 		sf_sat_addto(&r->p->counters.py_unknown_frames, count);
 		return resolve_name(r, "[python:unknown]", 16, PF_LOC_USER);
 	}
@@ -618,7 +628,8 @@ static int py_merge(struct resolver *r, const struct bt_record *rec, size_t *n)
 		bool eval = loc_is_eval(r, r->stack[i]);
 		while (eval && pi < k) {
 			uint64_t v = rec->ints[1 + pi++];
-			int ret = merged_push(r, &m, py_frame(r, pid, v, rec->count));
+			int ret = merged_push(r, &m, py_frame(r, pid, rec->image, v,
+							      rec->count));
 			if (ret)
 				return ret;
 			if (v & 1)
@@ -629,8 +640,8 @@ static int py_merge(struct resolver *r, const struct bt_record *rec, size_t *n)
 			return ret;
 	}
 	while (pi < k) {
-		int ret = merged_push(r, &m, py_frame(r, pid, rec->ints[1 + pi++],
-							  rec->count));
+		int ret = merged_push(r, &m, py_frame(r, pid, rec->image,
+							  rec->ints[1 + pi++], rec->count));
 		if (ret)
 			return ret;
 	}

@@ -18,6 +18,8 @@
 #include "model/profile.h"
 #include "symbolizer.h"
 
+struct pyframes;
+
 struct resolver;
 
 /* sym may be NULL (then raw addresses stay unsymbolized).  lazy_snapshot:
@@ -52,6 +54,10 @@ bool resolver_next_refreshed(struct resolver *r, int *pid, uint32_t *image);
  * [python:unknown].  0 or -ENOMEM. */
 int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT],
 			bool live);
+/* The same with a namer the caller keeps (borrowed: freed by the caller,
+ * after the resolver; its cache outlives one report: stackfold
+ * continuous's windows).  An own namer set before is freed. */
+void resolver_use_python(struct resolver *r, struct pyframes *py);
 
 /* Add one bpftrace record.  0 or a negative errno. */
 int resolver_record(struct resolver *r, const struct bt_record *rec);
