@@ -59,10 +59,11 @@ store_folded() {
 		--by-pid ${2:+--host "$2"} -o "$1"
 }
 store_total() { store_folded "$T/st.folded" "${1:-}" && folded_total "$T/st.folded"; }
-# windows in the store for HOST, and the attempts its samples have (one
-# a window delivered once)
+# windows in the store for HOST, and the committed attempts its samples
+# have (one a window delivered once; a server killed between an attempt's
+# samples and its commit leaves that attempt's rows, never read)
 windows_of() { ch_sql "SELECT uniqExact(window_id) FROM stackfold.windows WHERE host = '$1'"; }
-attempts_of() { ch_sql "SELECT uniqExact(attempt) FROM stackfold.samples WHERE host = '$1'"; }
+attempts_of() { ch_sql "SELECT uniqExact(attempt) FROM stackfold.samples WHERE host = '$1' AND attempt IN (SELECT attempt FROM stackfold.windows)"; }
 
 # --- two hosts ---------------------------------------------------------------
 FAKE_WINDOWS=4 start "$T/a" hA --label tier=web --label env=prod
