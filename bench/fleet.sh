@@ -12,7 +12,8 @@
 #      of this tree in a loop), pushed to the store by stackfold, then
 #      replayed in ClickHouse for 24 h x 10 hosts (the captured windows in
 #      turn, each host's window and attempt ids its own); and host0's day
-#      of them in a table of the older samples order, side by side;
+#      of them in a table of the previous samples layout (a window_start
+#      and window_id a row), side by side;
 #   3. query latency: a flame graph of the synthetic 24 h x 10 hosts
 #      (21.6 M rows) by `stackfold query` and scripts/flame --from, side
 #      by side with scripts/flame DIR merging the same windows of one host
@@ -21,7 +22,8 @@
 #      query's server CPU seconds (system.query_log) next to the bare
 #      GROUP BY stack_id over the same rows, before and after YEAR_DAYS
 #      (364) other days of the captured stacks are added; and host0's
-#      query in both samples orders.
+#      query in both samples layouts (the previous one by the SQL the
+#      previous reader sent).
 # A private clickhouse-server (tests/clickhouse.sh) in a temporary
 # directory.  Needs root and bpftrace (the capture).  Environment:
 # STACKFOLD, PUSH_WINDOWS (30), YEAR_DAYS (364), CAPTURE_S (150), HOSTS
@@ -62,11 +64,12 @@ busy=$!
 STACKFOLD=$STACKFOLD timeout -s INT "$CAPTURE_S" "$TOP/scripts/continuous" -a -q -o "$work/cap" --window 10 \
 	--push "${CH_URL%/*}/capture" 2>"$work/cap.log"
 touch "$work/stop"; wait "$busy"	# the build under way ends
-# the whole windows (not the first or last, cut by the start and stop)
-cap_ids=$(ch_sql "SELECT groupArray(window_id) FROM (SELECT window_id FROM capture.windows WHERE duration_ns > 9500000000 ORDER BY window_start)")
+# the whole windows (not the first or last, cut by the start and stop),
+# by their committed attempts (a samples row's window)
+cap_ids=$(ch_sql "SELECT groupArray(a) FROM (SELECT min(attempt) AS a, any(window_start) AS t FROM capture.windows WHERE duration_ns > 9500000000 GROUP BY window_id ORDER BY t)")
 ncap=$(ch_sql "SELECT length($cap_ids)")
 [ "${ncap:-0}" -ge 2 ] || die "the capture gave ${ncap:-no} whole windows (log: $(tail -2 "$work/cap.log"))"
-read -r cap_rows cap_samples < <(ch_sql "SELECT count(), sum(count) FROM capture.samples WHERE has($cap_ids, window_id) AND attempt IN (SELECT attempt FROM capture.windows) FORMAT TSV")
+read -r cap_rows cap_samples < <(ch_sql "SELECT count(), sum(count) FROM capture.samples WHERE has($cap_ids, attempt) FORMAT TSV")
 
 if want 1; then
 # --- 1. push cost ------------------------------------------------------------
@@ -143,8 +146,8 @@ stacks_sql() {
 }
 t0=$(date +%s.%N)
 ch_sql "$(stacks_sql 0 1)"
-ch_sql "INSERT INTO $DB.samples (window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count)
-	SELECT toDateTime($DAY0 + 10 * w), concat('host', toString(h)), cityHash64(h, w), cityHash64(h, w, 1),
+ch_sql "INSERT INTO $DB.samples (hour, host, attempt, stack_id, pid, tid, comm, labels, count)
+	SELECT toDateTime($DAY0 + intDiv(10 * w, 3600) * 3600), concat('host', toString(h)), cityHash64(h, w, 1),
 	       cityHash64(k), toUInt32(1000 + k % 40), 0, concat('app', toString(k % 40)), '', 1 + intHash64(number + 1) % 15
 	FROM (SELECT number, intDiv(number, $ROWS * 8640) AS h, intDiv(number, $ROWS) % 8640 AS w,
 	             toUInt64(pow((intHash64(number) % 1000000) / 1000000, 3) * $POOL) AS k
@@ -193,9 +196,11 @@ for t in /proc/"$CH_PID"/task/*; do renice -n 0 -p "${t##*/}" >/dev/null; done
 # scripts/flame needs beside it)
 printf 'gen-1;a 1\n' | "$STACKFOLD" -q -f pprof -o "$work/one.pb.gz" /dev/stdin
 mkdir -p "$work/dir"
-ch_sql "SELECT toUInt32(window_start), concat(comm, '-', toString(pid), ';', arrayStringConcat(arraySlice(frames, 2), ';')), count
-	FROM $DB.samples ANY INNER JOIN (SELECT stack_id, any(frames) AS frames FROM $DB.stacks GROUP BY stack_id) USING stack_id
-	WHERE host = 'host0' ORDER BY window_start FORMAT TSV" |
+ch_sql "SELECT toUInt32(window_start) AS ws, concat(comm, '-', toString(pid), ';', arrayStringConcat(arraySlice(frames, 2), ';')), count
+	FROM (SELECT stack_id, pid, comm, count, window_start FROM $DB.samples ANY INNER JOIN
+		(SELECT attempt, window_start FROM $DB.windows WHERE host = 'host0') USING attempt WHERE host = 'host0')
+	ANY INNER JOIN (SELECT stack_id, any(frames) AS frames FROM $DB.stacks GROUP BY stack_id) USING stack_id
+	ORDER BY ws FORMAT TSV" |
 	awk -F '\t' -v d="$work/dir" '$1 != last { if (f) close(f); f = d "/" strftime("%Y%m%dT%H%M%SZ", $1, 1) ".folded"; last = $1 }
 		{ print $2 " " $3 > f }'
 for f in "$work"/dir/*.folded; do cp "$work/one.pb.gz" "${f%.folded}.pb.gz"; done
@@ -226,11 +231,11 @@ fi
 for t in stacks samples windows; do ch_sql "ALTER TABLE $DB.$t DROP PARTITION '$(date -u -d "@$DAY0" +%F)'"; done
 # replay_sql H FIRST COUNT: host h's windows FIRST..FIRST+COUNT-1
 replay_sql() {
-	echo "INSERT INTO $DB.samples (window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count)
-	SELECT toDateTime($DAY0 + 10 * w), concat('host', toString(h)), cityHash64(h, w), cityHash64(h, w, 1), stack_id, pid, tid, comm, labels, count
+	echo "INSERT INTO $DB.samples (hour, host, attempt, stack_id, pid, tid, comm, labels, count)
+	SELECT toDateTime($DAY0 + intDiv(10 * w, 3600) * 3600), concat('host', toString(h)), cityHash64(h, w, 1), stack_id, pid, tid, comm, labels, count
 	FROM (SELECT toUInt64($1) AS h, number + $2 AS w, toUInt64((w + 7 * h) % $ncap) AS k FROM numbers($3))
-	ALL INNER JOIN (SELECT toUInt64(indexOf($cap_ids, window_id) - 1) AS k, stack_id, pid, tid, comm, labels, count
-		FROM capture.samples WHERE has($cap_ids, window_id) AND attempt IN (SELECT attempt FROM capture.windows)) USING k"
+	ALL INNER JOIN (SELECT toUInt64(indexOf($cap_ids, attempt) - 1) AS k, stack_id, pid, tid, comm, labels, count
+		FROM capture.samples WHERE has($cap_ids, attempt)) USING k"
 }
 t0=$(date +%s.%N)
 for ((h = 0; h < HOSTS; h++)); do
@@ -243,18 +248,26 @@ ch_sql "INSERT INTO $DB.windows (window_id, attempt, window_start, start_ns, dur
 ch_sql "INSERT INTO $DB.stacks SELECT toDate($DAY0), stack_id, any(frames) FROM capture.stacks GROUP BY stack_id"
 for t in stacks samples windows; do ch_sql "OPTIMIZE TABLE $DB.$t FINAL"; done
 t1=$(date +%s.%N)
-# host0's day in the older order (by window first), for comparison
+# host0's day in the previous layout (each row its window's start and id,
+# ordered by host, hour, stack_id, start), for comparison
 ch_sql "CREATE DATABASE old"
-ch_sql "SHOW CREATE TABLE $DB.samples FORMAT TSVRaw" | sed 's/ORDER BY .*/ORDER BY (host, window_start, stack_id) SETTINGS index_granularity = 8192/; s/stackfold\.samples/old.samples/' >"$work/old.sql"
-ch_sql "$(cat "$work/old.sql")" || die "old order table"
-ch_sql "INSERT INTO old.samples SELECT * FROM $DB.samples WHERE host = 'host0'"
+ch_sql "CREATE TABLE old.samples (window_start DateTime, host String, window_id UInt64, attempt UInt64, stack_id UInt64, pid UInt32, tid UInt32, comm String, labels String, count UInt64)
+	ENGINE = MergeTree() PARTITION BY toDate(window_start) ORDER BY (host, toStartOfHour(window_start), stack_id, window_start)" || die "previous layout table"
+ch_sql "INSERT INTO old.samples SELECT window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count
+	FROM $DB.samples ANY INNER JOIN (SELECT attempt, window_start, window_id FROM $DB.windows WHERE host = 'host0') USING attempt WHERE host = 'host0'"
 ch_sql "OPTIMIZE TABLE old.samples FINAL"
+# and in this layout, alone too (the same rows: bytes side by side)
+ch_sql "CREATE DATABASE cur"
+ch_sql "CREATE TABLE cur.samples AS $DB.samples"
+ch_sql "INSERT INTO cur.samples SELECT * FROM $DB.samples WHERE host = 'host0'"
+ch_sql "OPTIMIZE TABLE cur.samples FINAL"
+cur_disk=$(ch_sql "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'cur' AND table = 'samples' AND active")
 for t in stacks windows; do ch_sql "CREATE TABLE old.$t AS $DB.$t"; ch_sql "INSERT INTO old.$t SELECT * FROM $DB.$t"; done
 rows=$(ch_sql "SELECT count() FROM $DB.samples")
 samples=$(ch_sql "SELECT sum(count) FROM $DB.samples")
 ch_sql "SELECT table, sum(rows), sum(bytes_on_disk) FROM system.parts WHERE database = '$DB' AND active GROUP BY table ORDER BY table FORMAT TSV" >"$work/parts"
 disk=$(awk '{ s += $3 } END { print s }' "$work/parts")
-# bytes a row of samples by column: old (host0), DB (10 hosts)
+# bytes a row of samples by column: old, cur (host0)
 colbytes() { ch_sql "SELECT name, round(data_compressed_bytes / (SELECT count() FROM $1.samples), 2) FROM system.columns
 	WHERE database = '$1' AND table = 'samples' ORDER BY name FORMAT TSV"; }
 h0_rows=$(ch_sql "SELECT count() FROM old.samples")
@@ -267,11 +280,13 @@ printf '2b. storage, real-shaped: %d whole windows captured (%s rows, %s samples
 awk '{ printf "   %-8s %10d rows %12d bytes on disk\n", $1, $2, $3 }' "$work/parts"
 printf '   %.2f bytes per sample, %.2f bytes per row, all tables after OPTIMIZE FINAL\n' \
 	"$(echo "$disk / $samples" | bc -l)" "$(echo "$disk / $rows" | bc -l)"
-printf '   host0 samples alone, older order (host, window_start, stack_id): %.2f bytes per sample, %.2f per row (this order, %d hosts: %.2f, %.2f)\n' \
+printf '   host0 samples alone, previous layout (window_start, window_id a row): %.2f bytes per sample, %.2f per row (this layout, %d hosts: %.2f, %.2f)\n' \
 	"$(echo "$old_disk / $h0_samples" | bc -l)" "$(echo "$old_disk / $h0_rows" | bc -l)" "$HOSTS" \
 	"$(echo "$new_all / $samples" | bc -l)" "$(echo "$new_all / $rows" | bc -l)"
-echo "   bytes a row by column (compressed), older order / this order:"
-join <(colbytes old) <(colbytes "$DB") | awk '{ printf "     %-13s %6.2f %6.2f\n", $1, $2, $3 }'
+printf '   host0 samples alone, this layout: %.2f bytes per sample, %.2f per row (%.2fx fewer than the previous layout)\n' \
+	"$(echo "$cur_disk / $h0_samples" | bc -l)" "$(echo "$cur_disk / $h0_rows" | bc -l)" "$(echo "$old_disk / $cur_disk" | bc -l)"
+echo "   bytes a row by column (compressed), previous layout / this layout:"
+join -a 1 -a 2 -e - -o 0,1.2,2.2 <(colbytes old) <(colbytes cur) | awk '{ printf "     %-13s %6s %6s\n", $1, $2, $3 }'
 
 # --- 4. a year of stacks ------------------------------------------------------------
 # on the real-shaped day
@@ -292,17 +307,30 @@ cpu_s() {
 	done
 	printf '%.2f\n' "$b"
 }
-bare_sql="SELECT stack_id, sum(count) FROM $DB.samples WHERE window_start >= toDateTime($from) AND window_start < toDateTime($to) GROUP BY stack_id FORMAT RowBinary"
+bare_sql="SELECT stack_id, sum(count) FROM $DB.samples WHERE hour >= toDateTime($from) AND hour < toDateTime($to) GROUP BY stack_id FORMAT RowBinary"
 year_case() {	# "QUERY_CPU BARE_CPU"
 	echo "$(cpu_s "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/year.folded")" \
 		"$(cpu_s ch_sql "$bare_sql")"
 }
 read -r y0_q y0_b < <(year_case)
-# host0 in both orders (stackfold query's server CPU), with the day's stacks
-o_q=$(cpu_s "$STACKFOLD" query "${CH_URL%/*}/old" --from "$from" --to "$to" --host host0 -o "$work/o.folded")
+# host0 in both layouts, with the day's stacks: the previous reader's
+# SQL over the previous layout, stackfold query over this one (server
+# CPU), and the stacks' sums of both readers' filters compared
+prev_sql() {	# SELECT: the previous reader's samples part for host0
+	echo "SELECT stack_id, toUInt32(0) AS p, sum(count) AS c FROM old.samples
+		WHERE window_start >= toDateTime($from) AND window_start < toDateTime($to) AND host = 'host0'
+		AND attempt IN (SELECT min(attempt) FROM old.windows WHERE window_start >= toDateTime($from)
+			AND window_start < toDateTime($to) AND host = 'host0' GROUP BY window_id) GROUP BY stack_id"
+}
+o_q=$(cpu_s ch_sql "SELECT p, c, frames FROM ($(prev_sql)) ANY LEFT JOIN (SELECT stack_id, any(frames) AS frames FROM old.stacks
+	WHERE day >= toDate($from) AND day <= toDate($(( to - 1 ))) GROUP BY stack_id) USING stack_id FORMAT RowBinary")
 n_q=$(cpu_s "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" --host host0 -o "$work/n.folded")
+ch_sql "SELECT stack_id, c FROM ($(prev_sql)) ORDER BY stack_id FORMAT TSV" >"$work/o.sums"
+ch_sql "SELECT stack_id, sum(count) FROM $DB.samples WHERE hour >= toDateTime($from) AND hour < toDateTime($to) AND host = 'host0'
+	AND attempt IN (SELECT min(attempt) FROM $DB.windows WHERE window_start >= toDateTime($from) AND window_start < toDateTime($to)
+		AND host = 'host0' GROUP BY window_id) GROUP BY stack_id ORDER BY stack_id FORMAT TSV" >"$work/n.sums"
 same_o=no
-cmp -s "$work/o.folded" "$work/n.folded" && same_o=yes
+[ -s "$work/o.sums" ] && cmp -s "$work/o.sums" "$work/n.sums" && same_o=yes
 t0=$(date +%s.%N)
 # the captured stacks again under each of YEAR_DAYS days before, 30 days an INSERT
 for ((d = 1; d <= YEAR_DAYS; d += 30)); do
@@ -318,4 +346,4 @@ printf '4. real-shaped, a year of stacks: %d other days added in %.0f s (%s stac
 printf '   %-32s %8s %8s\n' "" "query" "bare GROUP BY stack_id"
 printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "stacks of the day only" "$y0_q" "$y0_b" "$(echo "$y0_q / $y0_b" | bc -l)"
 printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "with a year of stacks" "$y1_q" "$y1_b" "$(echo "$y1_q / $y1_b" | bc -l)"
-printf '   host0 alone, stackfold query (day'"'"'s stacks): older order %.2f, this order %.2f server CPU s; same folded output: %s\n' "$o_q" "$n_q" "$same_o"
+printf '   host0 alone (day'"'"'s stacks): previous layout, its reader'"'"'s SQL %.2f, this layout, stackfold query %.2f server CPU s; the same sums by stack: %s\n' "$o_q" "$n_q" "$same_o"

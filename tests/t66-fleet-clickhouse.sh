@@ -9,8 +9,9 @@
 # in the store exactly once; a retry after a lost journal line, and
 # duplicated and uncommitted attempts, not counted twice; hostile names
 # byte for byte; credentials from a file, none left in argv; the samples'
-# order, and a store with the older order still written and read, and
-# migrated as docs/fleet.md says.
+# layout (an attempt and an hour a row), a range starting inside an hour,
+# and a store of the older layout refused in one line, then migrated as
+# docs/fleet.md says.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/clickhouse.sh
@@ -58,9 +59,11 @@ store_folded() {
 		--by-pid ${2:+--host "$2"} -o "$1"
 }
 store_total() { store_folded "$T/st.folded" "${1:-}" && folded_total "$T/st.folded"; }
-# windows in the store for HOST, and the most attempts one of them has
+# windows in the store for HOST, and the committed attempts its samples
+# have (one a window delivered once; a server killed between an attempt's
+# samples and its commit leaves that attempt's rows, never read)
 windows_of() { ch_sql "SELECT uniqExact(window_id) FROM stackfold.windows WHERE host = '$1'"; }
-attempts_max() { ch_sql "SELECT max(n) FROM (SELECT window_id, uniqExact(attempt) AS n FROM stackfold.samples WHERE host = '$1' GROUP BY window_id)"; }
+attempts_of() { ch_sql "SELECT uniqExact(attempt) FROM stackfold.samples WHERE host = '$1' AND attempt IN (SELECT attempt FROM stackfold.windows)"; }
 
 # --- two hosts ---------------------------------------------------------------
 FAKE_WINDOWS=4 start "$T/a" hA --label tier=web --label env=prod
@@ -106,33 +109,37 @@ check_eq "--label with a quote: usage error" 1 \
 store_folded "$T/both-store.folded"
 check_diff "stackfold query: both hosts' merge, comm-PID frames" "$T/both-dir.folded" "$T/both-store.folded"
 
-# --- the samples' order, and a store made by older versions --------------------
-check_eq "samples: a stack's rows of an hour adjacent (the new order)" \
-	"host, toStartOfHour(window_start), stack_id, window_start" \
-	"$(ch_sql "SELECT sorting_key FROM system.tables WHERE database = 'stackfold' AND name = 'samples'")"
-check "the new order: nothing said about an older one" sh -c "! grep -q 'order of older versions' '$T/a.log'"
-# the older order (by window first): stored and read alike, said once
+# --- the samples' layout, and a store made by older versions -------------------
+check_eq "samples: a stack's rows of an hour adjacent, an attempt and an hour a row" \
+	"host, hour, stack_id hour,host,attempt,stack_id,pid,tid,comm,labels,count" \
+	"$(ch_sql "SELECT sorting_key, (SELECT arrayStringConcat(groupArray(name), ',') FROM system.columns WHERE database = 'stackfold' AND table = 'samples') FROM system.tables WHERE database = 'stackfold' AND name = 'samples'" | tr '\t' ' ')"
+# the previous layout (a window_start and window_id a row): refused in
+# one line, its windows kept waiting; the query says the same
 ch_sql "CREATE DATABASE olddb"
-ch_sql "CREATE TABLE olddb.samples (window_start DateTime, host String, window_id UInt64, attempt UInt64, stack_id UInt64, pid UInt32, tid UInt32, comm String, labels String, count UInt64) ENGINE = MergeTree() PARTITION BY toDate(window_start) ORDER BY (host, window_start, stack_id)"
+ch_sql "CREATE TABLE olddb.samples (window_start DateTime, host String, window_id UInt64, attempt UInt64, stack_id UInt64, pid UInt32, tid UInt32, comm String, labels String, count UInt64) ENGINE = MergeTree() PARTITION BY toDate(window_start) ORDER BY (host, toStartOfHour(window_start), stack_id, window_start)"
+ch_sql "INSERT INTO olddb.samples VALUES ($T0, 'hO', 7, 9, 1, 1, 0, 'x', '', 5)"
+ch_sql "CREATE TABLE olddb.windows AS stackfold.windows"
+ch_sql "INSERT INTO olddb.windows (window_id, attempt, window_start, host, stem, samples) VALUES (7, 9, $T0, 'hO', 'old', 5)"
 FAKE_WINDOWS=2 PUSH_URL=${CH_URL%/*}/olddb start "$T/o" hO
-wait_sent "$T/o" 2
+wait_for 1 "store refused" "$T/o.log"
+sleep 1.5	# a retry or two
 stop
-check_eq "an older store: every window delivered" 2 "$(sent "$T/o")"
-check_eq "an older store: its order kept" "host, window_start, stack_id" \
-	"$(ch_sql "SELECT sorting_key FROM system.tables WHERE database = 'olddb' AND name = 'samples'")"
-"$STACKFOLD" query "${CH_URL%/*}/olddb" --from "$T0" --to $(( $(date +%s) + 60 )) -o "$T/old.folded" 2>/dev/null
-check_eq "an older store: the query gives the local files' samples" "$(local_total "$T/o")" "$(folded_total "$T/old.folded")"
-check_eq "an older store: said once in the log" 1 "$(grep -c 'olddb.samples has the order of older versions (ORDER BY (host, window_start, stack_id))' "$T/o.log")"
-# docs/fleet.md's migration: renamed, made anew by a pusher, copied
-ch_sql "RENAME TABLE olddb.samples TO olddb.samples_old"
+check_eq "an older layout: refused, nothing delivered" "0 1" "$(sent "$T/o") $(ch_sql "SELECT count() FROM olddb.samples")"
+check_eq "an older layout: said in one line" 1 "$(grep -c 'olddb.samples has the layout of older versions (window_start and window_id in every row): not read or written; docs/fleet.md ("Migrating a store") says how to move it' "$T/o.log")"
+"$STACKFOLD" query "${CH_URL%/*}/olddb" --from "$T0" --to $(( $(date +%s) + 60 )) -o "$T/old.folded" 2>"$T/old.err"
+check_eq "an older layout: the query refused in one line (exit 4)" "4 1" "$? $(grep -c 'has the layout of older versions' "$T/old.err")"
+# docs/fleet.md's migration, its statements as written
+awk '/^## Migrating a store/ { on = 1 } on && /^```sql/ { s = 1; next } s && /^```/ { exit } s { sub(/--.*/, ""); printf "%s ", $0 }' "$TOP/docs/fleet.md" |
+	tr ';' '\n' | sed 's/^ *//; s/ *$//' | grep . >"$T/migrate.sql"
+check "the migration recipe has its statements" test "$(grep -c . "$T/migrate.sql")" -ge 3
+while IFS= read -r st; do ch_sql "${st//DB./olddb.}" || fail "migration: $st"; done <"$T/migrate.sql"
 FAKE_WINDOWS=1 PUSH_URL=${CH_URL%/*}/olddb start "$T/o" hO
 wait_sent "$T/o" 3
 stop
-ch_sql "INSERT INTO olddb.samples SELECT * FROM olddb.samples_old" && ch_sql "DROP TABLE olddb.samples_old"
 "$STACKFOLD" query "${CH_URL%/*}/olddb" --from "$T0" --to $(( $(date +%s) + 60 )) -o "$T/old.folded" 2>/dev/null
-check_eq "migrated: the new order" "host, toStartOfHour(window_start), stack_id, window_start" \
+check_eq "migrated: this layout" "host, hour, stack_id" \
 	"$(ch_sql "SELECT sorting_key FROM system.tables WHERE database = 'olddb' AND name = 'samples'")"
-check_eq "migrated: every window's samples, once" "$(local_total "$T/o")" "$(folded_total "$T/old.folded")"
+check_eq "migrated: the old rows and every queued window's samples, once" $(( $(local_total "$T/o") + 5 )) "$(folded_total "$T/old.folded")"
 
 # --- the server stopped mid-run ---------------------------------------------
 FAKE_WINDOWS=8 FAKE_GAP=0.6 start "$T/c" hC
@@ -146,8 +153,18 @@ stop
 check "server away: the log says so, and how many windows wait" grep -q "store unreachable.*windows\? wait" "$T/c.log"
 check "server back: the log says the waiting windows were delivered" grep -q "store back after .*waiting windows\? delivered" "$T/c.log"
 check_eq "server away: every window delivered" 8 "$(sent "$T/c")"
-check_eq "server away: 8 windows in the store, each once" "8 1" "$(windows_of hC) $(attempts_max hC)"
+check_eq "server away: 8 windows in the store, each once" "8 8" "$(windows_of hC) $(attempts_of hC)"
 check_eq "server away: the store's samples equal the local files'" "$(local_total "$T/c")" "$(store_total hC)"
+# a range from hC's last window start (0.6 s apart): its hour
+# holds the windows before too, the windows' exact starts leave them out
+s2=$(ch_sql "SELECT toUInt32(max(window_start)) FROM stackfold.windows WHERE host = 'hC'")
+want=0 left=0
+while read -r st stem; do
+	if [ "$st" -ge "$s2" ]; then want=$(( want + $(folded_total "$T/c/$stem.folded") )); else left=$((left + 1)); fi
+done < <(ch_sql "SELECT toUInt32(window_start), stem FROM stackfold.windows WHERE host = 'hC' FORMAT TSV")
+"$STACKFOLD" query "$CH_URL" --from "$s2" --to $(( $(date +%s) + 60 )) --host hC -o "$T/r2.folded" 2>/dev/null
+check "a range inside an hour: windows of that hour before it ($left)" test "$left" -gt 0
+check_eq "a range inside an hour: the samples of its windows' files only" "$want" "$(folded_total "$T/r2.folded")"
 
 # --- stackfold killed with windows queued, restarted --------------------------
 ch_stop -TERM
@@ -163,7 +180,7 @@ FAKE_WINDOWS=1 start "$T/d" hD
 wait_sent "$T/d" 4
 stop
 check "restart: the queued windows are said" grep -q "3 windows from earlier runs wait" "$T/d.log"
-check_eq "restart: 4 windows in the store, each once" "4 1" "$(windows_of hD) $(attempts_max hD)"
+check_eq "restart: 4 windows in the store, each once" "4 4" "$(windows_of hD) $(attempts_of hD)"
 check_eq "restart: the store's samples equal the local files'" "$(local_total "$T/d")" "$(store_total hD)"
 
 # --- retries ------------------------------------------------------------------
@@ -173,22 +190,25 @@ rm "$T"/a/.push-*.sent
 FAKE_WINDOWS=0 start "$T/a" hA
 wait_sent "$T/a" 4
 stop
-check_eq "lost journal: hA's windows still once each" "4 1" "$(windows_of hA) $(attempts_max hA)"
+check_eq "lost journal: hA's windows still once each" "4 4" "$(windows_of hA) $(attempts_of hA)"
 check_eq "lost journal: hA's samples unchanged" "$ta" "$(store_total hA)"
 # an insert whose answer was lost and that was sent again (a second
 # committed attempt), and one that never committed (no windows row)
-w1=$(ch_sql "SELECT window_id FROM stackfold.windows WHERE host = 'hA' ORDER BY window_start, stem LIMIT 1")
-cols="window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count"
-ch_sql "INSERT INTO stackfold.samples ($cols) SELECT window_start, host, window_id, attempt + 1, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE window_id = $w1"
+read -r w1 a1 < <(ch_sql "SELECT window_id, attempt FROM stackfold.windows WHERE host = 'hA' ORDER BY window_start, stem LIMIT 1 FORMAT TSV")
+cols="hour, host, attempt, stack_id, pid, tid, comm, labels, count"
+ch_sql "INSERT INTO stackfold.samples ($cols) SELECT hour, host, attempt + 1, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE attempt = $a1"
 ch_sql "INSERT INTO stackfold.windows SELECT window_id, attempt + 1, window_start, start_ns, duration_ns, hz, host, kernel, stem, samples, map_dropped, over_total, stackid_errors, lost_events, map_full_warnings, captures_cut, unparsable_lines, incomplete_records, maps_unsaved, losses_unknown, labels FROM stackfold.windows WHERE window_id = $w1"
-ch_sql "INSERT INTO stackfold.samples ($cols) SELECT window_start, host, window_id, 42, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE window_id = $w1 AND attempt IN (SELECT min(attempt) FROM stackfold.windows WHERE window_id = $w1)"
+ch_sql "INSERT INTO stackfold.samples ($cols) SELECT hour, host, 42, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE attempt = $a1"
+# and hB's rows again under hA's name: a host's samples are those of its
+# own windows' committed attempts, whatever a row's host says
+ch_sql "INSERT INTO stackfold.samples ($cols) SELECT hour, 'hA', attempt, stack_id, pid, tid, comm, labels, count FROM stackfold.samples WHERE host = 'hB'"
 naive=$(ch_sql "SELECT sum(count) FROM stackfold.samples WHERE host = 'hA'")
-check "retried inserts: the raw rows do hold the window three times" test "$naive" -gt "$ta"
-check_eq "retried inserts: counted once" "$ta" "$(store_total hA)"
+check "retried inserts: the raw rows do hold the window three times, and hB's" test "$naive" -gt $(( ta + tb ))
+check_eq "retried inserts, and hB's rows under hA: hA counted once, without hB's" "$ta" "$(store_total hA)"
 
 # --- --max-age: the local files' only (store retention: t67) ----------------
 old=$(( $(date +%s) - 3 * 86400 ))
-ch_sql "INSERT INTO stackfold.samples ($cols) VALUES ($old, 'hOld', 1, 1, 1, 1, 0, 'x', '', 5)"
+ch_sql "INSERT INTO stackfold.samples ($cols) VALUES ($(( old / 3600 * 3600 )), 'hOld', 1, 1, 1, 0, 'x', '', 5)"
 ch_sql "INSERT INTO stackfold.windows (window_id, attempt, window_start, host, stem) VALUES (1, 1, $old, 'hOld', 'old')"
 FAKE_WINDOWS=1 start "$T/g" hG --max-age 2d
 wait_sent "$T/g" 1
@@ -244,7 +264,7 @@ check_eq "--push-auth: delivered as user fleet" 1 "$(ch_sql "SELECT count() FROM
 # --- a stack row missing --------------------------------------------------------
 # samples of hA's first window under a stack id that the stacks table
 # lacks: kept as [missing stack], said, counted in --meta
-ch_sql "INSERT INTO stackfold.samples ($cols) SELECT window_start, host, window_id, attempt, 4242424242, pid, tid, comm, labels, 7 FROM stackfold.samples WHERE window_id = $w1 AND attempt IN (SELECT min(attempt) FROM stackfold.windows WHERE window_id = $w1) LIMIT 1"
+ch_sql "INSERT INTO stackfold.samples ($cols) SELECT hour, host, attempt, 4242424242, pid, tid, comm, labels, 7 FROM stackfold.samples WHERE attempt IN (SELECT min(attempt) FROM stackfold.windows WHERE window_id = $w1) LIMIT 1"
 "$STACKFOLD" query "$CH_URL" --from "$T0" --to $(( $(date +%s) + 60 )) --host hA \
 	-o "$T/miss.folded" --meta "$T/miss.meta" 2>"$T/miss.err"
 check_eq "a missing stack row: the query still succeeds" 0 $?

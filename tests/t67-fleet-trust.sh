@@ -107,15 +107,15 @@ check "repeated insert: the attempt left uncommitted is said" grep -q "not commi
 
 # --- B: store retention is per host, and explicit -----------------------------------
 old=$(( $(date +%s) - 3 * 86400 ))
-cols="window_start, host, window_id, attempt, stack_id, pid, tid, comm, labels, count"
+cols="hour, host, attempt, stack_id, pid, tid, comm, labels, count"
 for h in hR1 hR2; do
-	ch_sql "INSERT INTO stackfold.samples ($cols) VALUES ($old, '$h', 1, 1, 1, 1, 0, 'x', '', 5)"
+	ch_sql "INSERT INTO stackfold.samples ($cols) VALUES ($(( old / 3600 * 3600 )), '$h', 1, 1, 1, 0, 'x', '', 5)"
 	ch_sql "INSERT INTO stackfold.windows (window_id, attempt, window_start, host, stem) VALUES (1, 1, $old, '$h', 'old')"
 done
 FAKE_WINDOWS=1 start "$T/r1" hR1 "$CH_URL" --max-age 2d --push-max-age 2d
 wait_sent "$T/r1" 1
 stop
-oldrows() { ch_sql "SELECT (SELECT count() FROM stackfold.samples WHERE host = '$1' AND window_start < now() - 86400), (SELECT count() FROM stackfold.windows WHERE host = '$1' AND window_start < now() - 86400)" | tr '\t' ' '; }
+oldrows() { ch_sql "SELECT (SELECT count() FROM stackfold.samples WHERE host = '$1' AND hour < now() - 86400), (SELECT count() FROM stackfold.windows WHERE host = '$1' AND window_start < now() - 86400)" | tr '\t' ' '; }
 for ((i = 0; i < 100; i++)); do [ "$(oldrows hR1)" = "0 0" ] && break; sleep 0.1; done
 check_eq "--push-max-age 2d: this host's day 3 days old deleted" "0 0" "$(oldrows hR1)"
 check_eq "--push-max-age 2d: another host's same day untouched" "1 1" "$(oldrows hR2)"

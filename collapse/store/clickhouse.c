@@ -21,25 +21,28 @@
 /* Attempts of one window found repeated on the way, before giving up. */
 #define CH_ATTEMPTS 3
 
-/* samples: a stack's rows of an hour are adjacent, in time order, so
- * stack_id, pid and comm repeat row after row and compress to almost
- * nothing (stack_id was most of a row's bytes ordered by window first);
- * a query's time range still prunes by the hour.  docs/fleet.md: the
- * bytes per sample of both orders. */
+/* samples: a row holds what only it knows; the window's exact start and
+ * id are in windows, its committed attempt (random, one per window and
+ * try) the key that joins them.  A stack's rows of an hour are adjacent
+ * (stack_id, pid and comm repeat and compress to almost nothing), the
+ * attempt column is what is left; a query's time range prunes by the
+ * hour, its exact range is the windows' (where_samples).  docs/fleet.md:
+ * the bytes per sample of each layout. */
 static const char *const schema_sql[] = {
 	"CREATE DATABASE IF NOT EXISTS %s",
 	"CREATE TABLE IF NOT EXISTS %s.stacks (day Date, stack_id UInt64, "
 	"frames Array(String)) ENGINE = ReplacingMergeTree() "
 	"PARTITION BY day ORDER BY stack_id",
-	"CREATE TABLE IF NOT EXISTS %s.samples (window_start DateTime, "
-	"host String, window_id UInt64, attempt UInt64, stack_id UInt64, "
-	"pid UInt32, tid UInt32, comm String, labels String, count UInt64) "
-	"ENGINE = MergeTree() PARTITION BY toDate(window_start) "
-	"ORDER BY (host, toStartOfHour(window_start), stack_id, window_start)",
+	"CREATE TABLE IF NOT EXISTS %s.samples (hour DateTime, host String, "
+	"attempt UInt64, stack_id UInt64, pid UInt32, tid UInt32, "
+	"comm String, labels String, count UInt64) "
+	"ENGINE = MergeTree() PARTITION BY toDate(hour) "
+	"ORDER BY (host, hour, stack_id)",
 };
-/* The samples order of stores created before (still read and written
- * alike; it only takes more disk). */
-#define CH_OLD_ORDER "host, window_start, stack_id"
+#define CH_SAMPLES_COLS "hour, host, attempt, stack_id, pid, tid, comm, " \
+	"labels, count"
+/* A column only the samples of older layouts have (a window_id a row). */
+#define CH_OLD_COLUMN "window_id"
 
 /* The windows table's columns before and after its loss counters (the
  * loss table's stored ones, model/losses.h), as "name Type". */
@@ -166,30 +169,28 @@ static int ch_numbers(struct ch_store *s, const struct buf *sql, uint64_t *v,
 }
 
 static void sql_str(struct buf *b, const char *s);
-static void say(struct ch_store *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
-/* A samples table of the old order (CREATE TABLE IF NOT EXISTS kept it)
- * is said once: it works, in more bytes.  Unknown (a
- * Distributed table has no sorting key, a server without the column):
- * nothing said. */
-static void say_old_layout(struct ch_store *s)
+/* Samples of an older layout (window_start and window_id in every row,
+ * as CREATE TABLE IF NOT EXISTS kept them) are refused: -EMEDIUMTYPE and
+ * one line saying how to move them.  A Distributed table has the
+ * columns of its shards' tables, so a cluster is checked alike. */
+int ch_layout(struct ch_store *s, struct sf_err *err)
 {
 	struct buf sql = { 0 };
-	struct sf_err e = { "" };
 	uint64_t old = 0;
-	buf_printf(&sql, "SELECT count() FROM system.tables WHERE database = ");
+	buf_str(&sql, "SELECT count() FROM system.columns WHERE database = ");
 	sql_str(&sql, s->url->path);
-	buf_str(&sql, " AND name = 'samples' AND sorting_key = '" CH_OLD_ORDER
+	buf_str(&sql, " AND table = 'samples' AND name = '" CH_OLD_COLUMN
 		"' FORMAT TSV");
-	s->layout_said = true;
-	if (!ch_numbers(s, &sql, &old, 1, &e) && old)
-		say(s, "push %s: %s.samples has the order of older versions "
-		    "(ORDER BY (%s)): stored and read as before, in more "
-		    "bytes on disk; docs/fleet.md (\"Migrating a "
-		    "store\") says how to move it", s->url->text, s->url->path,
-		    CH_OLD_ORDER);
+	int ret = ch_numbers(s, &sql, &old, 1, err);
 	buf_free(&sql);
+	if (!ret && old)
+		ret = sf_err_set(err, EMEDIUMTYPE, "%s.samples has the layout "
+				 "of older versions (window_start and "
+				 "window_id in every row): not read or written; "
+				 "docs/fleet.md (\"Migrating a store\") says "
+				 "how to move it", s->url->path);
+	return ret;
 }
 
 int ch_schema(struct ch_store *s, struct sf_err *err)
@@ -207,9 +208,9 @@ int ch_schema(struct ch_store *s, struct sf_err *err)
 	int ret = win.oom ? sf_err_set(err, ENOMEM, "out of memory")
 			  : ch_post(s, win.data, NULL, err);
 	buf_free(&win);
+	if (!ret)
+		ret = ch_layout(s, err);
 	s->schema_ok = !ret;
-	if (!ret && !s->layout_said)
-		say_old_layout(s);
 	return ret;
 }
 
@@ -254,16 +255,21 @@ static void stacks_body(struct ch_store *s, const struct store_window *w,
 	}
 }
 
+/* The start of w's UTC hour: its samples' hour. */
+static uint32_t hour_of(const struct store_window *w)
+{
+	return (uint32_t)(w->start_ns / 1000000000U / 3600 * 3600);
+}
+
 static void samples_body(const struct store_window *w, uint64_t attempt,
 			 struct buf *b)
 {
-	uint32_t start = (uint32_t)((uint64_t)(w->start_ns / 1000000000U));
+	uint32_t hour = hour_of(w);
 	const char *labels = w->labels ? w->labels : "";
 	for (size_t i = 0; i < w->nstacks; i++) {
 		const struct win_stack *k = &w->stacks[i];
-		buf_u32(b, start);
+		buf_u32(b, hour);
 		buf_rbstr(b, w->host, strlen(w->host));
-		buf_u64(b, w->id);
 		buf_u64(b, attempt);
 		buf_u64(b, k->stack_id);
 		buf_u32(b, k->pid);
@@ -317,9 +323,10 @@ static int attempt_whole(struct ch_store *s, const struct store_window *w,
 	struct buf sql = { 0 };
 	uint64_t v[2] = { 0, 0 };
 	buf_printf(&sql, "SELECT count(), sum(count) FROM %s.samples WHERE "
-		   "window_start = toDateTime(%" PRIu64 ") AND window_id = %"
-		   PRIu64 " AND attempt = %" PRIu64 " FORMAT TSV", s->url->path,
-		   (uint64_t)(w->start_ns / 1000000000U), w->id, attempt);
+		   "host = ", s->url->path);
+	sql_str(&sql, w->host);
+	buf_printf(&sql, " AND hour = toDateTime(%" PRIu32 ") AND attempt = %"
+		   PRIu64 " FORMAT TSV", hour_of(w), attempt);
 	int ret = ch_numbers(s, &sql, v, 2, err);
 	*whole = !ret && v[0] == w->nstacks && v[1] == w->total;
 	if (!ret && !*whole)
@@ -378,26 +385,37 @@ static void say(struct ch_store *s, const char *fmt, ...)
  * host = ...: other hosts' rows are never touched), looked for at most
  * hourly, and what goes is said first.  The stacks table is shared by
  * every host: its old days are the store's to drop (docs/fleet.md). */
+/* " WHERE host = H AND col < cut" (col: a table's time column) */
+static void where_host_before(struct buf *b, const char *host,
+			      const char *col, uint64_t cut)
+{
+	buf_str(b, " WHERE host = ");
+	sql_str(b, host);
+	buf_printf(b, " AND %s < toDateTime(%" PRIu64 ")", col, cut);
+	buf_add(b, "", 1);
+}
+
 static void expire(struct ch_store *s, const char *host)
 {
 	time_t now = time(NULL);
 	if (!s->max_age || now - s->expired_at < CH_EXPIRE_EVERY)
 		return;
 	s->expired_at = now;
+	/* a day's start: the samples' hours before it are the windows' */
 	uint64_t cut = ((uint64_t)now - s->max_age) / 86400 * 86400;
 	const char *db = s->url->path;
 	struct sf_err e = { "" };
-	struct buf where = { 0 }, sql = { 0 };
+	struct buf where[2] = { { 0 } }, sql = { 0 };	/* samples, windows */
 	uint64_t v[2] = { 0, 0 }, rows = 0;
-	buf_str(&where, " WHERE host = ");
-	sql_str(&where, host);
-	buf_printf(&where, " AND window_start < toDateTime(%" PRIu64 ")", cut);
-	buf_add(&where, "", 1);
+	where_host_before(&where[0], host, "hour", cut);
+	where_host_before(&where[1], host, "window_start", cut);
 	buf_printf(&sql, "SELECT count(), uniqExact(window_id) FROM %s.windows%s "
-		   "FORMAT TSV", db, where.data);
-	int ret = where.oom ? -ENOMEM : ch_numbers(s, &sql, v, 2, &e);
+		   "FORMAT TSV", db, where[1].data);
+	int ret = where[0].oom || where[1].oom ? -ENOMEM
+					       : ch_numbers(s, &sql, v, 2, &e);
 	buf_free(&sql);
-	buf_printf(&sql, "SELECT count() FROM %s.samples%s FORMAT TSV", db, where.data);
+	buf_printf(&sql, "SELECT count() FROM %s.samples%s FORMAT TSV", db,
+		   where[0].data);
 	if (!ret)
 		ret = ch_numbers(s, &sql, &rows, 1, &e);
 	if (!ret && (v[0] || rows)) {
@@ -412,7 +430,7 @@ static void expire(struct ch_store *s, const char *host)
 		for (int i = 0; !ret && i < 2; i++) {
 			buf_free(&sql);
 			buf_printf(&sql, "ALTER TABLE %s.%s DELETE%s", db,
-				   i ? "windows" : "samples", where.data);
+				   i ? "windows" : "samples", where[i].data);
 			buf_add(&sql, "", 1);
 			ret = sql.oom ? -ENOMEM : ch_post(s, sql.data, NULL, &e);
 		}
@@ -420,7 +438,8 @@ static void expire(struct ch_store *s, const char *host)
 	if (ret)
 		say(s, "push %s: store retention: %s", s->url->text,
 		    e.msg[0] ? e.msg : strerror(-ret));
-	buf_free(&where);
+	buf_free(&where[0]);
+	buf_free(&where[1]);
 	buf_free(&sql);
 }
 
@@ -453,8 +472,7 @@ static int deliver_attempt(struct ch_store *s, const struct store_window *w,
 	if (nadded)
 		ret = insert(s, "stacks", "day, stack_id, frames", &stacks, err);
 	if (!ret && w->nstacks)
-		ret = insert(s, "samples", "window_start, host, window_id, attempt, "
-			     "stack_id, pid, tid, comm, labels, count", &rows, err);
+		ret = insert(s, "samples", CH_SAMPLES_COLS, &rows, err);
 	if (!ret && w->nstacks && !(ret = attempt_whole(s, w, attempt, &yes, err)) &&
 	    !yes)
 		ret = -EAGAIN;
@@ -509,7 +527,7 @@ int ch_deliver(struct ch_store *s, const struct store_window *w, bool retry,
 
 /* ---- queries ------------------------------------------------------------ */
 
-/* The windows' WHERE: time range and host. */
+/* The windows' WHERE: time range, host and labels. */
 static void where_windows(struct buf *b, const struct ch_query *q)
 {
 	buf_printf(b, " WHERE window_start >= toDateTime(%" PRIu64 ") AND "
@@ -533,11 +551,18 @@ static void where_windows(struct buf *b, const struct ch_query *q)
 	}
 }
 
-/* One committed attempt per window: the smallest. */
+/* The samples of one committed attempt (the smallest) per window of
+ * where_windows: the attempt picks the windows exactly (time, host,
+ * labels); the hours and the host only prune what is read. */
 static void where_samples(struct buf *b, const struct ch_query *q,
 			  const char *db)
 {
-	where_windows(b, q);
+	buf_printf(b, " WHERE hour >= toDateTime(%" PRIu64 ") AND hour < "
+		   "toDateTime(%" PRIu64 ")", q->from / 3600 * 3600, q->to);
+	if (q->host) {
+		buf_str(b, " AND host = ");
+		sql_str(b, q->host);
+	}
 	if (q->comm) {
 		buf_str(b, " AND comm = ");
 		sql_str(b, q->comm);
@@ -620,6 +645,9 @@ int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
 	/* a stack holds its comm: summed by stack alone (one UInt64 key:
 	 * several times faster than with pid) unless pids are kept */
 	const char *pid = q->by_pid ? "pid" : "toUInt32(0)";
+	int ret = ch_layout(s, err);
+	if (ret)
+		return ret;
 	buf_printf(&sql, "SELECT p, c, frames FROM (SELECT stack_id, %s AS p, "
 		   "sum(count) AS c FROM %s.samples", pid, db);
 	where_samples(&sql, q, db);
@@ -629,7 +657,7 @@ int ch_query_stacks(struct ch_store *s, const struct ch_query *q,
 		   q->by_pid ? ", p" : "", db);
 	where_stack_days(&sql, q);
 	buf_str(&sql, " GROUP BY stack_id) USING stack_id FORMAT RowBinary");
-	int ret = ch_select(s, &sql, &resp, 0, true, err);
+	ret = ch_select(s, &sql, &resp, 0, true, err);
 	if (!ret)
 		ret = resp.oom ? sf_err_set(err, ENOMEM, "out of memory")
 			       : parse_rows(&resp, fn, ctx, missing, err);

@@ -6,11 +6,11 @@
  *
  *   DB.stacks   (day, stack_id, frames Array(String))  ReplacingMergeTree:
  *               a stack once per day (a stack sent again merges away)
- *   DB.samples  (window_start, host, window_id, attempt, stack_id, pid, tid,
- *               comm, labels, count)                  one row per stack,
- *               ordered by host, hour, stack_id, window_start (a store
- *               made with the older order, by window first, works too;
- *               the pusher says so once in its log)
+ *   DB.samples  (hour, host, attempt, stack_id, pid, tid, comm, labels,
+ *               count)         one row per stack of a window, ordered by
+ *               host, hour, stack_id; its window is the windows row of
+ *               its attempt (a store of the older layouts, a window_start
+ *               and window_id a row, is refused: ch_layout)
  *   DB.windows  (window_id, attempt, start, length, host, kernel, stem,
  *               samples, hz, the loss counters, labels) one row per window
  * labels is the pusher's "k=v,..." (store/labels.h), "" when none.
@@ -21,7 +21,8 @@
  * (their rows and counts: an INSERT that something on the way repeated is
  * left uncommitted, and a fresh attempt sent), commits that attempt; the
  * windows row is then looked up.  Readers count, per window_id, the
- * samples of one committed attempt (the smallest), so an insert retried
+ * samples of one committed attempt (the smallest), found by its attempt
+ * alone (random: no two windows or tries share one), so an insert retried
  * after a lost answer, or after a crash before the spool's journal said
  * "delivered", never counts twice, and samples of an attempt that never
  * committed never count.  Every answer must carry ClickHouse's
@@ -51,7 +52,6 @@ struct ch_store {
 	struct http_conn conn;
 	const struct store_url *url;	/* not owned */
 	bool schema_ok;		/* tables created (or found) */
-	bool layout_said;	/* an old samples order looked for */
 	uint64_t max_age;	/* seconds (--push-max-age; 0 none): the days
 				 * past it of the hosts delivered are deleted */
 	long query_timeout_s;	/* bounds a query's answer (ch_query_*) */
@@ -69,8 +69,13 @@ struct ch_store {
 int ch_store_init(struct ch_store *s, const struct store_url *u,
 		  uint64_t max_age);
 void ch_store_release(struct ch_store *s);
-/* Create the database and tables when missing.  0 or negative errno. */
+/* Create the database and tables when missing, then ch_layout().  0 or
+ * negative errno. */
 int ch_schema(struct ch_store *s, struct sf_err *err);
+/* 0 when the samples table has this version's layout (or is missing);
+ * -EMEDIUMTYPE, with the line to say, when it has an older one (it is
+ * neither written nor read); else as http_post(). */
+int ch_layout(struct ch_store *s, struct sf_err *err);
 /* Deliver one window.  retry: an earlier attempt of it may have reached
  * the store (it is looked up first).  0 when the store holds it; else as
  * http_post() (-EACCES: authentication failed), -EBADMSG an answer that

@@ -481,6 +481,11 @@ static void went_down(struct spool *s, struct target *t, int ret,
 {
 	uint64_t now = now_ns() / 1000000000ULL;
 	bool auth = ret == -EACCES, was = t->auth_failed;
+	/* a store of an older layout: waits, like one away, for its move */
+	const char *down = auth ? "authentication failed"
+		: ret == -EMEDIUMTYPE ? "store refused" : "store unreachable";
+	const char *still = auth ? "authentication still failing"
+		: ret == -EMEDIUMTYPE ? "store still refused" : "still unreachable";
 	t->failures++;
 	t->next_try_ns = now_ns() + (uint64_t)t->delay * 1000000000ULL;
 	t->auth_failed = auth;
@@ -491,14 +496,12 @@ static void went_down(struct spool *s, struct target *t, int ret,
 		t->said_at = now;
 		t->delivered_down = 0;
 		say(s, "push %s: %s (%s); %zu window%s wait%s, retrying with "
-		    "backoff", t->url.text, auth ? "authentication failed"
-		    : "store unreachable", why, q_len(t), q_len(t) == 1 ? "" : "s",
+		    "backoff", t->url.text, down, why, q_len(t), q_len(t) == 1 ? "" : "s",
 		    q_len(t) == 1 ? "s" : "");
 	} else if (now - t->said_at >= SAY_AGAIN_S) {
 		t->said_at = now;
 		say(s, "push %s: %s after %" PRIu64 " s (%s); %zu window%s wait",
-		    t->url.text, auth ? "authentication still failing"
-		    : "still unreachable", now - t->down_since, why,
+		    t->url.text, still, now - t->down_since, why,
 		    q_len(t), q_len(t) == 1 ? "" : "s");
 	}
 	t->delay = t->delay * 2 > DELAY_MAX_S ? DELAY_MAX_S : t->delay * 2;
