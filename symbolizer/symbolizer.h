@@ -134,7 +134,7 @@ void sym_session_set_exited_maps(struct sym_session *s, sym_exited_maps_fn fn,
 
 /*
  * sym_process_name(): the process's name when the snapshot of pid's image
- * was taken (its main thread's comm, as /proc/PID/status prints it), NULL
+ * was taken (its main thread's comm, from /proc/PID/stat), NULL
  * when unknown.  Valid while the snapshot is.
  */
 const char *sym_process_name(struct sym_session *s, int pid, uint32_t image);

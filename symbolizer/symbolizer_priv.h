@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "base/untrusted.h"
@@ -82,6 +83,8 @@ struct sym_session {
 	size_t npm_fds;		/* perf-map fds kept open */
 	uint64_t btime;		/* boot time, s since the epoch (procjit.c) */
 	bool btime_done;	/* read, or unknown (btime 0) */
+	struct stat own_pidns;	/* /proc/self/ns/pid (process.c) */
+	bool own_pidns_done, own_pidns_known;
 
 	/* [vdso]: the images seen, by content; and our own */
 	struct sym_file **vdsos;
