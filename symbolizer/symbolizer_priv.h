@@ -90,7 +90,10 @@ struct sym_session {
 	struct sym_file **vdsos;
 	size_t nvdsos, vdso_cap;
 	struct sym_file *own_vdso;	/* NULL: not made yet, or none */
+	const void *own_vdso_img;	/* our mapping of it */
 	size_t own_vdso_len;
+	int own_vdso_same;	/* a live 64-bit process's is ours: 1 yes,
+				 * -1 no, 0 not compared yet (vdso.c) */
 	bool own_vdso_done;		/* looked up, made or absent */
 
 	/* kernel */
@@ -132,8 +135,9 @@ const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
 				 uint64_t abs_addr);
 void sym_jit_release(struct sym_session *s, struct sym_process *p);
 
-/* vdso.c: the [vdso] image file for a mapping of pid (snapshot: read
- * through /proc/PID/mem; else our own vdso, when expect_bid is NULL or
+/* vdso.c: the [vdso] image file for a mapping of pid (snapshot: our own
+ * when it is the same, else read through /proc/PID/mem; else our own
+ * vdso, when expect_bid is NULL or
  * matches it).  NULL when none is available. */
 struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
 			       uint64_t start, uint64_t limit,
