@@ -67,13 +67,15 @@ static struct sym_file *add_image(struct sym_session *s, const void *img,
 	return f;
 }
 
-static void *read_target(int pid, uint64_t start, size_t len)
+static void *read_target(struct sym_session *s, int pid, uint64_t start,
+			 size_t len)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
+	s->stats.vdso_reads++;
 	void *buf = malloc(len);
 	if (buf && pread(fd, buf, len, (off_t)start) != (ssize_t)len) {
 		free(buf);
@@ -153,7 +155,7 @@ static bool is_own_image(struct sym_session *s, int pid, uint64_t start,
 		return false;
 	if (s->own_vdso_same > 0)
 		return true;
-	void *img = read_target(pid, start, len);
+	void *img = read_target(s, pid, start, len);
 	if (!img)
 		return false;	/* gone: the next process tells */
 	s->own_vdso_same = memcmp(img, s->own_vdso_img, len) ? -1 : 1;
@@ -171,7 +173,7 @@ struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
 	if (pid > 0 && !expect_bid && is_own_image(s, pid, start, len))
 		return s->own_vdso;
 	if (pid > 0 && !expect_bid) {
-		void *img = read_target(pid, start, len);
+		void *img = read_target(s, pid, start, len);
 		if (img) {
 			struct sym_file *f = add_image(s, img, len);
 			free(img);
