@@ -374,9 +374,9 @@ static int undelete_real_names(int pid, struct maps_list *ml)
 	return 0;
 }
 
-/* /proc/PID/maps of the process started at starttime into ml. */
-static int read_maps(int pid, uint64_t starttime, struct maps_list *ml,
-		     struct sf_err *err)
+/* /proc/PID/maps into ml (empty when the process has no memory: a
+ * kernel thread, or one exiting). */
+static int read_maps(int pid, struct maps_list *ml, struct sf_err *err)
 {
 	int fd = procfs_open(pid, "maps");
 	if (fd < 0)
@@ -390,9 +390,6 @@ static int read_maps(int pid, uint64_t starttime, struct maps_list *ml,
 	if (rc)
 		return sf_err_set(err, -rc, "cannot read '/proc/%d/maps': %s",
 				  pid, strerror(-rc));
-	/* exited while we read: empty maps */
-	if (!ml->lines && !procfs_same_process(pid, starttime))
-		return sf_err_set(err, ESRCH, "process %d exited", pid);
 	return 0;
 }
 
@@ -403,42 +400,64 @@ static int err_stale(struct sf_err *err, int pid)
 			  "since its sample", pid);
 }
 
-/* Is p still the program sampled?  Read after its map: an image never
- * comes back, so the same start of stack now (want, from the sample; 0:
- * not told) means the map read before was that program's.  A sample taken
- * during the exec itself may have seen the start of the arguments there
- * (procfs.h).  A process that is gone by now cannot say: taken as it is. */
-static int same_program(struct sym_process *p, uint64_t want,
-			struct sf_err *err)
+/*
+ * /proc/PID/stat, read once, after the map: the process's start time,
+ * name and start of stack.  Is p still the program sampled?  An image
+ * never comes back, so the same start of stack now (want, from the
+ * sample; 0: not told) means the map read before was that program's.  A
+ * sample taken during the exec itself may have seen the start of the
+ * arguments there (procfs.h).  A process that has exited since its map
+ * was read (a zombie keeps its start time, not its stack) cannot say:
+ * the map is taken as it is.  An empty map of an exited process is none.
+ */
+static int read_stat(struct sym_process *p, uint64_t want,
+		     struct sf_err *err)
 {
 	struct procfs_stat st;
-	if (procfs_stat(p->pid, &st) == 0)
-		p->startstack = st.startstack;
-	else
+	int rc = procfs_stat(p->pid, &st);
+	if (rc || st.state == 'Z' || st.state == 'X') {
+		if (!p->ml.lines)	/* exited: no memory left */
+			return sf_err_set(err, ESRCH, "process %d exited",
+					  p->pid);
+		if (rc)
+			return 0;	/* reaped: start time unknown */
 		st.argstart = 0;
+	}
+	p->starttime = st.starttime;
+	p->startstack = st.startstack;
+	snprintf(p->name, sizeof(p->name), "%s", st.comm);
 	if (!want || !p->startstack || p->startstack == want ||
 	    st.argstart == want)
 		return 0;
 	return err_stale(err, p->pid);
 }
 
-/* Now, on the clock of /proc/PID/stat's start times (since boot). */
+/* The pid p has in its own pid namespace: p's pid when that is ours (one
+ * stat of /proc/PID/ns/pid), else /proc/PID/status's NSpid. */
+static void read_nspid(struct sym_session *s, struct sym_process *p)
+{
+	struct stat st;
+	if (!s->own_pidns_done) {
+		s->own_pidns_done = true;
+		s->own_pidns_known = !stat("/proc/self/ns/pid", &s->own_pidns);
+	}
+	if (s->own_pidns_known && !procfs_stat_path(p->pid, "ns/pid", &st) &&
+	    st.st_dev == s->own_pidns.st_dev && st.st_ino == s->own_pidns.st_ino)
+		return;		/* process_new() set nspid = pid */
+	char name[sizeof(p->name)];
+	procfs_status(p->pid, &p->nspid, name, sizeof(name));
+}
+
+/* The map first, then the stat (read_stat()): two reads of /proc/PID. */
 static int snapshot(struct sym_session *s, struct sym_process *p,
 		    uint64_t want_stack, struct sf_err *err)
 {
-	struct procfs_stat st;
-	int rc = procfs_stat(p->pid, &st);
-	if (!rc && (st.state == 'Z' || st.state == 'X'))
-		rc = -ESRCH;	/* exited, not yet reaped: no memory left */
-	if (rc)
-		return sf_err_set(err, -rc, "process %d: %s", p->pid,
-				  strerror(-rc));
-	p->starttime = st.starttime;
+	int rc;
 	p->taken_ns = sf_clock_ns(CLOCK_BOOTTIME);
-	procfs_status(p->pid, &p->nspid, p->name, sizeof(p->name));
-	if ((rc = read_maps(p->pid, p->starttime, &p->ml, err)) ||
-	    (rc = same_program(p, want_stack, err)))
+	if ((rc = read_maps(p->pid, &p->ml, err)) ||
+	    (rc = read_stat(p, want_stack, err)))
 		return rc;	/* (before another program's files are opened) */
+	read_nspid(s, p);
 	p->n = p->ml.n;
 	if ((rc = process_set_pm_path(s, p)) || (rc = process_attach_files(s, p, NULL)))
 		return sf_err_set(err, -rc, "snapshot of process %d: %s",
@@ -622,7 +641,7 @@ int sym_process_maps_changed(struct sym_session *s, int pid, uint32_t image)
 		return -ESRCH;
 	struct maps_list ml;
 	maps_list_init(&ml);
-	int rc = read_maps(pid, p->starttime, &ml, NULL);
+	int rc = read_maps(pid, &ml, NULL);
 	if (!rc && !ml.lines)	/* exiting: its memory is gone */
 		rc = -ESRCH;
 	if (!rc)

@@ -134,7 +134,7 @@ void sym_session_set_exited_maps(struct sym_session *s, sym_exited_maps_fn fn,
 
 /*
  * sym_process_name(): the process's name when the snapshot of pid's image
- * was taken (its main thread's comm, as /proc/PID/status prints it), NULL
+ * was taken (its main thread's comm, from /proc/PID/stat), NULL
  * when unknown.  Valid while the snapshot is.
  */
 const char *sym_process_name(struct sym_session *s, int pid, uint32_t image);
@@ -318,6 +318,8 @@ struct sym_stats {
 	uint64_t index_cache_hits, index_builds, index_corrupt;
 	uint64_t processes, files_pinned, files_mismatched;
 	uint64_t refreshes;	/* sym_process_refresh() snapshots taken */
+	uint64_t vdso_reads;	/* [vdso] images read from a process's
+				 * memory (a 64-bit one's is ours: vdso.c) */
 	uint64_t bad_maps_lines;
 	/* files not read because they are not regular files, or (.dwo) not
 	 * in a place they may come from; and files or sections refused past

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "base/untrusted.h"
@@ -82,12 +83,17 @@ struct sym_session {
 	size_t npm_fds;		/* perf-map fds kept open */
 	uint64_t btime;		/* boot time, s since the epoch (procjit.c) */
 	bool btime_done;	/* read, or unknown (btime 0) */
+	struct stat own_pidns;	/* /proc/self/ns/pid (process.c) */
+	bool own_pidns_done, own_pidns_known;
 
 	/* [vdso]: the images seen, by content; and our own */
 	struct sym_file **vdsos;
 	size_t nvdsos, vdso_cap;
 	struct sym_file *own_vdso;	/* NULL: not made yet, or none */
+	const void *own_vdso_img;	/* our mapping of it */
 	size_t own_vdso_len;
+	int own_vdso_same;	/* a live 64-bit process's is ours: 1 yes,
+				 * -1 no, 0 not compared yet (vdso.c) */
 	bool own_vdso_done;		/* looked up, made or absent */
 
 	/* kernel */
@@ -129,8 +135,9 @@ const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
 				 uint64_t abs_addr);
 void sym_jit_release(struct sym_session *s, struct sym_process *p);
 
-/* vdso.c: the [vdso] image file for a mapping of pid (snapshot: read
- * through /proc/PID/mem; else our own vdso, when expect_bid is NULL or
+/* vdso.c: the [vdso] image file for a mapping of pid (snapshot: our own
+ * when it is the same, else read through /proc/PID/mem; else our own
+ * vdso, when expect_bid is NULL or
  * matches it).  NULL when none is available. */
 struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
 			       uint64_t start, uint64_t limit,

@@ -267,6 +267,27 @@ else
 	check "vdso: symbolized from the process's image" \
 		grep -Eq 'reason=ok name=(__vdso_)?clock_gettime module=\[vdso\] ' <<<"$out"
 fi
+# a second 64-bit process's [vdso] is our own image: compared once (the
+# first process), not read again; both still named from it
+start_target "$T/t5v.out" "$T/target" || fail "vdso: target did not start"
+P1=$TPID V=$(word_addr vdso "$T/t5v.out")
+start_target "$T/t5c.out" "$T/target" || fail "vdso: second target did not start"
+V2=$(word_addr vdso "$T/t5c.out")
+if [ -n "$V" ] && [ -n "$V2" ]; then
+	out=$("$ST" snap "$TPID" snap "$P1" kill "$TPID" kill "$P1" \
+		user "$TPID" "$V2" user "$P1" "$V" stats)
+	check_eq "vdso: two processes, both named from the one image" 2 \
+		"$(grep -Ec 'reason=ok name=(__vdso_)?clock_gettime module=\[vdso\] ' <<<"$out")"
+	check "vdso: read from one process's memory only" grep -qx 'vdso_reads 1' <<<"$out"
+fi
+# the name comes from /proc/PID/stat's comm: the same as status's Name:,
+# also with a space and a ')' in it
+cp "$T/target" "$T/t a)b"
+start_target "$T/t5d.out" "$T/t a)b" || fail "name: target did not start"
+check_eq "name: /proc/PID/stat's comm, as status's Name: says" \
+	"name $TPID $(awk -F'\t' '$1 == "Name:" { print $2 }' "/proc/$TPID/status")" \
+	"$("$ST" snap "$TPID" name "$TPID" | grep '^name')"
+kill -9 "$TPID" 2>/dev/null
 
 # [vsyscall] and other pseudo-mappings are labelled, never opened
 if grep -q '\[vsyscall\]$' "/proc/self/maps"; then

@@ -119,6 +119,10 @@ int procfs_stat(int pid, struct procfs_stat *out)
 	*out = (struct procfs_stat){ .state = '?' };
 	/* comm may hold spaces and ')': fields restart after the last ')' */
 	char *p = strrchr(b, ')');
+	char *open = strchr(b, '(');
+	if (p && open && open < p)
+		snprintf(out->comm, sizeof(out->comm), "%.*s",
+			 (int)(p - open - 1), open + 1);
 	rc = -EINVAL;
 	if (p && p[1] == ' ' && p[2])
 		out->state = p[2];

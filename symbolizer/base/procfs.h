@@ -19,10 +19,13 @@
  * each exec, and random with ASLR, so it tells the programs a pid runs
  * apart) and the start of the arguments (field 48, mm->arg_start: what
  * start_stack holds for a moment during the exec, before the ELF loader
- * sets it).  0 for a kernel thread or a zombie. */
+ * sets it).  0 for a kernel thread or a zombie.  comm (field 2): the
+ * main thread's name as the kernel keeps it (raw: what /proc/PID/status
+ * prints as Name: once its escapes are undone), cut to fit. */
 struct procfs_stat {
 	char state;
 	uint64_t num_threads, starttime, startstack, argstart;
+	char comm[64];
 };
 int procfs_stat(int pid, struct procfs_stat *out);
 

@@ -2,11 +2,16 @@
  * vdso.c - [vdso] images for the session (see symbolizer_priv.h).
  *
  * The vDSO is not a file: its image is copied into a memfd so the ELF index
- * can read it like one.  A snapshot reads the target's image through
- * /proc/PID/mem; when that fails our own vDSO is used if the process's
- * executable has our ELF class (the same kernel's image for our ABI), and
- * for saved maps only if its build-id is the one recorded.  Images are
- * shared by content, so there is normally one per session.
+ * can read it like one.  The kernel maps one image per ABI into every
+ * process of that ABI, so a live process whose [vdso] has our image's
+ * length and lies above 4 GiB (a 64-bit process: compat and x32 ones live
+ * below) is given our own image, read from our memory once, without
+ * reading its /proc/PID/mem; the first such process of a session is read
+ * and compared all the same, and if it differs no one is trusted so.
+ * Other snapshots read the target's image through /proc/PID/mem; when
+ * that fails our own vDSO is used if the process's executable has our
+ * ELF class, and for saved maps only if its build-id is the one recorded.
+ * Images are shared by content, so there is normally one per session.
  */
 #include <elf.h>
 #include <errno.h>
@@ -62,13 +67,15 @@ static struct sym_file *add_image(struct sym_session *s, const void *img,
 	return f;
 }
 
-static void *read_target(int pid, uint64_t start, size_t len)
+static void *read_target(struct sym_session *s, int pid, uint64_t start,
+			 size_t len)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
+	s->stats.vdso_reads++;
 	void *buf = malloc(len);
 	if (buf && pread(fd, buf, len, (off_t)start) != (ssize_t)len) {
 		free(buf);
@@ -109,11 +116,12 @@ static int own_vdso(const void **img, size_t *len)
 static struct sym_file *own_file(struct sym_session *s)
 {
 	if (!s->own_vdso_done) {
-		const void *img;
+		const void *img = NULL;
 		size_t len;
 		if (own_vdso(&img, &len))
 			return NULL;		/* EMFILE, ENOMEM: next time */
 		s->own_vdso = len ? add_image(s, img, len) : NULL;
+		s->own_vdso_img = img;
 		s->own_vdso_len = len;
 		s->own_vdso_done = !len || s->own_vdso;	/* retry on ENOMEM */
 	}
@@ -137,6 +145,24 @@ static bool same_class(int pid)
 	return ok;
 }
 
+/* Is live pid's [vdso] at start, len bytes, our own image (see the top)?
+ * The first one asked is read and compared (false: read it). */
+static bool is_own_image(struct sym_session *s, int pid, uint64_t start,
+			 size_t len)
+{
+	if (sizeof(void *) != 8 || start >> 32 == 0 || s->own_vdso_same < 0 ||
+	    !own_file(s) || s->own_vdso_len != len)
+		return false;
+	if (s->own_vdso_same > 0)
+		return true;
+	void *img = read_target(s, pid, start, len);
+	if (!img)
+		return false;	/* gone: the next process tells */
+	s->own_vdso_same = memcmp(img, s->own_vdso_img, len) ? -1 : 1;
+	free(img);
+	return s->own_vdso_same > 0;
+}
+
 struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
 			       uint64_t start, uint64_t limit,
 			       const char *expect_bid)
@@ -144,8 +170,10 @@ struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
 	size_t len = (size_t)(limit - start);
 	if (len == 0 || len > VDSO_MAX)
 		return NULL;
+	if (pid > 0 && !expect_bid && is_own_image(s, pid, start, len))
+		return s->own_vdso;
 	if (pid > 0 && !expect_bid) {
-		void *img = read_target(pid, start, len);
+		void *img = read_target(s, pid, start, len);
 		if (img) {
 			struct sym_file *f = add_image(s, img, len);
 			free(img);

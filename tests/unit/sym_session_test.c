@@ -11,12 +11,14 @@
  *   forgetolder PID:IMG  sym_process_forget_older; prints "forgetolder PID N"
  *   dropretired          sym_session_drop_retired; prints "dropretired N"
  *   refresh PID          sym_process_refresh; prints "refresh PID RC"
+ *   name PID             sym_process_name; prints "name PID NAME" (a
+ *                        newline in it as \n; "-" when unknown)
  *   user PID ADDR [ret]  sym_lookup_user; prints a result line
  *   kern ADDR [ret]      sym_lookup_kernel
  *   elf PATH ADDR        sym_lookup_elf
  *   write PID FILE       sym_process_write_maps
  *   load PID FILE        sym_process_load_maps
- *   stats                prints every sym_stats counter
+ *   stats                prints every sym_stats counter (two lines)
  *   warnings             drains the warning queue ("warning: ...")
  *   refused              "refused files=N bounds=M": files not read and
  *                        refusals past a size bound (sym_stats)
@@ -202,6 +204,7 @@ static void print_stats(struct sym_session *s)
 	       st.lookups, st.unresolved, st.processes, st.files_pinned,
 	       st.files_mismatched, st.bad_maps_lines, st.index_builds,
 	       st.index_cache_hits, st.index_corrupt);
+	printf("vdso_reads %" PRIu64 "\n", st.vdso_reads);
 }
 
 /* "PID" or "PID:IMAGE" */
@@ -315,6 +318,15 @@ int main(int argc, char **argv)
 			int pid = pid_arg(argv[++i], &image);
 			printf("refresh %d %d\n", pid,
 			       sym_process_refresh(s, pid, image, &err));
+		} else if (!strcmp(a, "name")) {
+			NEED(1);
+			uint32_t image;
+			int pid = pid_arg(argv[++i], &image);
+			const char *n = sym_process_name(s, pid, image);
+			printf("name %d ", pid);
+			for (; n && *n; n++)
+				fputs(*n == '\n' ? "\\n" : (char[]){ *n, 0 }, stdout);
+			puts(n ? "" : "-");
 		} else if (!strcmp(a, "kill")) {
 			NEED(1);
 			uint32_t image;
