@@ -26,7 +26,8 @@
 
 /* 128 pages of data a CPU (512 KiB with 4 KiB pages): some 5,000
  * records, seconds of a shell loop's exec churn at the rate the loop
- * reads them (it wakes at a quarter full). */
+ * reads them (it wakes at a quarter full).  perfside_open() may be given
+ * another size. */
 #define PERFSIDE_PAGES 128
 
 /* The trailer sample_id_all adds to every record: PERF_SAMPLE_TID then
@@ -163,13 +164,18 @@ static int open_targets(struct perfside *ps, int *slot, const int *pids,
 }
 
 int perfside_open(struct perfside *ps, const int *pids, size_t npids,
-		  uint64_t keep_ns, struct sf_err *err)
+		  unsigned pages, uint64_t keep_ns, struct sf_err *err)
 {
 	memset(ps, 0, sizeof(*ps));
+	if (pages & (pages - 1) || pages > PERFSIDE_PAGES_MAX)
+		return sf_err_set(err, EINVAL, "side-band ring of %u pages: "
+				  "a power of two up to %u wanted", pages,
+				  PERFSIDE_PAGES_MAX);
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	if (n < 1)
 		n = 1;
-	ps->ring_bytes = PERFSIDE_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	ps->ring_bytes = (pages ? pages : PERFSIDE_PAGES) *
+			 (size_t)sysconf(_SC_PAGESIZE);
 	ps->fd = calloc((size_t)n, sizeof(*ps->fd));
 	ps->ring = calloc((size_t)n, sizeof(*ps->ring));
 	ps->buf = malloc(65536);	/* a record's size is a u16 */

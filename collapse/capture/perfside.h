@@ -46,16 +46,20 @@ struct perfside {
 	size_t nrefs, refscap;
 };
 
-/* Open the events on every online CPU; an exited process is kept keep_ns.
+/* The largest ring perfside_open() takes, in pages a CPU. */
+#define PERFSIDE_PAGES_MAX 16384u
+
+/* Open the events on every online CPU, each CPU's ring of pages pages (a
+ * power of two; 0: 128); an exited process is kept keep_ns.
  * npids 0: every process's records (pid -1).  Else those of pids[] (a
  * process id, or a thread's: its whole process) and of every process they
  * fork later: an inherited event per thread and CPU, as perf record -p
  * opens them (the kernel refuses to mmap an inherited event that is not
- * bound to a CPU).  0, or -errno (EACCES without CAP_PERFMON, ESRCH when
- * no target is left, EMFILE past the open files' limit, ...) with err
- * filled and nothing to release. */
+ * bound to a CPU).  0, or -errno (EINVAL: pages, EACCES without
+ * CAP_PERFMON, ESRCH when no target is left, EMFILE past the open files'
+ * limit, ...) with err filled and nothing to release. */
 int perfside_open(struct perfside *ps, const int *pids, size_t npids,
-		  uint64_t keep_ns, struct sf_err *err);
+		  unsigned pages, uint64_t keep_ns, struct sf_err *err);
 /* The events' fds, for poll(): each becomes readable once its ring is a
  * quarter full.  Returns ps->ncpu, *fds into ps. */
 int perfside_fds(const struct perfside *ps, const int **fds);

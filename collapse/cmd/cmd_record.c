@@ -589,6 +589,14 @@ static int finish(struct rec *x)
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, capture_ns(x));
 	meta_line(x, PROTOCOL_META_DURATION_NS, buf);
+	/* the side band's losses: a counter of the outputs and the raw
+	 * capture, as bpftrace's lost events are */
+	if (x->side.ncpu)
+		perfside_drain(&x->side);
+	if (x->side.lost) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, x->side.lost);
+		meta_line(x, PROTOCOL_META_SIDEBAND_LOST, buf);
+	}
 	struct report_input_stats st;
 	int end = report_end_input(&x->r, &st);
 	raw_refreshed(x);
@@ -651,18 +659,29 @@ static int check_outputs(const struct cli *c)
 
 /* The side band, before bpftrace starts: a process that exits before its
  * first sample is read then has its maps.  Without it (no CAP_PERFMON,
- * STACKFOLD_SIDEBAND=0), such a process is counted unsaved, as before. */
+ * STACKFOLD_SIDEBAND=0), such a process is counted unsaved, as before.
+ * STACKFOLD_SIDEBAND_PAGES=N: its ring's pages a CPU (the advice when
+ * records were lost). */
 static void side_open(struct rec *x)
 {
 	const char *env = getenv("STACKFOLD_SIDEBAND");
+	const char *pg = getenv("STACKFOLD_SIDEBAND_PAGES");
 	struct sf_err e = { "" };
+	uint64_t pages = 0;
 	if (env && !strcmp(env, "0"))
 		return;
+	if (pg && *pg && (!sf_parse_u64(pg, strlen(pg), &pages) || !pages ||
+			  pages > PERFSIDE_PAGES_MAX || (pages & (pages - 1)))) {
+		fprintf(stderr, "stackfold: STACKFOLD_SIDEBAND_PAGES=%s: a power "
+			"of two up to %u wanted; 128 taken\n", pg,
+			PERFSIDE_PAGES_MAX);
+		pages = 0;
+	}
 	/* kept past the flush that names its samples (bpftrace prints
 	 * them a flush or two after they were taken) */
 	uint64_t keep = (uint64_t)(x->c->flush ? x->c->flush : 1) * 3 + 5;
 	if (perfside_open(&x->side, x->c->side_pids, x->c->nside,
-			  keep * 1000000000ULL, &e)) {
+			  (unsigned)pages, keep * 1000000000ULL, &e)) {
 		if (x->c->verbose)
 			fprintf(stderr, "stackfold: %s: processes that exit "
 				"before their first sample is read are not "
