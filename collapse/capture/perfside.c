@@ -356,7 +356,8 @@ void perfside_drain(struct perfside *ps)
 	ps->nbatch = ps->nrefs = 0;
 	for (int i = 0; i < ps->ncpu; i++)
 		drain_ring(ps, ps->ring[i]);
-	qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), by_time);
+	if (ps->nrefs)	/* (none read: refs may still be NULL) */
+		qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), by_time);
 	for (size_t i = 0; i < ps->nrefs; i++) {
 		char *r = ps->batch + ps->refs[i].off;
 		struct perf_event_header h;
