@@ -11,7 +11,12 @@
 #     CPU (stackfold's "cpu:" line), against perf record's CPU (user+sys,
 #     /usr/bin/time; the kernel's copying in the sampled task is in
 #     neither);
-#  3. post-processing: a 30 s system-wide capture (-a; UNWIND_SYS=-p:
+#  3. short-lived processes: `(while :; do /bin/true; done)` under -a
+#     for SHORT_SECS s, stackfold and `perf record --call-graph dwarf -a`
+#     at the same time, twice: the side band on, then off
+#     (STACKFOLD_SIDEBAND=0): true's samples unwound to the entry
+#     (tests/tools/entryshare.py, samples inside execve or exit left out);
+#  4. post-processing: a 30 s system-wide capture (-a; UNWIND_SYS=-p:
 #     only the two busy processes) with xz and python3 busy, taken by both
 #     tools at once, then
 #     each processed with a cold cache:
@@ -22,12 +27,16 @@ set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${UNWIND_SECS:-14}
 WARM=${UNWIND_WARM:-6}	# steady state: from this many s after bpftrace started
+SHORT_SECS=${UNWIND_SHORT_SECS:-5}	# 0: no short-lived part
 SYS_SECS=${UNWIND_SYS_SECS:-30}	# 0: no post-processing part
 # UNWIND_WORKLOADS="xz" runs fewer (""): none
 W=$(mktemp -d)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 kids=()
 cleanup() {
+	# the main shell's exit only (bash may run the EXIT trap in a
+	# command substitution's subshell too)
+	[ "$BASHPID" = "$$" ] || return 0
 	sysctl -q -w kernel.bpf_stats_enabled="$old_stats"
 	for k in "${kids[@]}"; do kill "$k" 2>/dev/null || true; done
 	rm -rf "$W"
@@ -160,7 +169,36 @@ echo " state, one-time work in it included (bpftrace reads /proc/kallsyms at the
 echo " perf: perf record's CPU, start to end, over its"
 echo " samples, without the kernel's copy of 8 KiB a sample in the sampled task, which no tool here sees)"
 
-[ "$SYS_SECS" = 0 ] && exit 0	# UNWIND_SYS_SECS=0: the first part only
+# short SIDEBAND: one run of the /bin/true loop under -a, stackfold (its
+# side band SIDEBAND: 1 on, 0 off) and perf at the same time; a table row
+short() {
+	(while :; do /bin/true; done) &
+	local loop=$! load
+	kids+=("$loop")
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	perf record -q -F 99 -e cpu-clock --call-graph dwarf -a -o "$W/short.data" \
+		-- sleep "$((SHORT_SECS + 1))" >/dev/null 2>&1 &
+	local pr=$!
+	STACKFOLD_SIDEBAND=$1 "$TOP/scripts/profile" --call-graph dwarf -a -d "$SHORT_SECS" \
+		-f folded -o "$W/short" >/dev/null 2>"$W/short.err" </dev/null || true
+	wait "$pr" || true
+	kill "$loop" 2>/dev/null || true
+	wait "$loop" 2>/dev/null || true
+	perf script -i "$W/short.data" -F comm,tid,ip,sym,dso --no-inline >"$W/short.perf" 2>/dev/null || true
+	printf '%-9s %-32s %-32s %s\n' "$([ "$1" = 1 ] && echo on || echo off)" \
+		"$(python3 "$TOP/tests/tools/entryshare.py" --folded "$W/short.folded" true)" \
+		"$(python3 "$TOP/tests/tools/entryshare.py" --perf "$W/short.perf" true)" "$load"
+}
+if [ "$SHORT_SECS" != 0 ]; then
+	printf '\n== short-lived processes: (while :; do /bin/true; done) under -a, %s s at 99 Hz, %s, %s CPUs\n' \
+		"$SHORT_SECS" "$(uname -n)" "$(nproc)"
+	echo "true's samples unwound to the entry (reached/total, samples in execve or exit left out)"
+	printf '%-9s %-32s %-32s %s\n' "side band" "stackfold" "perf record, same run" "load (1 min)"
+	short 1
+	short 0
+fi
+
+[ "$SYS_SECS" = 0 ] && exit 0	# UNWIND_SYS_SECS=0: no post-processing part
 printf '\n== post-processing a %s s capture of xz and python3, both busy (%s), cold cache\n' "$SYS_SECS" "${UNWIND_SYS:--a}"
 start xz
 start python3

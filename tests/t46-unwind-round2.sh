@@ -269,7 +269,17 @@ C
 gcc -O2 -fomit-frame-pointer -o "$T/bigframes" "$T/bigframes.c"
 "$T/bigframes" &
 G=$!
-"$P" --call-graph dwarf -U -f folded -o "$T/big" -p $G -d 3 >/dev/null 2>"$T/big.err"
+# ...and, -p: the side band reads the target's records only.  Meanwhile
+# another process starts a /bin/true every 50 ms (some 60 processes): a
+# side band of every process would hold their maps too.
+(while :; do /bin/true; sleep 0.05; done) &
+C=$!
+"$P" -v --call-graph dwarf -U -f folded -o "$T/big" -p $G -d 3 >/dev/null 2>"$T/big.err"
+kill $C; wait $C 2>/dev/null
+side=$(grep '^stackfold: side band: ' "$T/big.err")
+made=$(sed -n 's/^stackfold: side band: [0-9]* records of \([0-9]*\) processes (the targets and their descendants).*/\1/p' <<<"$side")
+check "-p: the side band holds the target's records only (bigframes forks nothing; another process forks 20 a second): $side" \
+	test -n "$made" -a "${made:-9}" -le 1
 try=$(sed -n 's/^stackfold: [0-9]*% of samples truncated at 8192 bytes: try --stack-size \([0-9]*\)$/\1/p' "$T/big.err")
 check "big frames (15 KiB stacks): the capture says which --stack-size to try ($try)" test -n "$try"
 "$P" --call-graph dwarf --stack-size "${try:-16384}" -U -f folded -o "$T/big2" -p $G -d 3 >/dev/null 2>"$T/big2.err"

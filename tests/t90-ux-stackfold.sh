@@ -94,6 +94,17 @@ check_eq "a raw capture's loss: not said again without -v" "" "$(cat l.err)"
 check "... said with -v" grep -q 'bpftrace lost 3 events' lv.err
 check "... with what it means and what to do, in words" \
 	grep -q 'some frames of short-lived processes show as \[unknown\]; more perf-buffer pages' lv.err
+# the side band's lost records (stackfold record's "#meta sideband_lost"):
+# a counter of the summary, the advice and pprof's comment
+printf '# stackfold-capture 1\n#meta hz 99\n#meta sideband_lost 4\n@[\n    foo+1\n]: 5\n' >sidelost.txt
+"$SF" -v -f pprof -o sidelost.pb.gz sidelost.txt 2>sv.err
+check "side-band records lost: said with -v" \
+	grep -q '; 4 side-band records lost (the kernel.s ring was full' sv.err
+check "... with the advice: a larger ring" \
+	grep -q "the kernel's side-band ring overflowed: .*STACKFOLD_SIDEBAND_PAGES=" sv.err
+"$SF" -v -f folded -o /dev/null sidelost.pb.gz 2>svp.err
+check "... in pprof's comment (read back from it)" \
+	grep -q '; 4 side-band records lost (' svp.err
 
 # ---- not a profile: one line, the accepted forms, exit 2 ----
 "$SF" /bin/ls >/dev/null 2>ls.err

@@ -9,12 +9,14 @@
  * (one that wraps at the data area's end through ps->buf), then
  * data_tail stored with release order so the kernel may reuse them.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -24,7 +26,8 @@
 
 /* 128 pages of data a CPU (512 KiB with 4 KiB pages): some 5,000
  * records, seconds of a shell loop's exec churn at the rate the loop
- * reads them (it wakes at a quarter full). */
+ * reads them (it wakes at a quarter full).  perfside_open() may be given
+ * another size. */
 #define PERFSIDE_PAGES 128
 
 /* The trailer sample_id_all adds to every record: PERF_SAMPLE_TID then
@@ -61,52 +64,142 @@ static void init_attr(struct perf_event_attr *a)
 	a->exclude_hv = 1;
 }
 
-static int open_cpu(struct perfside *ps, int cpu, const struct perf_event_attr *a)
+/* One event of pid (-1: every process) on cpu, its records into the
+ * CPU's ring: the CPU's first event maps it, the others write into it
+ * (PERF_EVENT_IOC_SET_OUTPUT).  slot[cpu]: the ring's index in ps, -1
+ * while it has none. */
+static int open_event(struct perfside *ps, int *slot, int pid, int cpu,
+		      const struct perf_event_attr *a)
 {
-	int fd = (int)syscall(SYS_perf_event_open, a, -1, cpu, -1,
+	int fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, -1,
 			      PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	size_t len = (PERFSIDE_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
+	if (slot[cpu] >= 0) {
+		int e = sf_grow((void **)&ps->xfd, &ps->xfdcap, ps->nxfd + 1,
+				sizeof(*ps->xfd)) ? -ENOMEM : 0;
+		if (!e && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ps->fd[slot[cpu]]))
+			e = -errno;
+		if (e) {
+			close(fd);
+			return e;
+		}
+		ps->xfd[ps->nxfd++] = fd;
+		return 0;
+	}
+	size_t len = ps->ring_bytes + (size_t)sysconf(_SC_PAGESIZE);
 	void *r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r == MAP_FAILED) {
 		int e = -errno;
 		close(fd);
 		return e;
 	}
+	slot[cpu] = ps->ncpu;
 	ps->fd[ps->ncpu] = fd;
 	ps->ring[ps->ncpu++] = r;
 	return 0;
 }
 
-int perfside_open(struct perfside *ps, uint64_t keep_ns, struct sf_err *err)
+/* pid's events on every CPU: 0, or the first error but ENODEV (an
+ * offline CPU) and ESRCH (a thread that has exited: it has no records). */
+static int open_pid(struct perfside *ps, int *slot, int pid, long ncpus,
+		    const struct perf_event_attr *a)
+{
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		int e = open_event(ps, slot, pid, cpu, a);
+		if (e == -ESRCH)
+			return 0;
+		if (e && e != -ENODEV)
+			return e;
+	}
+	return 0;
+}
+
+/* The thread ids of pid's process (/proc/PID/task), appended to *tids
+ * (those there already are not).  0, -ESRCH (gone) or -ENOMEM. */
+static int add_threads(int pid, int **tids, size_t *n, size_t *cap)
+{
+	char path[40];
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -ESRCH;
+	struct dirent *de;
+	int ret = 0;
+	while (!ret && (de = readdir(d))) {
+		uint64_t t;
+		bool known = false;
+		if (!sf_parse_u64(de->d_name, strlen(de->d_name), &t) || !t ||
+		    t > INT32_MAX)
+			continue;
+		for (size_t i = 0; i < *n && !known; i++)
+			known = (*tids)[i] == (int)t;
+		if (known)
+			continue;
+		if (sf_grow((void **)tids, cap, *n + 1, sizeof(**tids)))
+			ret = -ENOMEM;
+		else
+			(*tids)[(*n)++] = (int)t;
+	}
+	closedir(d);
+	return ret;
+}
+
+/* The targets' events: each thread's, inherited (a thread or process it
+ * starts later has them too).  The threads are read once, as perf record
+ * -p reads them: one started by an untraced thread between that read and
+ * its creator's open is not followed. */
+static int open_targets(struct perfside *ps, int *slot, const int *pids,
+			size_t npids, long ncpus, const struct perf_event_attr *a)
+{
+	int *tids = NULL, ret = 0;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < npids && ret != -ENOMEM; i++)
+		ret = add_threads(pids[i], &tids, &n, &cap);
+	ret = ret == -ENOMEM ? ret : 0;
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = open_pid(ps, slot, tids[i], ncpus, a);
+	free(tids);
+	return !ret && !ps->ncpu ? -ESRCH : ret;
+}
+
+int perfside_open(struct perfside *ps, const int *pids, size_t npids,
+		  unsigned pages, uint64_t keep_ns, struct sf_err *err)
 {
 	memset(ps, 0, sizeof(*ps));
+	if (pages & (pages - 1) || pages > PERFSIDE_PAGES_MAX)
+		return sf_err_set(err, EINVAL, "side-band ring of %u pages: "
+				  "a power of two up to %u wanted", pages,
+				  PERFSIDE_PAGES_MAX);
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	if (n < 1)
 		n = 1;
-	ps->ring_bytes = PERFSIDE_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	ps->ring_bytes = (pages ? pages : PERFSIDE_PAGES) *
+			 (size_t)sysconf(_SC_PAGESIZE);
 	ps->fd = calloc((size_t)n, sizeof(*ps->fd));
 	ps->ring = calloc((size_t)n, sizeof(*ps->ring));
 	ps->buf = malloc(65536);	/* a record's size is a u16 */
-	if (!ps->fd || !ps->ring || !ps->buf) {
+	int *slot = malloc((size_t)n * sizeof(*slot));
+	if (!ps->fd || !ps->ring || !ps->buf || !slot) {
+		free(slot);
 		perfside_close(ps);
 		return sf_err_set(err, ENOMEM, "out of memory");
 	}
+	for (long i = 0; i < n; i++)
+		slot[i] = -1;
 	struct perf_event_attr a;
 	init_attr(&a);
 	a.wakeup_watermark = (uint32_t)(ps->ring_bytes / 4);
-	int first = 0;
-	for (int cpu = 0; cpu < n; cpu++) {
-		int e = open_cpu(ps, cpu, &a);
-		if (e && e != -ENODEV && !first)	/* ENODEV: offline */
-			first = e;
-	}
-	if (!ps->ncpu || first) {
+	a.inherit = npids > 0;
+	int e = npids ? open_targets(ps, slot, pids, npids, n, &a) :
+			open_pid(ps, slot, -1, n, &a);
+	free(slot);
+	if (!e && !ps->ncpu)
+		e = -ENODEV;
+	if (e) {
 		perfside_close(ps);
-		return sf_err_set(err, first ? -first : ENODEV,
-				  "side-band perf event: %s",
-				  strerror(first ? -first : ENODEV));
+		return sf_err_set(err, -e, "side-band perf event: %s",
+				  strerror(-e));
 	}
 	sidemaps_init(&ps->maps, keep_ns);
 	return 0;
@@ -263,7 +356,8 @@ void perfside_drain(struct perfside *ps)
 	ps->nbatch = ps->nrefs = 0;
 	for (int i = 0; i < ps->ncpu; i++)
 		drain_ring(ps, ps->ring[i]);
-	qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), by_time);
+	if (ps->nrefs)	/* (none read: refs may still be NULL) */
+		qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), by_time);
 	for (size_t i = 0; i < ps->nrefs; i++) {
 		char *r = ps->batch + ps->refs[i].off;
 		struct perf_event_header h;
@@ -355,7 +449,9 @@ int perfside_maps_text(const struct perfside *ps, int pid, uint32_t image,
 
 void perfside_close(struct perfside *ps)
 {
-	size_t len = (PERFSIDE_PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = ps->ring_bytes + (size_t)sysconf(_SC_PAGESIZE);
+	for (size_t i = 0; i < ps->nxfd; i++)
+		close(ps->xfd[i]);
 	for (int i = 0; i < ps->ncpu; i++) {
 		munmap(ps->ring[i], len);
 		close(ps->fd[i]);
@@ -367,5 +463,6 @@ void perfside_close(struct perfside *ps)
 	free(ps->buf);
 	free(ps->batch);
 	free(ps->refs);
+	free(ps->xfd);
 	memset(ps, 0, sizeof(*ps));
 }

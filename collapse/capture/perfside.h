@@ -1,8 +1,9 @@
 /*
- * perfside.h - the kernel's side-band records of every process (mmap of
- * executable memory, exec and comm, fork and exit), as perf record reads
- * them: a software dummy event per CPU, pid -1, whose ring buffers carry
- * no samples, only those records.  stackfold record reads them so that a
+ * perfside.h - the kernel's side-band records (mmap of executable memory,
+ * exec and comm, fork and exit) of every process, or of target processes
+ * and their descendants only, as perf record reads them: software dummy
+ * events whose ring buffers (one per CPU) carry no samples, only those
+ * records.  stackfold record reads them so that a
  * process that exited before its /proc/PID/maps could be read (a
  * short-lived one under -a) still has its map: perfside_maps_text() writes
  * it as /proc/PID/maps lines and the "#" lines sym_process_load_maps()
@@ -28,10 +29,13 @@ struct perfside_ref {
 };
 
 struct perfside {
-	int ncpu;		/* events open (0: closed) */
-	int *fd;		/* per CPU, owned */
+	int ncpu;		/* rings open (0: closed) */
+	int *fd;		/* per CPU: the event owning its ring, owned */
 	void **ring;		/* per CPU: its mmap()ed pages, owned */
 	size_t ring_bytes;	/* data area per CPU (a power of two) */
+	int *xfd;		/* targets' other events, writing into their
+				 * CPU's ring (SET_OUTPUT), owned */
+	size_t nxfd, xfdcap;
 	struct sidemaps maps;
 	uint64_t lost;		/* records the kernel dropped (ring full) */
 	uint64_t records;	/* records read */
@@ -42,10 +46,20 @@ struct perfside {
 	size_t nrefs, refscap;
 };
 
-/* Open the events on every online CPU; an exited process is kept keep_ns.
- * 0, or -errno (EACCES without CAP_PERFMON, ...) with err filled and
- * nothing to release. */
-int perfside_open(struct perfside *ps, uint64_t keep_ns, struct sf_err *err);
+/* The largest ring perfside_open() takes, in pages a CPU. */
+#define PERFSIDE_PAGES_MAX 16384u
+
+/* Open the events on every online CPU, each CPU's ring of pages pages (a
+ * power of two; 0: 128); an exited process is kept keep_ns.
+ * npids 0: every process's records (pid -1).  Else those of pids[] (a
+ * process id, or a thread's: its whole process) and of every process they
+ * fork later: an inherited event per thread and CPU, as perf record -p
+ * opens them (the kernel refuses to mmap an inherited event that is not
+ * bound to a CPU).  0, or -errno (EINVAL: pages, EACCES without
+ * CAP_PERFMON, ESRCH when no target is left, EMFILE past the open files'
+ * limit, ...) with err filled and nothing to release. */
+int perfside_open(struct perfside *ps, const int *pids, size_t npids,
+		  unsigned pages, uint64_t keep_ns, struct sf_err *err);
 /* The events' fds, for poll(): each becomes readable once its ring is a
  * quarter full.  Returns ps->ncpu, *fds into ps. */
 int perfside_fds(const struct perfside *ps, const int **fds);

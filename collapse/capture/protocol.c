@@ -104,6 +104,7 @@ static const char *const meta_names[PROTOCOL_META_UNKNOWN] = {
 	[PROTOCOL_META_LOST] = "lost",
 	[PROTOCOL_META_STACKID_ERRORS] = "stackid_errors",
 	[PROTOCOL_META_ENDED] = "ended",
+	[PROTOCOL_META_SIDEBAND_LOST] = "sideband_lost",
 };
 
 const char *protocol_meta_name(enum protocol_meta k)

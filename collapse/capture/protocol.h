@@ -105,6 +105,7 @@ enum protocol_meta {
 	PROTOCOL_META_LOST,		/* events lost (a replay's count) */
 	PROTOCOL_META_STACKID_ERRORS,
 	PROTOCOL_META_ENDED,		/* bpftrace ended early: how */
+	PROTOCOL_META_SIDEBAND_LOST,	/* side-band records lost */
 	PROTOCOL_META_UNKNOWN,
 };
 /* The key of enum k ("hz"...), and the enum of a key (UNKNOWN if none). */

@@ -72,6 +72,7 @@ static struct side_proc *fresh(struct sidemaps *sm, int pid)
 	}
 	*pp = p;
 	sm->nprocs++;
+	sm->made++;
 	return p;
 }
 

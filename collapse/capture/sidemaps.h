@@ -46,6 +46,8 @@ struct sidemaps {
 	uint64_t keep_ns;	/* an exited process is kept this long */
 	uint64_t dropped;	/* events not applied (out of memory) */
 	size_t nprocs;
+	uint64_t made;		/* process entries ever made (-v: how many
+				 * processes the records were of) */
 };
 
 void sidemaps_init(struct sidemaps *sm, uint64_t keep_ns);

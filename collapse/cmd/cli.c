@@ -18,7 +18,7 @@ enum {
 	OPT_HEIGHT, OPT_FONTSIZE, OPT_FONTWIDTH, OPT_FONTTYPE, OPT_BGCOLORS,
 	OPT_NAMETYPE, OPT_NOTES, OPT_CP, OPT_HASH, OPT_RANDOM, OPT_REVERSE,
 	OPT_NEGATE, OPT_NORMALIZE, OPT_NONORMALIZE, OPT_SORT, OPT_DELIMIT,
-	OPT_PROVENANCE, OPT_NOPROVENANCE, OPT_LIST,
+	OPT_PROVENANCE, OPT_NOPROVENANCE, OPT_LIST, OPT_SIDEPID,
 };
 
 /* "usage: stackfold [report] ..." and a line for each other subcommand
@@ -89,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "countdown", no_argument, NULL, OPT_COUNTDOWN },
 	{ "watch-pid", required_argument, NULL, OPT_WATCH },
 	{ "start-pid", required_argument, NULL, OPT_START },
+	{ "side-pid", required_argument, NULL, OPT_SIDEPID },
 	{ "flush", required_argument, NULL, OPT_FLUSH },
 	/* hidden: the scripts' way to the tool's tables (cli_list) */
 	{ "list", required_argument, NULL, OPT_LIST },
@@ -110,6 +111,10 @@ void cli_usage(FILE *out, bool record)
 		      "                         stop once every PID (a process, or a thread\n"
 		      "                         id) has exited; may be given more than once\n"
 		      "      --start-pid PID    send SIGCONT to PID once bpftrace attached\n"
+		      "      --side-pid PID[,PID...]\n"
+		      "                         read the kernel's map records of these\n"
+		      "                         processes and their descendants only (default:\n"
+		      "                         every process's)\n"
 		      "      --flush SEC        the program prints and clears its map every\n"
 		      "                         SEC s and says \"#flushed\": stop between flushes\n"
 		      "      --save-raw FILE    also keep the raw capture (re-readable)\n\n",
@@ -357,6 +362,15 @@ static int parse_watch(struct cli *c, const char *arg)
 			      CLI_MAX_WATCH);
 }
 
+/* --side-pid PID[,PID...]: appended to the list (repeatable) */
+static int parse_side(struct cli *c, const char *arg)
+{
+	if (!c->record)
+		return bad("bad --side-pid", arg);
+	return cli_parse_pids("--side-pid", arg, c->side_pids, &c->nside,
+			      CLI_MAX_WATCH);
+}
+
 /* With a suffix and a temporary name's (or a window's name), an output
  * must fit in PATH_MAX: a longer one was cut short, silently. */
 int cli_output_len(const char *cmd, const char *opt, const char *arg)
@@ -482,6 +496,7 @@ static int parse_one(struct cli *c, int opt, const char *arg)
 		c->countdown = true;
 		break;
 	case OPT_WATCH: return parse_watch(c, arg);
+	case OPT_SIDEPID: return parse_side(c, arg);
 	case OPT_FLUSH:
 		if (!c->record || !parse_uint(arg, &c->flush))
 			return bad("bad --flush", arg);

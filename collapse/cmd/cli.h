@@ -42,6 +42,8 @@ struct cli {
 	int watch_pids[CLI_MAX_WATCH];	/* --watch-pid: stop once every one of */
 	unsigned nwatch;		/* these pids (or tids) has exited */
 	int start_pid;		/* SIGCONT this pid once attached */
+	int side_pids[CLI_MAX_WATCH];	/* --side-pid: the side band follows */
+	unsigned nside;			/* these and their descendants (0: all) */
 	unsigned flush;		/* the program's flush period (s), 0: none */
 };
 

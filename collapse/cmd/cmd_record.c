@@ -9,7 +9,9 @@
  * once (bpftrace then prints its maps and exits), a second one aborts with
  * nothing written (exit 130).  A process gone before its map was read
  * gets the one the kernel's side-band records told (perfside.h), as perf
- * keeps short-lived processes; STACKFOLD_SIDEBAND=0 turns that off.
+ * keeps short-lived processes: every process's, or with --side-pid those
+ * of the targets and their descendants; STACKFOLD_SIDEBAND=0 turns that
+ * off.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,7 +61,8 @@ struct rec {
 	double cpu0_self, cpu0_kids;
 	bool memlock_said;	/* -v: bpftrace's RLIMIT_MEMLOCK line explained */
 	uint64_t resume_at;	/* bt.clock.flushes to resume held[] at */
-	struct perfside side;	/* mappings of every process (ncpu 0: off) */
+	struct perfside side;	/* mappings of every process, or of the
+				 * --side-pid ones (ncpu 0: off) */
 	uint64_t side_saved;	/* processes whose map came from it */
 	bool in_first_sample;	/* first_sample() saves the map it takes */
 };
@@ -572,10 +575,13 @@ static void print_cost(const struct rec *x)
 		ru_cpu_s(&self) - x->cpu0_self,
 		cpu_s(RUSAGE_CHILDREN) - x->cpu0_kids, self.ru_maxrss);
 	if (x->side.ncpu)
-		fprintf(stderr, "stackfold: side band: %" PRIu64 " records, %"
-			PRIu64 " lost, %" PRIu64 " not applied; %" PRIu64
-			" exited processes' maps from it\n", x->side.records,
-			x->side.lost, x->side.maps.dropped, x->side_saved);
+		fprintf(stderr, "stackfold: side band: %" PRIu64 " records of %"
+			PRIu64 " processes (%s), %" PRIu64 " lost, %" PRIu64
+			" not applied; %" PRIu64 " exited processes' maps from "
+			"it\n", x->side.records, x->side.maps.made,
+			x->c->nside ? "the targets and their descendants" :
+			"every process", x->side.lost, x->side.maps.dropped,
+			x->side_saved);
 }
 
 static int finish(struct rec *x)
@@ -583,6 +589,14 @@ static int finish(struct rec *x)
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%" PRIu64, capture_ns(x));
 	meta_line(x, PROTOCOL_META_DURATION_NS, buf);
+	/* the side band's losses: a counter of the outputs and the raw
+	 * capture, as bpftrace's lost events are */
+	if (x->side.ncpu)
+		perfside_drain(&x->side);
+	if (x->side.lost) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, x->side.lost);
+		meta_line(x, PROTOCOL_META_SIDEBAND_LOST, buf);
+	}
 	struct report_input_stats st;
 	int end = report_end_input(&x->r, &st);
 	raw_refreshed(x);
@@ -645,17 +659,29 @@ static int check_outputs(const struct cli *c)
 
 /* The side band, before bpftrace starts: a process that exits before its
  * first sample is read then has its maps.  Without it (no CAP_PERFMON,
- * STACKFOLD_SIDEBAND=0), such a process is counted unsaved, as before. */
+ * STACKFOLD_SIDEBAND=0), such a process is counted unsaved, as before.
+ * STACKFOLD_SIDEBAND_PAGES=N: its ring's pages a CPU (the advice when
+ * records were lost). */
 static void side_open(struct rec *x)
 {
 	const char *env = getenv("STACKFOLD_SIDEBAND");
+	const char *pg = getenv("STACKFOLD_SIDEBAND_PAGES");
 	struct sf_err e = { "" };
+	uint64_t pages = 0;
 	if (env && !strcmp(env, "0"))
 		return;
+	if (pg && *pg && (!sf_parse_u64(pg, strlen(pg), &pages) || !pages ||
+			  pages > PERFSIDE_PAGES_MAX || (pages & (pages - 1)))) {
+		fprintf(stderr, "stackfold: STACKFOLD_SIDEBAND_PAGES=%s: a power "
+			"of two up to %u wanted; 128 taken\n", pg,
+			PERFSIDE_PAGES_MAX);
+		pages = 0;
+	}
 	/* kept past the flush that names its samples (bpftrace prints
 	 * them a flush or two after they were taken) */
 	uint64_t keep = (uint64_t)(x->c->flush ? x->c->flush : 1) * 3 + 5;
-	if (perfside_open(&x->side, keep * 1000000000ULL, &e)) {
+	if (perfside_open(&x->side, x->c->side_pids, x->c->nside,
+			  (unsigned)pages, keep * 1000000000ULL, &e)) {
 		if (x->c->verbose)
 			fprintf(stderr, "stackfold: %s: processes that exit "
 				"before their first sample is read are not "

@@ -254,6 +254,7 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 		break;
 	case PROTOCOL_META_LOST:	/* a loss counter's: the table's */
 	case PROTOCOL_META_STACKID_ERRORS:
+	case PROTOCOL_META_SIDEBAND_LOST:
 		if (num && loss_by_meta(k, klen) < LOSS_N)
 			sf_sat_addto(loss_ptr(&r->prof.counters,
 					      loss_by_meta(k, klen)), n);

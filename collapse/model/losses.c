@@ -18,6 +18,10 @@ static const char *const advice_text[LOSS_ADVICE_N] = {
 	[LOSS_ADVICE_LOST] = "bpftrace lost events that name new processes: "
 		"some frames of short-lived processes show as [unknown]; more "
 		"perf-buffer pages (BPFTRACE_PERF_RB_PAGES) helps",
+	[LOSS_ADVICE_SIDEBAND] = "the kernel's side-band ring overflowed: "
+		"short-lived processes' maps may be missing, their frames "
+		"[unknown]; a larger ring (STACKFOLD_SIDEBAND_PAGES=512, 128 "
+		"by default) helps",
 	[LOSS_ADVICE_CUT] = "bpftrace ended early (killed or failed): the "
 		"samples since its last flush are missing; see its message "
 		"above",
@@ -139,6 +143,12 @@ const struct loss_kind loss_table[LOSS_N] = {
 		"Python stacks cut", "%s samples with more than 16 Python "
 		"frames (the root ones left out)", false, true, LOSS_KNOWN,
 		AT(py_cut_stacks) },
+	/* stackfold record's side band (perfside.h): maps it may lack */
+	[LOSS_SIDEBAND_LOST] = { "sideband_lost", "side-band record lost",
+		"side-band records lost", "%s side-band records lost (the "
+		"kernel's ring was full: short-lived processes' maps may be "
+		"missing)", true, true, LOSS_KNOWN, AT(side_lost),
+		.advice = LOSS_ADVICE_SIDEBAND, .meta = "sideband_lost" },
 };
 
 uint64_t loss_value(const struct pf_counters *c, enum loss_id id)
@@ -245,7 +255,8 @@ bool loss_summary(const struct pf_counters *c, char *buf, size_t size)
 {
 	static const enum loss_id order[] = {
 		LOSS_MAP_DROPPED, LOSS_OVER_TOTAL, LOSS_STACKID_ERRORS,
-		LOSS_LOST_EVENTS, LOSS_MAP_FULL_WARNINGS, LOSS_EXEC_CAPPED,
+		LOSS_LOST_EVENTS, LOSS_SIDEBAND_LOST, LOSS_MAP_FULL_WARNINGS,
+		LOSS_EXEC_CAPPED,
 		LOSS_MEM_OVERFLOW,
 		LOSS_CAPTURES_CUT,
 		LOSS_UNPARSABLE_LINES, LOSS_DWARF_PARTIAL, LOSS_DWARF_BAD_LINES,

@@ -150,6 +150,10 @@ struct pf_counters {
 	uint64_t mem_overflow;	/* samples of stacks past the memory budget
 				 * (continuous --max-memory), added as one
 				 * [overflow] stack */
+	uint64_t side_lost;	/* the kernel's side-band records (the maps
+				 * of short-lived processes, perfside.h)
+				 * dropped with its ring full ("#meta
+				 * sideband_lost") */
 	uint64_t exec_capped;	/* "#pid" marks of an image past the probe's
 				 * exec cap (protocol_image_capped()): several
 				 * programs under one key, so its frames

@@ -113,7 +113,7 @@ static void window_keys(void)
 }
 
 /* Each "#meta" key a counter names is the protocol's, and the protocol's
- * counts (lost, stackid_errors) each add to a counter. */
+ * counts (lost, stackid_errors, sideband_lost) each add to a counter. */
 static void meta_keys(void)
 {
 	static char why[160];
@@ -125,8 +125,9 @@ static void meta_keys(void)
 				 "the protocol", loss_table[i].key, m);
 	}
 	const enum protocol_meta counts[] = { PROTOCOL_META_LOST,
-					      PROTOCOL_META_STACKID_ERRORS };
-	for (size_t i = 0; i < 2; i++) {
+					      PROTOCOL_META_STACKID_ERRORS,
+					      PROTOCOL_META_SIDEBAND_LOST };
+	for (size_t i = 0; i < 3; i++) {
 		const char *n = protocol_meta_name(counts[i]);
 		if (loss_by_meta(n, strlen(n)) == LOSS_N)
 			snprintf(why, sizeof(why), "#meta %s adds to no counter",
@@ -135,8 +136,9 @@ static void meta_keys(void)
 	check(!why[0], "#meta keys: the protocol's and the table's agree", why);
 	check(loss_by_meta("lost", 4) == LOSS_LOST_EVENTS &&
 	      loss_by_meta("stackid_errors", 14) == LOSS_STACKID_ERRORS &&
+	      loss_by_meta("sideband_lost", 13) == LOSS_SIDEBAND_LOST &&
 	      loss_by_meta("hz", 2) == LOSS_N,
-	      "#meta lost and stackid_errors add to their counters", "");
+	      "#meta lost, stackid_errors, sideband_lost add to their counters", "");
 }
 
 /* Every advice is some counter's, and all of them come in their order,

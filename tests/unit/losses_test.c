@@ -44,6 +44,7 @@ static void fill(struct pf_counters *c)
 	c->dwarf_badregs = 119;
 	c->py_unknown_frames = 120;
 	c->py_cut_stacks = 121;
+	c->side_lost = 122;
 }
 
 static void table_complete(void)
@@ -55,7 +56,7 @@ static void table_complete(void)
 		"exec_capped", "mem_overflow", "map_full_warnings", "captures_cut", "nonstack_not_added",
 		"partial_samples", "malformed_stack_records",
 		"copy_truncated_stacks", "unwind_errors", "no_user_regs",
-		"python_unknown_frames", "python_cut_stacks",
+		"python_unknown_frames", "python_cut_stacks", "sideband_lost",
 	};
 	const char *bad = NULL;
 	for (int i = 0; i < LOSS_N; i++) {
@@ -133,7 +134,7 @@ static void any(void)
 		LOSS_LOST_EVENTS, LOSS_MAP_DROPPED, LOSS_STACKID_ERRORS,
 		LOSS_UNPARSABLE_LINES, LOSS_INCOMPLETE_RECORDS, LOSS_OVER_TOTAL,
 		LOSS_MAP_FULL_WARNINGS, LOSS_CAPTURES_CUT, LOSS_DWARF_PARTIAL,
-		LOSS_DWARF_BAD_LINES,
+		LOSS_DWARF_BAD_LINES, LOSS_SIDEBAND_LOST,
 	};
 	struct pf_counters c;
 	const char *bad = NULL;
@@ -185,6 +186,18 @@ static void summary(void)
 		      "marked [truncated]; raise --stack-size); 2 stacks not "
 		      "unwound to their end (root marked [unwind-error])"),
 	      "summary, dwarf marks said in order, not a loss", buf);
+	c = (struct pf_counters){ .lost_events = 2, .side_lost = 7 };
+	check(loss_summary(&c, buf, sizeof(buf)) &&
+	      !strcmp(buf, "; bpftrace lost 2 events; 7 side-band records lost "
+		      "(the kernel's ring was full: short-lived processes' "
+		      "maps may be missing)"),
+	      "summary, side-band records lost: a loss, after lost events", buf);
+	const char *adv[LOSS_ADVICE_N];
+	c = (struct pf_counters){ .side_lost = 1 };
+	check(loss_advice(&c, adv, LOSS_ADVICE_N) == 1 &&
+	      strstr(adv[0], "STACKFOLD_SIDEBAND_PAGES"),
+	      "advice, side-band records lost: a larger ring",
+	      loss_advice(&c, adv, LOSS_ADVICE_N) ? adv[0] : "none");
 	c = (struct pf_counters){ .dwarf_partial = 1 };
 	check(loss_summary(&c, buf, sizeof(buf)) &&
 	      !strcmp(buf, "; 1 samples partial (records lost: dropped)"),
