@@ -45,6 +45,8 @@ enum protocol_line protocol_line(const char *s, size_t len)
 		return PROTOCOL_ENDMAPS;
 	if (sf_starts(s, len, "#meta "))
 		return PROTOCOL_META;
+	if (len > 8 && sf_starts(s, len, PROTOCOL_PYTHON_WORD " "))
+		return PROTOCOL_PYTHON;
 	return PROTOCOL_OTHER;
 }
 

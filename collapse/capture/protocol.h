@@ -71,6 +71,7 @@ enum protocol_line {
 	PROTOCOL_MAPS,		/* "#maps " */
 	PROTOCOL_ENDMAPS,	/* "#endmaps" */
 	PROTOCOL_META,		/* "#meta " */
+	PROTOCOL_PYTHON,	/* "#python " and its offsets */
 	PROTOCOL_TOTAL,		/* "@stackfold_total" */
 };
 enum protocol_line protocol_line(const char *s, size_t len);

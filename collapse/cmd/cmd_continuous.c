@@ -594,9 +594,10 @@ static int out_line(void *ctx, const char *s, size_t len)
 	/* after "#end", bpftrace's exit echo of the maps it left for us */
 	if (x->maps_on && x->ended)
 		return 0;
-	if (cont_python_line(x, s, len))
-		return 0;
 	switch (protocol_line(s, len)) {
+	case PROTOCOL_PYTHON:
+		cont_python_line(x, s, len);
+		return 0;
 	case PROTOCOL_PID:
 		first_sample(x, s, len);
 		return 0;

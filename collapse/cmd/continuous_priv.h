@@ -133,10 +133,10 @@ struct cont {
 
 
 /* continuous_python.c: Python frames (docs/python.md). */
-/* A "#python V..." line?  Then taken (the namer made, or kept when the
- * offsets are a restarted bpftrace's same ones) and true; false for any
- * other line.  A malformed one is counted in the window as unparsable. */
-bool cont_python_line(struct cont *x, const char *s, size_t len);
+/* A "#python V..." line (protocol_line()'s PROTOCOL_PYTHON): the namer
+ * made, or kept when the offsets are a restarted bpftrace's same ones.
+ * A malformed one is counted in the window as unparsable. */
+void cont_python_line(struct cont *x, const char *s, size_t len);
 /* A window's report begins: the namer lent to it. */
 void cont_python_window(struct cont *x);
 void cont_python_release(struct cont *x);

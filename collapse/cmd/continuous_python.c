@@ -9,36 +9,31 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "capture/protocol.h"
 #include "ingest/pyframes.h"
 #include "ingest/report.h"
 #include "cmd/continuous_priv.h"
 
-bool cont_python_line(struct cont *x, const char *s, size_t len)
+void cont_python_line(struct cont *x, const char *s, size_t len)
 {
 	uint64_t off[PY_OFF_COUNT];
-	size_t w = strlen(PROTOCOL_PYTHON_WORD);
-	if (len <= w || memcmp(s, PROTOCOL_PYTHON_WORD, w) || s[w] != ' ')
-		return false;
 	if (!pyframes_parse_line(s, len, off)) {
 		if (x->r_open)
 			x->r.prof.counters.unparsable_lines++;
-		return true;
+		return;
 	}
 	/* a restarted bpftrace says the same again: the cache stays */
 	if (x->py && memcmp(off, x->py_off, sizeof(off)) == 0)
-		return true;
+		return;
 	struct pyframes *py = pyframes_new(off, true);
 	if (!py) {
 		fprintf(stderr, "stackfold: out of memory: no Python frame names\n");
-		return true;
+		return;
 	}
 	if (x->r_open)
 		report_use_python(&x->r, py);
 	pyframes_free(x->py);
 	x->py = py;
 	memcpy(x->py_off, off, sizeof(off));
-	return true;
 }
 
 void cont_python_window(struct cont *x)

@@ -698,8 +698,7 @@ static int directive(struct bt_parser *bp, const char *s, size_t len)
 			return bp->cb.meta(bp->cb.ctx, k, (size_t)(ke - k), v,
 					   (size_t)(e - v));
 	}
-	if (len > 8 && memcmp(s, PROTOCOL_PYTHON_WORD " ", 8) == 0 &&
-	    bp->cb.python)
+	if (kind == PROTOCOL_PYTHON && bp->cb.python)
 		return bp->cb.python(bp->cb.ctx, s, len);
 	return 0;	/* other # lines are comments */
 }
