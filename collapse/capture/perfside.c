@@ -163,11 +163,16 @@ static int open_targets(struct perfside *ps, int *slot, const int *pids,
 	return !ret && !ps->ncpu ? -ESRCH : ret;
 }
 
+bool perfside_pages_ok(uint64_t pages)
+{
+	return pages && !(pages & (pages - 1)) && pages <= PERFSIDE_PAGES_MAX;
+}
+
 int perfside_open(struct perfside *ps, const int *pids, size_t npids,
 		  unsigned pages, uint64_t keep_ns, struct sf_err *err)
 {
 	memset(ps, 0, sizeof(*ps));
-	if (pages & (pages - 1) || pages > PERFSIDE_PAGES_MAX)
+	if (pages && !perfside_pages_ok(pages))
 		return sf_err_set(err, EINVAL, "side-band ring of %u pages: "
 				  "a power of two up to %u wanted", pages,
 				  PERFSIDE_PAGES_MAX);

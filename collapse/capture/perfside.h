@@ -17,6 +17,7 @@
 #ifndef SF_PERFSIDE_H
 #define SF_PERFSIDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,9 @@ struct perfside {
 
 /* The largest ring perfside_open() takes, in pages a CPU. */
 #define PERFSIDE_PAGES_MAX 16384u
+/* Is pages a ring size perfside_open() takes (a power of two, 1 to
+ * PERFSIDE_PAGES_MAX)? */
+bool perfside_pages_ok(uint64_t pages);
 
 /* Open the events on every online CPU, each CPU's ring of pages pages (a
  * power of two; 0: 128); an exited process is kept keep_ns.

@@ -670,8 +670,8 @@ static void side_open(struct rec *x)
 	uint64_t pages = 0;
 	if (env && !strcmp(env, "0"))
 		return;
-	if (pg && *pg && (!sf_parse_u64(pg, strlen(pg), &pages) || !pages ||
-			  pages > PERFSIDE_PAGES_MAX || (pages & (pages - 1)))) {
+	if (pg && *pg && (!sf_parse_u64(pg, strlen(pg), &pages) ||
+			  !perfside_pages_ok(pages))) {
 		fprintf(stderr, "stackfold: STACKFOLD_SIDEBAND_PAGES=%s: a power "
 			"of two up to %u wanted; 128 taken\n", pg,
 			PERFSIDE_PAGES_MAX);
