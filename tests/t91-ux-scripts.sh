@@ -306,11 +306,12 @@ declare -A NOT_RUN=(
 )
 mapfile -t cmds < <(awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on && NF' "$RM" | sed 's/[[:space:]]*#.*$//')
 # how a README line runs here: in $T, with this tree's files, shorter
-# captures, a demo process for pid 1234, no sudo (as root)
+# captures, a demo process for pid 1234, no sudo (as root), and the 10 s
+# of a bpftrace one-liner counted from when it catches SIGINT (bt_timeout)
 rewrite() {
 	local c=$1
 	c=${c#sudo }
-	c=${c//timeout -s INT 10 /timeout -s INT -k 30 10 }
+	c=${c//timeout -s INT 10 /$TOP/tests/tools/bt_timeout 10 }
 	c=${c//-d 30/-d 2}
 	c=${c//bin\/demo 3/$TOP/bin/demo 1}
 	c=${c//1234/$DEMO_PID}
