@@ -36,7 +36,7 @@ RUNS=${RUNS:-5}
 
 load() {	# a mix of processes with varied stacks, until killed
 	while :; do cc -O2 -c -o "$W/x.o" -x c - <"$TOP/collapse/output/out_pprof.c" \
-		-I"$TOP/collapse" -I"$TOP/symbolizer" -I"$TOP/.output/gen" 2>/dev/null || true; done &
+		-I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$TOP/.output/gen" 2>/dev/null || true; done &
 	while :; do tar cf - /usr/lib/x86_64-linux-gnu 2>/dev/null | gzip -1 >/dev/null; done &
 	while :; do sort -R /usr/share/dict/words >/dev/null 2>&1 || seq 200000 | sort -R >/dev/null; done &
 	wait
@@ -65,7 +65,7 @@ fi
 B=$TOP/.output
 LDLIBS=$(make -s -C "${TOP:-.}" print-ldlibs)
 # shellcheck disable=SC2086 # LDLIBS is a list of -l flags
-cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$B/gen" \
+cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$B/gen" \
 	-o "$W/pprof_bench" "$TOP/tests/tools/pprof_bench.c" "$B/libstackfold.a" \
 	$LDLIBS
 

@@ -43,7 +43,7 @@ pprof_tools_build() {
 	fi
 	# shellcheck disable=SC2086
 	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
-		-Wno-unused-parameter -D_GNU_SOURCE -I"$TOP/collapse" \
+		-Wno-unused-parameter -D_GNU_SOURCE -I"$TOP" -I"$TOP/collapse" \
 		-I"$TOP/symbolizer" -I"$gen" -o "$PPROF_GEN" \
 		"$TOP/tests/tools/pprof_gen.c" "$lib" \
 		$PPROF_LDLIBS 2>&1); then
@@ -52,7 +52,7 @@ pprof_tools_build() {
 	fi
 	# shellcheck disable=SC2086
 	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
-		-D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -o "$WINDOW_DUMP" \
+		-D_GNU_SOURCE -I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" -o "$WINDOW_DUMP" \
 		"$TOP/tests/tools/window_dump.c" "$lib" $PPROF_LDLIBS 2>&1); then
 		fail "pprof tools: build window_dump" "$out"
 		return 1
