@@ -94,7 +94,7 @@ pb=$(stat -c %s "$W/p.pb.gz")
 g6=$(gzip -6 -c "$W/a.folded" | wc -c)
 g9=$(gzip -9 -c "$W/a.folded" | wc -c)
 cc -std=gnu11 -O2 -I"$B/gen" -o "$W/pprof_check" "$TOP/tests/tools/pprof_check.c" \
-	"$B/gen/output/profile.pb-c.c" -lprotobuf-c -lz
+	"$B/gen/model/profile.pb-c.c" -lprotobuf-c -lz
 "$W/pprof_bench" "$cap" "$W/bench.pb.gz" "$W/bench.folded" 20 2>/dev/null
 echo "folded_lines $(wc -l <"$W/a.folded")"
 echo "folded_bytes $(stat -c %s "$W/a.folded")"
