@@ -22,7 +22,7 @@ endif
 
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -Isymbolizer -Icollapse -I$(B)/gen
+ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -D_GNU_SOURCE -I. -Isymbolizer -Icollapse -I$(B)/gen
 LDLIBS   := -lbpf -ldw -lelf -ldeflate -lz -lprotobuf-c -lzstd -llzma -liberty -lpthread -lm -ldl
 ifeq ($(V),1)
 Q :=
@@ -31,13 +31,13 @@ Q := @
 endif
 
 BIN      := bin/stackfold$(if $(filter 1,$(SANITIZE)),-san,)
-# sources at any folder depth below collapse/ and symbolizer/: a new
-# subfolder needs no edit here
-SRC_DIRS := collapse symbolizer
+# sources at any folder depth below base/ (the library both halves use),
+# collapse/ and symbolizer/: a new subfolder needs no edit here
+SRC_DIRS := base collapse symbolizer
 PROTO    := $(shell find collapse -name '*.proto')
 GEN_C    := $(patsubst collapse/%.proto,$(B)/gen/%.pb-c.c,$(PROTO))
 GEN_H    := $(GEN_C:.c=.h)
-# every .c below collapse/ and symbolizer/, but main.c
+# every .c below SRC_DIRS, but main.c
 LIB_SRC  := $(filter-out collapse/main.c,$(sort $(shell find $(SRC_DIRS) -name '*.c')))
 LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
 MAIN_OBJ := $(B)/collapse/main.o
@@ -74,10 +74,14 @@ $(B)/collapse/cmd/version.o: ALL_CFLAGS += -DSF_VERSION='"$(shell cat VERSION)"'
 
 -include $(DEPS)
 
-# Every header compiles on its own.
+# Every header compiles on its own; base/ (headers and sources) with the
+# top folder alone on the include path: it includes neither half.
 check-headers:
 	@for h in $(sort $(shell find $(SRC_DIRS) -name '*.h')); do \
 	  echo "#include \"$$h\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; \
+	done; \
+	for f in $(sort $(shell find base -name '*.[ch]')); do \
+	  $(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -x c -fsyntax-only $$f || exit 1; \
 	done; echo "headers ok"
 
 # The libraries bin/stackfold links, for tests and benches that link their

@@ -36,7 +36,7 @@ RUNS=${RUNS:-5}
 
 load() {	# a mix of processes with varied stacks, until killed
 	while :; do cc -O2 -c -o "$W/x.o" -x c - <"$TOP/collapse/output/out_pprof.c" \
-		-I"$TOP/collapse" -I"$TOP/symbolizer" -I"$TOP/.output/gen" 2>/dev/null || true; done &
+		-I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$TOP/.output/gen" 2>/dev/null || true; done &
 	while :; do tar cf - /usr/lib/x86_64-linux-gnu 2>/dev/null | gzip -1 >/dev/null; done &
 	while :; do sort -R /usr/share/dict/words >/dev/null 2>&1 || seq 200000 | sort -R >/dev/null; done &
 	wait
@@ -65,7 +65,7 @@ fi
 B=$TOP/.output
 LDLIBS=$(make -s -C "${TOP:-.}" print-ldlibs)
 # shellcheck disable=SC2086 # LDLIBS is a list of -l flags
-cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$B/gen" \
+cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" -I"$B/gen" \
 	-o "$W/pprof_bench" "$TOP/tests/tools/pprof_bench.c" "$B/libstackfold.a" \
 	$LDLIBS
 
@@ -94,7 +94,7 @@ pb=$(stat -c %s "$W/p.pb.gz")
 g6=$(gzip -6 -c "$W/a.folded" | wc -c)
 g9=$(gzip -9 -c "$W/a.folded" | wc -c)
 cc -std=gnu11 -O2 -I"$B/gen" -o "$W/pprof_check" "$TOP/tests/tools/pprof_check.c" \
-	"$B/gen/output/profile.pb-c.c" -lprotobuf-c -lz
+	"$B/gen/model/profile.pb-c.c" -lprotobuf-c -lz
 "$W/pprof_bench" "$cap" "$W/bench.pb.gz" "$W/bench.folded" 20 2>/dev/null
 echo "folded_lines $(wc -l <"$W/a.folded")"
 echo "folded_bytes $(stat -c %s "$W/a.folded")"

@@ -22,7 +22,7 @@ trees=("$TOP")
 for i in "${!trees[@]}"; do
 	t=${trees[i]}
 	[ -f "$t/.output/libstackfold.a" ] || { echo "snapshot: $t is not built (make)" >&2; exit 2; }
-	cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$t/symbolizer" -o "$W/snap$i" \
+	cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$t" -I"$t/symbolizer" -o "$W/snap$i" \
 		"$TOP/bench/snapshot.c" "$t/.output/libstackfold.a" "${LDLIBS[@]}" || exit 2
 done
 for _ in $(seq "$PROCS"); do

@@ -40,7 +40,7 @@ else
 fi
 LDLIBS=$(make -s -C "${TOP:-.}" print-ldlibs)
 # shellcheck disable=SC2086 # LDLIBS is a list of -l flags
-cc -std=gnu11 -O2 -D_GNU_SOURCE -Icollapse -Isymbolizer -o "$tmp/driver" \
+cc -std=gnu11 -O2 -D_GNU_SOURCE -I. -Icollapse -Isymbolizer -o "$tmp/driver" \
 	tests/tools/svg_driver.c .output/libstackfold.a $LDLIBS
 
 # best-of-RUNS "wall cpu rss_kb" of a command writing to $tmp/out; times

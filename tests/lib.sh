@@ -137,7 +137,7 @@ unit_test() {
 		flags=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 	fi
 	# shellcheck disable=SC2086 # SF_LDLIBS is a list of -l flags
-	if ! cc -std=gnu11 -O1 -g -D_GNU_SOURCE "$@" "${flags[@]}" -I"$TOP/collapse" \
+	if ! cc -std=gnu11 -O1 -g -D_GNU_SOURCE "$@" "${flags[@]}" -I"$TOP" -I"$TOP/collapse" \
 		-I"$TOP/symbolizer" -o "$T/$name" "$TOP/tests/unit/$src" "$TOP/$out/libstackfold.a" \
 		$SF_LDLIBS 2>"$T/build.err"; then
 		fail "build tests/unit/$src" "$(tail -5 "$T/build.err")"

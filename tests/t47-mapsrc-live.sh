@@ -30,7 +30,7 @@ fi
 DRV=$T/mapsrc_driver
 # shellcheck disable=SC2086
 if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-I"$TOP/collapse" -I"$TOP/symbolizer" -o "$DRV" "$TOP/tests/tools/mapsrc_driver.c" \
+	-I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" -o "$DRV" "$TOP/tests/tools/mapsrc_driver.c" \
 	"$TOP/$b/libstackfold.a" $SF_LDLIBS 2>&1); then
 	fail "mapsrc live: driver builds" "$out"
 	exit 0

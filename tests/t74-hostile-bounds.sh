@@ -113,7 +113,7 @@ as "$ATK" bash -c 'cd "$1" && gcc -O1 -g -fno-asynchronous-unwind-tables -o hotd
 	{ fail "the attacker builds hotdf.bomb"; exit 0; }
 # (built here, not by unit_test: against $SF_TEST_LIB too, as $T/st is)
 # shellcheck disable=SC2086 # SYM_SANFLAGS, SF_LDLIBS: lists of flags
-if cc -std=gnu11 -O1 -g -D_GNU_SOURCE $SYM_SANFLAGS -I"$TOP/collapse" -I"$TOP/symbolizer" \
+if cc -std=gnu11 -O1 -g -D_GNU_SOURCE $SYM_SANFLAGS -I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" \
 	-o "$T/libdw_bound_test" "$TOP/tests/unit/libdw_bound_test.c" \
 	"${SF_TEST_LIB:-$TOP/$SYM_OUT/libstackfold.a}" $SF_LDLIBS 2>"$T/libdw.build"; then
 	LIBDW_BOMB=$A/hotdf.bomb LIBDW_OK=$A/hotdf.z "$T/libdw_bound_test" >"$T/libdw.out" 2>&1

@@ -175,8 +175,8 @@ check_eq "stackfold comments, a pprof cut short: exit 2, one line naming it" \
 # A negative value (pprof -diff_base writes them) or a sample without the
 # counted value refuses the input; a location's every inline line is a frame.
 pb_encode() {	# text-format Profile on stdin -> binary $1
-	"$PROTOC" -I"$TOP/collapse/output" --encode=perftools.profiles.Profile \
-		"$TOP/collapse/output/profile.proto" >"$1"
+	"$PROTOC" -I"$TOP/collapse/model" --encode=perftools.profiles.Profile \
+		"$TOP/collapse/model/profile.proto" >"$1"
 }
 pb_two() {	# two samples of "up" and "down", values $1 and $2
 	printf 'sample_type { type: 1 unit: 2 }

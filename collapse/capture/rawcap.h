@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "output/atomic.h"
+#include "base/atomic.h"
 #include "symbolizer.h"
 
 struct rawcap_due {

@@ -4,7 +4,7 @@
  * adds up the windows' loss counters from them.
  *
  * The profile is read by the one pprof reader (ingest/pprof_in.h: zlib,
- * protobuf-c with collapse/output/profile.proto): a grep of the
+ * protobuf-c with collapse/model/profile.proto): a grep of the
  * decompressed bytes took the next string's protobuf tag ('2') for one
  * more digit of the last counter.
  */
@@ -18,7 +18,7 @@
 #include "cmd/cli.h"
 #include "cmds.h"
 #include "ingest/pprof_in.h"
-#include "output/profile.pb-c.h"
+#include "model/profile.pb-c.h"
 #include "base/util.h"
 
 /* Print path's comments.  0, EXIT_BADINPUT or EXIT_IO (memory; said). */

@@ -18,7 +18,7 @@
  *   - an in-memory list of the files in DIR (scanned once at start), so
  *     retention costs no directory scan per window.
  *
- * Files are written to a temporary name, fsynced and renamed (atomic.h);
+ * Files are written to a temporary name, fsynced and renamed (base/atomic.h);
  * the .folded goes first and the .pb.gz last, so a window exists exactly
  * when its .pb.gz does.  At start, temporary files and a .folded without
  * its .pb.gz (a crash between the two renames) are removed.  A window

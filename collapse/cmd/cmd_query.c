@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/atomic.h"
+#include "base/atomic.h"
 #include "cmd/cli.h"
 #include "cmds.h"
 #include "model/fold.h"

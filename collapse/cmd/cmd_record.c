@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output/atomic.h"
+#include "base/atomic.h"
 #include "cmd/cli.h"
 #include "cmd/cmd_common.h"
 #include "capture/child.h"

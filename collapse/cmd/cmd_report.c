@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output/atomic.h"
+#include "base/atomic.h"
 #include "cmd/cli.h"
 #include "cmd/cmd_common.h"
 #include "cmds.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "output/profile.pb-c.h"
+#include "model/profile.pb-c.h"
 
 /* The metadata field the key w[0..kl) names, or NULL. */
 static struct pprof_str *meta_field(struct pprof_comments *c, const char *w,

@@ -1,5 +1,5 @@
 /* pprof_in.c - see pprof_in.h.  Decoded by protobuf-c from the same
- * collapse/profile.proto the writer uses; zlib undoes the gzip. */
+ * collapse/model/profile.proto the writer uses; zlib undoes the gzip. */
 #include "ingest/pprof_in.h"
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 
 #include "ingest/pprof_comments.h"
 #include "model/losses.h"
-#include "output/profile.pb-c.h"
+#include "model/profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PProf;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "ingest/report.h"
-#include "output/atomic.h"
+#include "base/atomic.h"
 
 static int write_one(const struct report_output *o, const struct out_input *in,
 		     const struct out_opts *oo, struct sf_err *err)

@@ -1,6 +1,6 @@
 /*
  * out_pprof.c - the pprof writer: struct profile -> gzipped profile.proto
- * (perftools.profiles.Profile, schema in collapse/output/profile.proto).
+ * (perftools.profiles.Profile, schema in collapse/model/profile.proto).
  * Pass 1, what the samples use and in which order, is pprof_ctx.c's; here
  * pass 2 builds the message from it, packs and gzips it.
  *
@@ -66,7 +66,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "output/profile.pb-c.h"
+#include "model/profile.pb-c.h"
 
 /* ---- pass 2: the protobuf-c message ----------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/atomic.h"
+#include "base/atomic.h"
 
 static int put(struct svg_palmap *m, const char *name, size_t len,
 	       struct svg_rgb c)

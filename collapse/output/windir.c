@@ -43,7 +43,7 @@ static unsigned long stem_suffix(const char *stem)
 	return strlen(stem) > 17 ? strtoul(stem + 17, NULL, 10) : 0;
 }
 
-/* A temporary of atomic.h: FINAL.tmp.XXXXXX, six characters mkstemp()
+/* A temporary of base/atomic.h: FINAL.tmp.XXXXXX, six characters mkstemp()
  * draws. */
 static bool tmp_suffix(const char *s)
 {

@@ -13,7 +13,7 @@
 
 #include "ingest/pprof_comments.h"
 #include "ingest/pprof_in.h"
-#include "output/profile.pb-c.h"
+#include "model/profile.pb-c.h"
 
 
 /* Window files bigger than this are refused (memory bound). */

@@ -28,7 +28,7 @@
 #include "ingest/pprof_in.h"
 #include "model/fold.h"
 #include "output/out.h"
-#include "output/profile.pb-c.h"
+#include "model/profile.pb-c.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

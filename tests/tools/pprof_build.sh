@@ -23,16 +23,16 @@ pprof_tools_build() {
 		san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 	fi
 	gen=$TOP/$b/gen
-	if [ ! -f "$gen/output/profile.pb-c.c" ]; then
+	if [ ! -f "$gen/model/profile.pb-c.c" ]; then
 		gen=$T/gen
 		mkdir -p "$gen"
 		protoc-c --proto_path="$TOP/collapse" --c_out="$gen" \
-			"$TOP/collapse/output/profile.proto" || { fail "pprof tools: protoc-c"; return 1; }
+			"$TOP/collapse/model/profile.proto" || { fail "pprof tools: protoc-c"; return 1; }
 	fi
 	# shellcheck disable=SC2086
 	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror -I"$gen" \
 		-o "$PPROF_CHECK" "$TOP/tests/tools/pprof_check.c" \
-		"$gen/output/profile.pb-c.c" -lprotobuf-c -lz 2>&1); then
+		"$gen/model/profile.pb-c.c" -lprotobuf-c -lz 2>&1); then
 		fail "pprof tools: build pprof_check" "$out"
 		return 1
 	fi
@@ -43,7 +43,7 @@ pprof_tools_build() {
 	fi
 	# shellcheck disable=SC2086
 	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
-		-Wno-unused-parameter -D_GNU_SOURCE -I"$TOP/collapse" \
+		-Wno-unused-parameter -D_GNU_SOURCE -I"$TOP" -I"$TOP/collapse" \
 		-I"$TOP/symbolizer" -I"$gen" -o "$PPROF_GEN" \
 		"$TOP/tests/tools/pprof_gen.c" "$lib" \
 		$PPROF_LDLIBS 2>&1); then
@@ -52,7 +52,7 @@ pprof_tools_build() {
 	fi
 	# shellcheck disable=SC2086
 	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
-		-D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" -o "$WINDOW_DUMP" \
+		-D_GNU_SOURCE -I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" -o "$WINDOW_DUMP" \
 		"$TOP/tests/tools/window_dump.c" "$lib" $PPROF_LDLIBS 2>&1); then
 		fail "pprof tools: build window_dump" "$out"
 		return 1
@@ -81,7 +81,7 @@ protoc_prereq() {
 
 pb_decode() {
 	gzip -dc "$1" | "$PROTOC" --decode perftools.profiles.Profile \
-		--proto_path="$TOP/collapse" "$TOP/collapse/output/profile.proto"
+		--proto_path="$TOP/collapse" "$TOP/collapse/model/profile.proto"
 }
 
 # Sum of value[0] over the Samples section of `go tool pprof -raw`.

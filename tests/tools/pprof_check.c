@@ -4,7 +4,7 @@
  * usage: pprof_check [--sum] [--no-time] [--raw] [--sizes] [--addresses] FILE
  *
  * Reads FILE (gzipped profile.proto; --raw accepts it uncompressed too),
- * decodes it with protobuf-c and the schema in collapse/output/profile.proto, and
+ * decodes it with protobuf-c and the schema in collapse/model/profile.proto, and
  * checks every rule of failure-cases.md item 27 plus what strict protobuf
  * readers demand:
  *   - the file is gzipped (unless --raw);
@@ -42,7 +42,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "output/profile.pb-c.h"
+#include "model/profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;
 

@@ -27,7 +27,7 @@ svg_driver_build() {
 	fi
 	# shellcheck disable=SC2086
 	if ! out=$(cc -std=gnu11 -O1 -g $san -Wall -Wextra -Werror \
-		-D_GNU_SOURCE -I"$TOP/collapse" -I"$TOP/symbolizer" \
+		-D_GNU_SOURCE -I"$TOP" -I"$TOP/collapse" -I"$TOP/symbolizer" \
 		-o "$SVG_DRIVER" "$TOP/tests/tools/svg_driver.c" "$lib" \
 		$SF_LDLIBS 2>&1); then
 		fail "svg driver: build" "$out"

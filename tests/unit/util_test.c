@@ -1,5 +1,5 @@
 /*
- * util_test.c - checks of symbolizer/base/util.c's sf_arena, run by
+ * util_test.c - checks of base/util.c's sf_arena, run by
  * tests/t12-util.sh.  Prints one "ok NAME" or "FAIL NAME: why" per check
  * and exits 1 if any failed.
  *

@@ -1,5 +1,6 @@
 /*
- * procfs.h - small readers of /proc/PID files used by the symbolizer.
+ * procfs.h - small readers of /proc/PID files used by the symbolizer
+ * and by capture/ (watching pids, the child).
  *
  * Every function returns 0 or a negative errno (-ESRCH when the process
  * does not exist); nothing prints.  The proc root is "/proc".

@@ -1,5 +1,5 @@
 /* atomic.c - see atomic.h. */
-#include "output/atomic.h"
+#include "base/atomic.h"
 #include "base/safedir.h"
 
 #include <errno.h>
