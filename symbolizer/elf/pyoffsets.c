@@ -6,7 +6,7 @@
  * one), so no offset is written in the code for any version.
  */
 #include "elf/pyoffsets.h"
-#include "elf/elfidx_priv.h"
+#include "elf/debuglink.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
