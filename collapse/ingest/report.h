@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "elf/pyoffsets.h"
+#include "pyoffsets.h"
 #include "ingest/bt_parse.h"
 #include "model/fold.h"
 #include "ingest/dwarfin.h"

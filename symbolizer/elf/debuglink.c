@@ -14,6 +14,7 @@
  * whole Dwfl session per file and offers no way to report a CRC mismatch,
  * so the search order is written out here (it is short).
  */
+#include "elf/elfidx_priv.h"
 #include "elf/debuglink.h"
 #include "base/safedir.h"
 

@@ -10,6 +10,7 @@
  * so the next run reads none of them again.  Overlays stay until the
  * index is freed: results point into them.
  */
+#include "elf/elfidx_priv.h"
 #include "elf/dwsrc.h"
 #include "elf/idxcache.h"
 

@@ -3,6 +3,7 @@
  * file's), opened for the index build (elfindex.c) and for the lazy reads
  * of compile units (dwlazy.c).
  */
+#include "elf/elfidx_priv.h"
 #include "elf/debuglink.h"
 #include "elf/dwsrc.h"
 #include "base/libopen.h"

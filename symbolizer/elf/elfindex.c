@@ -2,6 +2,7 @@
  * elfindex.c - see elfindex.h.  Opening (cache, else build from the ELF
  * file and its debug info) and lookups over the flat index blob.
  */
+#include "elf/elfidx_priv.h"
 #include "elf/debuglink.h"
 #include "elf/dwsrc.h"
 #include "elf/idxcache.h"
