@@ -43,7 +43,7 @@ LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_C:.c=.o)
 MAIN_OBJ := $(B)/collapse/main.o
 DEPS     := $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
 
-.PHONY: all print-ldlibs deps test test-quick flame bench bench-overhead bench-soak fuzz labs labs-loaded install clean check-headers demo
+.PHONY: all print-ldlibs deps test test-quick flame bench bench-overhead bench-soak fuzz labs labs-loaded install clean check-headers check-layers demo
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(B)/libstackfold.a
@@ -83,6 +83,11 @@ check-headers:
 	for f in $(sort $(shell find base -name '*.[ch]')); do \
 	  $(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -x c -fsyntax-only $$f || exit 1; \
 	done; echo "headers ok"
+
+# collapse/ includes only the symbolizer's public headers, and no two
+# files include each other's headers (docs/design.md, Layout).
+check-layers:
+	@scripts/check-layers && echo "layers ok"
 
 # The libraries bin/stackfold links, for tests and benches that link their
 # own programs against $(B)/libstackfold.a.

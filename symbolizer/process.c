@@ -289,8 +289,8 @@ int process_attach_files(struct sym_session *s, struct sym_process *p,
 		if (e->kind == MAPS_FILE && attach_file(s, p, m, bid))
 			return -ENOMEM;
 		if (e->kind == MAPS_VDSO)
-			m->file = sym_vdso_file(s, bid ? 0 : p->pid, e->start,
-						e->limit, bid);
+			m->file = vdso_file(&s->vdso, bid ? 0 : p->pid,
+					    e->start, e->limit, bid);
 		if (m->file && m->file->bid_known)
 			m->mod.build_id = m->file->build_id;
 		if (maps_entry_may_jit(e)) {

@@ -85,6 +85,7 @@ static int session_init(struct sym_session *s, const struct sym_opts *opts)
 		.limits = &s->limits,
 	};
 	sf_limits_init(&s->limits);
+	vdso_set_init(&s->vdso, &s->files, &s->stats.vdso_reads);
 	int rc = strtab_init(&s->strs);
 	if (!rc)
 		rc = strtab_init(&s->warn_seen);
@@ -128,7 +129,7 @@ void sym_session_free(struct sym_session *s)
 	strtab_release(&s->strs);
 	strtab_release(&s->warn_seen);
 	free(s->warnq);
-	free(s->vdsos);
+	vdso_set_release(&s->vdso);
 	free(s->cache_dir);
 	free(s);
 }

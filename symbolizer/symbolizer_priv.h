@@ -1,6 +1,6 @@
 /*
  * symbolizer_priv.h - struct sym_session internals shared by session.c,
- * process.c, procjit.c and vdso.c (not for use outside symbolizer/).
+ * sessbase.c, process.c and procjit.c (not for use outside symbolizer/).
  *
  * Ownership: the session owns everything reachable from it.  Replaced
  * process snapshots are retired, not freed, so sym_module pointers and
@@ -20,6 +20,7 @@
 #include "proc/kallsyms.h"
 #include "proc/maps.h"
 #include "proc/perfmap.h"
+#include "proc/vdso.h"
 #include "symbolizer.h"
 #include "base/util.h"
 
@@ -86,15 +87,9 @@ struct sym_session {
 	struct stat own_pidns;	/* /proc/self/ns/pid (process.c) */
 	bool own_pidns_done, own_pidns_known;
 
-	/* [vdso]: the images seen, by content; and our own */
-	struct sym_file **vdsos;
-	size_t nvdsos, vdso_cap;
-	struct sym_file *own_vdso;	/* NULL: not made yet, or none */
-	const void *own_vdso_img;	/* our mapping of it */
-	size_t own_vdso_len;
-	int own_vdso_same;	/* a live 64-bit process's is ours: 1 yes,
-				 * -1 no, 0 not compared yet (vdso.c) */
-	bool own_vdso_done;		/* looked up, made or absent */
+	/* [vdso] images (proc/vdso.h): files in files, reads counted in
+	 * stats.vdso_reads */
+	struct vdso_set vdso;
 
 	/* kernel */
 	struct kallsyms ks;
@@ -134,13 +129,5 @@ bool sym_process_jit_region(struct sym_session *s, struct sym_process *p,
 const char *sym_process_jit_name(struct sym_session *s, struct sym_process *p,
 				 uint64_t abs_addr);
 void sym_jit_release(struct sym_session *s, struct sym_process *p);
-
-/* vdso.c: the [vdso] image file for a mapping of pid (snapshot: our own
- * when it is the same, else read through /proc/PID/mem; else our own
- * vdso, when expect_bid is NULL or
- * matches it).  NULL when none is available. */
-struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
-			       uint64_t start, uint64_t limit,
-			       const char *expect_bid);
 
 #endif

@@ -2,8 +2,10 @@
 # t80-labs-docs: the labs' pages quote their scripts exactly and answer every
 # question; labs scripts pass shellcheck and the lab programs compile with
 # -Werror; every bt/*.bt follows the header convention and has a man page;
-# every man page has the required sections and no groff warnings.  Runs
-# without root.
+# every man page has the required sections and no groff warnings;
+# collapse/ includes only the symbolizer's public headers and no two files
+# include each other's (scripts/check-layers, also on a doctored copy that
+# it must reject).  Runs without root.
 # parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -104,7 +106,7 @@ if command -v shellcheck >/dev/null 2>&1; then
 	# notes, such as A && B || C, are allowed)
 	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
 	check "scripts, bench and tests pass shellcheck -S warning" sh -c 'cd "$1" && shellcheck -x -S warning \
-		scripts/profile scripts/continuous scripts/flame scripts/flame-range scripts/install-deps scripts/pids.sh scripts/caps.sh scripts/opts.sh \
+		scripts/profile scripts/continuous scripts/flame scripts/flame-range scripts/install-deps scripts/pids.sh scripts/caps.sh scripts/opts.sh scripts/check-layers \
 		bench/*.sh tests/*.sh tests/run tests/tools/*.sh tests/fixtures/*/*.sh' sh "$TOP"
 else
 	skip "labs scripts pass shellcheck" "shellcheck not installed"
@@ -113,6 +115,25 @@ fi
 for src in "$TOP"/labs/src/*.c; do
 	check "$(basename "$src") compiles with -Wall -Wextra -Werror" \
 		"${CC:-cc}" -O2 -Wall -Wextra -Werror -pthread -fsyntax-only "$src"
+done
+
+# --- layers: the symbolizer's public headers, no file cycles
+check "collapse/ includes only the symbolizer's public headers; no file cycle" \
+	"$TOP/scripts/check-layers"
+# doctored copies it must reject: an internal header included from
+# collapse/, and two headers that include each other
+for doctor in 'collapse/cmd/cmd_symbolize.c:#include "elf/elfindex.h"' \
+	'collapse/ingest/dwsample.h:#include "ingest/dwarfrec.h"'; do
+	rm -rf "$T/layers" && mkdir -p "$T/layers" &&
+		cp -r "$TOP/collapse" "$TOP/symbolizer" "$T/layers/" &&
+		echo "${doctor#*:}" >>"$T/layers/${doctor%%:*}"
+	out=$("$TOP/scripts/check-layers" "$T/layers" 2>&1)
+	rc=$?
+	if [ "$rc" = 1 ] && grep -qF "${doctor%%:*}:" <<<"$out"; then
+		pass "check-layers rejects ${doctor%%:*} + ${doctor#*:}"
+	else
+		fail "check-layers rejects ${doctor%%:*} + ${doctor#*:}" "exit $rc" "$out"
+	fi
 done
 
 # --- bt/ family: header convention (house style), a man page each

@@ -11,7 +11,7 @@
  *                               its map (COMM with %rx)
  *   #window T                   bt/continuous.bt's clock at a window boundary
  *   #python V...                bt/profile-python.bt's offsets (its $5...,
- *                               elf/pyoffsets.h's order): its keys end in
+ *                               pyoffsets.h's order): its keys end in
  *                               Python frames (ingest/pyframes.h)
  *   #attached                   every probe attached: sampling starts
  *   #flushed                    bt/profile.bt printed and cleared a buffer

@@ -631,7 +631,7 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv)
 	return -1;
 }
 
-void cli_outputs(const struct cli *c, struct report_output *outs,
+void cli_outputs(const struct cli *c, struct out_dest *outs,
 		 char paths[][4096])
 {
 	for (unsigned i = 0; i < c->nformats; i++) {

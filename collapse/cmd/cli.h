@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "output/out.h"
+#include "output/write.h"
 #include "ingest/report.h"
 #include "symbolizer.h"
 
@@ -70,7 +71,7 @@ int cli_parse(struct cli *c, bool record, int argc, char **argv);
 /* Resolve -o and the formats into concrete output paths (PATH_MAX
  * buffers in paths).  cli_parse() has refused what cannot be resolved
  * (several formats without -o PREFIX). */
-void cli_outputs(const struct cli *c, struct report_output *outs,
+void cli_outputs(const struct cli *c, struct out_dest *outs,
 		 char paths[][4096]);
 void cli_usage(FILE *out, bool record);
 /* --version, -V: one line with the project's version and the bpftrace

@@ -76,7 +76,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		/* a profile, not folded lines: the svg is drawn from its fold
 		 * (a sink is set for one input only: it took nothing; its
 		 * owner frees it) */
-		r->sink = (struct report_sink){ 0 };
+		r->sink = (struct out_sink){ 0 };
 		ret = pprof_read(r, head, hn, fd, &err);
 		linereader_release(&lr);
 		if (!is_stdin)
@@ -323,9 +323,21 @@ static void mostly_unknown(uint64_t n, uint64_t samples)
 		n, samples, samples ? 100.0 * (double)n / (double)samples : 0.0);
 }
 
+int cmd_write_to(struct report *r, const struct out_dest *outs,
+		 unsigned nouts, const struct out_opts *oo,
+		 const struct fold *fold, struct sf_err *err)
+{
+	struct report_view v;
+	int ret = report_view(r, oo->fold_flags, fold, &v, err);
+	if (!ret)
+		ret = out_write(outs, nouts, &v.in, oo, err);
+	report_view_release(&v);
+	return ret;
+}
+
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 {
-	struct report_output outs[CLI_MAX_OUTPUTS];
+	struct out_dest outs[CLI_MAX_OUTPUTS];
 	static char paths[CLI_MAX_OUTPUTS][4096];
 	struct sf_err err = { "" };
 	if (c->npids && !fold) {
@@ -359,7 +371,7 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	if (all_folded(r))
 		cmd_folded_minwidth(&oo);
 	oo.svg_stats = &sst;
-	int ret = report_write(r, outs, c->nformats, &oo, fold, &err);
+	int ret = cmd_write_to(r, outs, c->nformats, &oo, fold, &err);
 	if (ret < 0) {
 		fprintf(stderr, "stackfold: %s\n", err.msg);
 		return ret == -EOVERFLOW ? EXIT_BADINPUT : EXIT_IO;

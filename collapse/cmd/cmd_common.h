@@ -8,6 +8,7 @@
 
 #include "cmd/cli.h"
 #include "ingest/report.h"
+#include "output/write.h"
 
 /* Read one input (path, or "-" for stdin) into r.  Prints per-input
  * warnings (unparsable lines with the first line number, incomplete
@@ -28,6 +29,12 @@ int cmd_max_stacks(const struct report *r, const char *name);
 #define FOLDED_MINWIDTH_PX 0.1
 void cmd_folded_minwidth(struct out_opts *o);
 
+/* The report handed to output: its view (report_view()) written to each
+ * of outs (out_write()).  0 or a negative errno with err said; prints
+ * nothing. */
+int cmd_write_to(struct report *r, const struct out_dest *outs,
+		 unsigned nouts, const struct out_opts *oo,
+		 const struct fold *fold, struct sf_err *err);
 /* Write every requested output; prints the error.  0, EXIT_IO, or
  * EXIT_BADINPUT (counts past 2^63). */
 int cmd_write(struct report *r, const struct cli *c, const struct fold *fold);

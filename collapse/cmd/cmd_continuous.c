@@ -59,6 +59,7 @@
 #include "capture/child.h"
 #include "capture/protocol.h"
 #include "cmd/cli.h"
+#include "cmd/cmd_common.h"
 #include "cmd/continuous_opts.h"
 #include "cmds.h"
 #include "cmd/loading.h"
@@ -250,8 +251,8 @@ static int write_file(struct cont *x, const struct out_format *fmt,
 		      const char *path, const struct fold *f, struct sf_err *e)
 {
 	struct out_opts oo = { .fold_flags = FOLD_PID };
-	struct report_output out = { fmt, path };
-	return report_write(&x->r, &out, 1, &oo, f, e);
+	struct out_dest out = { fmt, path };
+	return cmd_write_to(&x->r, &out, 1, &oo, f, e);
 }
 
 /* .folded first, .pb.gz last: the .pb.gz is the window's commit mark. */

@@ -1,7 +1,7 @@
 /*
  * cmd_pyoffsets.c - `stackfold pyoffsets PID|BINARY`: the addresses and
  * member offsets bt/profile-python.bt walks CPython 3.11's frames with,
- * from the interpreter's .dynsym and DWARF (elf/pyoffsets.h).  Prints
+ * from the interpreter's .dynsym and DWARF (pyoffsets.h).  Prints
  * "NAME VALUE" lines, or with --bt-args the values alone on one line in
  * the program's positional order.  No debug info: one line naming the
  * package to install, exit 3 (scripts/profile then samples native stacks
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "elf/pyoffsets.h"
+#include "pyoffsets.h"
 
 static const char usage[] =
 	"usage: stackfold pyoffsets [--bt-args] PID|BINARY\n"

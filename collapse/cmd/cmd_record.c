@@ -634,7 +634,7 @@ static int finish(struct rec *x)
  * capture is over and lost. */
 static int check_outputs(const struct cli *c)
 {
-	struct report_output outs[CLI_MAX_OUTPUTS];
+	struct out_dest outs[CLI_MAX_OUTPUTS];
 	static char paths[CLI_MAX_OUTPUTS][4096];
 	char dir[4096];
 	cli_outputs(c, outs, paths);

@@ -12,7 +12,7 @@
 #include "cmd/cmd_common.h"
 #include "cmds.h"
 #include "model/pidfilter.h"
-#include "ingest/report_svg.h"
+#include "output/svg_sink.h"
 #include "capture/stopsig.h"
 
 static int read_all(struct report *r, char **inputs, int n)
@@ -86,7 +86,7 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 }
 
 static int report_start(struct report *r, struct cli *c, enum svg_way way,
-			struct report_svg *d)
+			struct svg_sink *d)
 {
 	if (report_init(r, &c->so, true)) {
 		fprintf(stderr, "stackfold: out of memory\n");
@@ -96,14 +96,15 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way,
 	r->max_stacks = c->max_stacks;
 	r->perfscript_flags = c->oo.fold_flags & (FOLD_PID | FOLD_TID);
 	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
-	*d = (struct report_svg){ 0 };
+	*d = (struct svg_sink){ 0 };
 	if (way == SVG_STREAM) {
 		/* it takes folded lines only: flamegraph.pl's default width */
 		struct out_opts oo = c->oo;
 		cmd_folded_minwidth(&oo);
-		(void)report_svg_attach(d, r, &oo);	/* -ENOMEM: a fold */
+		(void)svg_sink_attach(d, &r->sink, &oo,
+				      &r->sink_mostly_unknown);	/* -ENOMEM: a fold */
 	} else if (way == SVG_TREE)
-		(void)report_svg_attach(d, r, NULL);
+		(void)svg_sink_attach(d, &r->sink, NULL, &r->sink_mostly_unknown);
 	return 0;
 }
 
@@ -188,7 +189,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct cli c;
 	struct report r;
-	struct report_svg d = { 0 };
+	struct svg_sink d = { 0 };
 	int st = cli_parse(&c, false, argc, argv);
 	if (st >= 0)
 		return st;
@@ -198,13 +199,13 @@ int cmd_report(int argc, char **argv)
 	off_t stdin_at;
 	st = report_start(&r, &c, svg_way(&c, &stdin_at), &d);
 	if (st) {
-		report_svg_release(&d);
+		svg_sink_release(&d);
 		return st;
 	}
 	st = read_all(&r, c.inputs, c.ninputs);
 	if (st == CMD_REREAD) {
 		report_release(&r);
-		report_svg_release(&d);
+		svg_sink_release(&d);
 		if (stdin_at >= 0 && lseek(STDIN_FILENO, stdin_at, SEEK_SET) < 0) {
 			fprintf(stderr, "stackfold: cannot read <stdin> again: %s\n",
 				strerror(errno));
@@ -212,7 +213,7 @@ int cmd_report(int argc, char **argv)
 		}
 		st = report_start(&r, &c, SVG_TREE, &d);
 		if (st) {
-			report_svg_release(&d);
+			svg_sink_release(&d);
 			return st;
 		}
 		st = read_all(&r, c.inputs, c.ninputs);
@@ -225,6 +226,6 @@ int cmd_report(int argc, char **argv)
 		cmd_summary(&r, &c, "read");
 	}
 	report_release(&r);
-	report_svg_release(&d);
+	svg_sink_release(&d);
 	return st;
 }

@@ -4,10 +4,10 @@
  * prints: for every frame, innermost first, the function name and then
  * `file:line` (`??` / `??:0` when unknown), so the two can be diffed.
  *
- * It uses the per-file ELF index directly (symbolizer/elf/elfindex.h): the
- * addresses are already in the module's ELF address space, so there is no
- * process to map, and the index gives the line-table discriminator that
- * addr2line prints.
+ * It names each module's addresses through the symbolizer's one-file
+ * interface (symelf.h): the addresses are already in the module's ELF
+ * address space, so there is no process to map, and the file's index gives
+ * the line-table discriminator that addr2line prints.
  */
 #include <elf.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include "base/untrusted.h"
 #include "cmd/cli.h"
 #include "cmds.h"
-#include "elf/elfindex.h"
+#include "symelf.h"
 
 static const char usage[] =
 	"usage: stackfold symbolize [-a] [--no-demangle] [--no-dwarf] [--no-cache]\n"
@@ -59,7 +59,7 @@ struct symbolize_env {
 
 struct module {
 	char *path;
-	struct elf_index *idx;	/* NULL: could not be opened (reported) */
+	struct sym_elf *elf;	/* NULL: could not be opened (reported) */
 	bool elf32;		/* -a prints 8 hex digits, as addr2line does */
 };
 
@@ -143,13 +143,13 @@ static struct module *module_get(struct modules *ms, const char *path,
 	}
 	struct module *m = &ms->v[ms->n];
 	m->path = strdup(path);
-	m->idx = NULL;
+	m->elf = NULL;
 	m->elf32 = false;
 	if (!m->path)
 		return NULL;
 	ms->n++;
 
-	struct elfidx_opts o = {
+	struct sym_elf_opts o = {
 		.cache_dir = env->no_cache ? NULL : env->cache_dir,
 		.no_demangle = env->no_demangle,
 		.no_dwarf = env->no_dwarf,
@@ -172,9 +172,9 @@ static struct module *module_get(struct modules *ms, const char *path,
 	unsigned char ident[EI_NIDENT];
 	m->elf32 = pread(fd, ident, sizeof(ident), 0) == (ssize_t)sizeof(ident) &&
 		   ident[EI_CLASS] == ELFCLASS32;
-	m->idx = elfidx_open(fd, path, &o, &err);
+	m->elf = sym_elf_open(fd, path, &o, &err);
 	close(fd);
-	if (!m->idx)
+	if (!m->elf)
 		fprintf(stderr, "stackfold symbolize: %s\n", err.msg);
 	return m;
 }
@@ -182,8 +182,7 @@ static struct module *module_get(struct modules *ms, const char *path,
 static void modules_free(struct modules *ms)
 {
 	for (size_t i = 0; i < ms->n; i++) {
-		elfidx_flush(ms->v[i].idx);
-		elfidx_free(ms->v[i].idx);
+		sym_elf_free(ms->v[i].elf);
 		free(ms->v[i].path);
 	}
 	free(ms->v);
@@ -201,19 +200,19 @@ static void print_frame(FILE *out, const struct sym_frame *f, uint32_t disc)
 		fprintf(out, "%u\n", f->line);
 }
 
-static void print_result(FILE *out, const struct elf_index *idx,
+static void print_result(FILE *out, const struct sym_elf *elf,
 			 uint64_t addr)
 {
 	struct sym_result res;
 
-	elfidx_lookup(idx, addr, &res);
+	sym_elf_lookup(elf, addr, &res);
 	if (res.reason != SYM_OK || !res.nframes) {
 		fputs("??\n??:0\n", out);
 		return;
 	}
 	/* addr2line prints the innermost row's discriminator after every
 	 * frame's line; so do we, to stay diffable. */
-	uint32_t disc = elfidx_discriminator(idx, addr);
+	uint32_t disc = sym_elf_discriminator(elf, addr);
 	for (unsigned i = 0; i < res.nframes; i++)
 		print_frame(out, &res.frames[i], disc);
 }
@@ -277,7 +276,7 @@ int cmd_symbolize(int argc, char **argv)
 			rc = EXIT_IO;
 			break;
 		}
-		if (!m->idx) {
+		if (!m->elf) {
 			fprintf(stderr, "stackfold symbolize: line %zu: module '%s' unusable\n",
 				lineno, path);
 			bad++;
@@ -285,7 +284,7 @@ int cmd_symbolize(int argc, char **argv)
 		if (env.addresses)
 			printf("0x%0*llx\n", m->elf32 ? 8 : 16,
 			       (unsigned long long)addr);
-		print_result(stdout, m->idx, addr);
+		print_result(stdout, m->elf, addr);
 		if (ferror(stdout)) {
 			out_err = errno ? errno : EIO;
 			break;

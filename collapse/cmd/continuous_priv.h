@@ -15,7 +15,7 @@
 #include "capture/watch.h"
 #include "cmd/continuous_opts.h"
 #include "cmd/loading.h"
-#include "elf/pyoffsets.h"
+#include "pyoffsets.h"
 #include "ingest/report.h"
 #include "output/windir.h"
 #include "store/spool.h"

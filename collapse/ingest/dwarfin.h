@@ -1,6 +1,6 @@
 /*
  * dwarfin.h - --call-graph dwarf samples into bpftrace records: each
- * complete sample (dwarfrec.h) is unwound (unwind/unwind.h) and handed on
+ * complete sample (dwarfrec.h) is unwound (unwinder.h) and handed on
  * as a bt_record with raw user and kernel addresses, which the resolver
  * names as it names any other record.
  *
@@ -19,7 +19,7 @@
 #include "ingest/dwarfrec.h"
 #include "model/profile.h"
 #include "symbolizer.h"
-#include "unwind/unwind.h"
+#include "unwinder.h"
 
 struct dwarfin {
 	struct dwrec *rec;

@@ -298,17 +298,6 @@ static int chunk(struct dwrec *d, const char *s, size_t len, size_t line)
 	return maybe_emit(d, o);
 }
 
-bool dwrec_kframe_addr(const char *s, size_t len, uint64_t *addr)
-{
-	size_t i = 0;
-	while (i < len && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	size_t b = i;
-	while (i < len && s[i] != ' ')
-		i++;
-	return b > 0 && sf_parse_hex(s + b, i - b, addr);
-}
-
 /* #K CPU SEQ opens the kernel stack; its frame lines follow, "#k" ends */
 static int kstack_line(struct dwrec *d, const char *s, size_t len,
 		       size_t line)
@@ -322,7 +311,7 @@ static int kstack_line(struct dwrec *d, const char *s, size_t len,
 		return maybe_emit(d, o);
 	}
 	uint64_t a;
-	if (!dwrec_kframe_addr(s, len, &a)) {
+	if (!dwsample_kframe_addr(s, len, &a)) {
 		/* not a frame: the block was cut (its "#k" lost) */
 		d->in_k = NULL;
 		bad(d, line);

@@ -261,7 +261,7 @@ static int kframe(struct dwwin *w, const char *s, size_t len, size_t line)
 {
 	uint64_t a;
 	struct dw_kst *k = &w->k[w->nk - 1];
-	if (!dwrec_kframe_addr(s, len, &a)) {
+	if (!dwsample_kframe_addr(s, len, &a)) {
 		bad(w, line);
 		k->n = SIZE_MAX;	/* spoilt: the sample is partial */
 		return 0;

@@ -1,6 +1,6 @@
 /*
  * dwarfwin.h - assemble the samples of one flush of bt/profile-dwarf.bt's
- * maps into whole samples (dwarfrec.h's struct dw_sample).
+ * maps into whole samples (dwsample.h's struct dw_sample).
  *
  * A flush prints one set's maps, each sorted by key, in any order:
  *   @stackfold_du_X[CPU, SEQ]: (KEY, TID, MODE, NCHUNKS, FLAGS, LEN,
@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "capture/protocol.h"
-#include "ingest/dwarfrec.h"
+#include "ingest/dwsample.h"
 
 #define DWWIN_PREFIX PROTOCOL_DWARF_MAPS
 #define DWWIN_MAX_RECORDS (1u << 18)

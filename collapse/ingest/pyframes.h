@@ -2,11 +2,11 @@
  * pyframes.h - names of CPython 3.11 frames from a live process: the
  * (code object, instruction pointer) pairs bt/profile-python.bt records
  * become "function (file:line)", read from the process's memory with
- * process_vm_readv (the offsets: elf/pyoffsets.h, from the capture's
+ * process_vm_readv (the offsets: pyoffsets.h, from the capture's
  * "#python" line).
  *
  * The offsets are first checked against the DWARF of the process's
- * interpreter (elf/pyoffsets.h), once a process (pid and image, the
+ * interpreter (pyoffsets.h), once a process (pid and image, the
  * capture's: a pid taken again is another process): a mismatch names none
  * of its frames.  Each code object is read once per (process, address)
  * and kept until pyframes_new_window(), which forgets them: another code
@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "elf/pyoffsets.h"
+#include "pyoffsets.h"
 
 struct pyframes;
 

@@ -461,7 +461,7 @@ static int folded_line(struct report *r, const char *s, size_t len)
 			r->in.samples += count;
 		return ret;
 	}
-	const struct report_sink *k = &r->sink;
+	const struct out_sink *k = &r->sink;
 	uint64_t total = k->line ? k->total(k->ctx) : r->direct.total;
 	if (count > INT64_MAX || total > INT64_MAX - count)
 		return -EOVERFLOW;	/* totals stay within pprof's int64 */

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "elf/pyoffsets.h"
+#include "pyoffsets.h"
 #include "ingest/bt_parse.h"
 #include "model/fold.h"
 #include "ingest/dwarfin.h"
@@ -73,22 +73,6 @@ struct report_deferred {
 	uint64_t count;
 };
 
-/* Where the lines of folded-text input go when the caller lays them out
- * itself (an svg as the only output of one folded file), instead of into
- * the report's own fold.  The caller owns ctx and frees it after
- * report_release(); line == NULL: no sink. */
-struct report_sink {
-	/* One line's stack (without its count): 0, -ENOMEM, or -EDOM when
-	 * it comes out of the order the sink takes (report_line() returns
-	 * -EAGAIN: read the input again without the sink). */
-	int (*line)(void *ctx, const char *stack, size_t len, uint64_t count);
-	uint64_t (*total)(const void *ctx);	/* the counts taken */
-	size_t (*stacks)(const void *ctx);	/* the distinct stacks taken */
-	/* report_write(): point the writers' input at what was taken */
-	void (*source)(void *ctx, struct out_input *in);
-	void *ctx;
-};
-
 struct report {
 	struct profile prof;
 	struct sym_session *sym;	/* owned unless sym_borrowed; NULL until
@@ -114,11 +98,13 @@ struct report {
 	struct reccache rc;	/* repeated entries skip parsing */
 	struct fold direct;	/* folded-text input goes straight here: it
 				 * has only names, so no profile is needed */
-	struct report_sink sink;	/* set by the caller: folded-text lines go
-				 * there instead of into `direct` */
+	struct out_sink sink;	/* set by the caller (output/svg_sink.h):
+				 * folded-text lines go there instead of
+				 * into `direct`; its ctx is freed by the
+				 * caller after report_release() */
 	uint32_t folded_inputs, bt_inputs;	/* inputs read, by format */
 	uint32_t inputs;	/* inputs read, every format */
-	/* samples of mostly-[unknown] stacks a caller's SVG sink (report_sink)
+	/* samples of mostly-[unknown] stacks a caller's SVG sink (out_sink)
 	 * drew shortened (output/svg_squash.h): the caller's count */
 	uint64_t sink_mostly_unknown;
 	/* `perf script` input's root frame: FOLD_PID, FOLD_TID (the caller's
@@ -232,17 +218,21 @@ void report_map_unsaved(struct report *r, uint32_t pid, uint32_t image);
  * lines, added now, that an SVG stream cannot take: read it again). */
 int report_end_input(struct report *r, struct report_input_stats *st);
 
-/* Outputs: formats[i] written to paths[i] ("-" = stdout, atomically
- * otherwise), from the profile's fold, or from `fold` when not NULL (the
- * differential view); all of them, also after one failed.  Returns 0, or
- * the first failure's -errno with err naming its path. */
-struct report_output {
-	const struct out_format *fmt;
-	const char *path;
+/* The report as the writers read it (output/write.h's out_write()):
+ * handed to output, which ingest does not drive.  in points into r (and
+ * into own, the profile's fold when no fold was given); valid until r
+ * changes or report_view_release(). */
+struct report_view {
+	struct out_input in;
+	struct fold own;
 };
-int report_write(struct report *r, const struct report_output *outs,
-		 unsigned nouts, const struct out_opts *oo, const struct fold *fold,
-		 struct sf_err *err);
+/* From what the sink took (an svg alone), else from fold when not NULL
+ * (the differential view), else from the profile's fold built with
+ * fold_flags.  0, or -EOVERFLOW / -ENOMEM with err said; v is to be
+ * released either way. */
+int report_view(struct report *r, unsigned fold_flags, const struct fold *fold,
+		struct report_view *v, struct sf_err *err);
+void report_view_release(struct report_view *v);	/* fine twice */
 
 /* Samples read from every input (profile and folded text). */
 uint64_t report_samples(const struct report *r);

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "elf/pyoffsets.h"
+#include "pyoffsets.h"
 #include "ingest/bt_parse.h"
 #include "model/profile.h"
 #include "symbolizer.h"
@@ -49,7 +49,7 @@ bool resolver_next_refreshed(struct resolver *r, int *pid, uint32_t *image);
 
 /* Name the Python frames of records that carry them
  * (bt/profile-python.bt's keys) from their live process's memory, with
- * the offsets off (elf/pyoffsets.h's order), and merge them with the
+ * the offsets off (pyoffsets.h's order), and merge them with the
  * native frames (docs/python.md); live false (a replay): every one
  * [python:unknown].  0 or -ENOMEM. */
 int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT],

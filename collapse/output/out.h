@@ -115,6 +115,22 @@ struct out_input {
 	const struct pf_counters *counters_before;
 };
 
+/* Where the lines of folded-text input go when a writer lays them out as
+ * they come (an svg as the only output of one folded file: svg_sink.h),
+ * instead of into the reader's fold.  The reader (ingest/report.h) calls
+ * line, total and stacks; source points the writers' input at what was
+ * taken.  ctx is the sink's owner's; line == NULL: no sink. */
+struct out_sink {
+	/* One line's stack (without its count): 0, -ENOMEM, or -EDOM when
+	 * it comes out of the order the sink takes (report_line() returns
+	 * -EAGAIN: read the input again without the sink). */
+	int (*line)(void *ctx, const char *stack, size_t len, uint64_t count);
+	uint64_t (*total)(const void *ctx);	/* the counts taken */
+	size_t (*stacks)(const void *ctx);	/* the distinct stacks taken */
+	void (*source)(void *ctx, struct out_input *in);
+	void *ctx;
+};
+
 typedef int (*out_fn)(FILE *out, const struct out_input *in,
 		      const struct out_opts *opts, struct sf_err *err);
 

@@ -15,6 +15,7 @@
  * so the search order is written out here (it is short).
  */
 #include "elf/elfidx_priv.h"
+#include "elf/debuglink.h"
 #include "base/safedir.h"
 
 #include <dlfcn.h>

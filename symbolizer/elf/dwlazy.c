@@ -11,6 +11,7 @@
  * index is freed: results point into them.
  */
 #include "elf/elfidx_priv.h"
+#include "elf/dwsrc.h"
 #include "elf/idxcache.h"
 
 #include <errno.h>

@@ -4,6 +4,8 @@
  * of compile units (dwlazy.c).
  */
 #include "elf/elfidx_priv.h"
+#include "elf/debuglink.h"
+#include "elf/dwsrc.h"
 #include "base/libopen.h"
 
 #include <errno.h>

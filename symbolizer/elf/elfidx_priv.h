@@ -1,6 +1,7 @@
 /*
  * elfidx_priv.h - internals shared by elfindex.c, idxcache.c, dwarfidx.c,
- * debuglink.c and demangle.c.  Not for use outside symbolizer/elf*.
+ * debuglink.c, dwsrc.c and demangle.c (the debug-file search: debuglink.h;
+ * a file's DWARF source: dwsrc.h).  Not for use outside symbolizer/elf*.
  *
  * An index is one flat, position-independent blob (struct idx_hdr followed
  * by its sections).  The same bytes are built in memory from the ELF file and
@@ -373,62 +374,6 @@ void dwlazy_flush(struct elf_index *x);
  * would rebuild the whole entry to fail, and warn, a second time). */
 void dwlazy_uncache(struct elf_index *x);
 void dwlazy_free(struct elf_index *x);
-
-/* dwsrc.c: open the DWARF of the ELF file readable through fd (its own,
- * else its separate debug file, looked for as elfidx_open does) into src.
- * fd is not taken.  0, -ENOENT when there is none, -ENOMEM. */
-int dwsrc_open(int fd, const char *path, const char *build_id,
-	       const struct elfidx_opts *o, struct dwsrc *src);
-/* dwsrc.c: the ELF file on fd, read with cmd (fd not taken; elf_end()
- * it); NULL when it is no ELF file. */
-Elf *dwsrc_elf_open(int fd, Elf_Cmd cmd);
-/* dwsrc.c: has elf DWARF of its own (.debug_info, .zdebug_info)? */
-bool dwsrc_has_dwarf(Elf *elf);
-/* dwsrc.c: the DWARF source for a file: its own DWARF (own: on a dup of
- * fd, so the source outlives the caller's Elf), else dbg (taken, with
- * dbgfd).  0, -ENOENT, -ENOMEM. */
-int dwsrc_from(int fd, bool own, Elf *dbg, int dbgfd,
-	       const struct elfidx_opts *o, const char *path, struct dwsrc *src);
-/* dwsrc.c: said once: the DWZ alt file (.gnu_debugaltlink) of src's DWARF is
- * missing, or not a regular file (libdw's open of it goes through
- * base/libopen.c, which never waits on a FIFO). */
-void dwsrc_check_alt(struct idx_builder *b, struct dwsrc *src);
-
-/* debuglink.c: the separate debug file of elf (build-id dirs, then
- * .gnu_debuglink with CRC check, then debuginfod), or NULL.  On success
- * *fdp is its fd: the caller does elf_end() and close().  Warnings go to
- * b's sink; IDX_DINFOD_MISS is set in b->flags when debuginfod was asked
- * and answered "not found".  A debuginfod server that cannot be reached
- * or misses the deadline is reported once per process (to the b of the
- * call that found it so) and not asked again by this process. */
-Elf *debuglink_open(Elf *elf, int fd, const char *path, const char *build_id,
-		    struct idx_builder *b, int *fdp);
-/* debuglink.c: does a build-id debug file for build_id exist now in a
- * debug root?  (A cached index built before libc6-dbg & co. were
- * installed is then rebuilt.) */
-bool debuglink_buildid_exists(const char *build_id);
-/* debuglink.c: is there a file where elf's .gnu_debuglink points (any
- * place gdb looks; CRC not checked) put there or changed (ctime) at or
- * after since (seconds since the epoch)?  path is elf's. */
-bool debuglink_appeared(Elf *elf, const char *path, uint64_t since);
-/* debuglink.c: the MiniDebugInfo ELF in elf's .gnu_debugdata, into
- * dd->elf (NULL: none, or not read).  Its xz is decoded within
- * b->limits as compressed debug sections are (sf_inflate_bound of the
- * section's size, and the session's budget, held until
- * debugdata_close()); past a bound it is not read, counted and said
- * (path names the file).  0, or -ENOMEM (dd then empty).  Always
- * debugdata_close(dd) after. */
-struct debugdata {
-	Elf *elf;
-	char *buf;		/* the decoded ELF */
-	size_t len;
-	uint64_t charged;	/* taken from limits */
-	struct sf_limits *limits;
-};
-int debugdata_open(Elf *elf, struct idx_builder *b, const char *path,
-		   struct debugdata *dd);
-void debugdata_close(struct debugdata *dd);
-
 
 /* elfcompress.c: decompress the SHF_COMPRESSED (zlib, zstd) .debug_*
  * sections of elf in memory, on two threads (libelf < 0.189 cannot do

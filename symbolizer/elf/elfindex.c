@@ -3,6 +3,8 @@
  * file and its debug info) and lookups over the flat index blob.
  */
 #include "elf/elfidx_priv.h"
+#include "elf/debuglink.h"
+#include "elf/dwsrc.h"
 #include "elf/idxcache.h"
 
 #include <elfutils/libdwelf.h>

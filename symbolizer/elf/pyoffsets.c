@@ -5,8 +5,9 @@
  * each the first complete definition found (a struct, or a typedef of
  * one), so no offset is written in the code for any version.
  */
-#include "elf/pyoffsets.h"
+#include "pyoffsets.h"
 #include "elf/elfidx_priv.h"
+#include "elf/debuglink.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -1,5 +1,5 @@
 /*
- * vdso.c - [vdso] images for the session (see symbolizer_priv.h).
+ * vdso.c - [vdso] images for the session (see vdso.h).
  *
  * The vDSO is not a file: its image is copied into a memfd so the ELF index
  * can read it like one.  The kernel maps one image per ABI into every
@@ -23,11 +23,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbolizer_priv.h"
+#include "base/util.h"
+#include "proc/maps.h"
+#include "proc/vdso.h"
 
 #define VDSO_MAX (1u << 20)
 
-static struct sym_file *find_image(struct sym_session *s, const void *img,
+static struct sym_file *find_image(struct vdso_set *s, const void *img,
 				   size_t len)
 {
 	for (size_t i = 0; i < s->nvdsos; i++) {
@@ -45,7 +47,7 @@ static struct sym_file *find_image(struct sym_session *s, const void *img,
 	return NULL;
 }
 
-static struct sym_file *add_image(struct sym_session *s, const void *img,
+static struct sym_file *add_image(struct vdso_set *s, const void *img,
 				  size_t len)
 {
 	struct sym_file *f = find_image(s, img, len);
@@ -61,13 +63,13 @@ static struct sym_file *add_image(struct sym_session *s, const void *img,
 		close(fd);
 		return NULL;
 	}
-	f = filetab_add_memfd(&s->files, fd, "[vdso]");
+	f = filetab_add_memfd(s->files, fd, "[vdso]");
 	if (f)
 		s->vdsos[s->nvdsos++] = f;
 	return f;
 }
 
-static void *read_target(struct sym_session *s, int pid, uint64_t start,
+static void *read_target(struct vdso_set *s, int pid, uint64_t start,
 			 size_t len)
 {
 	char path[64];
@@ -75,7 +77,7 @@ static void *read_target(struct sym_session *s, int pid, uint64_t start,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	s->stats.vdso_reads++;
+	(*s->reads)++;
 	void *buf = malloc(len);
 	if (buf && pread(fd, buf, len, (off_t)start) != (ssize_t)len) {
 		free(buf);
@@ -113,7 +115,7 @@ static int own_vdso(const void **img, size_t *len)
 
 /* Our own vDSO's image file, made once a session: reading /proc/self/maps
  * for every process of a replayed capture was 6% of its CPU. */
-static struct sym_file *own_file(struct sym_session *s)
+static struct sym_file *own_file(struct vdso_set *s)
 {
 	if (!s->own_vdso_done) {
 		const void *img = NULL;
@@ -147,7 +149,7 @@ static bool same_class(int pid)
 
 /* Is live pid's [vdso] at start, len bytes, our own image (see the top)?
  * The first one asked is read and compared (false: read it). */
-static bool is_own_image(struct sym_session *s, int pid, uint64_t start,
+static bool is_own_image(struct vdso_set *s, int pid, uint64_t start,
 			 size_t len)
 {
 	if (sizeof(void *) != 8 || start >> 32 == 0 || s->own_vdso_same < 0 ||
@@ -163,9 +165,20 @@ static bool is_own_image(struct sym_session *s, int pid, uint64_t start,
 	return s->own_vdso_same > 0;
 }
 
-struct sym_file *sym_vdso_file(struct sym_session *s, int pid,
-			       uint64_t start, uint64_t limit,
-			       const char *expect_bid)
+void vdso_set_init(struct vdso_set *v, struct filetab *files,
+		   uint64_t *reads)
+{
+	*v = (struct vdso_set){ .files = files, .reads = reads };
+}
+
+void vdso_set_release(struct vdso_set *v)
+{
+	free(v->vdsos);
+	*v = (struct vdso_set){ 0 };
+}
+
+struct sym_file *vdso_file(struct vdso_set *s, int pid, uint64_t start,
+			   uint64_t limit, const char *expect_bid)
 {
 	size_t len = (size_t)(limit - start);
 	if (len == 0 || len > VDSO_MAX)

@@ -1,4 +1,4 @@
-/* unwind.c - CFI unwinding over a stack copy; see unwind.h. */
+/* unwind.c - CFI unwinding over a stack copy; see unwinder.h. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include "elf/elfread.h"
 #include "elf/idxcache.h"
 #include "unwind/cfirules.h"
-#include "unwind/unwind.h"
+#include "unwinder.h"
 #include "unwind/unwmap.h"
 
 /* One mapped file's CFI: its rows (cfirules.h), from the cache or

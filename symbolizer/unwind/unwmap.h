@@ -1,5 +1,5 @@
 /*
- * unwmap.h - what the CFI unwinder (unwind.h) needs of a session's process
+ * unwmap.h - what the CFI unwinder (unwinder.h) needs of a session's process
  * snapshots: the mapping holding an address, and the mapped file's bytes.
  *
  * The file pointer is the session's own file entry: stable until

@@ -33,7 +33,7 @@
 #include "model/fold.h"
 #include "output/out.h"
 #include "ingest/report.h"
-#include "ingest/report_svg.h"
+#include "output/svg_sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -69,7 +69,7 @@ static int feed_as(struct report *r, const char *p, size_t size, bool direct,
 			break;
 		}
 		if (ret == -EAGAIN && r->sink.line && r->sink.ctx &&
-		    ((struct report_svg *)r->sink.ctx)->stream)
+		    ((struct svg_sink *)r->sink.ctx)->stream)
 			return 3;	/* out of the stream's order */
 		if (ret)
 			abort();
@@ -163,17 +163,18 @@ static char *svg_way(const char *in, size_t size, int way, size_t *len)
 	struct report r;
 	struct fold f = { 0 };
 	struct out_opts oo = { 0 };
-	struct report_svg d = { 0 };
+	struct svg_sink d = { 0 };
 	if (report_init(&r, NULL, false))
 		abort();
-	if (way && report_svg_attach(&d, &r, way == 2 ? &oo : NULL))
+	if (way && svg_sink_attach(&d, &r.sink, way == 2 ? &oo : NULL,
+				   &r.sink_mostly_unknown))
 		abort();
 	if (feed_as(&r, in, size, true, false, NULL) == 3) {
 		/* only a squashed run of [unknown] may sort elsewhere */
 		if (!memmem(in, size, "[unknown];[unknown]", 19))
 			abort();
 		report_release(&r);
-		report_svg_release(&d);
+		svg_sink_release(&d);
 		return svg_way(in, size, 1, len);
 	}
 	struct out_input oi = { .svg = d.stream, .tree = d.tree };
@@ -184,7 +185,7 @@ static char *svg_way(const char *in, size_t size, int way, size_t *len)
 	char *out = render("svg", &oi, len);
 	fold_release(&f);
 	report_release(&r);
-	report_svg_release(&d);
+	svg_sink_release(&d);
 	return out;
 }
 

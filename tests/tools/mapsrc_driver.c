@@ -20,6 +20,7 @@
 
 #include "capture/mapsrc.h"
 #include "ingest/report.h"
+#include "output/write.h"
 
 static int on_record(void *ctx, const struct bt_record *r)
 {
@@ -102,9 +103,14 @@ int main(int argc, char **argv)
 		ret = 1;
 	if (!ret) {
 		struct out_opts oo = { .fold_flags = FOLD_PID };
-		struct report_output o = { out_format_find("folded"), out };
+		struct out_dest o = { out_format_find("folded"), out };
 		struct sf_err err = { "" };
-		if (report_write(&r, &o, 1, &oo, NULL, &err)) {
+		struct report_view v;
+		int wr = report_view(&r, oo.fold_flags, NULL, &v, &err);
+		if (!wr)
+			wr = out_write(&o, 1, &v.in, &oo, &err);
+		report_view_release(&v);
+		if (wr) {
 			fprintf(stderr, "mapsrc_driver: %s\n", err.msg);
 			ret = 1;
 		}

@@ -7,9 +7,13 @@
  * The values are in enum py_off's order: that order is the bt/ program's
  * positional parameters from $5 on (bt/profile-python.bt) and the fields
  * of the "#python" capture line (capture/protocol.h).  Nothing prints.
+ *
+ * Public: one of the symbolizer's headers collapse/ may include (the list:
+ * docs/design.md, checked by scripts/check-layers); implemented in
+ * elf/pyoffsets.c.
  */
-#ifndef SF_ELF_PYOFFSETS_H
-#define SF_ELF_PYOFFSETS_H
+#ifndef SF_PYOFFSETS_H
+#define SF_PYOFFSETS_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /*
- * unwind.h - user stacks from registers and a stack copy, with the call
+ * unwinder.h - user stacks from registers and a stack copy, with the call
  * frame information (CFI) of the mapped files: .eh_frame, else
  * .debug_frame, read with libdw (--call-graph dwarf).
  *
@@ -28,9 +28,13 @@
  * owns its per-file ELF handles and rows; uw_free() writes the rows new
  * in this run to the cache (a failure is a session warning).  Nothing
  * prints.
+ *
+ * Public: one of the symbolizer's headers collapse/ may include (the list:
+ * docs/design.md, checked by scripts/check-layers); implemented in
+ * unwind/.
  */
-#ifndef SF_UNWIND_H
-#define SF_UNWIND_H
+#ifndef SF_UNWINDER_H
+#define SF_UNWINDER_H
 
 #include <stdbool.h>
 #include <stddef.h>
