@@ -9,6 +9,7 @@
 
 static const struct capsrc_ops *const sources[] = {
 	&capsrc_text_ops,
+	&capsrc_maps_ops,
 };
 
 int capsrc_init(struct capsrc *s, const char *name,

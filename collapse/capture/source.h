@@ -36,7 +36,7 @@
 /* Where a source's findings go; ctx is the front-end's.  A non-zero
  * result of line, err, record or total ends the read and is returned by
  * capsrc_read() (or capsrc_mark()).  Callbacks a source never calls may be
- * NULL: "text" calls line and err only. */
+ * NULL: "text" calls line and err only, "maps" every one. */
 struct capsrc_sink {
 	void *ctx;
 	/* a line of bpftrace's stdout: a directive or a map entry */
@@ -68,8 +68,6 @@ struct capsrc_ops {
 	bool records;
 	/* the source's state made (capsrc_init()): 0 or -ENOMEM */
 	int (*init)(struct capsrc *s);
-	/* a run of bpftrace was started: the source's state starts afresh */
-	void (*started)(struct capsrc *s);
 	/* hand on what revents (of capsrc_pollfds()'s two fds) says is
 	 * ready: stderr first when err_first */
 	int (*read)(struct capsrc *s, const struct pollfd *pf, bool err_first);
@@ -95,7 +93,8 @@ struct capsrc {
 	struct bt_child bt;
 	bool err_nonblock;	/* bt.err.fd does not block: capsrc_drain_err() */
 	bool records;		/* entries come as records, not lines */
-	bool ended;		/* "#end" seen in this run */
+	bool ended;		/* "#end" seen in this run (src_maps.c: the
+				 * lines after it are bpftrace's exit echo) */
 	/* capsrc_attached()'s refusal: said even without -v (the source
 	 * could have read, and did not) */
 	bool refusal_loud;

@@ -25,8 +25,6 @@ int capsrc_start(struct capsrc *s, char **argv, bool err_nonblock)
 			fcntl(s->bt.err.fd, F_SETFL, fl | O_NONBLOCK) == 0;
 	}
 	s->ended = false;
-	if (s->ops->started)
-		s->ops->started(s);
 	return 0;
 }
 
