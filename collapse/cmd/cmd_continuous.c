@@ -39,7 +39,6 @@
  * 3.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -56,7 +55,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/child.h"
 #include "capture/protocol.h"
 #include "cmd/cli.h"
 #include "cmd/cmd_common.h"
@@ -192,7 +190,7 @@ void cont_feed_source(struct cont *x)
 {
 	char buf[256];
 	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
-	if (!x->maps_on) {
+	if (!x->src.records) {
 		if (v)
 			feed_meta(x, PROTOCOL_META_BPFTRACE, v);
 		return;
@@ -365,7 +363,7 @@ static void stackmap_check(struct cont *x)
 {
 	const struct pf_counters *k = &x->r.prof.counters;
 	uint64_t n = k->samples + report_dropped(&x->r);
-	if (x->bt.stop_sent || n < STACKMAP_MIN_SAMPLES ||
+	if (x->src.bt.stop_sent || n < STACKMAP_MIN_SAMPLES ||
 	    k->stackid_errors * 100 <= n * STACKMAP_LOSS_PCT ||
 	    x->win_no < x->refresh_after)
 		return;
@@ -472,8 +470,7 @@ static int err_line(void *ctx, const char *s, size_t len);
  * capacity (64 KiB, never enlarged). */
 static int drain_err(struct cont *x)
 {
-	return x->bt.err.eof || !x->err_nonblock ? 0 :
-	       bt_child_read(&x->bt, true, err_line, x);
+	return capsrc_drain_err(&x->src);
 }
 
 /* A line of an entry not added (x->ov_skipping): its last ("]: N", after
@@ -539,7 +536,7 @@ int cont_total_line(struct cont *x, const char *s, size_t len)
 	/* At exit bpftrace prints every keyless map again (as 0): an empty
 	 * window after the stop, or after "#end" (bpftrace stopped by someone
 	 * else), is that echo, not a window. */
-	if ((x->bt.stop_sent || x->ended) && !x->win_records)
+	if ((x->src.bt.stop_sent || x->ended) && !x->win_records)
 		return 0;
 	return window_end(x, false);
 }
@@ -588,13 +585,10 @@ static void window_mark(struct cont *x, const char *s, size_t len)
 	feed_meta(x, PROTOCOL_META_START_NS, buf);
 }
 
-/* bt_child_read()'s callback for bpftrace's stdout */
+/* the sink's line: bpftrace's stdout */
 static int out_line(void *ctx, const char *s, size_t len)
 {
 	struct cont *x = ctx;
-	/* after "#end", bpftrace's exit echo of the maps it left for us */
-	if (x->maps_on && x->ended)
-		return 0;
 	switch (protocol_line(s, len)) {
 	case PROTOCOL_PYTHON:
 		cont_python_line(x, s, len);
@@ -604,20 +598,20 @@ static int out_line(void *ctx, const char *s, size_t len)
 		return 0;
 	case PROTOCOL_ATTACHED:
 		x->ever_attached = true;
-		x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
+		x->src.bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 		attached(x);
-		cont_maps_start(x);
+		cont_source_attached(x);
 		return 0;
 	case PROTOCOL_WINDOW: {
 		bool ends = x->clk_start;
 		window_mark(x, s, len);
-		return x->maps_on && ends ? cont_maps_window(x) : 0;
+		return ends ? capsrc_mark(&x->src) : 0;
 	}
 	case PROTOCOL_END:
 		x->ended = true;
 		return 0;
 	case PROTOCOL_TOTAL:
-		x->bt.clock.flushes++;
+		x->src.bt.clock.flushes++;
 		return cont_total_line(x, s, len);
 	default:
 		break;
@@ -653,7 +647,7 @@ static int err_line(void *ctx, const char *s, size_t len)
 		return 0;
 	x->err_lines++;
 	snprintf(x->last_err, sizeof(x->last_err), "%.*s", (int)len, s);
-	if (!x->bt.clock.attached_ns)	/* start-up errors, of every run */
+	if (!x->src.bt.clock.attached_ns)	/* start-up errors, of every run */
 		fprintf(stderr, "bpftrace: %.*s\n", (int)len, s);
 	return 0;
 }
@@ -667,8 +661,8 @@ static int err_line(void *ctx, const char *s, size_t len)
  * total line or the whole print.  Called again until sent. */
 void cont_stop_child(struct cont *x)
 {
-	x->bt.clock.in_print = x->win_records > 0;
-	bt_child_stop(&x->bt);
+	x->src.bt.clock.in_print = x->win_records > 0;
+	capsrc_stop(&x->src);
 }
 
 /* How long pump() may wait for bpftrace: a second, or until a loading
@@ -676,7 +670,7 @@ void cont_stop_child(struct cont *x)
 static int poll_ms(const struct cont *x)
 {
 	uint64_t due = loading_next_due(&x->loading), now;
-	if (x->bt.stop_wanted && !x->bt.stop_sent)
+	if (x->src.bt.stop_wanted && !x->src.bt.stop_sent)
 		return 50;	/* until it is safe to stop */
 	if (due == UINT64_MAX)
 		return 1000;
@@ -691,7 +685,7 @@ static int poll_ms(const struct cont *x)
 static void watch_targets(struct cont *x)
 {
 	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC);
-	if (!x->watch.n || x->bt.stop_sent || x->targets_gone ||
+	if (!x->watch.n || x->src.bt.stop_sent || x->targets_gone ||
 	    now - x->watch_at < 1000000000ULL)
 		return;
 	x->watch_at = now;
@@ -705,10 +699,10 @@ static void watch_targets(struct cont *x)
 /* Read bpftrace until both pipes close.  0, or EXIT_INTERRUPTED / EXIT_IO. */
 static int pump(struct cont *x)
 {
-	struct bt_child *b = &x->bt;
-	while (!bt_child_done(b)) {
-		struct pollfd pf[2] = { { b->out.eof ? -1 : b->out.fd, POLLIN, 0 },
-					{ b->err.eof ? -1 : b->err.fd, POLLIN, 0 } };
+	const struct bt_child *b = &x->src.bt;
+	while (!capsrc_done(&x->src)) {
+		struct pollfd pf[2];
+		capsrc_pollfds(&x->src, pf);
 		int n = poll(pf, 2, poll_ms(x));
 		if (stopsig_abort())
 			return EXIT_INTERRUPTED;
@@ -718,16 +712,15 @@ static int pump(struct cont *x)
 			cont_stop_child(x);	/* sent once */
 		watch_targets(x);
 		char where[256];
-		bt_child_nudge(b, sf_clock_ns(CLOCK_MONOTONIC));
-		if (bt_child_kill_hung(b, sf_clock_ns(CLOCK_MONOTONIC), where,
-				       sizeof(where)))
+		if (capsrc_watchdog(&x->src, sf_clock_ns(CLOCK_MONOTONIC), where,
+				    sizeof(where)))
 			fprintf(stderr, "stackfold: bpftrace gave no output in %d s "
 				"after its stop: killed (it waited in: %s)\n",
 				BT_STOP_GRACE_S, where[0] ? where : "unknown");
 		if (x->loading.n)
 			loading_check(&x->loading, x->ss,
 				      sf_clock_ns(CLOCK_MONOTONIC), NULL, NULL);
-		cont_maps_tick(x);
+		capsrc_tick(&x->src, sf_clock_ns(CLOCK_MONOTONIC), x->clk_start);
 		if (n <= 0)
 			continue;
 		/* bpftrace writes a window as many small writes: once one has
@@ -738,15 +731,10 @@ static int pump(struct cont *x)
 		 * are used up: then a fork storm costs no wake-up a line).
 		 * Read from the maps, a window has no print to gather. */
 		if (!b->stop_sent &&
-		    ((x->win_records && !x->maps_on) || x->nsnap >= SNAPS_PER_WINDOW))
+		    ((x->win_records && !x->src.records) || x->nsnap >= SNAPS_PER_WINDOW))
 			poll(NULL, 0, COALESCE_MS);
 		/* stderr first (and drain_err() at the total line) */
-		int ret = 0;
-		if (pf[1].revents)
-			ret = bt_child_read(b, true, err_line, x);
-		if (!ret && pf[0].revents)
-			ret = bt_child_read(b, false, out_line, x);
-		if (ret) {
+		if (capsrc_read(&x->src, pf, true)) {
 			fprintf(stderr, "stackfold: out of memory\n");
 			return EXIT_IO;
 		}
@@ -777,32 +765,27 @@ static int run_once(struct cont *x, unsigned *delay)
 	x->clk_start = x->clk_end = 0;
 	x->last_err[0] = 0;
 	x->err_lines = 0;
-	if (bt_child_start(&x->bt, x->o.argv)) {
+	if (capsrc_start(&x->src, x->o.argv, true)) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", x->o.argv[0],
 			strerror(errno));
 		return EXIT_ENV;
 	}
-	int fl = fcntl(x->bt.err.fd, F_GETFL);
-	x->err_nonblock = fl >= 0 &&
-			  fcntl(x->bt.err.fd, F_SETFL, fl | O_NONBLOCK) == 0;
 	uint64_t windows0 = x->written + x->failed;
 	int st = pump(x);
 	if (st) {
-		bt_child_kill(&x->bt);
-		bt_child_wait(&x->bt);
-		cont_maps_stop(x);
+		capsrc_kill(&x->src);
+		capsrc_wait(&x->src);
 		if (st == EXIT_INTERRUPTED)
 			fprintf(stderr, "stackfold: aborted, window in progress lost\n");
 		return st;
 	}
-	int status = bt_child_wait(&x->bt);
-	cont_maps_stop(x);
+	int status = capsrc_wait(&x->src);
 	/* bpftrace that died on its own (not stopped: its END did not print
 	 * the rest), or that was killed hung after its stop, may have died
 	 * while it printed the window: what came of it is part of a window,
 	 * not written (said lost below) */
-	bool killed = x->bt.killed && !x->ended;
-	bool died = (!x->bt.stop_sent && !x->ended) || killed;
+	bool killed = x->src.bt.killed && !x->ended;
+	bool died = (!x->src.bt.stop_sent && !x->ended) || killed;
 	if (x->r_open && x->win_records && died &&
 	    window_next(x, sf_clock_ns(CLOCK_REALTIME), 0)) {
 		fprintf(stderr, "stackfold: out of memory\n");
@@ -814,7 +797,7 @@ static int run_once(struct cont *x, unsigned *delay)
 	}
 	if (x->fatal)
 		return x->fatal;
-	if (killed && x->bt.stop_sent) {
+	if (killed && x->src.bt.stop_sent) {
 		x->cut_short++;
 		fprintf(stderr, "stackfold: the samples of the window in progress "
 			"are lost\n");
@@ -824,7 +807,7 @@ static int run_once(struct cont *x, unsigned *delay)
 		x->win_start_ns = sf_clock_ns(CLOCK_REALTIME);
 		return -1;	/* at once: no backoff, nothing failed */
 	}
-	if (x->bt.stop_sent)
+	if (x->src.bt.stop_sent)
 		return EXIT_OK;
 	char how[64];
 	describe_exit(status, how, sizeof(how));
@@ -834,7 +817,7 @@ static int run_once(struct cont *x, unsigned *delay)
 		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s)\n", how);
 		return EXIT_ENV;
 	}
-	if (!x->bt.clock.attached_ns) {	/* a restart that died young */
+	if (!x->src.bt.clock.attached_ns) {	/* a restart that died young */
 		fprintf(stderr, "stackfold: bpftrace failed before attaching (%s%s%s); "
 			"restarting in %u s\n", how, x->last_err[0] ? ": " : "",
 			x->last_err, *delay);
@@ -912,14 +895,19 @@ static int setup(struct cont *x)
 
 int cmd_continuous(int argc, char **argv)
 {
-	struct cont x = { .bt = { .out.fd = -1, .err.fd = -1 },
-			  .watch = { .epfd = -1 }, .lock_fd = -1, .prog_fd = -1 };
+	struct cont x = { .watch = { .epfd = -1 }, .lock_fd = -1,
+			  .prog_fd = -1 };
 	int st = continuous_opts_parse(&x.o, argc, argv);
 	if (st >= 0)
 		return st;
 	if (x.o.check)	/* scripts/continuous, before it touches DIR */
 		return cont_check_existing_dir(x.o.dir);
-	x.bt.clock.period_ns = (uint64_t)x.o.window * 1000000000ULL;
+	if (cont_source_init(&x, out_line, err_line)) {
+		fprintf(stderr, "stackfold: out of memory\n");
+		capsrc_release(&x.src);
+		return EXIT_IO;
+	}
+	x.src.bt.clock.period_ns = (uint64_t)x.o.window * 1000000000ULL;
 	st = setup(&x);
 	for (unsigned delay = 1; !st;) {
 		int r = run_once(&x, &delay);
@@ -937,7 +925,7 @@ int cmd_continuous(int argc, char **argv)
 	if (x.r_open)
 		window_release(&x);
 	cont_python_release(&x);	/* after the report that borrowed it */
-	bt_child_release(&x.bt);
+	capsrc_release(&x.src);
 	free(x.seen);
 	windir_release(&x.dir);
 	loading_release(&x.loading);

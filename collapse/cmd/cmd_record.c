@@ -31,11 +31,11 @@
 #include "base/atomic.h"
 #include "cmd/cli.h"
 #include "cmd/cmd_common.h"
-#include "capture/child.h"
 #include "capture/protocol.h"
 #include "cmd/loading.h"
 #include "capture/perfside.h"
 #include "capture/rawcap.h"
+#include "capture/source.h"
 #include "capture/stopsig.h"
 #include "cmds.h"
 #include "capture/watch.h"
@@ -43,10 +43,11 @@
 struct rec {
 	struct cli *c;
 	struct report r;
-	/* bpftrace; its clock's attached_ns is the monotonic time of
-	 * "#attached", flushes the "#flushed" lines seen, in_print true while
-	 * a flush's map entries are arriving (its clear is still to come) */
-	struct bt_child bt;
+	/* the capture (text: bpftrace's lines); its bt.clock's attached_ns
+	 * is the monotonic time of "#attached", flushes the "#flushed" lines
+	 * seen, in_print true while a flush's map entries are arriving (its
+	 * clear is still to come) */
+	struct capsrc src;
 	struct rawcap raw;	/* --save-raw */
 	uint64_t start_ns;
 	bool cut;		/* bpftrace ended early, with samples */
@@ -169,9 +170,9 @@ static void meta_line(struct rec *x, enum protocol_meta k, const char *v);
  * from bpftrace's start-up. */
 static void attached(struct rec *x)
 {
-	if (x->bt.clock.attached_ns)
+	if (x->src.bt.clock.attached_ns)
 		return;
-	x->bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
+	x->src.bt.clock.attached_ns = sf_clock_ns(CLOCK_MONOTONIC);
 	if (x->c->start_pid)
 		kill(x->c->start_pid, SIGCONT);
 	/* a sign of life after bpftrace's seconds of start-up, in the
@@ -201,7 +202,7 @@ static void py_hold(struct rec *x, const char *s, size_t len)
 	}
 	held[nheld] = (int)pid;
 	nheld = nheld + 1;
-	x->resume_at = x->bt.clock.flushes + 2;
+	x->resume_at = x->src.bt.clock.flushes + 2;
 }
 
 static void py_resume(void)
@@ -211,7 +212,7 @@ static void py_resume(void)
 	nheld = 0;
 }
 
-/* bt_child_read()'s callback for bpftrace's stdout */
+/* the sink's line: bpftrace's stdout */
 static int out_line(void *ctx, const char *s, size_t len)
 {
 	struct rec *x = ctx;
@@ -224,15 +225,15 @@ static int out_line(void *ctx, const char *s, size_t len)
 		attached(x);
 		break;
 	case PROTOCOL_FLUSHED:
-		x->bt.clock.flushes++, x->bt.clock.in_print = false;
-		if (nheld && x->bt.clock.flushes >= x->resume_at)
+		x->src.bt.clock.flushes++, x->src.bt.clock.in_print = false;
+		if (nheld && x->src.bt.clock.flushes >= x->resume_at)
 			py_resume();
 		break;
 	default:
 		if (len > strlen(PYHOLD) && memcmp(s, PYHOLD, strlen(PYHOLD)) == 0)
 			py_hold(x, s, len);
 		if ((in_print = protocol_in_print(s, len)) >= 0)
-			x->bt.clock.in_print = in_print;
+			x->src.bt.clock.in_print = in_print;
 		break;
 	}
 	int ret = report_line(&x->r, s, len);
@@ -271,7 +272,7 @@ static void countdown(struct rec *x, uint64_t elapsed_s)
 	uint64_t left = x->c->seconds > elapsed_s ? x->c->seconds - elapsed_s : 0;
 	/* counts arrive with each flush (every --flush s): until the first,
 	 * none is shown rather than a 0 that is not one */
-	if (x->c->seconds && x->bt.clock.flushes)
+	if (x->c->seconds && x->src.bt.clock.flushes)
 		fprintf(stderr, "\rstackfold: recording, %3" PRIu64 " s left, %" PRIu64
 			" samples by the last flush (Ctrl-C to stop) ", left,
 			x->r.prof.counters.samples);
@@ -302,10 +303,10 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 	uint64_t now = sf_clock_ns(CLOCK_MONOTONIC), wait = UINT64_MAX;
 	const uint64_t s = 1000000000ULL;
 
-	if (x->bt.stop_wanted && !x->bt.stop_sent)
+	if (x->src.bt.stop_wanted && !x->src.bt.stop_sent)
 		wait = 100000000ULL;
-	if (x->bt.stop_sent && !x->bt.killed)
-		wait = s;	/* to see it hung (bt_child_kill_hung) */
+	if (x->src.bt.stop_sent && !x->src.bt.killed)
+		wait = s;	/* to see it hung (capsrc_watchdog) */
 	if (x->loading.n) {
 		uint64_t due = loading_next_due(&x->loading);
 		/* due inside a record: look again soon, without spinning */
@@ -316,12 +317,12 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 	}
 	if (watch_polled(&x->watch) && wait > WATCH_POLL_NS)
 		wait = WATCH_POLL_NS;
-	if (x->bt.clock.attached_ns) {
-		uint64_t el = now - x->bt.clock.attached_ns;
+	if (x->src.bt.clock.attached_ns) {
+		uint64_t el = now - x->src.bt.clock.attached_ns;
 		if (x->c->countdown && isatty(2) && wait > s - el % s)
 			wait = s - el % s;
 		uint64_t end = stop_after_ns(x);
-		if (end && !x->bt.stop_wanted)
+		if (end && !x->src.bt.stop_wanted)
 			wait = end > el ? (end - el < wait ? end - el : wait) : 0;
 	}
 	if (wait == UINT64_MAX)
@@ -334,7 +335,7 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 /* The one line saying that the targets' exit ended the capture. */
 static void say_targets_gone(const struct rec *x)
 {
-	uint64_t at = x->bt.clock.attached_ns;
+	uint64_t at = x->src.bt.clock.attached_ns;
 	if (at)
 		fprintf(stderr, "%sstackfold: every target exited after %.1f s; "
 			"stopping\n", x->c->countdown && isatty(2) ? "\n" : "",
@@ -365,10 +366,10 @@ static void watch_targets(struct rec *x, bool woken)
 	x->targets_gone = true;
 	/* said, unless it is the end expected: a command started to run
 	 * (--start-pid) until it exits, with no -D */
-	if (!x->bt.stop_wanted && (x->c->seconds || !x->c->start_pid) &&
+	if (!x->src.bt.stop_wanted && (x->c->seconds || !x->c->start_pid) &&
 	    !x->c->quiet)
 		say_targets_gone(x);
-	bt_child_stop(&x->bt);
+	capsrc_stop(&x->src);
 }
 
 /* The side band's ring fds (PERFSIDE_POLL_MAX at most: past that the
@@ -395,12 +396,11 @@ static int loop(struct rec *x)
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	int st = 0;
-	struct bt_child *b = &x->bt;
-	while (!bt_child_done(b)) {
-		struct pollfd pf[3 + PERFSIDE_POLL_MAX] = {
-			{ b->out.eof ? -1 : b->out.fd, POLLIN, 0 },
-			{ b->err.eof ? -1 : b->err.fd, POLLIN, 0 },
-			{ watch_fd(&x->watch), POLLIN, 0 } };
+	const struct bt_child *b = &x->src.bt;
+	while (!capsrc_done(&x->src)) {
+		struct pollfd pf[3 + PERFSIDE_POLL_MAX];
+		capsrc_pollfds(&x->src, pf);
+		pf[2] = (struct pollfd){ watch_fd(&x->watch), POLLIN, 0 };
 		nfds_t npf = 3 + side_pollfds(x, pf + 3);
 		struct timespec ts;
 		/* Blocked from the check to the wait only: a signal landing
@@ -416,7 +416,7 @@ static int loop(struct rec *x)
 			break;
 		}
 		if (stopsig_count() || b->stop_wanted)
-			bt_child_stop(&x->bt);
+			capsrc_stop(&x->src);
 		if (x->loading.n)
 			loading_due(x);
 		if (x->side.ncpu)
@@ -425,10 +425,9 @@ static int loop(struct rec *x)
 			 now = sf_clock_ns(CLOCK_MONOTONIC);
 		uint64_t el = at ? (now - at) / 1000000000ULL : 0;
 		if (stop_after_ns(x) && at && now - at >= stop_after_ns(x))
-			bt_child_stop(&x->bt);
+			capsrc_stop(&x->src);
 		char where[256];
-		bt_child_nudge(b, now);
-		if (bt_child_kill_hung(b, now, where, sizeof(where)))
+		if (capsrc_watchdog(&x->src, now, where, sizeof(where)))
 			fprintf(stderr, "%sstackfold: bpftrace gave no output in "
 				"%d s after its stop: killed (it waited in: %s)\n",
 				x->c->countdown && isatty(2) ? "\n" : "",
@@ -440,11 +439,7 @@ static int loop(struct rec *x)
 		}
 		if (n <= 0)
 			continue;
-		int ret = 0;
-		if (pf[0].revents)
-			ret = bt_child_read(b, false, out_line, x);
-		if (!ret && pf[1].revents)
-			ret = bt_child_read(b, true, err_line, x);
+		int ret = capsrc_read(&x->src, pf, false);
 		if (ret == -E2BIG) {
 			st = cmd_max_stacks(&x->r, NULL);
 			break;
@@ -486,7 +481,7 @@ static void meta_begin(struct rec *x, int argc, char **argv)
 	const char *v = getenv("STACKFOLD_BPFTRACE_VERSION");
 	if (v)
 		meta_line(x, PROTOCOL_META_BPFTRACE, v);
-	else if (bt_child_version(argv, buf, sizeof(buf)) == 0)
+	else if (capsrc_version(argv, buf, sizeof(buf)) == 0)
 		meta_line(x, PROTOCOL_META_BPFTRACE, buf);
 	const char *cmd = getenv("STACKFOLD_CMDLINE");
 	size_t off = 0;
@@ -501,8 +496,8 @@ static void meta_begin(struct rec *x, int argc, char **argv)
  * deadline (-D), which ends sampling in the kernel. */
 static uint64_t capture_ns(const struct rec *x)
 {
-	uint64_t at = x->bt.clock.attached_ns, end = x->bt.stop_sent_ns ?
-		x->bt.stop_sent_ns : sf_clock_ns(CLOCK_MONOTONIC);
+	uint64_t at = x->src.bt.clock.attached_ns, end = x->src.bt.stop_sent_ns ?
+		x->src.bt.stop_sent_ns : sf_clock_ns(CLOCK_MONOTONIC);
 	uint64_t d = at && end > at ? end - at : 0;
 	uint64_t cap = (uint64_t)x->c->seconds * 1000000000ULL;
 	return x->c->seconds && d > cap ? cap : d;
@@ -522,7 +517,7 @@ static void abort_cleanup(void)
 
 static int child_status(struct rec *x)
 {
-	int status = bt_child_wait(&x->bt);
+	int status = capsrc_wait(&x->src);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
@@ -722,9 +717,11 @@ int cmd_record(int argc, char **argv)
 {
 	struct cli c;
 	struct rec x = { .c = &c, .watch = { .epfd = -1 },
-			 .bt = { .out.fd = -1, .err.fd = -1 },
 			 .cpu0_self = cpu_s(RUSAGE_SELF),
 			 .cpu0_kids = cpu_s(RUSAGE_CHILDREN) };
+	const struct capsrc_sink sink = { .ctx = &x, .line = out_line,
+					  .err = err_line };
+	capsrc_init(&x.src, "text", &sink);
 	int st = cli_parse(&c, true, argc, argv);
 	if (st >= 0)
 		return st;
@@ -756,8 +753,8 @@ int cmd_record(int argc, char **argv)
 	/* a closed stdout (the top table piped into a reader gone) is a write
 	 * error for that output, not death: the files are still written */
 	signal(SIGPIPE, SIG_IGN);
-	x.bt.clock.period_ns = (uint64_t)c.flush * 1000000000ULL;
-	if (bt_child_start(&x.bt, c.inputs)) {
+	x.src.bt.clock.period_ns = (uint64_t)c.flush * 1000000000ULL;
+	if (capsrc_start(&x.src, c.inputs, false)) {
 		fprintf(stderr, "stackfold: cannot start '%s': %s\n", c.inputs[0],
 			strerror(errno));
 		st = EXIT_ENV;
@@ -765,8 +762,8 @@ int cmd_record(int argc, char **argv)
 	}
 	st = loop(&x);
 	if (st) {	/* bpftrace is stopped here: nobody reads its pipes */
-		bt_child_kill(&x.bt);
-		bt_child_wait(&x.bt);
+		capsrc_kill(&x.src);
+		capsrc_wait(&x.src);
 		if (st == EXIT_INTERRUPTED)
 			fprintf(stderr, "\nstackfold: aborted, no output written\n");
 		goto out;
@@ -784,7 +781,7 @@ out:
 	py_resume();
 	perfside_close(&x.side);
 	rawcap_abort(&x.raw);
-	bt_child_release(&x.bt);
+	capsrc_release(&x.src);
 	loading_release(&x.loading);
 	watch_close(&x.watch);
 	report_release(&x.r);

@@ -10,8 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "capture/child.h"
-#include "capture/mapsrc.h"
+#include "capture/source.h"
 #include "capture/watch.h"
 #include "cmd/continuous_opts.h"
 #include "cmd/loading.h"
@@ -82,13 +81,14 @@ struct cont {
 	uint32_t win_no;	/* windows ended so far */
 	uint64_t nsnap;		/* snapshots taken in this window */
 	uint64_t snap_skipped;
-	/* bpftrace; its clock's attached_ns is the monotonic time of
-	 * "#attached", flushes the total lines (windows printed whole) */
-	struct bt_child bt;
+	/* the capture source (capture/source.h: bpftrace's text, or its maps
+	 * with --source maps or auto); its bt.clock's attached_ns is the
+	 * monotonic time of "#attached", flushes the total lines (windows
+	 * printed whole) */
+	struct capsrc src;
 	bool ever_attached;
 	bool ended;		/* "#end": its END printed the last window */
 	int fatal;		/* an exit status: stop now (check_dir()) */
-	bool err_nonblock;	/* err.fd does not block: drain_err() may read */
 	struct loading_list loading;	/* snapshots taken while ld.so was
 					 * still loading (loading.h) */
 	bool refresh;		/* restart bpftrace for fresh stack maps */
@@ -117,13 +117,7 @@ struct cont {
 	struct watch watch;	/* the --watch-pid targets */
 	uint64_t watch_at;	/* monotonic ns of the last look at them */
 	struct spool *spool;	/* --push: delivers the windows written */
-	/* --source maps (or auto, when it could): this run's bpftrace's
-	 * maps, read at each "#window" mark (capture/mapsrc.h) */
-	struct mapsrc ms;
-	bool maps_on;
-	bool source_said;	/* -v: the choice said once */
-	bool slept_said;	/* no membarrier: said once */
-	uint64_t maps_read_at;	/* CLOCK_MONOTONIC ns of the last map read */
+	bool source_said;	/* -v: the source's choice said once */
 	/* bt/continuous-python.bt's "#python" offsets: one namer for the
 	 * whole run (its code objects' names cached per process across
 	 * windows, checked again in each), lent to every window's report */
@@ -156,7 +150,7 @@ int cont_hold_program(struct cont *x);
 uint64_t cont_retention(struct cont *x, bool keep_newest);
 void cont_log_removed(uint64_t n);
 
-/* cmd_continuous.c, shared with continuous_maps.c. */
+/* cmd_continuous.c, shared with continuous_source.c. */
 /* The window's "bpftrace" metadata (its version; "source maps" when read
  * from the maps). */
 void cont_feed_source(struct cont *x);
@@ -174,19 +168,12 @@ void cont_sub_total(struct cont *x, const char *s, size_t len);
 /* Ask bpftrace to end (SIGINT). */
 void cont_stop_child(struct cont *x);
 
-/* continuous_maps.c: --source maps. */
-/* Take this run's maps once bpftrace has attached (or say why not). */
-void cont_maps_start(struct cont *x);
-void cont_maps_stop(struct cont *x);	/* fine when not started */
-/* The window just marked, read from the maps and ended by its total. */
-int cont_maps_window(struct cont *x);
-/* Between marks: read the maps again once MAPS_READ_MS has passed since
- * the last read, into the window in progress, so that each buffer's
- * stack map holds a quarter second of stacks, not a window's: collisions
- * grow with the square of the stacks a map holds (under churn, 10 s
- * windows: 0.4-0.6% of samples read once a window, 0.1% once a second,
- * 0.03% every 250 ms, for the same CPU within noise). */
-void cont_maps_tick(struct cont *x);
-#define MAPS_READ_MS 250
+/* continuous_source.c: the capture source's sink and its words. */
+/* The source --source names, its sink taking what it reads into the
+ * window (out, err: bpftrace's lines): capsrc_init()'s result. */
+int cont_source_init(struct cont *x, bt_line_fn out, bt_line_fn err);
+/* bpftrace attached: the source takes what it reads beyond the text (or
+ * says why not; with --source maps, a stop). */
+void cont_source_attached(struct cont *x);
 
 #endif

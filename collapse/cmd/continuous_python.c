@@ -5,7 +5,7 @@
  * against its interpreter's DWARF once (a file read, not a memory read),
  * and its code objects are read once and only checked again in later
  * windows.  The maps source does not read this program's key: the text
- * is read (continuous_maps.c). */
+ * is read (continuous_source.c). */
 #include <stdio.h>
 #include <string.h>
 
