@@ -86,27 +86,31 @@ check "bpftrace killed: the raw capture read again, its SVG says so" grep -q 'ca
 # takes longer than two flush periods (a big map on a loaded machine):
 # stopped between the print and the clear, bpftrace prints the same
 # entries again at exit.  A wait given up after two periods and two
-# seconds would count those samples twice.
+# seconds would count those samples twice.  The fake is free of races
+# with the stop under load: its print begins at once (the stop comes at
+# 3 s and must find it under way) and its "clear" (inflush=0) comes
+# before "#flushed", as bt/profile.bt's clear() comes before its printf.
+# The print ends past 3 s + two periods + 2 s (11 s).
 cat >"$T/slowbt" <<'SH'
 #!/bin/bash
 entries() { for i in $(seq 1 "$1"); do printf '@stackfold_a[4242, 4242, fake, \n        f%d+1\n, ]: 1\n' "$i"; done; }
 inflush=0
-trap 'kill "$sl" 2>/dev/null; if [ "$inflush" = 1 ]; then entries 30; printf "@stackfold_total_a: 30\n"; else printf "@stackfold_total_b: 0\n"; fi; exit 0' INT
+trap 'kill "$sl" 2>/dev/null; if [ "$inflush" = 1 ]; then entries 40; printf "@stackfold_total_a: 40\n"; else printf "@stackfold_total_b: 0\n"; fi; exit 0' INT
 echo "#attached"
 echo "#pid 4242 fake"
-sleep 3 & sl=$!; wait "$sl"
 inflush=1
-for i in $(seq 1 30); do
+for i in $(seq 1 40); do
 	printf '@stackfold_a[4242, 4242, fake, \n        f%d+1\n, ]: 1\n' "$i"
 	sleep 0.3 & sl=$!; wait "$sl"
 done
-printf '@stackfold_total_a: 30\n#flushed\n'
+printf '@stackfold_total_a: 40\n'
 inflush=0
+printf '#flushed\n'
 sleep 60 & sl=$!; wait "$sl"
 SH
 chmod +x "$T/slowbt"
 "$STACKFOLD" record -F 99 --flush 3 -D 3 -f folded -o "$T/slow" -- "$T/slowbt" >/dev/null 2>"$T/slow.err"
-check_eq "stop during a long flush print: exit 0, each sample once" "0 30" "$? $(folded_total "$T/slow.folded")"
+check_eq "stop during a long flush print: exit 0, each sample once" "0 40" "$? $(folded_total "$T/slow.folded")"
 check "stop during a long flush print: nothing past bpftrace's count" bash -c "! grep -q 'more than bpftrace counted' '$T/slow.err'"
 
 # A --save-raw that cannot be written costs only itself, as any output:
