@@ -33,6 +33,9 @@ if [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/event
 		'mount -t tracefs nodev /sys/kernel/tracing && exec bpftrace "$@"' bpftrace)
 fi
 
+# shellcheck source=scripts/sigint.sh
+. "$TOP/scripts/sigint.sh"	# sigint_ready, sigint_send
+
 lab_die() { echo "lab: $*" >&2; exit 1; }
 
 # A failing step ends the lab (set -e) with one line that says which.
@@ -123,15 +126,6 @@ cpu_watch() {
 	) &
 }
 
-# sigint_ready PID: PID catches SIGINT.  A background job starts with SIGINT
-# ignored, and bpftrace installs its handler only during start-up: a SIGINT
-# sent before that is lost, and bpftrace would run on.
-sigint_ready() {
-	local cgt
-	cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
-	[ -n "$cgt" ] && (( 0x$cgt & 2 ))
-}
-
 # wait_attached PID FILE: wait (at most 60 s) until the bpftrace PID, with
 # its output in FILE, has printed its BEGIN banner ("... Hit Ctrl-C to
 # end."): BEGIN runs once every probe is attached, and its output is
@@ -149,27 +143,15 @@ wait_attached() {
 }
 
 # interrupt PID: what Ctrl-C does to bpftrace (it prints its maps and
-# exits), then wait for it; SIGTERM if it has not exited 60 s later.
-# SIGINT again every 2 s while bpftrace still catches SIGINT: on a loaded
-# machine bpftrace 0.17 can miss one.  Once it has taken one it no longer
-# catches the signal, and a second would kill it before it prints.
+# exits), then wait for it (sigint_send: SIGINT again while one is lost,
+# SIGTERM 60 s on).
 interrupt() {
-	local pid=$1 watchdog
-	kill -INT "$pid" 2>/dev/null
-	(	# short sleeps: no long-lived child keeps a pipe open after we return
-		for i in $(seq 600); do
-			sleep 0.1
-			kill -0 "$pid" 2>/dev/null || exit 0
-			[ $((i % 20)) != 0 ] || ! sigint_ready "$pid" || kill -INT "$pid" 2>/dev/null
-		done
-		echo "lab: bpftrace $pid still running 60 s after SIGINT; sending SIGTERM" >&2
-		kill -TERM "$pid" 2>/dev/null
-	) &
-	watchdog=$!
-	local rc=0
+	local pid=$1 stopper rc=0
+	sigint_send "$pid" lab &
+	stopper=$!
 	wait "$pid" || rc=$?
-	kill "$watchdog" 2>/dev/null || true
-	wait "$watchdog" 2>/dev/null || true
+	kill "$stopper" 2>/dev/null || true
+	wait "$stopper" 2>/dev/null || true
 	return "$rc"
 }
 

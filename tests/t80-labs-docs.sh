@@ -106,7 +106,7 @@ if command -v shellcheck >/dev/null 2>&1; then
 	# notes, such as A && B || C, are allowed)
 	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
 	check "scripts, bench and tests pass shellcheck -S warning" sh -c 'cd "$1" && shellcheck -x -S warning \
-		scripts/profile scripts/continuous scripts/flame scripts/flame-range scripts/install-deps scripts/pids.sh scripts/caps.sh scripts/opts.sh scripts/check-layers \
+		scripts/profile scripts/continuous scripts/flame scripts/flame-range scripts/install-deps scripts/pids.sh scripts/caps.sh scripts/opts.sh scripts/sigint.sh scripts/check-layers tests/tools/bt_timeout \
 		bench/*.sh tests/*.sh tests/run tests/tools/*.sh tests/fixtures/*/*.sh' sh "$TOP"
 else
 	skip "labs scripts pass shellcheck" "shellcheck not installed"

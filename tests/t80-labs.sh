@@ -5,6 +5,8 @@
 # alone through bpftrace and stackfold.  Live: root and bpftrace.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/tools/lab_secs.sh
+. "$(dirname "$0")/tools/lab_secs.sh"
 
 live_prereq "labs" || exit 0
 plain_run_only "labs" || exit 0
@@ -70,7 +72,8 @@ fi
 # 999 Hz: enough samples to judge a 5% share in 3 s even when the
 # workload gets a third of a CPU.
 # The labs whose doctored outputs are refused below (3, 4, 6, 7, 8, 11,
-# 12) run for LAB_SECONDS_LONG (default 5), lab 5 for twice that: the
+# 12) run for LAB_SECONDS_LONG (default 5), lab 5 for twice that
+# (tests/tools/lab_secs.sh, shared with tests/labs-loaded): the
 # planted differences must be several standard errors apart (lab 8's hot
 # 75% against a doctored 63% needs some 2,500 samples of jit-map; to
 # tell lab 5's prepare 5% from compress 10%, some 1,000 samples of
@@ -100,11 +103,7 @@ for script in "$TOP"/labs/[0-9][0-9]-*.sh; do
 		else skip "lab $name runs" "scripts/profile has no --call-graph dwarf yet"; fi
 		continue
 	fi
-	secs=$LAB_SECONDS
-	case $n in
-	03 | 04 | 06 | 07 | 08 | 11 | 12) secs=$LONG ;;
-	05) secs=$((2 * LONG)) ;;
-	esac
+	secs=$(lab_secs "$n" "$LAB_SECONDS" "$LONG")
 	start=$(date +%s)
 	LAB_SECONDS=$secs LAB_MINE=$T/mine "$script" "$dir" >"$T/$name.log" 2>&1
 	rc=$?
