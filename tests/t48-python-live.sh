@@ -10,7 +10,10 @@
 # it; a python3.11 without debug info is said so, with the package to
 # install; scripts/continuous --python -a, two 3 s windows beside those
 # captures: known.py's frames in its order in a window, none named wrongly,
-# no Python frame for a process that is not Python (awk).  Needs root, bpftrace and
+# no Python frame for a process that is not Python (awk); code objects
+# freed and others made at their addresses (tests/fixtures/py/reuse.py):
+# each sample named as its code object was then, not by an older read
+# nor a later one.  Needs root, bpftrace and
 # python3.11-dbg (install-deps --test).
 # First tests/unit/pyframes_test.c (the line table, the capture's new
 # lines, the merge) and the offsets' DWARF read, under SANITIZE=1 too; the
@@ -134,6 +137,22 @@ cp "$TOP/tests/fixtures/py/edge.py" "$T/grüße_ß.py"
 "$TOP/scripts/profile" --python --tid -F 297 -d 20 -o "$T/edge" -f folded,svg \
 	-- "$PY" "$T/grüße_ß.py" 3 >"$T/edge.out" 2>&1 &
 edge=$!
+# 5. no debug info: the copy without its build-id note (above) runs
+# known.py; its capture must be the native one
+"$TOP/scripts/profile" --python -d 20 -o "$T/nodbg" -f folded \
+	-- "$T/python3.11" "$KNOWN" 1 >"$T/nodbg.out" 2>&1 &
+nodbg=$!
+# 5b. no BTF: root without CAP_SYS_ADMIN (a container given CAP_BPF and
+# CAP_PERFMON), where bpftrace before 0.18 cannot read the kernel's BTF
+# (scripts/caps.sh); 0.18 reads it itself: nothing hides it then
+# shellcheck source=scripts/caps.sh
+. "$TOP/scripts/caps.sh"	# (version_ge)
+nobtf=""
+if command -v capsh >/dev/null && ! version_ge "$(bpftrace --version | sed 's/^bpftrace v//')" 0.18; then
+	capsh --drop=cap_sys_admin -- -c 'exec "$1" --python -d 20 -f folded -o "$2" -- "$3" "$4" 1' \
+		sh "$TOP/scripts/profile" "$T/nobtf" "$PY" "$KNOWN" >"$T/nobtf.out" 2>&1 &
+	nobtf=$!
+fi
 "$PY" "$KNOWN" 60 &	# (killed when the continuous run is done)
 pid=$!
 # 6. -a: known.py's process named; a process that is not python3.11
@@ -160,10 +179,15 @@ sleep 0.3
 all=$!
 "$TOP/scripts/profile" --python -p "$pid" -d 2 -o "$T/pid" -f folded >"$T/pid.out" 2>&1
 wait "$all"
-wait "$cmd" "$bad" "$thr" "$edge"
+wait "$cmd" "$bad" "$thr" "$edge" "$nodbg" ${nobtf:+"$nobtf"}
 wait "$cont" "$cont_stop"
 kill "$pid" "$spin" 2>/dev/null
 wait "$pid" "$spin" 2>/dev/null
+# 8. code objects freed and others made at their addresses (reuse.py:
+# 1.2 s of CPU, 1.5 s asleep), alone: beside the captures above, on 2
+# CPUs, it got too little CPU time to finish in 20 s
+"$TOP/scripts/profile" --python -d 20 -o "$T/reuse" -f folded \
+	-- "$PY" "$TOP/tests/fixtures/py/reuse.py" 1 1.5 20 >"$T/reuse.out" 2>&1
 
 f=$T/cmd.folded
 share=$(python_share "$f")
@@ -244,6 +268,57 @@ check_eq "python live: edge.py: no frame named wrongly" "" "$(edge_wrong "$f")"
 doctor 's/burn (/socket.send (/'
 if edge_wrong "$T/doc.folded" | grep -q '^socket\.send ('; then pass "python live: the wrong-name check refuses a name edge.py lacks"
 else fail "python live: the wrong-name check refuses a name edge.py lacks" "$(edge_wrong "$T/doc.folded")"; fi
+
+# The fallbacks: native_only FOLDED OUT COMM ADVICE: OUT says ADVICE and
+# that the stacks are native, FOLDED has >= 20 samples of COMM and no
+# Python frame.  Shown refusing the --python capture of known.py.
+native_only() {
+	grep -qF -- "$4" "$2" && grep -q 'native stacks only' "$2" &&
+		[ "$(awk -v c="$3;" 'index($0, c) == 1 { n += $NF } END { print n + 0 }' "$1")" -ge 20 ] &&
+		! grep -qE ' \([^();]+\.py:[0-9]+\)(;| [0-9]+$)' "$1"
+}
+if native_only "$T/nodbg.folded" "$T/nodbg.out" python3.11 'install python3.11-dbg (apt-get install python3.11-dbg)'; then
+	pass "python live: no debug info: the package named, native stacks captured"
+else fail "python live: no debug info: the package named, native stacks captured" "$(cat "$T/nodbg.out")" "$(head -n 3 "$T/nodbg.folded")"; fi
+if native_only "$T/cmd.folded" "$T/cmd.out" python3 'install python3.11-dbg'; then
+	fail "python live: the fallback check refuses a capture with Python frames"
+else pass "python live: the fallback check refuses a capture with Python frames"; fi
+if [ -z "$nobtf" ]; then
+	skip "python live: no BTF" "needs capsh and bpftrace before 0.18 (0.18 reads the BTF without CAP_SYS_ADMIN)"
+elif native_only "$T/nobtf.folded" "$T/nobtf.out" python3 "--python needs the kernel's BTF"; then
+	pass "python live: no BTF (no CAP_SYS_ADMIN, bpftrace 0.17): said, native stacks captured"
+else fail "python live: no BTF: said, native stacks captured" "$(cat "$T/nobtf.out")" "$(head -n 3 "$T/nobtf.folded")"; fi
+
+# reuse.py: phase A's functions (old_N) freed, phase B's (new_N) made at
+# their addresses.  reuse_share FOLDED OUT: "OLD NEW A" (the samples named
+# old_* and new_*, and phase A's share of the script's CPU time, in
+# percent); reuse_ok: the old_* share is phase A's, within 10 points.  A
+# name kept from phase A names phase B's samples old_* (too many); a name
+# read only at the end names phase A's new_* (too few).
+reuse_share() {
+	awk '/^reuse [0-9]+\/[0-9]+ cpu_a / { a = 100 * $4 / ($4 + $6) }
+	     FILENAME != ARGV[2] && /;old_[0-9]+ / { o += $NF }
+	     FILENAME != ARGV[2] && /;new_[0-9]+ / { n += $NF }
+	     END { printf "%d %d %d\n", o, n, a }' "$1" "$2"
+}
+reuse_ok() {
+	local o n a
+	read -r o n a < <(reuse_share "$1" "$2")
+	[ $((o + n)) -ge 60 ] && [ $((o * 100 / (o + n) - a)) -le 10 ] &&
+		[ $((a - o * 100 / (o + n))) -le 10 ]
+}
+read -r reused < <(sed -n 's/^reuse \([0-9]*\)\/20 .*/\1/p' "$T/reuse.out")
+if [ "${reused:-0}" -lt 10 ]; then
+	fail "python live: reuse.py made phase B's code objects at phase A's addresses" "$(cat "$T/reuse.out")"
+elif reuse_ok "$T/reuse.folded" "$T/reuse.out"; then
+	pass "python live: code objects reused ($reused/20): names read at each flush (old new A%: $(reuse_share "$T/reuse.folded" "$T/reuse.out"))"
+else fail "python live: code objects reused: names read at each flush" "old new A%: $(reuse_share "$T/reuse.folded" "$T/reuse.out")" "$(cat "$T/reuse.out")"; fi
+sed 's/;new_\([0-9]*\) /;old_\1 /' "$T/reuse.folded" >"$T/doc.folded"
+if reuse_ok "$T/doc.folded" "$T/reuse.out"; then fail "python live: the reuse check refuses phase B named old_*"
+else pass "python live: the reuse check refuses phase B named old_*"; fi
+sed 's/;old_\([0-9]*\) /;new_\1 /' "$T/reuse.folded" >"$T/doc.folded"
+if reuse_ok "$T/doc.folded" "$T/reuse.out"; then fail "python live: the reuse check refuses phase A named new_*"
+else pass "python live: the reuse check refuses phase A named new_*"; fi
 
 # continuous --python: its first two windows (a third, cut short by the
 # stop, may follow): known.py in order in a window, no frame named

@@ -226,6 +226,7 @@ static int out_line(void *ctx, const char *s, size_t len)
 		break;
 	case PROTOCOL_FLUSHED:
 		x->src.bt.clock.flushes++, x->src.bt.clock.in_print = false;
+		report_python_flushed(&x->r);	/* names: read again */
 		if (nheld && x->src.bt.clock.flushes >= x->resume_at)
 			py_resume();
 		break;

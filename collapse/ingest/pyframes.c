@@ -273,6 +273,11 @@ static struct code_info *lookup(struct pyframes *pf, uint32_t pid,
 	}
 }
 
+void pyframes_forget_code(struct pyframes *pf)
+{
+	cache_clear(pf);
+}
+
 void pyframes_new_window(struct pyframes *pf)
 {
 	cache_clear(pf);

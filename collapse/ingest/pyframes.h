@@ -9,13 +9,17 @@
  * interpreter (pyoffsets.h), once a process (pid and image, the
  * capture's: a pid taken again is another process): a mismatch names none
  * of its frames.  Each code object is read once per (process, address)
- * and kept until pyframes_new_window(), which forgets them: another code
- * object made at a freed one's address (its names' strings and line
- * table too, often) is read anew in the next window, never given the old
- * name.  The process checks are kept (a refusal is asked again), so one
- * namer serves a long run of windows (stackfold continuous).  Before its fields are believed it must look like a code object: its ob_type is
- * PyCode_Type's address, its names are compact PyUnicode objects (any kind: UTF-8 out)
- * of sane length.  Anything else is unknown (pyframes_name() returns
+ * and kept until pyframes_forget_code() (stackfold record: each flush) or
+ * pyframes_new_window() (stackfold continuous: each window) forgets them:
+ * another code object made at a freed one's address (its names' strings
+ * and line table too, often) is read anew, never given the old name.  A
+ * name is still read after its sample, when the flush or window holding
+ * it is read: a code object freed and another made at its address in
+ * between misnames that sample (docs/python.md).  The process checks are
+ * kept (a window asks a refusal again), so one namer serves a long run.
+ * Before its fields are believed it must look like a code object: its
+ * ob_type is PyCode_Type's address, its names are compact PyUnicode
+ * objects (any kind: UTF-8 out) of sane length.  Anything else is unknown (pyframes_name() returns
  * false; the caller shows [python:unknown] and counts it): never a name
  * made from memory that is not what the offsets say.  Nothing prints.
  */
@@ -53,6 +57,10 @@ bool pyframes_name(struct pyframes *pf, uint32_t pid, uint32_t image,
  * may have freed one and made another there), and each process whose
  * check failed is asked again. */
 void pyframes_new_window(struct pyframes *pf);
+/* The code objects read are forgotten, as in pyframes_new_window(), but
+ * a process refused stays refused (its check, a DWARF read, is not asked
+ * again): stackfold record calls it at each flush of the capture. */
+void pyframes_forget_code(struct pyframes *pf);
 
 /* The line of code unit index addrq (-1: before the first) in a 3.11
  * co_linetable lt[0..n), the code's first line firstlineno; -1: none. */

@@ -404,6 +404,12 @@ void report_use_python(struct report *r, struct pyframes *py)
 	resolver_use_python(r->res, py);
 }
 
+void report_python_flushed(struct report *r)
+{
+	if (r->python && r->res)
+		resolver_python_forget_code(r->res);
+}
+
 static int start_bpftrace(struct report *r)
 {
 	struct bt_callbacks cb = { .ctx = r, .record = on_record,

@@ -173,6 +173,11 @@ void report_set_offsets(struct report *r, bool on);
  * one report (stackfold continuous's windows).  A "#python" line read
  * later leaves it in place. */
 void report_use_python(struct report *r, struct pyframes *py);
+/* A flush of the capture has been read: the Python code objects read for
+ * it are forgotten, so that the next flush's frames are named from what
+ * the processes hold then (a code object freed since, and another made
+ * at its address, is not given the old name).  No Python: nothing. */
+void report_python_flushed(struct report *r);
 /* on: remember each refresh of a snapshot taken while records are named
  * (resolver_set_refresh()), for report_next_refreshed().  Off by default. */
 void report_keep_refreshed(struct report *r, bool on);

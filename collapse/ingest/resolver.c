@@ -100,6 +100,12 @@ int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT],
 	return 0;
 }
 
+void resolver_python_forget_code(struct resolver *r)
+{
+	if (r->py)
+		pyframes_forget_code(r->py);
+}
+
 void resolver_use_python(struct resolver *r, struct pyframes *py)
 {
 	if (!r->py_borrowed)

@@ -58,6 +58,10 @@ int resolver_set_python(struct resolver *r, const uint64_t off[PY_OFF_COUNT],
  * after the resolver; its cache outlives one report: stackfold
  * continuous's windows).  An own namer set before is freed. */
 void resolver_use_python(struct resolver *r, struct pyframes *py);
+/* The Python code objects read so far are forgotten
+ * (pyframes_forget_code()): the next records' are read anew.  No namer:
+ * nothing happens. */
+void resolver_python_forget_code(struct resolver *r);
 
 /* Add one bpftrace record.  0 or a negative errno. */
 int resolver_record(struct resolver *r, const struct bt_record *rec);
