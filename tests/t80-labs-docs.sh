@@ -5,7 +5,8 @@
 # every man page has the required sections and no groff warnings;
 # collapse/ includes only the symbolizer's public headers and no two files
 # include each other's (scripts/check-layers, also on a doctored copy that
-# it must reject).  Runs without root.
+# it must reject); docs/ and the README name only source files that exist
+# (also on a doctored page).  Runs without root.
 # parallel: ok (tests/run)
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -135,6 +136,31 @@ for doctor in 'collapse/cmd/cmd_symbolize.c:#include "elf/elfindex.h"' \
 		fail "check-layers rejects ${doctor%%:*} + ${doctor#*:}" "exit $rc" "$out"
 	fi
 done
+
+# --- docs name source files that exist.  stale_paths FILELIST DOC...: each
+# path-looking string (x/y.c, y.h, z.sh, .bt, .proto, .md) of the DOCs that
+# is neither a file of FILELIST nor the tail of one after a '/' (docs say
+# cmd/x.c for collapse/cmd/x.c); placeholders (DIR/...) and dot-files
+# (a run's .continuous.bt) are not sources.  One awk pass: under a second.
+stale_paths() {
+	local list=$1
+	shift
+	grep -oE '[A-Za-z0-9_./-]*[a-z_/]+\.(c|h|sh|bt|proto|md)\b' "$@" /dev/null |
+		awk -F: 'NR == FNR { n = split($0, p, "/"); s = p[n]; have[s]
+				for (i = n - 1; i >= 1; i--) { s = p[i] "/" s; have[s] }; next }
+			{ q = $2; sub(/^(\.\.?\/)+/, "", q) }
+			q ~ /^[A-Z]+\// || q ~ /^\./ || q ~ /^\/\// || (q in have) { next }
+			{ print $1 ": " $2 }' "$list" -
+}
+(cd "$TOP" && { git ls-files 2>/dev/null || find . -type f ! -path './.git/*' | sed 's|^\./||'; }) >"$T/files"
+check_eq "docs/*.md and README.md name only source files that exist" "" \
+	"$(stale_paths "$T/files" "$TOP"/docs/*.md "$TOP/README.md")"
+# a doctored page naming the pre-move paths must be reported
+# shellcheck disable=SC2016 # Markdown backquotes, not a command substitution
+printf 'In `symbolizer/base/util.c` and `collapse/output/atomic.h`, not `base/atomic.c`.\n' >"$T/doctored.md"
+check_eq "the docs path check reports moved paths" \
+	"$T/doctored.md: symbolizer/base/util.c $T/doctored.md: collapse/output/atomic.h " \
+	"$(stale_paths "$T/files" "$T/doctored.md" | tr '\n' ' ')"
 
 # --- bt/ family: header convention (house style), a man page each
 for bt in "$TOP"/bt/*.bt; do
