@@ -204,12 +204,13 @@ static int window_begin(struct cont *x)
 	char buf[64];
 	/* one session for every window: a window costs lookups, not index
 	 * loads */
-	if (report_init_session(&x->r, x->ss, true)) {
+	/* live_snapshots: its own snapshots, no #maps fed */
+	struct report_opts ro = { .lazy_snapshot = true, .live_snapshots = true };
+	if (report_init_session(&x->r, x->ss, &ro)) {
 		report_release(&x->r);
 		return -ENOMEM;
 	}
 	x->r_open = true;
-	x->r.live_snapshots = true;	/* its own snapshots, no #maps fed */
 	cont_python_window(x);
 	x->win_records = 0;
 	x->overflow = x->ov_skipping = false;

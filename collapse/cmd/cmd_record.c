@@ -83,7 +83,7 @@ static volatile sig_atomic_t nheld;
 /* After each report_line() and report_end_input(): the snapshots the
  * report took to name a record's address (a library mapped after the
  * first one) go into the raw capture before that record, so that a
- * replay names those frames (report_keep_refreshed()). */
+ * replay names those frames (report_opts' keep_refreshed). */
 static void raw_refreshed(struct rec *x)
 {
 	int pid;
@@ -694,7 +694,14 @@ static int record_setup(struct rec *x, int argc, char **argv)
 	int st = check_outputs(x->c);
 	if (st)
 		return st;
-	if (report_init(&x->r, &x->c->so, true) || !report_session(&x->r, &e)) {
+	/* live_snapshots: first_sample() counts */
+	struct report_opts ro = {
+		.so = &x->c->so, .lazy_snapshot = true,
+		.offsets = x->c->oo.fold_flags & FOLD_OFFSETS,
+		.keep_refreshed = true, .live_snapshots = true,
+		.python_live = true, .max_stacks = x->c->max_stacks,
+	};
+	if (report_init(&x->r, &ro) || !report_session(&x->r, &e)) {
 		fprintf(stderr, "stackfold: %s\n", e.msg[0] ? e.msg : "out of memory");
 		return EXIT_IO;
 	}
@@ -702,11 +709,6 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		fprintf(stderr, "stackfold: %s\n", e.msg);
 		return EXIT_IO;
 	}
-	report_keep_refreshed(&x->r, true);
-	x->r.max_stacks = x->c->max_stacks;
-	report_set_offsets(&x->r, x->c->oo.fold_flags & FOLD_OFFSETS);
-	x->r.live_snapshots = true;	/* first_sample() counts */
-	x->r.python_live = true;
 	report_begin_input(&x->r, NULL);
 	meta_begin(x, argc, argv);
 	side_open(x);

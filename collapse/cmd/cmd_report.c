@@ -85,17 +85,26 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 							       : SVG_TREE;
 }
 
+/* The report's settings from the command line. */
+static struct report_opts report_opts_of(const struct cli *c, bool lazy)
+{
+	return (struct report_opts){
+		.so = &c->so, .lazy_snapshot = lazy,
+		.fold_direct = want_direct(c),
+		.offsets = c->oo.fold_flags & FOLD_OFFSETS,
+		.perfscript_flags = c->oo.fold_flags & (FOLD_PID | FOLD_TID),
+		.max_stacks = c->max_stacks,
+	};
+}
+
 static int report_start(struct report *r, struct cli *c, enum svg_way way,
 			struct svg_sink *d)
 {
-	if (report_init(r, &c->so, true)) {
+	struct report_opts ro = report_opts_of(c, true);
+	if (report_init(r, &ro)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
-	r->fold_direct = want_direct(c);
-	r->max_stacks = c->max_stacks;
-	r->perfscript_flags = c->oo.fold_flags & (FOLD_PID | FOLD_TID);
-	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
 	*d = (struct svg_sink){ 0 };
 	if (way == SVG_STREAM) {
 		/* it takes folded lines only: flamegraph.pl's default width */
@@ -114,17 +123,11 @@ static int report_diff(struct cli *c)
 	struct report before = { 0 }, after = { 0 };
 	struct fold fb = { 0 }, fa = { 0 }, fd = { 0 };
 	int st = EXIT_IO;
-	if (report_init(&before, &c->so, false) ||
-	    report_init(&after, &c->so, false)) {
+	struct report_opts ro = report_opts_of(c, false);
+	if (report_init(&before, &ro) || report_init(&after, &ro)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		goto out;
 	}
-	before.fold_direct = after.fold_direct = want_direct(c);
-	before.max_stacks = after.max_stacks = c->max_stacks;
-	before.perfscript_flags = after.perfscript_flags =
-		c->oo.fold_flags & (FOLD_PID | FOLD_TID);
-	report_set_offsets(&before, c->oo.fold_flags & FOLD_OFFSETS);
-	report_set_offsets(&after, c->oo.fold_flags & FOLD_OFFSETS);
 	st = read_all(&before, (char **)&c->diff_before, 1);
 	if (!st)
 		st = read_all(&after, (char **)&c->diff_after, 1);

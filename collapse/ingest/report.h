@@ -83,8 +83,8 @@ struct report {
 	bool refresh_maps;	/* resolver_set_refresh(): live captures with
 				 * their own session (not the continuous mode,
 				 * which refreshes on its own schedule) */
-	bool keep_refreshed;	/* report_keep_refreshed() */
-	bool offsets;		/* resolver_set_offsets(): report_set_offsets() */
+	bool keep_refreshed;	/* report_opts' */
+	bool offsets;		/* resolver_set_offsets(): report_opts' */
 	bool fold_direct;	/* folded text goes straight to `direct` (set
 				 * when no output needs a profile: not pprof) */
 	/* --diff: the before input's report, whose losses the outputs also
@@ -152,31 +152,47 @@ struct report {
 				 * until the first */
 };
 
-/* 0 or -ENOMEM.  lazy_snapshot: snapshot live pids on first raw address
- * (bpftrace piped straight in). */
-int report_init(struct report *r, const struct sym_opts *so,
-		bool lazy_snapshot);
+/* A report's settings, fixed at report_init(); a NULL opts is all zero. */
+struct report_opts {
+	const struct sym_opts *so;	/* the session's (NULL: defaults; not
+					 * kept past report_init()) */
+	bool lazy_snapshot;	/* snapshot live pids on first raw address
+				 * (bpftrace piped straight in) */
+	bool fold_direct;	/* folded text goes straight to a fold (when
+				 * no output needs a profile: not pprof) */
+	bool offsets;		/* --offsets: bpftrace's SYM+OFF frames stay
+				 * apart per offset (resolver.h) */
+	bool keep_refreshed;	/* for report_next_refreshed() */
+	bool live_snapshots;	/* the caller saves the maps itself and
+				 * counts them (record, continuous): the
+				 * "#pid" lines it feeds are not counted */
+	bool python_live;	/* the processes run (stackfold record):
+				 * their Python frames can be named */
+	unsigned perfscript_flags;	/* `perf script` input's root frame:
+					 * FOLD_PID, FOLD_TID (--pid, --tid) */
+	uint64_t max_stacks;	/* report_line() fails with -E2BIG past this
+				 * many unique stacks (0: no bound) */
+};
+
+/* 0 or -ENOMEM (r is to be released either way). */
+int report_init(struct report *r, const struct report_opts *o);
 /* Like report_init(), with a session the caller owns and keeps across
  * reports (stackfold continuous: one report per window, one session for
- * all, so ELF indexes and kallsyms load once).  report_release() leaves it
- * alone.  0 or -ENOMEM. */
+ * all, so ELF indexes and kallsyms load once; o->so is not used).
+ * report_release() leaves it alone.  0 or -ENOMEM. */
 int report_init_session(struct report *r, struct sym_session *s,
-			bool lazy_snapshot);
+			const struct report_opts *o);
 void report_release(struct report *r);
 /* The session, created on first use (NULL on failure, err filled). */
 struct sym_session *report_session(struct report *r, struct sf_err *err);
-/* --offsets: bpftrace's SYM+OFF frames stay apart per offset (resolver.h).
- * Call before the first input. */
-void report_set_offsets(struct report *r, bool on);
 /* The records' Python frames named by py (ingest/pyframes.h), which the
  * caller keeps and frees after the report: its cache lasts longer than
  * one report (stackfold continuous's windows).  A "#python" line read
  * later leaves it in place. */
 void report_use_python(struct report *r, struct pyframes *py);
-/* on: remember each refresh of a snapshot taken while records are named
- * (resolver_set_refresh()), for report_next_refreshed().  Off by default. */
-void report_keep_refreshed(struct report *r, bool on);
-/* The oldest refresh not asked for yet: true and its pid and image, or
+/* With opts keep_refreshed, each refresh of a snapshot taken while
+ * records are named is remembered (resolver_set_refresh()).  The oldest
+ * refresh not asked for yet: true and its pid and image, or
  * false when none is left.  stackfold record asks after each line it
  * feeds, to save the fresh map into its raw capture. */
 bool report_next_refreshed(struct report *r, int *pid, uint32_t *image);

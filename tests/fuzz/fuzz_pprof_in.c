@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct report r;
 	struct sf_err err;
-	if (report_init(&r, NULL, false))
+	if (report_init(&r, NULL))
 		abort();
 	report_begin_input(&r, NULL);
 	size_t before = held_peak = held_now;

@@ -92,7 +92,8 @@ int main(int argc, char **argv)
 	struct sym_opts so;
 	memset(&so, 0, sizeof(so));
 	struct report r;
-	if (report_init(&r, &so, true))
+	struct report_opts ro = { .so = &so, .lazy_snapshot = true };
+	if (report_init(&r, &ro))
 		return 1;
 	bool maps = !strcmp(argv[1], "maps");
 	const char *out = argv[maps ? 4 : 3];

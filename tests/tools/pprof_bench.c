@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(rawpath, sizeof(rawpath), "%s.raw", argv[2]);
-	if (report_init(&r, NULL, false) || load(&r, argv[1])) {
+	if (report_init(&r, NULL) || load(&r, argv[1])) {
 		fprintf(stderr, "pprof_bench: cannot read '%s'\n", argv[1]);
 		return 1;
 	}

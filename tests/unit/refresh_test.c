@@ -1,5 +1,5 @@
 /*
- * refresh_test.c - checks of report_keep_refreshed() and
+ * refresh_test.c - checks of report_opts' keep_refreshed and
  * report_next_refreshed() (collapse/ingest/report.h): a raw user address
  * outside a live process's snapshot makes the report take its map again,
  * and stackfold record asks for each such refresh, once, to save the map
@@ -60,9 +60,9 @@ static int run(bool keep, int got[3], int *mine)
 	struct report r;
 	struct sf_err err = { "" };
 	int m;
-	if (report_init(&r, NULL, true) || !report_session(&r, &err))
+	struct report_opts ro = { .lazy_snapshot = true, .keep_refreshed = keep };
+	if (report_init(&r, &ro) || !report_session(&r, &err))
 		return -1;
-	report_keep_refreshed(&r, keep);
 	report_begin_input(&r, NULL);
 	int ret = feed(&r, (const void *)run);	/* the snapshot */
 	got[0] = drain(&r, mine);
@@ -104,6 +104,6 @@ int main(void)
 	snprintf(why, sizeof(why), "ret %d, refreshes %d then %d then %d",
 		 ret, got[0], got[1], got[2]);
 	check(!ret && !got[0] && !got[1] && !got[2],
-	      "none kept unless asked (report_keep_refreshed)", why);
+	      "none kept unless asked (keep_refreshed)", why);
 	return failed;
 }
