@@ -13,7 +13,6 @@
 #include "model/losses.h"
 #include "ingest/pprof_in.h"
 #include "ingest/perfscript.h"
-#include "model/pidfilter.h"
 
 /* Bytes no profile text holds: an ELF file, or binary data (NULs, or
  * other control bytes than tab, CR, LF, ESC and form feed, in more than
@@ -38,7 +37,7 @@ static int hz_differs(const struct report *r, const char *name,
 	fprintf(stderr, "stackfold: %s: sampled at %" PRIu64 " Hz, an "
 		"earlier input at %" PRIu64 " Hz: samples of different "
 		"rates cannot be added into one profile\n", name,
-		st->hz_differs, r->prof.meta.hz);
+		st->hz_differs, report_profile(r)->meta.hz);
 	return EXIT_BADINPUT;
 }
 
@@ -46,7 +45,8 @@ int cmd_max_stacks(const struct report *r, const char *name)
 {
 	fprintf(stderr, "stackfold: %s:%" PRIu64 ": more than %" PRIu64
 		" unique stacks (--max-stacks): stopped, nothing written\n",
-		name ? name : "<bpftrace>", r->in.lines, r->max_stacks);
+		name ? name : "<bpftrace>", report_input_lines(r),
+		report_max_stacks(r));
 	return EXIT_LIMIT;
 }
 
@@ -134,7 +134,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	bool ended = !ret;
 	if (ended)	/* entries kept until the end are added now */
 		ret = report_end_input(r, &st);
-	if (!ret && r->max_stacks && report_unique_stacks(r) > r->max_stacks)
+	if (!ret && report_past_max_stacks(r))
 		ret = -E2BIG;
 	if (ret == -E2BIG)
 		return cmd_max_stacks(r, name);
@@ -146,7 +146,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	}
 	if (ret == -EOVERFLOW) {
 		fprintf(stderr, "stackfold: %s:%" PRIu64 ": " REPORT_OVERFLOW_MSG
-			"\n", name, r->in.lines);
+			"\n", name, report_input_lines(r));
 		return EXIT_BADINPUT;
 	}
 	if (ret < 0 && ended) {
@@ -236,12 +236,13 @@ static void empty_stacks(const struct pf_counters *k, uint64_t samples)
 
 void cmd_summary(struct report *r, const struct cli *c, const char *what)
 {
-	if (r->sym) {
+	struct sym_session *sym = report_session_made(r);
+	if (sym) {
 		const char *w;
-		while ((w = sym_session_next_warning(r->sym)))
+		while ((w = sym_session_next_warning(sym)))
 			fprintf(stderr, "stackfold: warning: %s\n", w);
 		struct sym_stats ss;
-		sym_session_stats(r->sym, &ss);
+		sym_session_stats(sym, &ss);
 		if (ss.files_refused || ss.bounds_refused)
 			fprintf(stderr, "stackfold: %" PRIu64 " file%s not read "
 				"(not regular files, or not in an allowed place) "
@@ -250,7 +251,7 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 				ss.files_refused, ss.files_refused == 1 ? "" : "s",
 				ss.bounds_refused);
 	}
-	const struct pf_counters *k = &r->prof.counters;
+	const struct pf_counters *k = report_counters(r);
 	char losses[1024];
 	bool lost = report_losses(r, losses, sizeof(losses));
 	/* a filter (report) is quiet unless -v, as flamegraph.pl is; a
@@ -266,7 +267,7 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	/* a report of a raw capture: its losses were said when it was
 	 * recorded, and the SVG's subtitle and pprof's comment carry them;
 	 * said again with -v only (lines unreadable now are said) */
-	if (!c->record && !c->verbose && r->capture &&
+	if (!c->record && !c->verbose && report_is_capture(r) &&
 	    !k->unparsable_lines && !k->incomplete_records) {
 		if (!c->quiet)
 			stack_size_hint(k);
@@ -341,18 +342,16 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	static char paths[CLI_MAX_OUTPUTS][4096];
 	struct sf_err err = { "" };
 	if (c->npids && !fold) {
-		r->prof.counters.other_pids +=
-			profile_keep_pids(&r->prof, c->pids, c->npids);
+		report_keep_pids(r, c->pids, c->npids);
 		if (!report_samples(r)) {
 			fprintf(stderr, "stackfold: no samples of --pid %d%s (%" PRIu64
 				" samples of other processes)\n", c->pids[0],
 				c->npids > 1 ? " and the others" : "",
-				r->prof.counters.other_pids);
+				report_counters(r)->other_pids);
 			return EXIT_BADINPUT;
 		}
 	}
-	if (!r->prof.meta.hz)	/* -F: the input's own rate wins */
-		r->prof.meta.hz = c->hz;
+	report_default_hz(r, c->hz);	/* -F: the input's own rate wins */
 	cli_outputs(c, outs, paths);
 	/* as gzip: binary or page-long output is not shown on a terminal
 	 * unless asked for with -o - */

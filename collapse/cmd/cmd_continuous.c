@@ -261,7 +261,7 @@ static int write_outputs(struct cont *x, const char *stem, struct sf_err *e)
 	windir_path(&x->dir, pb, sizeof(pb), stem, ".pb.gz");
 	windir_path(&x->dir, fo, sizeof(fo), stem, ".folded");
 	struct fold f = { 0 };
-	int fb = fold_build(&f, &x->r.prof, FOLD_PID);
+	int fb = fold_build(&f, report_profile(&x->r), FOLD_PID);
 	if (fb) {
 		fold_release(&f);
 		return sf_err_set(e, -fb, "%s", fb == -EOVERFLOW ?
@@ -290,14 +290,14 @@ static int write_window(struct cont *x, const char *stem, struct sf_err *e)
 static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 			uint64_t removed, const char *warn)
 {
-	const struct pf_counters *k = &x->r.prof.counters;
+	const struct pf_counters *k = report_counters(&x->r);
 	char losses[1024];
 	bool loss = report_losses(&x->r, losses, sizeof(losses)) ||
 		    x->snap_skipped || k->maps_unsaved;
 	if (x->o.quiet && !loss && !warn[0])
 		return;
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu stacks, %"
-		PRIu64 " KiB%s", stem, k->samples, x->r.prof.nsamples - 1,
+		PRIu64 " KiB%s", stem, k->samples, report_profile(&x->r)->nsamples - 1,
 		(bytes + 1023) / 1024, losses);
 	if (x->snap_skipped)
 		fprintf(stderr, "; %" PRIu64 " new processes over the snapshot cap",
@@ -362,7 +362,7 @@ static void take_warnings(struct cont *x, char *buf, size_t n)
 
 static void stackmap_check(struct cont *x)
 {
-	const struct pf_counters *k = &x->r.prof.counters;
+	const struct pf_counters *k = report_counters(&x->r);
 	uint64_t n = k->samples + report_dropped(&x->r);
 	if (x->src.bt.stop_sent || n < STACKMAP_MIN_SAMPLES ||
 	    k->stackid_errors * 100 <= n * STACKMAP_LOSS_PCT ||
@@ -517,7 +517,7 @@ static void overflow_feed(struct cont *x)
 	feed(x, "        [overflow]", 18);
 	n = snprintf(line, sizeof(line), ", ]: %" PRIu64, x->ov_samples);
 	feed(x, line, (size_t)n);
-	x->r.prof.counters.mem_overflow += x->ov_samples;
+	report_count_mem_overflow(&x->r, x->ov_samples);
 	x->ov_samples = 0;
 	x->ov_skipping = false;
 }

@@ -275,7 +275,7 @@ static void countdown(struct rec *x, uint64_t elapsed_s)
 	if (x->c->seconds && x->src.bt.clock.flushes)
 		fprintf(stderr, "\rstackfold: recording, %3" PRIu64 " s left, %" PRIu64
 			" samples by the last flush (Ctrl-C to stop) ", left,
-			x->r.prof.counters.samples);
+			report_counters(&x->r)->samples);
 	else if (x->c->seconds)
 		fprintf(stderr, "\rstackfold: recording, %3" PRIu64
 			" s left (Ctrl-C to stop) ", left);
@@ -526,7 +526,7 @@ static int child_status(struct rec *x)
 	snprintf(how, sizeof(how), "%s %d",
 		 WIFEXITED(status) ? "exit status" : "signal",
 		 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	if (!x->r.prof.counters.samples) {
+	if (!report_counters(&x->r)->samples) {
 		fprintf(stderr, "stackfold: bpftrace failed (%s) and gave no samples\n",
 			how);
 		return EXIT_ENV;
@@ -595,8 +595,7 @@ static int finish(struct rec *x)
 	struct report_input_stats st;
 	int end = report_end_input(&x->r, &st);
 	raw_refreshed(x);
-	if (!end && x->r.max_stacks &&
-	    report_unique_stacks(&x->r) > x->r.max_stacks)
+	if (!end && report_past_max_stacks(&x->r))
 		return cmd_max_stacks(&x->r, NULL);
 	if (end == -EOVERFLOW || end == -ENOMEM) {	/* kept entries not added */
 		fprintf(stderr, "stackfold: %s\n", end == -ENOMEM ? "out of memory" :
@@ -610,7 +609,7 @@ static int finish(struct rec *x)
 		fprintf(stderr, "stackfold: %s\n", e.msg);
 		raw_st = EXIT_IO;
 	}
-	if (!x->r.prof.counters.samples) {
+	if (!report_counters(&x->r)->samples) {
 		cmd_summary(&x->r, x->c, "recorded");
 		fprintf(stderr, "stackfold: no samples recorded\n");
 		return EXIT_BADINPUT;

@@ -11,7 +11,6 @@
 #include "cmd/cli.h"
 #include "cmd/cmd_common.h"
 #include "cmds.h"
-#include "model/pidfilter.h"
 #include "output/svg_sink.h"
 #include "capture/stopsig.h"
 
@@ -134,10 +133,8 @@ static int report_diff(struct cli *c)
 	if (st)
 		goto out;
 	if (c->npids) {
-		before.prof.counters.other_pids +=
-			profile_keep_pids(&before.prof, c->pids, c->npids);
-		after.prof.counters.other_pids +=
-			profile_keep_pids(&after.prof, c->pids, c->npids);
+		report_keep_pids(&before, c->pids, c->npids);
+		report_keep_pids(&after, c->pids, c->npids);
 	}
 	if (!report_samples(&before) && !report_samples(&after)) {
 		st = no_samples(c->inputs, 2);

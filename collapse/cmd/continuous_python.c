@@ -18,7 +18,7 @@ void cont_python_line(struct cont *x, const char *s, size_t len)
 	uint64_t off[PY_OFF_COUNT];
 	if (!pyframes_parse_line(s, len, off)) {
 		if (x->r_open)
-			x->r.prof.counters.unparsable_lines++;
+			report_count_unparsable(&x->r);
 		return;
 	}
 	/* a restarted bpftrace says the same again: the cache stays */

@@ -259,6 +259,30 @@ size_t report_unique_stacks(const struct report *r);
  * with fold_release().  0 or -ENOMEM. */
 int report_fold(struct report *r, unsigned flags, struct fold *out);
 
+/* Results, for the front-ends (they read no member of struct report).
+ * The profile read so far and its counters: valid until r changes. */
+const struct profile *report_profile(const struct report *r);
+const struct pf_counters *report_counters(const struct report *r);
+/* Lines of the current (or last) input read so far. */
+uint64_t report_input_lines(const struct report *r);
+/* The current (or last) input is a raw capture. */
+bool report_is_capture(const struct report *r);
+/* report_opts' max_stacks, and whether the unique stacks went past it. */
+uint64_t report_max_stacks(const struct report *r);
+bool report_past_max_stacks(const struct report *r);
+/* The session if one was made or given, else NULL (none is made). */
+struct sym_session *report_session_made(const struct report *r);
+
+/* Counts a front-end adds.  --pid: the profile keeps those pids' samples
+ * only, the others counted in counters.other_pids. */
+void report_keep_pids(struct report *r, const int *pids, unsigned n);
+/* -F: the rate, unless the input had its own. */
+void report_default_hz(struct report *r, uint64_t hz);
+/* Samples lost to a full memory bound (counters.mem_overflow), and a line
+ * the caller could not parse (counters.unparsable_lines). */
+void report_count_mem_overflow(struct report *r, uint64_t n);
+void report_count_unparsable(struct report *r);
+
 /* Samples taken but not in the profile (a full BPF map).  Stack-id
  * errors lose a sample's stack, not the sample; "Lost N events" loses
  * bpftrace printf output (first-sample notices), not map counts. */
