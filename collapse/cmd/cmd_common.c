@@ -76,7 +76,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		/* a profile, not folded lines: the svg is drawn from its fold
 		 * (a sink is set for one input only: it took nothing; its
 		 * owner frees it) */
-		r->sink = (struct out_sink){ 0 };
+		report_detach_sink(r);
 		ret = pprof_read(r, head, hn, fd, &err);
 		linereader_release(&lr);
 		if (!is_stdin)
@@ -104,7 +104,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	}
 	bool perf = !ret && perfscript_sniff(head, hn);
 	struct perfscript ps;
-	perfscript_init(&ps, r->perfscript_flags);
+	perfscript_init(&ps, report_perfscript_flags(r));
 	if (!ret && not_text(head, hn)) {
 		linereader_release(&lr);
 		if (!is_stdin)
@@ -128,7 +128,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	linereader_release(&lr);
 	if (!is_stdin)
 		close(fd);
-	if (ret == -EAGAIN && r->sink.line)
+	if (ret == -EAGAIN && report_has_sink(r))
 		return CMD_REREAD;
 	struct report_input_stats st;
 	bool ended = !ret;
@@ -138,7 +138,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		ret = -E2BIG;
 	if (ret == -E2BIG)
 		return cmd_max_stacks(r, name);
-	if (ret == -EAGAIN && r->sink.line)
+	if (ret == -EAGAIN && report_has_sink(r))
 		return CMD_REREAD;
 	if (ret == -EOVERFLOW && ended) {	/* entries kept until the end */
 		fprintf(stderr, "stackfold: %s: " REPORT_OVERFLOW_MSG "\n", name);
@@ -305,14 +305,6 @@ void cmd_folded_minwidth(struct out_opts *o)
 	}
 }
 
-/* Every input of r (and of the --diff before input) folded text? */
-static bool all_folded(const struct report *r)
-{
-	const struct report *b = r->diff_before;
-	return r->folded_inputs && r->folded_inputs == r->inputs &&
-	       (!b || (b->folded_inputs && b->folded_inputs == b->inputs));
-}
-
 /* The SVG drew stacks of mostly [unknown] frames shortened
  * (output/svg_squash.h): said once, with the likely cause and the cure. */
 static void mostly_unknown(uint64_t n, uint64_t samples)
@@ -366,8 +358,8 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 		}
 	}
 	struct out_opts oo = c->oo;
-	struct out_svg_stats sst = { r->sink_mostly_unknown };
-	if (all_folded(r))
+	struct out_svg_stats sst = { *report_sink_mostly_unknown(r) };
+	if (report_all_folded(r))
 		cmd_folded_minwidth(&oo);
 	oo.svg_stats = &sst;
 	int ret = cmd_write_to(r, outs, c->nformats, &oo, fold, &err);

@@ -109,10 +109,11 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way,
 		/* it takes folded lines only: flamegraph.pl's default width */
 		struct out_opts oo = c->oo;
 		cmd_folded_minwidth(&oo);
-		(void)svg_sink_attach(d, &r->sink, &oo,
-				      &r->sink_mostly_unknown);	/* -ENOMEM: a fold */
+		(void)svg_sink_attach(d, report_sink(r), &oo,
+				      report_sink_mostly_unknown(r));	/* -ENOMEM: a fold */
 	} else if (way == SVG_TREE)
-		(void)svg_sink_attach(d, &r->sink, NULL, &r->sink_mostly_unknown);
+		(void)svg_sink_attach(d, report_sink(r), NULL,
+				      report_sink_mostly_unknown(r));
 	return 0;
 }
 
@@ -160,7 +161,7 @@ static int report_diff(struct cli *c)
 		fprintf(stderr, "stackfold: out of memory\n");
 		goto out;
 	}
-	after.diff_before = &before;
+	report_set_diff_before(&after, &before);
 	st = cmd_write(&after, c, &fd);
 	/* both inputs' losses (the SVG's subtitle has them too) */
 	cmd_summary(&before, c, "before");

@@ -270,6 +270,8 @@ bool report_is_capture(const struct report *r);
 /* report_opts' max_stacks, and whether the unique stacks went past it. */
 uint64_t report_max_stacks(const struct report *r);
 bool report_past_max_stacks(const struct report *r);
+/* report_opts' perfscript_flags, for the caller's perf script reader. */
+unsigned report_perfscript_flags(const struct report *r);
 /* The session if one was made or given, else NULL (none is made). */
 struct sym_session *report_session_made(const struct report *r);
 
@@ -282,6 +284,23 @@ void report_default_hz(struct report *r, uint64_t hz);
  * the caller could not parse (counters.unparsable_lines). */
 void report_count_mem_overflow(struct report *r, uint64_t n);
 void report_count_unparsable(struct report *r);
+
+/* The sink folded-text lines go to instead of a fold, for the caller to
+ * attach (output/svg_sink.h's svg_sink_attach()) before the first input,
+ * with the counter of samples it drew shortened (output/svg_squash.h);
+ * the caller frees the sink's ctx after report_release(). */
+struct out_sink *report_sink(struct report *r);
+uint64_t *report_sink_mostly_unknown(struct report *r);
+bool report_has_sink(const struct report *r);
+/* An input the sink cannot take (a pprof profile): lines go to the fold
+ * from now on; the sink's owner still frees it. */
+void report_detach_sink(struct report *r);
+/* --diff: before is the before input's report, whose losses the outputs
+ * also carry (borrowed: it outlives r's writes). */
+void report_set_diff_before(struct report *r, const struct report *before);
+/* Every input read was folded text (and every input of the before
+ * report, if set). */
+bool report_all_folded(const struct report *r);
 
 /* Samples taken but not in the profile (a full BPF map).  Stack-id
  * errors lose a sample's stack, not the sample; "Lost N events" loses

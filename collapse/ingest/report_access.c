@@ -30,6 +30,11 @@ uint64_t report_max_stacks(const struct report *r)
 	return r->max_stacks;
 }
 
+unsigned report_perfscript_flags(const struct report *r)
+{
+	return r->perfscript_flags;
+}
+
 bool report_past_max_stacks(const struct report *r)
 {
 	return r->max_stacks && report_unique_stacks(r) > r->max_stacks;
@@ -59,4 +64,37 @@ void report_count_mem_overflow(struct report *r, uint64_t n)
 void report_count_unparsable(struct report *r)
 {
 	r->prof.counters.unparsable_lines++;
+}
+
+struct out_sink *report_sink(struct report *r)
+{
+	return &r->sink;
+}
+
+uint64_t *report_sink_mostly_unknown(struct report *r)
+{
+	return &r->sink_mostly_unknown;
+}
+
+bool report_has_sink(const struct report *r)
+{
+	return r->sink.line != NULL;
+}
+
+void report_detach_sink(struct report *r)
+{
+	r->sink = (struct out_sink){ 0 };
+}
+
+void report_set_diff_before(struct report *r, const struct report *before)
+{
+	r->diff_before = before;
+}
+
+/* every input of r, and of the --diff before input, folded text */
+bool report_all_folded(const struct report *r)
+{
+	const struct report *b = r->diff_before;
+	return r->folded_inputs && r->folded_inputs == r->inputs &&
+	       (!b || (b->folded_inputs && b->folded_inputs == b->inputs));
 }
