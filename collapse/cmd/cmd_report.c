@@ -96,11 +96,12 @@ static struct report_opts report_opts_of(const struct cli *c, bool lazy)
 	};
 }
 
-static int report_start(struct report *r, struct cli *c, enum svg_way way,
+static int report_start(struct report **rp, struct cli *c, enum svg_way way,
 			struct svg_sink *d)
 {
 	struct report_opts ro = report_opts_of(c, true);
-	if (report_init(r, &ro)) {
+	struct report *r = *rp = report_new(&ro);
+	if (!r) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
@@ -120,35 +121,35 @@ static int report_start(struct report *r, struct cli *c, enum svg_way way,
 /* --diff BEFORE AFTER: fold both, join them, render the after profile. */
 static int report_diff(struct cli *c)
 {
-	struct report before = { 0 }, after = { 0 };
+	struct report *before = NULL, *after = NULL;
 	struct fold fb = { 0 }, fa = { 0 }, fd = { 0 };
 	int st = EXIT_IO;
 	struct report_opts ro = report_opts_of(c, false);
-	if (report_init(&before, &ro) || report_init(&after, &ro)) {
+	if (!(before = report_new(&ro)) || !(after = report_new(&ro))) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		goto out;
 	}
-	st = read_all(&before, (char **)&c->diff_before, 1);
+	st = read_all(before, (char **)&c->diff_before, 1);
 	if (!st)
-		st = read_all(&after, (char **)&c->diff_after, 1);
+		st = read_all(after, (char **)&c->diff_after, 1);
 	if (st)
 		goto out;
 	if (c->npids) {
-		report_keep_pids(&before, c->pids, c->npids);
-		report_keep_pids(&after, c->pids, c->npids);
+		report_keep_pids(before, c->pids, c->npids);
+		report_keep_pids(after, c->pids, c->npids);
 	}
-	if (!report_samples(&before) && !report_samples(&after)) {
+	if (!report_samples(before) && !report_samples(after)) {
 		st = no_samples(c->inputs, 2);
 		goto out;
 	}
-	if (!report_samples(&after)) {	/* the widths: nothing to draw */
+	if (!report_samples(after)) {	/* the widths: nothing to draw */
 		st = no_samples((char **)&c->diff_after, 1);
 		goto out;
 	}
 	st = EXIT_IO;
-	int ret = report_fold(&before, c->oo.fold_flags, &fb);
+	int ret = report_fold(before, c->oo.fold_flags, &fb);
 	if (!ret)
-		ret = report_fold(&after, c->oo.fold_flags, &fa);
+		ret = report_fold(after, c->oo.fold_flags, &fa);
 	if (!ret)
 		ret = fold_diff(&fd, &fb, &fa);
 	if (!ret && !c->oo.diff_counts)	/* shares, not counts */
@@ -161,17 +162,17 @@ static int report_diff(struct cli *c)
 		fprintf(stderr, "stackfold: out of memory\n");
 		goto out;
 	}
-	report_set_diff_before(&after, &before);
-	st = cmd_write(&after, c, &fd);
+	report_set_diff_before(after, before);
+	st = cmd_write(after, c, &fd);
 	/* both inputs' losses (the SVG's subtitle has them too) */
-	cmd_summary(&before, c, "before");
-	cmd_summary(&after, c, "after");
+	cmd_summary(before, c, "before");
+	cmd_summary(after, c, "after");
 out:
 	fold_release(&fb);
 	fold_release(&fa);
 	fold_release(&fd);
-	report_release(&before);
-	report_release(&after);
+	report_free(before);
+	report_free(after);
 	return st;
 }
 
@@ -189,7 +190,7 @@ static bool reads_pipe(const struct cli *c)
 int cmd_report(int argc, char **argv)
 {
 	struct cli c;
-	struct report r;
+	struct report *r = NULL;
 	struct svg_sink d = { 0 };
 	int st = cli_parse(&c, false, argc, argv);
 	if (st >= 0)
@@ -203,9 +204,10 @@ int cmd_report(int argc, char **argv)
 		svg_sink_release(&d);
 		return st;
 	}
-	st = read_all(&r, c.inputs, c.ninputs);
+	st = read_all(r, c.inputs, c.ninputs);
 	if (st == CMD_REREAD) {
-		report_release(&r);
+		report_free(r);
+		r = NULL;
 		svg_sink_release(&d);
 		if (stdin_at >= 0 && lseek(STDIN_FILENO, stdin_at, SEEK_SET) < 0) {
 			fprintf(stderr, "stackfold: cannot read <stdin> again: %s\n",
@@ -217,16 +219,16 @@ int cmd_report(int argc, char **argv)
 			svg_sink_release(&d);
 			return st;
 		}
-		st = read_all(&r, c.inputs, c.ninputs);
+		st = read_all(r, c.inputs, c.ninputs);
 	}
-	if (!st && !report_samples(&r)) {
-		cmd_summary(&r, &c, "read");
+	if (!st && !report_samples(r)) {
+		cmd_summary(r, &c, "read");
 		st = no_samples(c.inputs, c.ninputs);
 	} else if (!st) {
-		st = cmd_write(&r, &c, NULL);
-		cmd_summary(&r, &c, "read");
+		st = cmd_write(r, &c, NULL);
+		cmd_summary(r, &c, "read");
 	}
-	report_release(&r);
+	report_free(r);
 	svg_sink_release(&d);
 	return st;
 }

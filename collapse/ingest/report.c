@@ -1,5 +1,5 @@
 /* report.c - see report.h. */
-#include "ingest/report.h"
+#include "ingest/report_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -338,6 +338,35 @@ void report_release(struct report *r)
 	u64map_release(&r->deferred_idx);
 	u64map_release(&r->stack_maps);
 	memset(r, 0, sizeof(*r));
+}
+
+struct report *report_new(const struct report_opts *o)
+{
+	struct report *r = malloc(sizeof(*r));
+	if (r && report_init(r, o)) {
+		report_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct report *report_new_session(struct sym_session *s,
+				  const struct report_opts *o)
+{
+	struct report *r = malloc(sizeof(*r));
+	if (r && report_init_session(r, s, o)) {
+		report_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	report_release(r);
+	free(r);
 }
 
 struct sym_session *report_session(struct report *r, struct sf_err *err)

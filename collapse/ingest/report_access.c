@@ -1,7 +1,7 @@
 /* report_access.c - the report's results and the few counts a front-end
  * adds to them (report.h, "Results"), so that front-ends do not reach
  * into struct report. */
-#include "ingest/report.h"
+#include "ingest/report_priv.h"
 
 #include "model/pidfilter.h"
 

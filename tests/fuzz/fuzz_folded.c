@@ -32,7 +32,7 @@
 
 #include "model/fold.h"
 #include "output/out.h"
-#include "ingest/report.h"
+#include "ingest/report_priv.h"	/* white-box: sets the format, reads the sink */
 #include "output/svg_sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ingest/pprof_in.h"
+#include "ingest/report_priv.h"	/* white-box: a report in place */
 #include "model/fold.h"
 #include "output/out.h"
 #include "model/profile.pb-c.h"
