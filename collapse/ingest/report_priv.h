@@ -35,10 +35,10 @@ struct report {
 				 * which refreshes on its own schedule) */
 	bool keep_refreshed;	/* report_opts' */
 	bool offsets;		/* resolver_set_offsets(): report_opts' */
-	bool fold_direct;	/* folded text goes straight to `direct` (set
-				 * when no output needs a profile: not pprof) */
+	bool fold_direct;	/* folded text goes straight to `direct`
+				 * (report_opts') */
 	/* --diff: the before input's report, whose losses the outputs also
-	 * carry (set by the caller; not owned) */
+	 * carry (report_set_diff_before(); not owned) */
 	const struct report *diff_before;
 	struct resolver *res;
 	struct bt_parser *bt;
@@ -48,10 +48,10 @@ struct report {
 	struct reccache rc;	/* repeated entries skip parsing */
 	struct fold direct;	/* folded-text input goes straight here: it
 				 * has only names, so no profile is needed */
-	struct out_sink sink;	/* set by the caller (output/svg_sink.h):
+	struct out_sink sink;	/* the caller's, through report_sink():
 				 * folded-text lines go there instead of
 				 * into `direct`; its ctx is freed by the
-				 * caller after report_release() */
+				 * caller after report_free() */
 	uint32_t folded_inputs, bt_inputs;	/* inputs read, by format */
 	uint32_t inputs;	/* inputs read, every format */
 	/* samples of mostly-[unknown] stacks a caller's SVG sink (out_sink)
@@ -67,7 +67,7 @@ struct report {
 	bool last_python;	/* ... and whether it had Python frames (named
 				 * from live memory: never a cache hit) */
 	bool python;		/* a "#python" line came: py_off holds it */
-	bool python_live;	/* set by stackfold record: the processes run,
+	bool python_live;	/* report_opts' (record): the processes run,
 				 * their Python frames can be named */
 	uint64_t py_off[PY_OFF_COUNT];
 	struct pyframes *py_shared;	/* report_use_python()'s, borrowed */
@@ -90,7 +90,7 @@ struct report {
 	 * process had exited; so in a raw capture, a "#pid" line of a
 	 * process and image with no map loaded yet is such a process,
 	 * counted once, as the capture counted it. */
-	bool live_snapshots;	/* set by a caller that saves the maps itself
+	bool live_snapshots;	/* report_opts': the caller saves the maps
 				 * and counts them (record, continuous): the
 				 * "#pid" lines it feeds are not counted */
 	bool capture;		/* the current input is a raw capture */
