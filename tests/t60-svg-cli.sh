@@ -108,6 +108,18 @@ for f in bad1 bad2 bad3 bad4; do
 		grep -q '<text id="subtitle"[^>]*>6 samples; lost: 1 unparsable line<' "$T/$f.svg"
 done
 
+# folded text, from a file (streamed) or a pipe (a tree), gets flamegraph.pl's
+# default minimum width, 0.1 px, not the writer's 0.1%: the f frames, each
+# 0.06% and 0.8 px wide, are drawn
+awk 'BEGIN { for (i = 0; i < 400; i++) printf "main;f%d;g%d 1\n", i % 50, i
+	     print "main;big 12000" }' >"$T/narrow.folded"
+sf "$T/narrow.folded" >"$T/narrow1.svg"
+cat "$T/narrow.folded" | sf >"$T/narrow2.svg"
+for f in narrow1 narrow2; do
+	check_eq "folded text ($f): 0.1 px minimum width, 50 f frames" 50 \
+		"$(grep -c '<title>f[0-9]* (' "$T/$f.svg")"
+done
+
 # option values refused up front (exit 1), not after reading the input
 for a in "countname=a$(printf '\t')b" width=100000000 minwidth=nan minwidth=inf minwidth=1e999; do
 	printf 'a;b 1\n' | "$STACKFOLD" -f svg "--${a%%=*}" "${a#*=}" >/dev/null 2>"$T/opt.err"

@@ -13,7 +13,6 @@
 #include "model/losses.h"
 #include "ingest/pprof_in.h"
 #include "ingest/perfscript.h"
-#include "model/pidfilter.h"
 
 /* Bytes no profile text holds: an ELF file, or binary data (NULs, or
  * other control bytes than tab, CR, LF, ESC and form feed, in more than
@@ -38,7 +37,7 @@ static int hz_differs(const struct report *r, const char *name,
 	fprintf(stderr, "stackfold: %s: sampled at %" PRIu64 " Hz, an "
 		"earlier input at %" PRIu64 " Hz: samples of different "
 		"rates cannot be added into one profile\n", name,
-		st->hz_differs, r->prof.meta.hz);
+		st->hz_differs, report_profile(r)->meta.hz);
 	return EXIT_BADINPUT;
 }
 
@@ -46,7 +45,8 @@ int cmd_max_stacks(const struct report *r, const char *name)
 {
 	fprintf(stderr, "stackfold: %s:%" PRIu64 ": more than %" PRIu64
 		" unique stacks (--max-stacks): stopped, nothing written\n",
-		name ? name : "<bpftrace>", r->in.lines, r->max_stacks);
+		name ? name : "<bpftrace>", report_input_lines(r),
+		report_max_stacks(r));
 	return EXIT_LIMIT;
 }
 
@@ -76,7 +76,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 		/* a profile, not folded lines: the svg is drawn from its fold
 		 * (a sink is set for one input only: it took nothing; its
 		 * owner frees it) */
-		r->sink = (struct out_sink){ 0 };
+		report_detach_sink(r);
 		ret = pprof_read(r, head, hn, fd, &err);
 		linereader_release(&lr);
 		if (!is_stdin)
@@ -104,7 +104,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	}
 	bool perf = !ret && perfscript_sniff(head, hn);
 	struct perfscript ps;
-	perfscript_init(&ps, r->perfscript_flags);
+	perfscript_init(&ps, report_perfscript_flags(r));
 	if (!ret && not_text(head, hn)) {
 		linereader_release(&lr);
 		if (!is_stdin)
@@ -128,17 +128,17 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	linereader_release(&lr);
 	if (!is_stdin)
 		close(fd);
-	if (ret == -EAGAIN && r->sink.line)
+	if (ret == -EAGAIN && report_has_sink(r))
 		return CMD_REREAD;
 	struct report_input_stats st;
 	bool ended = !ret;
 	if (ended)	/* entries kept until the end are added now */
 		ret = report_end_input(r, &st);
-	if (!ret && r->max_stacks && report_unique_stacks(r) > r->max_stacks)
+	if (!ret && report_past_max_stacks(r))
 		ret = -E2BIG;
 	if (ret == -E2BIG)
 		return cmd_max_stacks(r, name);
-	if (ret == -EAGAIN && r->sink.line)
+	if (ret == -EAGAIN && report_has_sink(r))
 		return CMD_REREAD;
 	if (ret == -EOVERFLOW && ended) {	/* entries kept until the end */
 		fprintf(stderr, "stackfold: %s: " REPORT_OVERFLOW_MSG "\n", name);
@@ -146,7 +146,7 @@ int cmd_read_input(struct report *r, const char *path, volatile int *stop)
 	}
 	if (ret == -EOVERFLOW) {
 		fprintf(stderr, "stackfold: %s:%" PRIu64 ": " REPORT_OVERFLOW_MSG
-			"\n", name, r->in.lines);
+			"\n", name, report_input_lines(r));
 		return EXIT_BADINPUT;
 	}
 	if (ret < 0 && ended) {
@@ -236,12 +236,13 @@ static void empty_stacks(const struct pf_counters *k, uint64_t samples)
 
 void cmd_summary(struct report *r, const struct cli *c, const char *what)
 {
-	if (r->sym) {
+	struct sym_session *sym = report_session_made(r);
+	if (sym) {
 		const char *w;
-		while ((w = sym_session_next_warning(r->sym)))
+		while ((w = sym_session_next_warning(sym)))
 			fprintf(stderr, "stackfold: warning: %s\n", w);
 		struct sym_stats ss;
-		sym_session_stats(r->sym, &ss);
+		sym_session_stats(sym, &ss);
 		if (ss.files_refused || ss.bounds_refused)
 			fprintf(stderr, "stackfold: %" PRIu64 " file%s not read "
 				"(not regular files, or not in an allowed place) "
@@ -250,7 +251,7 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 				ss.files_refused, ss.files_refused == 1 ? "" : "s",
 				ss.bounds_refused);
 	}
-	const struct pf_counters *k = &r->prof.counters;
+	const struct pf_counters *k = report_counters(r);
 	char losses[1024];
 	bool lost = report_losses(r, losses, sizeof(losses));
 	/* a filter (report) is quiet unless -v, as flamegraph.pl is; a
@@ -266,7 +267,7 @@ void cmd_summary(struct report *r, const struct cli *c, const char *what)
 	/* a report of a raw capture: its losses were said when it was
 	 * recorded, and the SVG's subtitle and pprof's comment carry them;
 	 * said again with -v only (lines unreadable now are said) */
-	if (!c->record && !c->verbose && r->capture &&
+	if (!c->record && !c->verbose && report_is_capture(r) &&
 	    !k->unparsable_lines && !k->incomplete_records) {
 		if (!c->quiet)
 			stack_size_hint(k);
@@ -304,14 +305,6 @@ void cmd_folded_minwidth(struct out_opts *o)
 	}
 }
 
-/* Every input of r (and of the --diff before input) folded text? */
-static bool all_folded(const struct report *r)
-{
-	const struct report *b = r->diff_before;
-	return r->folded_inputs && r->folded_inputs == r->inputs &&
-	       (!b || (b->folded_inputs && b->folded_inputs == b->inputs));
-}
-
 /* The SVG drew stacks of mostly [unknown] frames shortened
  * (output/svg_squash.h): said once, with the likely cause and the cure. */
 static void mostly_unknown(uint64_t n, uint64_t samples)
@@ -341,18 +334,16 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 	static char paths[CLI_MAX_OUTPUTS][4096];
 	struct sf_err err = { "" };
 	if (c->npids && !fold) {
-		r->prof.counters.other_pids +=
-			profile_keep_pids(&r->prof, c->pids, c->npids);
+		report_keep_pids(r, c->pids, c->npids);
 		if (!report_samples(r)) {
 			fprintf(stderr, "stackfold: no samples of --pid %d%s (%" PRIu64
 				" samples of other processes)\n", c->pids[0],
 				c->npids > 1 ? " and the others" : "",
-				r->prof.counters.other_pids);
+				report_counters(r)->other_pids);
 			return EXIT_BADINPUT;
 		}
 	}
-	if (!r->prof.meta.hz)	/* -F: the input's own rate wins */
-		r->prof.meta.hz = c->hz;
+	report_default_hz(r, c->hz);	/* -F: the input's own rate wins */
 	cli_outputs(c, outs, paths);
 	/* as gzip: binary or page-long output is not shown on a terminal
 	 * unless asked for with -o - */
@@ -367,8 +358,8 @@ int cmd_write(struct report *r, const struct cli *c, const struct fold *fold)
 		}
 	}
 	struct out_opts oo = c->oo;
-	struct out_svg_stats sst = { r->sink_mostly_unknown };
-	if (all_folded(r))
+	struct out_svg_stats sst = { *report_sink_mostly_unknown(r) };
+	if (report_all_folded(r))
 		cmd_folded_minwidth(&oo);
 	oo.svg_stats = &sst;
 	int ret = cmd_write_to(r, outs, c->nformats, &oo, fold, &err);

@@ -13,12 +13,12 @@
 /* Read one input (path, or "-" for stdin) into r.  Prints per-input
  * warnings (unparsable lines with the first line number, incomplete
  * records).  Returns 0 or an exit status, or CMD_REREAD (nothing printed)
- * when r->sink met lines out of order: read the input again without it. */
+ * when r's sink (report_sink()) met lines out of order: read the input again without it. */
 #define CMD_REREAD (-1)
 int cmd_read_input(struct report *r, const char *path, volatile int *stop);
 /* Print queued symbolizer warnings and the closing summary (unless quiet). */
 void cmd_summary(struct report *r, const struct cli *c, const char *what);
-/* Past r->max_stacks (report_line()'s -E2BIG) in input name (NULL: the
+/* Past report_max_stacks(r) (report_line()'s -E2BIG) in input name (NULL: the
  * capture): says so in one line; returns EXIT_LIMIT. */
 int cmd_max_stacks(const struct report *r, const char *name);
 

@@ -157,7 +157,7 @@ static void memo_stale(struct cont *x, int pid)
 
 static void feed(struct cont *x, const char *s, size_t len)
 {
-	int ret = report_line(&x->r, s, len);
+	int ret = report_line(x->r, s, len);
 	if (ret == -ENOMEM || ret == -EOVERFLOW)	/* the entry not added */
 		fprintf(stderr, "stackfold: %s (window %" PRIu64 " incomplete)\n",
 			ret == -ENOMEM ? "out of memory" : REPORT_OVERFLOW_MSG,
@@ -204,12 +204,11 @@ static int window_begin(struct cont *x)
 	char buf[64];
 	/* one session for every window: a window costs lookups, not index
 	 * loads */
-	if (report_init_session(&x->r, x->ss, true)) {
-		report_release(&x->r);
+	/* live_snapshots: its own snapshots, no #maps fed */
+	struct report_opts ro = { .lazy_snapshot = true, .live_snapshots = true };
+	if (!(x->r = report_new_session(x->ss, &ro)))
 		return -ENOMEM;
-	}
 	x->r_open = true;
-	x->r.live_snapshots = true;	/* its own snapshots, no #maps fed */
 	cont_python_window(x);
 	x->win_records = 0;
 	x->overflow = x->ov_skipping = false;
@@ -221,7 +220,7 @@ static int window_begin(struct cont *x)
 	x->ov_samples = x->ov_entries = 0;
 	x->nsnap = 0;
 	x->snap_skipped = 0;
-	report_begin_input(&x->r, NULL);
+	report_begin_input(x->r, NULL);
 	feed(x, PROTOCOL_HEADER, strlen(PROTOCOL_HEADER));
 	snprintf(buf, sizeof(buf), "%u", x->o.hz);
 	feed_meta(x, PROTOCOL_META_HZ, buf);
@@ -239,7 +238,8 @@ static int window_begin(struct cont *x)
 
 static void window_release(struct cont *x)
 {
-	report_release(&x->r);	/* leaves the borrowed session alone */
+	report_free(x->r);	/* leaves the borrowed session alone */
+	x->r = NULL;
 	x->r_open = false;
 	if (x->overflow)	/* a window at the budget: give it back */
 		malloc_trim(0);
@@ -250,7 +250,7 @@ static int write_file(struct cont *x, const struct out_format *fmt,
 {
 	struct out_opts oo = { .fold_flags = FOLD_PID };
 	struct out_dest out = { fmt, path };
-	return cmd_write_to(&x->r, &out, 1, &oo, f, e);
+	return cmd_write_to(x->r, &out, 1, &oo, f, e);
 }
 
 /* .folded first, .pb.gz last: the .pb.gz is the window's commit mark. */
@@ -260,7 +260,7 @@ static int write_outputs(struct cont *x, const char *stem, struct sf_err *e)
 	windir_path(&x->dir, pb, sizeof(pb), stem, ".pb.gz");
 	windir_path(&x->dir, fo, sizeof(fo), stem, ".folded");
 	struct fold f = { 0 };
-	int fb = fold_build(&f, &x->r.prof, FOLD_PID);
+	int fb = fold_build(&f, report_profile(x->r), FOLD_PID);
 	if (fb) {
 		fold_release(&f);
 		return sf_err_set(e, -fb, "%s", fb == -EOVERFLOW ?
@@ -289,14 +289,14 @@ static int write_window(struct cont *x, const char *stem, struct sf_err *e)
 static void log_written(struct cont *x, const char *stem, uint64_t bytes,
 			uint64_t removed, const char *warn)
 {
-	const struct pf_counters *k = &x->r.prof.counters;
+	const struct pf_counters *k = report_counters(x->r);
 	char losses[1024];
-	bool loss = report_losses(&x->r, losses, sizeof(losses)) ||
+	bool loss = report_losses(x->r, losses, sizeof(losses)) ||
 		    x->snap_skipped || k->maps_unsaved;
 	if (x->o.quiet && !loss && !warn[0])
 		return;
 	fprintf(stderr, "stackfold: %s: %" PRIu64 " samples, %zu stacks, %"
-		PRIu64 " KiB%s", stem, k->samples, x->r.prof.nsamples - 1,
+		PRIu64 " KiB%s", stem, k->samples, report_profile(x->r)->nsamples - 1,
 		(bytes + 1023) / 1024, losses);
 	if (x->snap_skipped)
 		fprintf(stderr, "; %" PRIu64 " new processes over the snapshot cap",
@@ -361,8 +361,8 @@ static void take_warnings(struct cont *x, char *buf, size_t n)
 
 static void stackmap_check(struct cont *x)
 {
-	const struct pf_counters *k = &x->r.prof.counters;
-	uint64_t n = k->samples + report_dropped(&x->r);
+	const struct pf_counters *k = report_counters(x->r);
+	uint64_t n = k->samples + report_dropped(x->r);
 	if (x->src.bt.stop_sent || n < STACKMAP_MIN_SAMPLES ||
 	    k->stackid_errors * 100 <= n * STACKMAP_LOSS_PCT ||
 	    x->win_no < x->refresh_after)
@@ -403,7 +403,7 @@ static int window_end(struct cont *x, bool at_eof)
 	snprintf(buf, sizeof(buf), "%" PRIu64, dur);
 	feed_meta(x, PROTOCOL_META_DURATION_NS, buf);
 	struct report_input_stats st;
-	int ret = report_end_input(&x->r, &st);
+	int ret = report_end_input(x->r, &st);
 	char warn[SF_ERRLEN + 64];
 	take_warnings(x, warn, sizeof(warn));
 	if (!ret && !(at_eof && !x->win_records) && !x->fatal &&
@@ -456,7 +456,7 @@ static void first_sample(struct cont *x, const char *s, size_t len)
 	}
 	x->nsnap++;
 	if (protocol_snapshot(x->ss, &pl))
-		report_map_unsaved(&x->r, pl.pid, pl.image);	/* gone */
+		report_map_unsaved(x->r, pl.pid, pl.image);	/* gone */
 	else
 		loading_add(&x->loading, x->ss, pid, pl.image, false, false,
 			    sf_clock_ns(CLOCK_MONOTONIC));
@@ -516,7 +516,7 @@ static void overflow_feed(struct cont *x)
 	feed(x, "        [overflow]", 18);
 	n = snprintf(line, sizeof(line), ", ]: %" PRIu64, x->ov_samples);
 	feed(x, line, (size_t)n);
-	x->r.prof.counters.mem_overflow += x->ov_samples;
+	report_count_mem_overflow(x->r, x->ov_samples);
 	x->ov_samples = 0;
 	x->ov_skipping = false;
 }

@@ -42,7 +42,7 @@
 
 struct rec {
 	struct cli *c;
-	struct report r;
+	struct report *r;
 	/* the capture (text: bpftrace's lines); its bt.clock's attached_ns
 	 * is the monotonic time of "#attached", flushes the "#flushed" lines
 	 * seen, in_print true while a flush's map entries are arriving (its
@@ -83,13 +83,13 @@ static volatile sig_atomic_t nheld;
 /* After each report_line() and report_end_input(): the snapshots the
  * report took to name a record's address (a library mapped after the
  * first one) go into the raw capture before that record, so that a
- * replay names those frames (report_keep_refreshed()). */
+ * replay names those frames (report_opts' keep_refreshed). */
 static void raw_refreshed(struct rec *x)
 {
 	int pid;
 	uint32_t image;
-	while (report_next_refreshed(&x->r, &pid, &image))
-		rawcap_due(&x->raw, report_session(&x->r, NULL), pid, image);
+	while (report_next_refreshed(x->r, &pid, &image))
+		rawcap_due(&x->raw, report_session(x->r, NULL), pid, image);
 }
 
 /* After report_line(): held while a record is open, so that a snapshot
@@ -97,15 +97,15 @@ static void raw_refreshed(struct rec *x)
 static void raw_line(struct rec *x, const char *s, size_t len)
 {
 	raw_refreshed(x);
-	rawcap_line(&x->raw, report_session(&x->r, NULL), s, len,
-		    report_between_records(&x->r));
+	rawcap_line(&x->raw, report_session(x->r, NULL), s, len,
+		    report_between_records(x->r));
 }
 
 /* loading_check() callback: the fresh map goes into the raw capture. */
 static void loading_saved(void *ctx, int pid, uint32_t image)
 {
 	struct rec *x = ctx;
-	rawcap_maps(&x->raw, report_session(&x->r, NULL), pid, image);
+	rawcap_maps(&x->raw, report_session(x->r, NULL), pid, image);
 }
 
 /* Snapshot again the loading processes that are due (loading.h); only
@@ -113,8 +113,8 @@ static void loading_saved(void *ctx, int pid, uint32_t image)
  * one. */
 static void loading_due(struct rec *x)
 {
-	struct sym_session *ss = report_session(&x->r, NULL);
-	if (ss && report_between_records(&x->r))
+	struct sym_session *ss = report_session(x->r, NULL);
+	if (ss && report_between_records(x->r))
 		loading_check(&x->loading, ss, sf_clock_ns(CLOCK_MONOTONIC),
 			      loading_saved, x);
 }
@@ -131,7 +131,7 @@ static int side_exited_maps(void *ctx, int pid, uint32_t image, char **text,
 	x->side_saved += !ret;
 	/* taken for a record being named: saved before it, as a refresh */
 	if (!ret && !x->in_first_sample)
-		rawcap_due(&x->raw, report_session(&x->r, NULL), pid, image);
+		rawcap_due(&x->raw, report_session(x->r, NULL), pid, image);
 	return ret;
 }
 
@@ -148,14 +148,14 @@ static void first_sample(struct rec *x, const char *s, size_t len)
 	if (!protocol_pid_line(s, len, &pl))
 		return;	/* the parser counts it as unparsable */
 	int pid = (int)pl.pid;
-	struct sym_session *ss = report_session(&x->r, NULL);
+	struct sym_session *ss = report_session(x->r, NULL);
 	if (ss && sym_process_current(ss, pid, pl.image))
 		return;	/* seen before a flush: its map is saved */
 	x->in_first_sample = true;
 	int gone = protocol_snapshot(ss, &pl);
 	x->in_first_sample = false;
 	if (gone) {
-		report_map_unsaved(&x->r, pl.pid, pl.image);
+		report_map_unsaved(x->r, pl.pid, pl.image);
 		return;
 	}
 	rawcap_maps(&x->raw, ss, pid, pl.image);
@@ -226,7 +226,7 @@ static int out_line(void *ctx, const char *s, size_t len)
 		break;
 	case PROTOCOL_FLUSHED:
 		x->src.bt.clock.flushes++, x->src.bt.clock.in_print = false;
-		report_python_flushed(&x->r);	/* names: read again */
+		report_python_flushed(x->r);	/* names: read again */
 		if (nheld && x->src.bt.clock.flushes >= x->resume_at)
 			py_resume();
 		break;
@@ -237,7 +237,7 @@ static int out_line(void *ctx, const char *s, size_t len)
 			x->src.bt.clock.in_print = in_print;
 		break;
 	}
-	int ret = report_line(&x->r, s, len);
+	int ret = report_line(x->r, s, len);
 	raw_line(x, s, len);
 	return ret;
 }
@@ -248,7 +248,7 @@ static int err_line(void *ctx, const char *s, size_t len)
 {
 	struct rec *x = ctx;
 	if (bt_side_kind(s, len, NULL) != BT_SIDE_NONE) {
-		int ret = report_line(&x->r, s, len);
+		int ret = report_line(x->r, s, len);
 		raw_line(x, s, len);
 		return ret;
 	}
@@ -276,7 +276,7 @@ static void countdown(struct rec *x, uint64_t elapsed_s)
 	if (x->c->seconds && x->src.bt.clock.flushes)
 		fprintf(stderr, "\rstackfold: recording, %3" PRIu64 " s left, %" PRIu64
 			" samples by the last flush (Ctrl-C to stop) ", left,
-			x->r.prof.counters.samples);
+			report_counters(x->r)->samples);
 	else if (x->c->seconds)
 		fprintf(stderr, "\rstackfold: recording, %3" PRIu64
 			" s left (Ctrl-C to stop) ", left);
@@ -312,7 +312,7 @@ static struct timespec *next_wakeup(const struct rec *x, struct timespec *ts)
 		uint64_t due = loading_next_due(&x->loading);
 		/* due inside a record: look again soon, without spinning */
 		uint64_t w = due > now ? due - now :
-			     report_between_records(&x->r) ? 0 : 5000000ULL;
+			     report_between_records(x->r) ? 0 : 5000000ULL;
 		if (w < wait)
 			wait = w;
 	}
@@ -442,7 +442,7 @@ static int loop(struct rec *x)
 			continue;
 		int ret = capsrc_read(&x->src, pf, false);
 		if (ret == -E2BIG) {
-			st = cmd_max_stacks(&x->r, NULL);
+			st = cmd_max_stacks(x->r, NULL);
 			break;
 		}
 		if (ret) {	/* -ENOMEM, or a count past 2^63 */
@@ -527,7 +527,7 @@ static int child_status(struct rec *x)
 	snprintf(how, sizeof(how), "%s %d",
 		 WIFEXITED(status) ? "exit status" : "signal",
 		 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	if (!x->r.prof.counters.samples) {
+	if (!report_counters(x->r)->samples) {
 		fprintf(stderr, "stackfold: bpftrace failed (%s) and gave no samples\n",
 			how);
 		return EXIT_ENV;
@@ -594,11 +594,10 @@ static int finish(struct rec *x)
 		meta_line(x, PROTOCOL_META_SIDEBAND_LOST, buf);
 	}
 	struct report_input_stats st;
-	int end = report_end_input(&x->r, &st);
+	int end = report_end_input(x->r, &st);
 	raw_refreshed(x);
-	if (!end && x->r.max_stacks &&
-	    report_unique_stacks(&x->r) > x->r.max_stacks)
-		return cmd_max_stacks(&x->r, NULL);
+	if (!end && report_past_max_stacks(x->r))
+		return cmd_max_stacks(x->r, NULL);
 	if (end == -EOVERFLOW || end == -ENOMEM) {	/* kept entries not added */
 		fprintf(stderr, "stackfold: %s\n", end == -ENOMEM ? "out of memory" :
 			REPORT_OVERFLOW_MSG);
@@ -607,21 +606,21 @@ static int finish(struct rec *x)
 	/* a failed --save-raw costs only itself, as any other output */
 	int raw_st = 0;
 	struct sf_err e = { "" };
-	if (rawcap_commit(&x->raw, report_session(&x->r, NULL), &e)) {
+	if (rawcap_commit(&x->raw, report_session(x->r, NULL), &e)) {
 		fprintf(stderr, "stackfold: %s\n", e.msg);
 		raw_st = EXIT_IO;
 	}
-	if (!x->r.prof.counters.samples) {
-		cmd_summary(&x->r, x->c, "recorded");
+	if (!report_counters(x->r)->samples) {
+		cmd_summary(x->r, x->c, "recorded");
 		fprintf(stderr, "stackfold: no samples recorded\n");
 		return EXIT_BADINPUT;
 	}
-	int ret = cmd_write(&x->r, x->c, NULL);
+	int ret = cmd_write(x->r, x->c, NULL);
 	/* storing the DWARF read (the index cache) is part of the cost */
-	struct sym_session *ss = report_session(&x->r, NULL);
+	struct sym_session *ss = report_session(x->r, NULL);
 	if (ss)
 		sym_session_flush(ss);
-	cmd_summary(&x->r, x->c, "recorded");
+	cmd_summary(x->r, x->c, "recorded");
 	print_cost(x);
 	return ret ? ret : raw_st ? raw_st : x->cut ? EXIT_ENV : 0;
 }
@@ -684,7 +683,7 @@ static void side_open(struct rec *x)
 				"named\n", e.msg);
 		return;
 	}
-	struct sym_session *ss = report_session(&x->r, NULL);
+	struct sym_session *ss = report_session(x->r, NULL);
 	if (ss)
 		sym_session_set_exited_maps(ss, side_exited_maps, x);
 }
@@ -695,7 +694,14 @@ static int record_setup(struct rec *x, int argc, char **argv)
 	int st = check_outputs(x->c);
 	if (st)
 		return st;
-	if (report_init(&x->r, &x->c->so, true) || !report_session(&x->r, &e)) {
+	/* live_snapshots: first_sample() counts */
+	struct report_opts ro = {
+		.so = &x->c->so, .lazy_snapshot = true,
+		.offsets = x->c->oo.fold_flags & FOLD_OFFSETS,
+		.keep_refreshed = true, .live_snapshots = true,
+		.python_live = true, .max_stacks = x->c->max_stacks,
+	};
+	if (!(x->r = report_new(&ro)) || !report_session(x->r, &e)) {
 		fprintf(stderr, "stackfold: %s\n", e.msg[0] ? e.msg : "out of memory");
 		return EXIT_IO;
 	}
@@ -703,12 +709,7 @@ static int record_setup(struct rec *x, int argc, char **argv)
 		fprintf(stderr, "stackfold: %s\n", e.msg);
 		return EXIT_IO;
 	}
-	report_keep_refreshed(&x->r, true);
-	x->r.max_stacks = x->c->max_stacks;
-	report_set_offsets(&x->r, x->c->oo.fold_flags & FOLD_OFFSETS);
-	x->r.live_snapshots = true;	/* first_sample() counts */
-	x->r.python_live = true;
-	report_begin_input(&x->r, NULL);
+	report_begin_input(x->r, NULL);
 	meta_begin(x, argc, argv);
 	side_open(x);
 	return 0;
@@ -785,6 +786,6 @@ out:
 	capsrc_release(&x.src);
 	loading_release(&x.loading);
 	watch_close(&x.watch);
-	report_release(&x.r);
+	report_free(x.r);
 	return st;
 }

@@ -11,7 +11,6 @@
 #include "cmd/cli.h"
 #include "cmd/cmd_common.h"
 #include "cmds.h"
-#include "model/pidfilter.h"
 #include "output/svg_sink.h"
 #include "capture/stopsig.h"
 
@@ -85,69 +84,72 @@ static enum svg_way svg_way(const struct cli *c, off_t *stdin_at)
 							       : SVG_TREE;
 }
 
-static int report_start(struct report *r, struct cli *c, enum svg_way way,
+/* The report's settings from the command line. */
+static struct report_opts report_opts_of(const struct cli *c, bool lazy)
+{
+	return (struct report_opts){
+		.so = &c->so, .lazy_snapshot = lazy,
+		.fold_direct = want_direct(c),
+		.offsets = c->oo.fold_flags & FOLD_OFFSETS,
+		.perfscript_flags = c->oo.fold_flags & (FOLD_PID | FOLD_TID),
+		.max_stacks = c->max_stacks,
+	};
+}
+
+static int report_start(struct report **rp, struct cli *c, enum svg_way way,
 			struct svg_sink *d)
 {
-	if (report_init(r, &c->so, true)) {
+	struct report_opts ro = report_opts_of(c, true);
+	struct report *r = *rp = report_new(&ro);
+	if (!r) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
-	r->fold_direct = want_direct(c);
-	r->max_stacks = c->max_stacks;
-	r->perfscript_flags = c->oo.fold_flags & (FOLD_PID | FOLD_TID);
-	report_set_offsets(r, c->oo.fold_flags & FOLD_OFFSETS);
 	*d = (struct svg_sink){ 0 };
 	if (way == SVG_STREAM) {
 		/* it takes folded lines only: flamegraph.pl's default width */
 		struct out_opts oo = c->oo;
 		cmd_folded_minwidth(&oo);
-		(void)svg_sink_attach(d, &r->sink, &oo,
-				      &r->sink_mostly_unknown);	/* -ENOMEM: a fold */
+		(void)svg_sink_attach(d, report_sink(r), &oo,
+				      report_sink_mostly_unknown(r));	/* -ENOMEM: a fold */
 	} else if (way == SVG_TREE)
-		(void)svg_sink_attach(d, &r->sink, NULL, &r->sink_mostly_unknown);
+		(void)svg_sink_attach(d, report_sink(r), NULL,
+				      report_sink_mostly_unknown(r));
 	return 0;
 }
 
 /* --diff BEFORE AFTER: fold both, join them, render the after profile. */
 static int report_diff(struct cli *c)
 {
-	struct report before = { 0 }, after = { 0 };
+	struct report *before = NULL, *after = NULL;
 	struct fold fb = { 0 }, fa = { 0 }, fd = { 0 };
 	int st = EXIT_IO;
-	if (report_init(&before, &c->so, false) ||
-	    report_init(&after, &c->so, false)) {
+	struct report_opts ro = report_opts_of(c, false);
+	if (!(before = report_new(&ro)) || !(after = report_new(&ro))) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		goto out;
 	}
-	before.fold_direct = after.fold_direct = want_direct(c);
-	before.max_stacks = after.max_stacks = c->max_stacks;
-	before.perfscript_flags = after.perfscript_flags =
-		c->oo.fold_flags & (FOLD_PID | FOLD_TID);
-	report_set_offsets(&before, c->oo.fold_flags & FOLD_OFFSETS);
-	report_set_offsets(&after, c->oo.fold_flags & FOLD_OFFSETS);
-	st = read_all(&before, (char **)&c->diff_before, 1);
+	st = read_all(before, (char **)&c->diff_before, 1);
 	if (!st)
-		st = read_all(&after, (char **)&c->diff_after, 1);
+		st = read_all(after, (char **)&c->diff_after, 1);
 	if (st)
 		goto out;
 	if (c->npids) {
-		before.prof.counters.other_pids +=
-			profile_keep_pids(&before.prof, c->pids, c->npids);
-		after.prof.counters.other_pids +=
-			profile_keep_pids(&after.prof, c->pids, c->npids);
+		report_keep_pids(before, c->pids, c->npids);
+		report_keep_pids(after, c->pids, c->npids);
 	}
-	if (!report_samples(&before) && !report_samples(&after)) {
+	if (!report_samples(before) && !report_samples(after)) {
 		st = no_samples(c->inputs, 2);
 		goto out;
 	}
-	if (!report_samples(&after)) {	/* the widths: nothing to draw */
+	if (!report_samples(after)) {	/* the widths: nothing to draw */
 		st = no_samples((char **)&c->diff_after, 1);
 		goto out;
 	}
 	st = EXIT_IO;
-	int ret = report_fold(&before, c->oo.fold_flags, &fb);
+	int ret = report_fold(before, c->oo.fold_flags, &fb);
 	if (!ret)
-		ret = report_fold(&after, c->oo.fold_flags, &fa);
+		ret = report_fold(after, c->oo.fold_flags, &fa);
 	if (!ret)
 		ret = fold_diff(&fd, &fb, &fa);
 	if (!ret && !c->oo.diff_counts)	/* shares, not counts */
@@ -160,17 +162,17 @@ static int report_diff(struct cli *c)
 		fprintf(stderr, "stackfold: out of memory\n");
 		goto out;
 	}
-	after.diff_before = &before;
-	st = cmd_write(&after, c, &fd);
+	report_set_diff_before(after, before);
+	st = cmd_write(after, c, &fd);
 	/* both inputs' losses (the SVG's subtitle has them too) */
-	cmd_summary(&before, c, "before");
-	cmd_summary(&after, c, "after");
+	cmd_summary(before, c, "before");
+	cmd_summary(after, c, "after");
 out:
 	fold_release(&fb);
 	fold_release(&fa);
 	fold_release(&fd);
-	report_release(&before);
-	report_release(&after);
+	report_free(before);
+	report_free(after);
 	return st;
 }
 
@@ -188,7 +190,7 @@ static bool reads_pipe(const struct cli *c)
 int cmd_report(int argc, char **argv)
 {
 	struct cli c;
-	struct report r;
+	struct report *r = NULL;
 	struct svg_sink d = { 0 };
 	int st = cli_parse(&c, false, argc, argv);
 	if (st >= 0)
@@ -202,9 +204,10 @@ int cmd_report(int argc, char **argv)
 		svg_sink_release(&d);
 		return st;
 	}
-	st = read_all(&r, c.inputs, c.ninputs);
+	st = read_all(r, c.inputs, c.ninputs);
 	if (st == CMD_REREAD) {
-		report_release(&r);
+		report_free(r);
+		r = NULL;
 		svg_sink_release(&d);
 		if (stdin_at >= 0 && lseek(STDIN_FILENO, stdin_at, SEEK_SET) < 0) {
 			fprintf(stderr, "stackfold: cannot read <stdin> again: %s\n",
@@ -216,16 +219,16 @@ int cmd_report(int argc, char **argv)
 			svg_sink_release(&d);
 			return st;
 		}
-		st = read_all(&r, c.inputs, c.ninputs);
+		st = read_all(r, c.inputs, c.ninputs);
 	}
-	if (!st && !report_samples(&r)) {
-		cmd_summary(&r, &c, "read");
+	if (!st && !report_samples(r)) {
+		cmd_summary(r, &c, "read");
 		st = no_samples(c.inputs, c.ninputs);
 	} else if (!st) {
-		st = cmd_write(&r, &c, NULL);
-		cmd_summary(&r, &c, "read");
+		st = cmd_write(r, &c, NULL);
+		cmd_summary(r, &c, "read");
 	}
-	report_release(&r);
+	report_free(r);
 	svg_sink_release(&d);
 	return st;
 }

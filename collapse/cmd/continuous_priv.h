@@ -68,7 +68,7 @@ struct cont {
 	uint64_t ss_snaps0;	/* stats.processes when ss was created */
 	uint64_t ss_freed;	/* snapshots freed since */
 	uint32_t ss_window;	/* win_no when ss was created */
-	struct report r;
+	struct report *r;	/* the window's, while r_open */
 	bool r_open;
 	uint64_t win_start_ns;	/* CLOCK_REALTIME */
 	/* The probe's clock (CLOCK_MONOTONIC ns, "#window T" lines) at the

@@ -18,7 +18,7 @@ void cont_python_line(struct cont *x, const char *s, size_t len)
 	uint64_t off[PY_OFF_COUNT];
 	if (!pyframes_parse_line(s, len, off)) {
 		if (x->r_open)
-			x->r.prof.counters.unparsable_lines++;
+			report_count_unparsable(x->r);
 		return;
 	}
 	/* a restarted bpftrace says the same again: the cache stays */
@@ -30,7 +30,7 @@ void cont_python_line(struct cont *x, const char *s, size_t len)
 		return;
 	}
 	if (x->r_open)
-		report_use_python(&x->r, py);
+		report_use_python(x->r, py);
 	pyframes_free(x->py);
 	x->py = py;
 	memcpy(x->py_off, off, sizeof(off));
@@ -41,7 +41,7 @@ void cont_python_window(struct cont *x)
 	if (!x->py)
 		return;
 	pyframes_new_window(x->py);
-	report_use_python(&x->r, x->py);
+	report_use_python(x->r, x->py);
 }
 
 void cont_python_release(struct cont *x)

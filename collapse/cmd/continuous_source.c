@@ -20,7 +20,7 @@ static int src_record(void *ctx, const struct bt_record *rec)
 		x->ov_samples += rec->count;
 		return 0;
 	}
-	int ret = report_record(&x->r, rec);
+	int ret = report_record(x->r, rec);
 	if (ret == -ENOMEM || ret == -EOVERFLOW)	/* the entry not added */
 		fprintf(stderr, "stackfold: %s (window %" PRIu64 " incomplete)\n",
 			ret == -ENOMEM ? "out of memory" : REPORT_OVERFLOW_MSG,
@@ -44,7 +44,7 @@ static int src_total(void *ctx, const char *s, size_t len, bool ends)
 static void src_stackid_errors(void *ctx, uint64_t n)
 {
 	struct cont *x = ctx;
-	report_stackid_errors(&x->r, n);
+	report_stackid_errors(x->r, n);
 }
 
 static void src_note(void *ctx, const char *msg)

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "ingest/pprof_comments.h"
+#include "ingest/report_priv.h"
 #include "model/losses.h"
 #include "model/profile.pb-c.h"
 

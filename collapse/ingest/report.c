@@ -1,5 +1,5 @@
 /* report.c - see report.h. */
-#include "ingest/report.h"
+#include "ingest/report_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -268,26 +268,49 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 	return 0;
 }
 
-int report_init(struct report *r, const struct sym_opts *so, bool lazy)
+/* The settings the resolver r->res takes from r. */
+static void resolver_settings(struct report *r)
 {
+	resolver_keep_refreshed(r->res, r->keep_refreshed);
+	resolver_set_offsets(r->res, r->offsets);
+}
+
+int report_init(struct report *r, const struct report_opts *o)
+{
+	static const struct report_opts none;
+	if (!o)
+		o = &none;
 	memset(r, 0, sizeof(*r));
-	if (so)
-		r->sym_opts = *so;
-	r->lazy_snapshot = lazy;
+	if (o->so)
+		r->sym_opts = *o->so;
+	r->lazy_snapshot = o->lazy_snapshot;
+	r->fold_direct = o->fold_direct;
+	r->offsets = o->offsets;
+	r->keep_refreshed = o->keep_refreshed;
+	r->live_snapshots = o->live_snapshots;
+	r->python_live = o->python_live;
+	r->perfscript_flags = o->perfscript_flags;
+	r->max_stacks = o->max_stacks;
 	if (profile_init(&r->prof) || reccache_init(&r->rc) ||
 	    fold_init(&r->direct))
 		return -ENOMEM;
-	r->refresh_maps = lazy;
-	r->res = resolver_new(&r->prof, NULL, lazy);
-	return r->res ? 0 : -ENOMEM;
+	r->refresh_maps = o->lazy_snapshot;
+	r->res = resolver_new(&r->prof, NULL, o->lazy_snapshot);
+	if (!r->res)
+		return -ENOMEM;
+	resolver_settings(r);
+	return 0;
 }
 
-int report_init_session(struct report *r, struct sym_session *s, bool lazy)
+int report_init_session(struct report *r, struct sym_session *s,
+			const struct report_opts *o)
 {
-	int ret = report_init(r, NULL, lazy);
+	struct report_opts own = o ? *o : (struct report_opts){ 0 };
+	own.so = NULL;
+	int ret = report_init(r, &own);
 	if (ret)
 		return ret;
-	struct resolver *nr = resolver_new(&r->prof, s, lazy);
+	struct resolver *nr = resolver_new(&r->prof, s, own.lazy_snapshot);
 	if (!nr)
 		return -ENOMEM;
 	resolver_free(r->res);
@@ -295,6 +318,7 @@ int report_init_session(struct report *r, struct sym_session *s, bool lazy)
 	r->sym = s;
 	r->sym_borrowed = true;
 	r->refresh_maps = false;
+	resolver_settings(r);
 	return 0;
 }
 
@@ -314,6 +338,35 @@ void report_release(struct report *r)
 	u64map_release(&r->deferred_idx);
 	u64map_release(&r->stack_maps);
 	memset(r, 0, sizeof(*r));
+}
+
+struct report *report_new(const struct report_opts *o)
+{
+	struct report *r = malloc(sizeof(*r));
+	if (r && report_init(r, o)) {
+		report_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct report *report_new_session(struct sym_session *s,
+				  const struct report_opts *o)
+{
+	struct report *r = malloc(sizeof(*r));
+	if (r && report_init_session(r, s, o)) {
+		report_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	report_release(r);
+	free(r);
 }
 
 struct sym_session *report_session(struct report *r, struct sf_err *err)
@@ -340,18 +393,6 @@ struct sym_session *report_session(struct report *r, struct sf_err *err)
 		r->res = nr;
 	}
 	return r->sym;
-}
-
-void report_set_offsets(struct report *r, bool on)
-{
-	r->offsets = on;
-	resolver_set_offsets(r->res, on);
-}
-
-void report_keep_refreshed(struct report *r, bool on)
-{
-	r->keep_refreshed = on;
-	resolver_keep_refreshed(r->res, on);
 }
 
 bool report_next_refreshed(struct report *r, int *pid, uint32_t *image)

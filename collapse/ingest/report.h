@@ -13,14 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pyoffsets.h"
 #include "ingest/bt_parse.h"
 #include "model/fold.h"
-#include "ingest/dwarfin.h"
 #include "output/out.h"
 #include "model/profile.h"
-#include "ingest/reccache.h"
-#include "ingest/resolver.h"
 #include "symbolizer.h"
 
 /* The words for -EOVERFLOW from report_line(), report_end_input() and the
@@ -62,112 +58,44 @@ struct report_input_stats {
 	uint64_t meta_strs;	/* "#meta" text values taken (REPORT_META_MAX) */
 };
 
-/* An entry of a map without stacks, or with empty ones only, kept until
- * the end of the input (merged with the same key's). */
-struct report_deferred {
-	uint32_t pid, tid, image;
-	bool has_pid, has_tid;
-	bool empty_only;	/* bt_record.empty_only */
-	uint32_t comm;		/* string id in prof.strs, 0 = none */
-	uint32_t map;		/* string id of the map's name */
-	uint64_t count;
-};
+/* Opaque: its members are ingest's (ingest/report_priv.h); front-ends
+ * use the calls below. */
+struct report;
+struct pyframes;
 
-struct report {
-	struct profile prof;
-	struct sym_session *sym;	/* owned unless sym_borrowed; NULL until
-					 * first needed */
-	bool sym_borrowed;	/* report_init_session(): the caller's */
-	struct sym_opts sym_opts;
-	bool lazy_snapshot;
-	bool refresh_maps;	/* resolver_set_refresh(): live captures with
-				 * their own session (not the continuous mode,
-				 * which refreshes on its own schedule) */
-	bool keep_refreshed;	/* report_keep_refreshed() */
-	bool offsets;		/* resolver_set_offsets(): report_set_offsets() */
-	bool fold_direct;	/* folded text goes straight to `direct` (set
-				 * when no output needs a profile: not pprof) */
-	/* --diff: the before input's report, whose losses the outputs also
-	 * carry (set by the caller; not owned) */
-	const struct report *diff_before;
-	struct resolver *res;
-	struct bt_parser *bt;
-	struct report_input_stats in;
-	const char *in_name;	/* report_begin_input()'s, or NULL */
-	uint64_t samples_before;
-	struct reccache rc;	/* repeated entries skip parsing */
-	struct fold direct;	/* folded-text input goes straight here: it
-				 * has only names, so no profile is needed */
-	struct out_sink sink;	/* set by the caller (output/svg_sink.h):
-				 * folded-text lines go there instead of
-				 * into `direct`; its ctx is freed by the
-				 * caller after report_release() */
-	uint32_t folded_inputs, bt_inputs;	/* inputs read, by format */
-	uint32_t inputs;	/* inputs read, every format */
-	/* samples of mostly-[unknown] stacks a caller's SVG sink (out_sink)
-	 * drew shortened (output/svg_squash.h): the caller's count */
-	uint64_t sink_mostly_unknown;
-	/* `perf script` input's root frame: FOLD_PID, FOLD_TID (the caller's
-	 * --pid, --tid; ingest/perfscript.h) */
-	unsigned perfscript_flags;
-	uint64_t handed_total;	/* direct's total and lines when report_fold() */
-	size_t handed_n;	/* handed it over (for the summary) */
-	uint32_t last_sample;	/* sample of the last parsed record */
-	bool last_truncated;	/* ... and whether its stack hit the limit */
-	bool last_python;	/* ... and whether it had Python frames (named
-				 * from live memory: never a cache hit) */
-	bool python;		/* a "#python" line came: py_off holds it */
-	bool python_live;	/* set by stackfold record: the processes run,
-				 * their Python frames can be named */
-	uint64_t py_off[PY_OFF_COUNT];
-	struct pyframes *py_shared;	/* report_use_python()'s, borrowed */
-	int last_own;		/* ... and its map (protocol_own_map()) */
-	/* folded-looking lines without ';' before the format is known
-	 * (decide() in report.c): each its line number, a uint64_t, then
-	 * "LINE\n" */
-	char *held;
-	size_t nheld, heldcap;
-	uint64_t held_lines;
-	size_t first_held;	/* its line number */
-	struct report_deferred *deferred;
-	size_t ndeferred, deferred_cap;
-	struct u64map deferred_idx;	/* key hash -> index + 1 */
-	struct u64map stack_maps;	/* map names (string ids) with a
-					 * stack that has frames: a set */
-	/* Processes whose memory map was not saved (prof.counters.
-	 * maps_unsaved).  stackfold record writes a process's "#maps" block
-	 * before its "#pid" line when it saved the map, and none when the
-	 * process had exited; so in a raw capture, a "#pid" line of a
-	 * process and image with no map loaded yet is such a process,
-	 * counted once, as the capture counted it. */
-	bool live_snapshots;	/* set by a caller that saves the maps itself
-				 * and counts them (record, continuous): the
+/* A report's settings, fixed when it is made; a NULL opts is all zero. */
+struct report_opts {
+	const struct sym_opts *so;	/* the session's (NULL: defaults; not
+					 * kept past report_new()) */
+	bool lazy_snapshot;	/* snapshot live pids on first raw address
+				 * (bpftrace piped straight in) */
+	bool fold_direct;	/* folded text goes straight to a fold (when
+				 * no output needs a profile: not pprof) */
+	bool offsets;		/* --offsets: bpftrace's SYM+OFF frames stay
+				 * apart per offset (resolver.h) */
+	bool keep_refreshed;	/* for report_next_refreshed() */
+	bool live_snapshots;	/* the caller saves the maps itself and
+				 * counts them (record, continuous): the
 				 * "#pid" lines it feeds are not counted */
-	bool capture;		/* the current input is a raw capture */
-	struct u64map unsaved;	/* pid fields counted (protocol_pid_field): a set */
-	struct sf_err err;	/* last callback error */
+	bool python_live;	/* the processes run (stackfold record):
+				 * their Python frames can be named */
+	unsigned perfscript_flags;	/* `perf script` input's root frame:
+					 * FOLD_PID, FOLD_TID (--pid, --tid) */
 	uint64_t max_stacks;	/* report_line() fails with -E2BIG past this
 				 * many unique stacks (0: no bound) */
-	struct dwarfin dw;	/* --call-graph dwarf records; dw.rec NULL
-				 * until the first */
 };
 
-/* 0 or -ENOMEM.  lazy_snapshot: snapshot live pids on first raw address
- * (bpftrace piped straight in). */
-int report_init(struct report *r, const struct sym_opts *so,
-		bool lazy_snapshot);
-/* Like report_init(), with a session the caller owns and keeps across
+/* A new report, or NULL (out of memory). */
+struct report *report_new(const struct report_opts *o);
+/* Like report_new(), with a session the caller owns and keeps across
  * reports (stackfold continuous: one report per window, one session for
- * all, so ELF indexes and kallsyms load once).  report_release() leaves it
- * alone.  0 or -ENOMEM. */
-int report_init_session(struct report *r, struct sym_session *s,
-			bool lazy_snapshot);
-void report_release(struct report *r);
+ * all, so ELF indexes and kallsyms load once; o->so is not used).
+ * report_free() leaves it alone.  NULL: out of memory. */
+struct report *report_new_session(struct sym_session *s,
+				  const struct report_opts *o);
+void report_free(struct report *r);	/* NULL: nothing */
 /* The session, created on first use (NULL on failure, err filled). */
 struct sym_session *report_session(struct report *r, struct sf_err *err);
-/* --offsets: bpftrace's SYM+OFF frames stay apart per offset (resolver.h).
- * Call before the first input. */
-void report_set_offsets(struct report *r, bool on);
 /* The records' Python frames named by py (ingest/pyframes.h), which the
  * caller keeps and frees after the report: its cache lasts longer than
  * one report (stackfold continuous's windows).  A "#python" line read
@@ -178,10 +106,9 @@ void report_use_python(struct report *r, struct pyframes *py);
  * the processes hold then (a code object freed since, and another made
  * at its address, is not given the old name).  No Python: nothing. */
 void report_python_flushed(struct report *r);
-/* on: remember each refresh of a snapshot taken while records are named
- * (resolver_set_refresh()), for report_next_refreshed().  Off by default. */
-void report_keep_refreshed(struct report *r, bool on);
-/* The oldest refresh not asked for yet: true and its pid and image, or
+/* With opts keep_refreshed, each refresh of a snapshot taken while
+ * records are named is remembered (resolver_set_refresh()).  The oldest
+ * refresh not asked for yet: true and its pid and image, or
  * false when none is left.  stackfold record asks after each line it
  * feeds, to save the fresh map into its raw capture. */
 bool report_next_refreshed(struct report *r, int *pid, uint32_t *image);
@@ -247,6 +174,49 @@ size_t report_unique_stacks(const struct report *r);
  * merged with the folded-text input.  out is initialised here; release it
  * with fold_release().  0 or -ENOMEM. */
 int report_fold(struct report *r, unsigned flags, struct fold *out);
+
+/* Results, for the front-ends (they read no member of struct report).
+ * The profile read so far and its counters: valid until r changes. */
+const struct profile *report_profile(const struct report *r);
+const struct pf_counters *report_counters(const struct report *r);
+/* Lines of the current (or last) input read so far. */
+uint64_t report_input_lines(const struct report *r);
+/* The current (or last) input is a raw capture. */
+bool report_is_capture(const struct report *r);
+/* report_opts' max_stacks, and whether the unique stacks went past it. */
+uint64_t report_max_stacks(const struct report *r);
+bool report_past_max_stacks(const struct report *r);
+/* report_opts' perfscript_flags, for the caller's perf script reader. */
+unsigned report_perfscript_flags(const struct report *r);
+/* The session if one was made or given, else NULL (none is made). */
+struct sym_session *report_session_made(const struct report *r);
+
+/* Counts a front-end adds.  --pid: the profile keeps those pids' samples
+ * only, the others counted in counters.other_pids. */
+void report_keep_pids(struct report *r, const int *pids, unsigned n);
+/* -F: the rate, unless the input had its own. */
+void report_default_hz(struct report *r, uint64_t hz);
+/* Samples lost to a full memory bound (counters.mem_overflow), and a line
+ * the caller could not parse (counters.unparsable_lines). */
+void report_count_mem_overflow(struct report *r, uint64_t n);
+void report_count_unparsable(struct report *r);
+
+/* The sink folded-text lines go to instead of a fold, for the caller to
+ * attach (output/svg_sink.h's svg_sink_attach()) before the first input,
+ * with the counter of samples it drew shortened (output/svg_squash.h);
+ * the caller frees the sink's ctx after report_free(). */
+struct out_sink *report_sink(struct report *r);
+uint64_t *report_sink_mostly_unknown(struct report *r);
+bool report_has_sink(const struct report *r);
+/* An input the sink cannot take (a pprof profile): lines go to the fold
+ * from now on; the sink's owner still frees it. */
+void report_detach_sink(struct report *r);
+/* --diff: before is the before input's report, whose losses the outputs
+ * also carry (borrowed: it outlives r's writes). */
+void report_set_diff_before(struct report *r, const struct report *before);
+/* Every input read was folded text (and every input of the before
+ * report, if set). */
+bool report_all_folded(const struct report *r);
 
 /* Samples taken but not in the profile (a full BPF map).  Stack-id
  * errors lose a sample's stack, not the sample; "Lost N events" loses

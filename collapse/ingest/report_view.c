@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "ingest/report.h"
+#include "ingest/report_priv.h"
 
 /* svg is the only output, from what the sink took */
 static void sink_view(struct report *r, struct out_input *in)

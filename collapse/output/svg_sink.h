@@ -8,7 +8,7 @@
  * svg_sink_attach(): 0, or -ENOMEM (*sink left alone: the reader keeps
  * its own fold, the caller goes on without the sink).  The caller owns
  * *d and calls svg_sink_release() once the reader no longer feeds the
- * sink (after report_release() of a report).  Nothing prints.
+ * sink (after report_free() of a report).  Nothing prints.
  */
 #ifndef SF_SVG_SINK_H
 #define SF_SVG_SINK_H

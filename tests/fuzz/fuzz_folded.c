@@ -32,7 +32,7 @@
 
 #include "model/fold.h"
 #include "output/out.h"
-#include "ingest/report.h"
+#include "ingest/report_priv.h"	/* white-box: sets the format, reads the sink */
 #include "output/svg_sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -134,7 +134,7 @@ static void one_pass(const char *in, size_t size, char **out, size_t *olen,
 {
 	struct report r;
 	struct fold f;
-	if (report_init(&r, NULL, false))
+	if (report_init(&r, NULL))
 		abort();
 	feed(&r, in, size, direct);
 	*total = report_samples(&r);
@@ -164,7 +164,7 @@ static char *svg_way(const char *in, size_t size, int way, size_t *len)
 	struct fold f = { 0 };
 	struct out_opts oo = { 0 };
 	struct svg_sink d = { 0 };
-	if (report_init(&r, NULL, false))
+	if (report_init(&r, NULL))
 		abort();
 	if (way && svg_sink_attach(&d, &r.sink, way == 2 ? &oo : NULL,
 				   &r.sink_mostly_unknown))
@@ -261,7 +261,7 @@ static char *detect_pass(const char *in, size_t size, bool find,
 	struct report r;
 	struct fold f;
 	char *out = NULL;
-	if (report_init(&r, NULL, false))
+	if (report_init(&r, NULL))
 		abort();
 	if (!feed_as(&r, in, size, true, find, st)) {
 		if (report_fold(&r, 0, &f))

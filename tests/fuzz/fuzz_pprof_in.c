@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ingest/pprof_in.h"
+#include "ingest/report_priv.h"	/* white-box: a report in place */
 #include "model/fold.h"
 #include "output/out.h"
 #include "model/profile.pb-c.h"
@@ -114,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct report r;
 	struct sf_err err;
-	if (report_init(&r, NULL, false))
+	if (report_init(&r, NULL))
 		abort();
 	report_begin_input(&r, NULL);
 	size_t before = held_peak = held_now;

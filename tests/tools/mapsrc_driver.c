@@ -91,22 +91,23 @@ int main(int argc, char **argv)
 	}
 	struct sym_opts so;
 	memset(&so, 0, sizeof(so));
-	struct report r;
-	if (report_init(&r, &so, true))
+	struct report *r = NULL;
+	struct report_opts ro = { .so = &so, .lazy_snapshot = true };
+	if (!(r = report_new(&ro)))
 		return 1;
 	bool maps = !strcmp(argv[1], "maps");
 	const char *out = argv[maps ? 4 : 3];
-	int ret = maps ? read_maps(&r, atoi(argv[2]), !strcmp(argv[3], "peek"))
-		       : read_text(&r, argv[2]);
+	int ret = maps ? read_maps(r, atoi(argv[2]), !strcmp(argv[3], "peek"))
+		       : read_text(r, argv[2]);
 	struct report_input_stats st;
-	if (!ret && report_end_input(&r, &st))
+	if (!ret && report_end_input(r, &st))
 		ret = 1;
 	if (!ret) {
 		struct out_opts oo = { .fold_flags = FOLD_PID };
 		struct out_dest o = { out_format_find("folded"), out };
 		struct sf_err err = { "" };
 		struct report_view v;
-		int wr = report_view(&r, oo.fold_flags, NULL, &v, &err);
+		int wr = report_view(r, oo.fold_flags, NULL, &v, &err);
 		if (!wr)
 			wr = out_write(&o, 1, &v.in, &oo, &err);
 		report_view_release(&v);
@@ -115,8 +116,8 @@ int main(int argc, char **argv)
 			ret = 1;
 		}
 		printf("dropped %" PRIu64 " stackid_errors %" PRIu64 "\n",
-		       report_dropped(&r), r.prof.counters.stackid_errors);
+		       report_dropped(r), report_counters(r)->stackid_errors);
 	}
-	report_release(&r);
+	report_free(r);
 	return ret;
 }

@@ -92,7 +92,7 @@ static double time_pprof(const struct profile *p, const char *path,
 
 int main(int argc, char **argv)
 {
-	struct report r;
+	struct report *r = NULL;
 	int runs = argc > 4 ? atoi(argv[4]) : 20;
 	double bf = 1e9, bp = 1e9, bn = 1e9, t;
 	char rawpath[4096];
@@ -102,27 +102,27 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(rawpath, sizeof(rawpath), "%s.raw", argv[2]);
-	if (report_init(&r, NULL, false) || load(&r, argv[1])) {
+	if (!(r = report_new(NULL)) || load(r, argv[1])) {
 		fprintf(stderr, "pprof_bench: cannot read '%s'\n", argv[1]);
 		return 1;
 	}
 	for (int i = 0; i < runs; i++) {
-		if ((t = time_folded(&r.prof, argv[3])) < 0)
+		if ((t = time_folded(report_profile(r), argv[3])) < 0)
 			return 1;
 		bf = t < bf ? t : bf;
-		if ((t = time_pprof(&r.prof, argv[2], true)) < 0)
+		if ((t = time_pprof(report_profile(r), argv[2], true)) < 0)
 			return 1;
 		bp = t < bp ? t : bp;
-		if ((t = time_pprof(&r.prof, rawpath, false)) < 0)
+		if ((t = time_pprof(report_profile(r), rawpath, false)) < 0)
 			return 1;
 		bn = t < bn ? t : bn;
 	}
-	printf("samples %llu\n", (unsigned long long)r.prof.counters.samples);
+	printf("samples %llu\n", (unsigned long long)report_counters(r)->samples);
 	printf("profile_samples %zu\nprofile_locations %zu\n",
-	       r.prof.nsamples - 1, r.prof.nlocations - 1);
+	       report_profile(r)->nsamples - 1, report_profile(r)->nlocations - 1);
 	printf("cpu_ms_fold_and_folded %.2f\n", bf);
 	printf("cpu_ms_pprof %.2f\n", bp);
 	printf("cpu_ms_pprof_no_gzip %.2f\n", bn);
-	report_release(&r);
+	report_free(r);
 	return 0;
 }

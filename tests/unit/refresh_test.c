@@ -1,5 +1,5 @@
 /*
- * refresh_test.c - checks of report_keep_refreshed() and
+ * refresh_test.c - checks of report_opts' keep_refreshed and
  * report_next_refreshed() (collapse/ingest/report.h): a raw user address
  * outside a live process's snapshot makes the report take its map again,
  * and stackfold record asks for each such refresh, once, to save the map
@@ -57,33 +57,35 @@ static int drain(struct report *r, int *mine)
  * refreshes asked for after each, and after the input's end. */
 static int run(bool keep, int got[3], int *mine)
 {
-	struct report r;
+	struct report *r = NULL;
 	struct sf_err err = { "" };
 	int m;
-	if (report_init(&r, NULL, true) || !report_session(&r, &err))
+	struct report_opts ro = { .lazy_snapshot = true, .keep_refreshed = keep };
+	if (!(r = report_new(&ro)) || !report_session(r, &err)) {
+		report_free(r);
 		return -1;
-	report_keep_refreshed(&r, keep);
-	report_begin_input(&r, NULL);
-	int ret = feed(&r, (const void *)run);	/* the snapshot */
-	got[0] = drain(&r, mine);
+	}
+	report_begin_input(r, NULL);
+	int ret = feed(r, (const void *)run);	/* the snapshot */
+	got[0] = drain(r, mine);
 	void *fresh = mmap(NULL, 4096, PROT_READ | PROT_EXEC,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (fresh == MAP_FAILED)
 		ret = -1;
 	if (!ret)
-		ret = feed(&r, (const char *)fresh + 16);
-	got[1] = drain(&r, &m);
+		ret = feed(r, (const char *)fresh + 16);
+	got[1] = drain(r, &m);
 	*mine &= m;
 	struct report_input_stats st;
 	if (!ret)
-		ret = report_end_input(&r, &st);
-	got[2] = drain(&r, &m);
+		ret = report_end_input(r, &st);
+	got[2] = drain(r, &m);
 	*mine &= m;
-	if (!ret && report_samples(&r) != 2)
+	if (!ret && report_samples(r) != 2)
 		ret = -1;
 	if (fresh != MAP_FAILED)
 		munmap(fresh, 4096);
-	report_release(&r);
+	report_free(r);
 	return ret;
 }
 
@@ -104,6 +106,6 @@ int main(void)
 	snprintf(why, sizeof(why), "ret %d, refreshes %d then %d then %d",
 		 ret, got[0], got[1], got[2]);
 	check(!ret && !got[0] && !got[1] && !got[2],
-	      "none kept unless asked (report_keep_refreshed)", why);
+	      "none kept unless asked (keep_refreshed)", why);
 	return failed;
 }
