@@ -208,7 +208,6 @@ static int window_begin(struct cont *x)
 	struct report_opts ro = { .lazy_snapshot = true, .live_snapshots = true };
 	if (!(x->r = report_new_session(x->ss, &ro)))
 		return -ENOMEM;
-	x->r_open = true;
 	cont_python_window(x);
 	x->win_records = 0;
 	x->overflow = x->ov_skipping = false;
@@ -240,7 +239,6 @@ static void window_release(struct cont *x)
 {
 	report_free(x->r);	/* leaves the borrowed session alone */
 	x->r = NULL;
-	x->r_open = false;
 	if (x->overflow)	/* a window at the budget: give it back */
 		malloc_trim(0);
 }
@@ -786,12 +784,12 @@ static int run_once(struct cont *x, unsigned *delay)
 	 * not written (said lost below) */
 	bool killed = x->src.bt.killed && !x->ended;
 	bool died = (!x->src.bt.stop_sent && !x->ended) || killed;
-	if (x->r_open && x->win_records && died &&
+	if (x->r && x->win_records && died &&
 	    window_next(x, sf_clock_ns(CLOCK_REALTIME), 0)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
-	if (x->r_open && x->win_records && !died && window_end(x, true)) {
+	if (x->r && x->win_records && !died && window_end(x, true)) {
 		fprintf(stderr, "stackfold: out of memory\n");
 		return EXIT_IO;
 	}
@@ -922,7 +920,7 @@ int cmd_continuous(int argc, char **argv)
 			PRIu64 " lost, %" PRIu64 " cut short by a bpftrace exit\n",
 			x.written, x.written == 1 ? "" : "s", x.failed, x.cut_short);
 	spool_stop(x.spool, PUSH_GRACE_S);
-	if (x.r_open)
+	if (x.r)
 		window_release(&x);
 	cont_python_release(&x);	/* after the report that borrowed it */
 	capsrc_release(&x.src);

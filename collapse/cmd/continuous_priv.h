@@ -68,8 +68,7 @@ struct cont {
 	uint64_t ss_snaps0;	/* stats.processes when ss was created */
 	uint64_t ss_freed;	/* snapshots freed since */
 	uint32_t ss_window;	/* win_no when ss was created */
-	struct report *r;	/* the window's, while r_open */
-	bool r_open;
+	struct report *r;	/* the window's; NULL between windows */
 	uint64_t win_start_ns;	/* CLOCK_REALTIME */
 	/* The probe's clock (CLOCK_MONOTONIC ns, "#window T" lines) at the
 	 * window's start and at its end once printed; 0 when not told (a

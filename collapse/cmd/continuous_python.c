@@ -17,7 +17,7 @@ void cont_python_line(struct cont *x, const char *s, size_t len)
 {
 	uint64_t off[PY_OFF_COUNT];
 	if (!pyframes_parse_line(s, len, off)) {
-		if (x->r_open)
+		if (x->r)
 			report_count_unparsable(x->r);
 		return;
 	}
@@ -29,7 +29,7 @@ void cont_python_line(struct cont *x, const char *s, size_t len)
 		fprintf(stderr, "stackfold: out of memory: no Python frame names\n");
 		return;
 	}
-	if (x->r_open)
+	if (x->r)
 		report_use_python(x->r, py);
 	pyframes_free(x->py);
 	x->py = py;
