@@ -106,7 +106,7 @@ static bool is_map(const char *s, size_t len)
 
 static bool is_flushed(const char *s, size_t len)
 {
-	return len == 8 && !memcmp(s, "#flushed", 8);
+	return protocol_line(s, len) == PROTOCOL_FLUSHED;
 }
 
 bool dwwin_wants(const struct dwwin *w, const char *s, size_t len)
