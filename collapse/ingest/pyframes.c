@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 
 #include "base/util.h"
+#include "capture/protocol.h"
 
 #define NAME_MAX_LEN 256	/* a qualname or file name longer: unknown */
 #define LINETABLE_MAX (64u << 10)
@@ -74,9 +75,10 @@ void pyframes_free(struct pyframes *pf)
 bool pyframes_parse_line(const char *s, size_t len, uint64_t off[PY_OFF_COUNT])
 {
 	const char *e = s + len;
-	if (len < 8 || memcmp(s, "#python ", 8))
+	size_t n = sizeof(PROTOCOL_PYTHON_WORD);	/* with its space */
+	if (len < n || memcmp(s, PROTOCOL_PYTHON_WORD " ", n))
 		return false;
-	s += 8;
+	s += n;
 	for (int k = 0; k < PY_OFF_COUNT; k++) {
 		while (s < e && *s == ' ')
 			s++;
