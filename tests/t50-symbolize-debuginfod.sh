@@ -105,7 +105,12 @@ DEBUGINFOD_URLS=$HANG symb --no-cache <in1 >/dev/null 2>x3.err &
 r2=$!
 wait "$r1" "$r2"
 took=$(($(date +%s) - start))
-check "hanging server: given up at the deadline (${took}s)" test "$took" -ge 4 -a "$took" -le 9
+# At least our 5 s deadline (less a second of rounding), and far below
+# libdebuginfod's own 90 s timeout, which the server would hold it to
+# without ours.  The upper bound is not 5 s plus a little: the sanitized
+# pass runs at nice 19 beside live captures, where two runs' start-up and
+# index took 11 s once.
+check "hanging server: given up at the deadline (${took}s)" test "$took" -ge 4 -a "$took" -le 40
 check_eq "hanging server: one warning, saying so" 1 \
 	"$(grep -c "debuginfod (DEBUGINFOD_URLS=$HANG): took longer than the deadline (5 s)" d3.err)"
 check_eq "deadline abort: no empty \"not found\" file left in libdebuginfod's cache" "|" \
