@@ -268,20 +268,17 @@ static int on_meta(void *ctx, const char *k, size_t klen, const char *v,
 	return 0;
 }
 
-/* The settings the resolver r->res takes from r. */
-static void resolver_settings(struct report *r)
-{
-	resolver_keep_refreshed(r->res, r->keep_refreshed);
-	resolver_set_offsets(r->res, r->offsets);
-}
-
-int report_init(struct report *r, const struct report_opts *o)
+/* report_init() and report_init_session(): s, when given, is the caller's
+ * session (o->so then unused), and the snapshots are refreshed on the
+ * caller's schedule. */
+static int report_setup(struct report *r, const struct report_opts *o,
+			struct sym_session *s)
 {
 	static const struct report_opts none;
 	if (!o)
 		o = &none;
 	memset(r, 0, sizeof(*r));
-	if (o->so)
+	if (o->so && !s)
 		r->sym_opts = *o->so;
 	r->lazy_snapshot = o->lazy_snapshot;
 	r->fold_direct = o->fold_direct;
@@ -291,35 +288,29 @@ int report_init(struct report *r, const struct report_opts *o)
 	r->python_live = o->python_live;
 	r->perfscript_flags = o->perfscript_flags;
 	r->max_stacks = o->max_stacks;
+	r->sym = s;
+	r->sym_borrowed = s != NULL;
+	r->refresh_maps = o->lazy_snapshot && !s;
 	if (profile_init(&r->prof) || reccache_init(&r->rc) ||
 	    fold_init(&r->direct))
 		return -ENOMEM;
-	r->refresh_maps = o->lazy_snapshot;
-	r->res = resolver_new(&r->prof, NULL, o->lazy_snapshot);
+	r->res = resolver_new(&r->prof, s, o->lazy_snapshot);
 	if (!r->res)
 		return -ENOMEM;
-	resolver_settings(r);
+	resolver_keep_refreshed(r->res, r->keep_refreshed);
+	resolver_set_offsets(r->res, r->offsets);
 	return 0;
+}
+
+int report_init(struct report *r, const struct report_opts *o)
+{
+	return report_setup(r, o, NULL);
 }
 
 int report_init_session(struct report *r, struct sym_session *s,
 			const struct report_opts *o)
 {
-	struct report_opts own = o ? *o : (struct report_opts){ 0 };
-	own.so = NULL;
-	int ret = report_init(r, &own);
-	if (ret)
-		return ret;
-	struct resolver *nr = resolver_new(&r->prof, s, own.lazy_snapshot);
-	if (!nr)
-		return -ENOMEM;
-	resolver_free(r->res);
-	r->res = nr;
-	r->sym = s;
-	r->sym_borrowed = true;
-	r->refresh_maps = false;
-	resolver_settings(r);
-	return 0;
+	return report_setup(r, o, s);
 }
 
 void report_release(struct report *r)
@@ -340,25 +331,26 @@ void report_release(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-struct report *report_new(const struct report_opts *o)
+static struct report *report_alloc(const struct report_opts *o,
+				   struct sym_session *s)
 {
 	struct report *r = malloc(sizeof(*r));
-	if (r && report_init(r, o)) {
+	if (r && report_setup(r, o, s)) {
 		report_free(r);
 		return NULL;
 	}
 	return r;
 }
 
+struct report *report_new(const struct report_opts *o)
+{
+	return report_alloc(o, NULL);
+}
+
 struct report *report_new_session(struct sym_session *s,
 				  const struct report_opts *o)
 {
-	struct report *r = malloc(sizeof(*r));
-	if (r && report_init_session(r, s, o)) {
-		report_free(r);
-		return NULL;
-	}
-	return r;
+	return report_alloc(o, s);
 }
 
 void report_free(struct report *r)
