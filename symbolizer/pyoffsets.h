@@ -6,7 +6,9 @@
  *
  * The values are in enum py_off's order: that order is the bt/ program's
  * positional parameters from $5 on (bt/profile-python.bt) and the fields
- * of the "#python" capture line (capture/protocol.h).  Nothing prints.
+ * of the "#python" capture line (capture/protocol.h); the last two came
+ * later (a capture's line without them is still read: PY_OFF_OLD_COUNT).
+ * Nothing prints.
  *
  * Public: one of the symbolizer's headers collapse/ may include (the list:
  * docs/design.md, checked by scripts/check-layers); implemented in
@@ -41,8 +43,11 @@ enum py_off {
 	PY_BYTES_SVAL,		/* PyBytesObject.ob_sval */
 	PY_VAR_SIZE,		/* PyVarObject.ob_size */
 	PY_THREAD_ID,		/* PyThreadState.thread_id (pthread_self) */
+	PY_CO_NAME,		/* PyCodeObject.co_name (interned: hashed) */
+	PY_ASCII_HASH,		/* PyASCIIObject.hash */
 	PY_OFF_COUNT,
 };
+#define PY_OFF_OLD_COUNT PY_CO_NAME	/* "#python" lines before the tags */
 
 /* The name printed for value k ("tstate_current"...). */
 const char *py_off_name(enum py_off k);

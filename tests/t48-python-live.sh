@@ -13,7 +13,8 @@
 # no Python frame for a process that is not Python (awk); code objects
 # freed and others made at their addresses (tests/fixtures/py/reuse.py):
 # each sample named as its code object was then, not by an older read
-# nor a later one.  Needs root, bpftrace and
+# nor a later one, in a one-shot run and within one continuous window;
+# async coroutines (tests/fixtures/py/coro.py) in their await order.  Needs root, bpftrace and
 # python3.11-dbg (install-deps --test).
 # First tests/unit/pyframes_test.c (the line table, the capture's new
 # lines, the merge) and the offsets' DWARF read, under SANITIZE=1 too; the
@@ -118,7 +119,8 @@ cat >"$T/doctored" <<DOC
 if [ "\$1" = pyoffsets ]; then
 	v=(\$("$STACKFOLD" "\$@")) || exit
 	v[10]=\${v[11]}
-	printf '%s\\n' "\${v[*]:0:21}" "\${v[*]:21}"
+	n=\$((\${#v[@]} - 1))	# the offsets, then the interpreter's file
+	printf '%s\\n' "\${v[*]:0:n}" "\${v[n]}"
 	exit
 fi
 exec "$STACKFOLD" "\$@"
@@ -188,6 +190,24 @@ wait "$pid" "$spin" 2>/dev/null
 # CPUs, it got too little CPU time to finish in 20 s
 "$TOP/scripts/profile" --python -d 20 -o "$T/reuse" -f folded \
 	-- "$PY" "$TOP/tests/fixtures/py/reuse.py" 1 1.5 20 >"$T/reuse.out" 2>&1
+# 9. the same within one continuous window (20 s): phase A (20 x 30 ms)
+# 8 s after the start (the capture attached by then), phase B 0.5 s
+# later, the process alive 30 s more (its names are read at the window's
+# end); stopped once the window is written
+"$PY" "$TOP/tests/fixtures/py/reuse.py" 1.5 0.5 20 30 8 30 >"$T/creuse.out" 2>&1 &
+rpid=$!
+"$TOP/scripts/continuous" --python -p "$rpid" --window 20 --folded -o "$T/creuse" >"$T/creuse.log" 2>&1 &
+cont=$!
+for _ in $(seq 300); do
+	[ -n "$(find "$T/creuse" -name '*.folded' 2>/dev/null)" ] && break
+	sleep 0.2
+done
+kill "$rpid" 2>/dev/null
+wait "$cont" "$rpid" 2>/dev/null
+# 10. async coroutines (tests/fixtures/py/coro.py): outer awaits inner,
+# resumed by asyncio's event loop
+"$TOP/scripts/profile" --python -d 20 -o "$T/coro" -f folded \
+	-- "$PY" "$TOP/tests/fixtures/py/coro.py" 3 >"$T/coro.out" 2>&1
 
 f=$T/cmd.folded
 share=$(python_share "$f")
@@ -319,6 +339,70 @@ else pass "python live: the reuse check refuses phase B named old_*"; fi
 sed 's/;old_\([0-9]*\) /;new_\1 /' "$T/reuse.folded" >"$T/doc.folded"
 if reuse_ok "$T/doc.folded" "$T/reuse.out"; then fail "python live: the reuse check refuses phase A named new_*"
 else pass "python live: the reuse check refuses phase A named new_*"; fi
+
+# reuse.py in one continuous window: a sample's code objects checked
+# against the tag the program took (a fold of their names' hashes and
+# first lines, docs/python.md): phase A's samples are [python:unknown]
+# (their code objects' addresses are phase B's by the window's end), not
+# new_*.  creuse_counts FOLDED... OUT: "NEW UNKNOWN A B" (samples, and the
+# samples phase A's and B's CPU time make at 99 Hz); creuse_ok: new_* at
+# most B's samples (+12% +6), at least half of A's samples unknown.
+# Without the check every phase A sample is named new_* (210 new, 0
+# unknown for A 60, B 149 on vm).
+creuse_counts() {
+	local out=${*: -1}
+	awk -v out="$out" 'FILENAME == out && /^reuse [0-9]+\/[0-9]+ cpu_a / { a = $4 * 99; b = $6 * 99 }
+	     FILENAME != out && /;new_[0-9]+ / { n += $NF }
+	     FILENAME != out && /\[python:unknown\]/ { u += $NF }
+	     END { printf "%d %d %d %d\n", n, u, a, b }' "$@"
+}
+creuse_ok() {
+	local n u a b
+	read -r n u a b < <(creuse_counts "$@")
+	[ "$b" -ge 100 ] && [ "$n" -ge $((b / 2)) ] && [ "$n" -le $((b * 112 / 100 + 6)) ] &&
+		[ "$u" -ge $((a / 2)) ]
+}
+# (the first window; the process's end may make a second, of a sample)
+cwins=$(find "$T/creuse" -name '*.folded' 2>/dev/null | sort | head -n 1)
+if [ -z "$cwins" ]; then
+	fail "python live: continuous --python, reuse.py: a 20 s window" "$(cat "$T/creuse.log")" "$(cat "$T/creuse.out")"
+else
+	if creuse_ok "$cwins" "$T/creuse.out"; then
+		pass "python live: continuous --python: code objects reused within a window: phase A's samples not named new_* (new unknown A B: $(creuse_counts "$cwins" "$T/creuse.out"))"
+	else fail "python live: continuous --python: code objects reused within a window" "new unknown A B: $(creuse_counts "$cwins" "$T/creuse.out")" "$(cat "$T/creuse.out")" "$(cat "$T/creuse.log")"; fi
+	sed 's/\[python:unknown\]/new_0 (reuse_gen.py:3)/' "$cwins" >"$T/doc.folded"
+	if creuse_ok "$T/doc.folded" "$T/creuse.out"; then fail "python live: the window reuse check refuses phase A named new_*"
+	else pass "python live: the window reuse check refuses phase A named new_*"; fi
+fi
+
+# coro.py: the coroutines on the event loop's chain, inner called by outer
+# at its await (line 30), outer's own spin after it (line 31); inner's
+# work is 4x outer's own (at least 2x checked: sampling error); no frame
+# of coro.py other than its functions
+coro_counts() {
+	awk '/;main \(coro\.py:36\);.*;outer \(coro\.py:30\);inner \(coro\.py:24\);b \(coro\.py:1[89]\)[; ]/ { i += $NF }
+	     /;main \(coro\.py:36\);.*;outer \(coro\.py:31\);b \(coro\.py:1[89]\)[; ]/ { o += $NF }
+	     END { printf "%d %d\n", i, o }' "$1"
+}
+coro_ok() {
+	local i o
+	read -r i o < <(coro_counts "$1")
+	[ "$o" -ge 5 ] && [ "$i" -ge $((2 * o)) ] &&
+		[ -z "$(tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -E ' \(coro\.py:[0-9]+\)$' |
+			grep -vE '^(<module>|main|outer|inner|b) \(coro\.py:[0-9]+\)$')" ]
+}
+share=$(python_share "$T/coro.folded")
+if [ "$share" -ge 90 ]; then pass "python live: async coroutines: $share% of samples have Python frames"
+else fail "python live: async coroutines: >= 90% of samples have Python frames" "got $share%" "$(cat "$T/coro.out")"; fi
+if coro_ok "$T/coro.folded"; then
+	pass "python live: async coroutines: main;...;outer;inner;b and outer;b in order (inner, outer's own: $(coro_counts "$T/coro.folded"))"
+else fail "python live: async coroutines: main;...;outer;inner;b" "inner, outer's own: $(coro_counts "$T/coro.folded")" "$(grep coro "$T/coro.folded" | head -n 3)"; fi
+sed 's/;outer (coro\.py:30);inner (coro\.py:24);/;inner (coro.py:24);outer (coro.py:30);/' "$T/coro.folded" >"$T/doc.folded"
+if coro_ok "$T/doc.folded"; then fail "python live: the coroutine check refuses inner and outer swapped"
+else pass "python live: the coroutine check refuses inner and outer swapped"; fi
+sed 's/;outer (coro\.py:31);b /;gen (coro.py:31);b /' "$T/coro.folded" >"$T/doc.folded"
+if coro_ok "$T/doc.folded"; then fail "python live: the coroutine check refuses a frame coro.py does not have"
+else pass "python live: the coroutine check refuses a frame coro.py does not have"; fi
 
 # continuous --python: its first two windows (a third, cut short by the
 # stop, may follow): known.py in order in a window, no frame named

@@ -21,6 +21,7 @@ struct code_info {
 	uint32_t pid, image;
 	bool used, ok;
 	uint64_t code;
+	uint64_t name_hash;	/* its co_name's hash (pyframes_fold()) */
 	int firstlineno;
 	char *qualname, *file;	/* file: the base name */
 	unsigned char *lt;
@@ -79,9 +80,12 @@ bool pyframes_parse_line(const char *s, size_t len, uint64_t off[PY_OFF_COUNT])
 	if (len < n || memcmp(s, PROTOCOL_PYTHON_WORD " ", n))
 		return false;
 	s += n;
+	memset(off, 0, PY_OFF_COUNT * sizeof(off[0]));
 	for (int k = 0; k < PY_OFF_COUNT; k++) {
 		while (s < e && *s == ' ')
 			s++;
+		if (s == e && k == PY_OFF_OLD_COUNT)
+			return true;	/* an older capture's: no tags */
 		const char *t = s;
 		while (t < e && *t >= '0' && *t <= '9')
 			t++;
@@ -90,6 +94,16 @@ bool pyframes_parse_line(const char *s, size_t len, uint64_t off[PY_OFF_COUNT])
 		s = t;
 	}
 	return true;
+}
+
+uint64_t pyframes_fold(uint64_t acc, uint64_t name_hash, uint32_t firstlineno)
+{
+	return (acc ^ name_hash ^ firstlineno) * 1099511628211ull;
+}
+
+bool pyframes_tagged(const struct pyframes *pf)
+{
+	return pf->off[PY_CO_NAME] != 0;
 }
 
 /* n bytes at addr of pid into buf: all of them, or false. */
@@ -196,6 +210,13 @@ static void read_code(const struct pyframes *pf, uint32_t pid, uint32_t image,
 	    !rd(pid, code + o[PY_CO_FIRSTLINENO], &first, sizeof(first)) ||
 	    first < 0)
 		return;
+	if (o[PY_CO_NAME]) {	/* the tag the capture compares (pyframes.h) */
+		uint64_t nm, hash;
+		if (!rd64(pid, code + o[PY_CO_NAME], &nm) ||
+		    !rd64(pid, nm + o[PY_ASCII_HASH], &hash))
+			return;
+		ci->name_hash = hash;
+	}
 	ci->qualname = read_str(pf, pid, qn);
 	char *path = read_str(pf, pid, fn);
 	if (!ci->qualname || !path) {
@@ -347,6 +368,18 @@ int pyframes_line(const unsigned char *lt, size_t n, int firstlineno,
 		addr += len;
 	}
 	return -1;
+}
+
+bool pyframes_fold_code(struct pyframes *pf, uint32_t pid, uint32_t image,
+			uint64_t code, uint64_t *acc)
+{
+	if (!pf->live || !pyframes_tagged(pf) || !pid_ok(pf, pid, image))
+		return false;
+	struct code_info *ci = lookup(pf, pid, image, code);
+	if (!ci->ok)
+		return false;
+	*acc = pyframes_fold(*acc, ci->name_hash, (uint32_t)ci->firstlineno);
+	return true;
 }
 
 bool pyframes_name(struct pyframes *pf, uint32_t pid, uint32_t image,

@@ -13,10 +13,13 @@
  * pyframes_new_window() (stackfold continuous: each window) forgets them:
  * another code object made at a freed one's address (its names' strings
  * and line table too, often) is read anew, never given the old name.  A
- * name is still read after its sample, when the flush or window holding
- * it is read: a code object freed and another made at its address in
- * between misnames that sample (docs/python.md).  The process checks are
- * kept (a window asks a refusal again), so one namer serves a long run.
+ * name is read after its sample, when the flush or window holding it is
+ * read: a code object freed and another made at its address in between
+ * is told apart by the sample's tag (pyframes_fold() of its frames'
+ * co_name hashes, which CPython computed when it interned the names, and
+ * first lines), taken by the program at the sample and compared with the
+ * one the code objects read now give (docs/python.md).  The process checks are kept (a window asks a
+ * refusal again), so one namer serves a long run.
  * Before its fields are believed it must look like a code object: its
  * ob_type is PyCode_Type's address, its names are compact PyUnicode
  * objects (any kind: UTF-8 out) of sane length.  Anything else is unknown (pyframes_name() returns
@@ -41,7 +44,9 @@ struct pyframes *pyframes_new(const uint64_t off[PY_OFF_COUNT], bool live);
 void pyframes_free(struct pyframes *pf);	/* NULL is fine */
 
 /* The "#python V0 V1 ..." line's values (enum py_off's order) into off:
- * false when the line is not that (too few numbers, or not numbers). */
+ * false when the line is not that (too few numbers, or not numbers).  An
+ * older capture's line (PY_OFF_OLD_COUNT values, no tags) leaves the
+ * rest 0. */
 bool pyframes_parse_line(const char *s, size_t len,
 			 uint64_t off[PY_OFF_COUNT]);
 
@@ -52,6 +57,23 @@ bool pyframes_parse_line(const char *s, size_t len,
  * object cannot be read or does not look like one. */
 bool pyframes_name(struct pyframes *pf, uint32_t pid, uint32_t image,
 		   uint64_t code, uint64_t instr, char *buf, size_t cap);
+
+/* A sample's tag, as bt/profile-python.bt takes it frame by frame,
+ * current first, from 0: acc, then each frame's code object's co_name
+ * hash and co_firstlineno, FNV-1a's step on 64-bit words.  The program
+ * keeps the low 48 bits (its key's header, above bit 16).  Two samples
+ * whose code objects differ only where a freed one's address was reused
+ * are told apart unless the low 48 bits agree. */
+uint64_t pyframes_fold(uint64_t acc, uint64_t name_hash, uint32_t firstlineno);
+
+/* Does the capture take tags (its "#python" line has the offsets they
+ * are read with)?  An older capture's has not. */
+bool pyframes_tagged(const struct pyframes *pf);
+
+/* *acc folded with code object code of pid as it is now (pyframes_fold()):
+ * true, or false when it cannot be read (or the capture takes no tags). */
+bool pyframes_fold_code(struct pyframes *pf, uint32_t pid, uint32_t image,
+			uint64_t code, uint64_t *acc);
 
 /* A new window begins: the code objects read are forgotten (a process
  * may have freed one and made another there), and each process whose

@@ -573,6 +573,8 @@ static int64_t record_comm(struct resolver *r, const struct bt_record *rec)
 #define PY_HDR_PYTHON 512u	/* ... the thread was a Python one */
 #define PY_CODE_MASK 0x7ffffffffffeull
 #define PY_DELTA_UNKNOWN 0xffffu
+#define PY_HDR_TAG_SHIFT 16	/* ... and the sample's tag, 47 bits */
+#define PY_HDR_TAG_MASK 0x7fffffffffffull	/* (a key's integers print signed) */
 
 /* Is location loc (one of its lines) CPython's evaluation loop? */
 static bool loc_is_eval(const struct resolver *r, uint32_t loc)
@@ -587,15 +589,17 @@ static bool loc_is_eval(const struct resolver *r, uint32_t loc)
 	return false;
 }
 
-/* Python frame v of the key (code | delta << 47 | is_entry) named; an
- * unnamed one counted for each of the record's samples. */
+/* Python frame v of the key (code | delta << 47 | is_entry) named (not
+ * when trusted is false); an unnamed one counted for each of the
+ * record's samples. */
 static int64_t py_frame(struct resolver *r, uint32_t pid, uint32_t image,
-			uint64_t v, uint64_t count)
+			uint64_t v, uint64_t count, bool trusted)
 {
 	uint64_t code = v & PY_CODE_MASK, delta = v >> 47 & 0xffff;
 	uint64_t instr = delta == PY_DELTA_UNKNOWN ? 0 : code + 2 * delta;
 	char name[600];
-	if (!pyframes_name(r->py, pid, image, code, instr, name, sizeof(name))) {
+	if (!trusted ||
+	    !pyframes_name(r->py, pid, image, code, instr, name, sizeof(name))) {
 		sf_sat_addto(&r->p->counters.py_unknown_frames, count);
 		return resolve_name(r, "[python:unknown]", 16, PF_LOC_USER);
 	}
@@ -611,6 +615,24 @@ static int merged_push(struct resolver *r, size_t *n, int64_t loc)
 		return -ENOMEM;
 	r->merged[(*n)++] = (uint32_t)loc;
 	return 0;
+}
+
+/* Are the record's k Python frames' code objects still the ones sampled?
+ * Its tag (the header's high bits) against the fold of what they hold
+ * now: a freed code object's address taken by another one since the
+ * sample gives another fold, and none of the frames is named (one of
+ * them is wrong, and which is not known).  A capture without tags: yes. */
+static bool py_trusted(struct resolver *r, const struct bt_record *rec,
+		       uint32_t pid, size_t k)
+{
+	if (!pyframes_tagged(r->py))
+		return true;
+	uint64_t acc = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!pyframes_fold_code(r->py, pid, rec->image,
+					rec->ints[1 + i] & PY_CODE_MASK, &acc))
+			return false;
+	return (acc & PY_HDR_TAG_MASK) == rec->ints[0] >> PY_HDR_TAG_SHIFT;
 }
 
 /*
@@ -630,12 +652,13 @@ static int py_merge(struct resolver *r, const struct bt_record *rec, size_t *n)
 		k = rec->nints - 1;
 	if (hdr & PY_HDR_CUT)
 		r->p->counters.py_cut_stacks += rec->count;
+	bool trusted = py_trusted(r, rec, pid, k);
 	for (size_t i = 0; i < *n; i++) {
 		bool eval = loc_is_eval(r, r->stack[i]);
 		while (eval && pi < k) {
 			uint64_t v = rec->ints[1 + pi++];
 			int ret = merged_push(r, &m, py_frame(r, pid, rec->image, v,
-							      rec->count));
+							      rec->count, trusted));
 			if (ret)
 				return ret;
 			if (v & 1)
@@ -647,7 +670,8 @@ static int py_merge(struct resolver *r, const struct bt_record *rec, size_t *n)
 	}
 	while (pi < k) {
 		int ret = merged_push(r, &m, py_frame(r, pid, rec->image,
-							  rec->ints[1 + pi++], rec->count));
+							  rec->ints[1 + pi++], rec->count,
+							  trusted));
 		if (ret)
 			return ret;
 	}

@@ -26,7 +26,7 @@ static const char *const names[PY_OFF_COUNT] = {
 	"previous", "prev_instr", "is_entry", "code_type", "unicode_type",
 	"co_qualname", "co_filename", "co_firstlineno", "co_linetable",
 	"co_code_adaptive", "ascii_size", "ascii_length", "ascii_state",
-	"bytes_sval", "var_size", "thread_id",
+	"bytes_sval", "var_size", "thread_id", "co_name", "ascii_hash",
 };
 
 const char *py_off_name(enum py_off k)
@@ -288,6 +288,8 @@ static const struct want wants[] = {
 	{ PY_BYTES_SVAL, T_BYTES, "ob_sval" },
 	{ PY_VAR_SIZE, T_VAR, "ob_size" },
 	{ PY_THREAD_ID, T_TSTATE, "thread_id" },
+	{ PY_CO_NAME, T_CODE, "co_name" },
+	{ PY_ASCII_HASH, T_ASCII, "hash" },
 };
 
 static int dwarf_offsets(Dwarf *dw, struct py_offsets *o, struct sf_err *err)

@@ -70,6 +70,35 @@ static void python_line(void)
 	check(!pyframes_parse_line(shortl, strlen(shortl), off) &&
 	      !pyframes_parse_line(bad, strlen(bad), off),
 	      "#python line: too short or not numbers refused", "");
+	/* the tags' two offsets (co_name, the hash) follow; a line without
+	 * them (an older capture) leaves them 0: no tags */
+	const char *tagged = "#python 10838560 576 56 8 32 48 56 68 9782336 9779584 128 112 72 136 184 48 16 32 32 16 152 120 24";
+	uint64_t o2[PY_OFF_COUNT];
+	struct pyframes *a = NULL, *b = NULL;
+	check(pyframes_parse_line(tagged, strlen(tagged), o2) && o2[PY_CO_NAME] == 120 &&
+	      o2[PY_ASCII_HASH] == 24 && pyframes_parse_line(good, strlen(good), off) &&
+	      off[PY_CO_NAME] == 0 && off[PY_ASCII_HASH] == 0 &&
+	      (a = pyframes_new(o2, true)) && (b = pyframes_new(off, true)) &&
+	      pyframes_tagged(a) && !pyframes_tagged(b),
+	      "#python line: the tags' offsets read; an older line's: no tags", "");
+	pyframes_free(a);
+	pyframes_free(b);
+	const char *cut = "#python 10838560 576 56 8 32 48 56 68 9782336 9779584 128 112 72 136 184 48 16 32 32 16 152 120";
+	check(!pyframes_parse_line(cut, strlen(cut), o2), "#python line: one tag offset of two refused", "");
+}
+
+/* The sample's tag as the program computes it: (acc ^ hash ^ line) *
+ * FNV's 64-bit prime, frame by frame, wrapping (bpftrace's u64). */
+static void tag_fold(void)
+{
+	uint64_t acc = pyframes_fold(0, 0x1122334455667788ull, 3);
+	check(acc == (0x1122334455667788ull ^ 3) * 1099511628211ull,
+	      "fold: (0 ^ hash ^ first line) * FNV prime, wrapping", "");
+	uint64_t x = pyframes_fold(acc, (uint64_t)-4228238704574986447ll, 40);
+	uint64_t y = pyframes_fold(acc, (uint64_t)-4228238704574986447ll, 41);
+	uint64_t z = pyframes_fold(pyframes_fold(0, (uint64_t)-4228238704574986447ll, 40),
+				   0x1122334455667788ull, 3);
+	check(x != y && x != z, "fold: another first line, or the frames' order, another tag", "");
 }
 
 struct got {
@@ -210,6 +239,7 @@ int main(void)
 	merge();
 	line_table();
 	python_line();
+	tag_fold();
 	key_ints();
 	return failed;
 }
