@@ -28,7 +28,8 @@
 # directory.  Needs root and bpftrace (the capture).  Environment:
 # STACKFOLD, PUSH_WINDOWS (30), YEAR_DAYS (364), CAPTURE_S (150), HOSTS
 # (10: of the real-shaped day), SECTIONS ("1 2a 3 2b 4": which to run;
-# 2b and 4 always run).
+# 4 needs 2b, which runs when either is asked), BASE (a tree with another
+# stackfold built: its query's server CPU beside this one's, in 3).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 STACKFOLD=${STACKFOLD:-$TOP/bin/stackfold}
@@ -53,6 +54,24 @@ export CH_SQL_TIMEOUT=900
 
 echo "machine: $(uname -n), $(nproc) x $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r); ClickHouse $(ch_sql 'SELECT version()'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'clickhouse-server start: %.2f s to ready\n' "$(echo "$t_ready - $t_start" | bc)"
+
+# cpu_s CMD...: the server CPU seconds (query_log: the query threads'
+# OSCPUVirtualTimeMicroseconds) of the queries that CMD ran, the least of
+# 3 runs
+cpu_s() {
+	local i t c b=""
+	for i in 1 2 3; do
+		t=$(ch_sql "SELECT toUInt32(now())")	# the runs before ended by then
+		sleep 1.1
+		"$@" >/dev/null 2>&1 || return 1
+		ch_sql "SYSTEM FLUSH LOGS"
+		c=$(ch_sql "SELECT sum(ProfileEvents.Values[indexOf(ProfileEvents.Names, 'OSCPUVirtualTimeMicroseconds')]) / 1e6
+			FROM system.query_log WHERE type = 2 AND event_time > toDateTime($t)
+			AND query NOT LIKE '%system.query_log%' AND query NOT LIKE 'SYSTEM %'")
+		if [ -z "$b" ] || [ "$(echo "$c < $b" | bc)" = 1 ]; then b=$c; fi
+	done
+	printf '%.2f\n' "$b"
+}
 
 # --- 0. real windows, captured once --------------------------------------------
 # CAPTURE_S seconds of scripts/continuous -a (10 s windows) pushed to the
@@ -220,9 +239,25 @@ printf '   stackfold query --by-pid, host0 only:                      %6.2f s (s
 printf '   scripts/flame DIR, host0 only (%d window files, %d MB):   %6.2f s\n' "$nfiles" $(( dir_bytes / 1000000 )) "$f_dir"
 printf '   (ten hosts from files: ten such directories, about %.0f s)\n' "$(echo "$f_dir * 10" | bc)"
 echo "   host0 from the store and from the files, same folded bytes: $same"
+# the query's server CPU against the bare GROUP BY stack_id over the same
+# rows (what summing alone costs), and BASE's stackfold's query (another
+# build, e.g. the one before a change), least of 3 each
+syn_bare="SELECT stack_id, sum(count) FROM $DB.samples WHERE hour >= toDateTime($from) AND hour < toDateTime($to) GROUP BY stack_id FORMAT RowBinary"
+s_q=$(cpu_s "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/all.folded")
+s_b=$(cpu_s ch_sql "$syn_bare")
+printf '   server CPU (query_log, least of 3): stackfold query %.2f s, the bare GROUP BY stack_id %.2f s (%.2fx)\n' \
+	"$s_q" "$s_b" "$(echo "$s_q / $s_b" | bc -l)"
+if [ -n "${BASE:-}" ]; then
+	s_base=$(cpu_s "$BASE/bin/stackfold" query "$CH_URL" --from "$from" --to "$to" -o "$work/all-base.folded")
+	same_b=no
+	cmp -s "$work/all.folded" "$work/all-base.folded" && same_b=yes
+	printf '   BASE (%s): stackfold query %.2f s (%.2fx the bare); the same folded bytes: %s\n' \
+		"$BASE" "$s_base" "$(echo "$s_base / $s_b" | bc -l)" "$same_b"
+fi
 
 fi
 
+if want 2b || want 4; then
 # --- 2b. real-shaped windows ---------------------------------------------------------
 # the generated day's rows out; the captured windows replayed instead:
 # window w of host h is captured window (w + 7h) mod ncap, under its own
@@ -290,23 +325,6 @@ join -a 1 -a 2 -e - -o 0,1.2,2.2 <(colbytes old) <(colbytes cur) | awk '{ printf
 
 # --- 4. a year of stacks ------------------------------------------------------------
 # on the real-shaped day
-# cpu_s CMD...: the server CPU seconds (query_log: the query threads'
-# OSCPUVirtualTimeMicroseconds) of the queries that CMD ran, the least of
-# 3 runs
-cpu_s() {
-	local i t c b=""
-	for i in 1 2 3; do
-		t=$(ch_sql "SELECT toUInt32(now())")	# the runs before ended by then
-		sleep 1.1
-		"$@" >/dev/null 2>&1 || return 1
-		ch_sql "SYSTEM FLUSH LOGS"
-		c=$(ch_sql "SELECT sum(ProfileEvents.Values[indexOf(ProfileEvents.Names, 'OSCPUVirtualTimeMicroseconds')]) / 1e6
-			FROM system.query_log WHERE type = 2 AND event_time > toDateTime($t)
-			AND query NOT LIKE '%system.query_log%' AND query NOT LIKE 'SYSTEM %'")
-		if [ -z "$b" ] || [ "$(echo "$c < $b" | bc)" = 1 ]; then b=$c; fi
-	done
-	printf '%.2f\n' "$b"
-}
 bare_sql="SELECT stack_id, sum(count) FROM $DB.samples WHERE hour >= toDateTime($from) AND hour < toDateTime($to) GROUP BY stack_id FORMAT RowBinary"
 year_case() {	# "QUERY_CPU BARE_CPU"
 	echo "$(cpu_s "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/year.folded")" \
@@ -347,3 +365,5 @@ printf '   %-32s %8s %8s\n' "" "query" "bare GROUP BY stack_id"
 printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "stacks of the day only" "$y0_q" "$y0_b" "$(echo "$y0_q / $y0_b" | bc -l)"
 printf '   %-32s %8.2f %8.2f  (%.2fx)\n' "with a year of stacks" "$y1_q" "$y1_b" "$(echo "$y1_q / $y1_b" | bc -l)"
 printf '   host0 alone (day'"'"'s stacks): previous layout, its reader'"'"'s SQL %.2f, this layout, stackfold query %.2f server CPU s; the same sums by stack: %s\n' "$o_q" "$n_q" "$same_o"
+
+fi
