@@ -26,30 +26,19 @@ printf "%s\0" "$@" >"$BT_ARGV_OUT"	# its argv, NUL-separated
 echo "#attached Tracing stacks at 99 Hz... Hit Ctrl-C to end."'
 export STACKFOLD_NO_COUNTDOWN=1
 
-# nargs_of OUT: how many positional parameters follow -e PROG
-nargs_of() {
+# after_e OUT: BT_E, the saved argv from -e's argument on: BT_E[0] is the
+# program, BT_E[N] its positional parameter $N
+after_e() {
 	local -a a
+	BT_E=()
 	mapfile -d '' a <"$1"
 	for ((i = 0; i < ${#a[@]}; i++)); do
-		[ "${a[i]}" = -e ] && { echo $((${#a[@]} - i - 2)); return; }
+		[ "${a[i]}" = -e ] && { BT_E=("${a[@]:i+1}"); return; }
 	done
 }
-# prog_of OUT: the -e argument
-prog_of() {
-	local -a a
-	mapfile -d '' a <"$1"
-	for ((i = 0; i < ${#a[@]}; i++)); do
-		[ "${a[i]}" = -e ] && { printf '%s' "${a[i + 1]}"; return; }
-	done
-}
-# arg_of OUT N: positional parameter $N of the program (after -e PROG)
-arg_of() {
-	local -a a
-	mapfile -d '' a <"$1"
-	for ((i = 0; i < ${#a[@]}; i++)); do
-		[ "${a[i]}" = -e ] && { printf '%s' "${a[i + 1 + $2]:-}"; return; }
-	done
-}
+nargs_of() { after_e "$1"; echo $((${#BT_E[@]} - 1)); }	# OUT: how many parameters
+prog_of() { after_e "$1"; printf '%s' "${BT_E[0]:-}"; }	# OUT: the program
+arg_of() { after_e "$1"; printf '%s' "${BT_E[$2]:-}"; }	# OUT N: its $N
 
 run_profile() {	# NAME ARGS...: scripts/profile with the stand-in
 	local name=$1
