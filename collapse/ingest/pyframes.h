@@ -18,8 +18,9 @@
  * is told apart by the sample's tag (pyframes_fold() of its frames'
  * co_name hashes, which CPython computed when it interned the names, and
  * first lines), taken by the program at the sample and compared with the
- * one the code objects read now give (docs/python.md).  The process checks are kept (a window asks a
- * refusal again), so one namer serves a long run.
+ * one the code objects read now give (docs/python.md).  The process
+ * checks are kept (a window asks a refusal again), so one namer serves a
+ * long run.
  * Before its fields are believed it must look like a code object: its
  * ob_type is PyCode_Type's address, its names are compact PyUnicode
  * objects (any kind: UTF-8 out) of sane length.  Anything else is unknown (pyframes_name() returns
@@ -61,9 +62,10 @@ bool pyframes_name(struct pyframes *pf, uint32_t pid, uint32_t image,
 /* A sample's tag, as bt/profile-python.bt takes it frame by frame,
  * current first, from 0: acc, then each frame's code object's co_name
  * hash and co_firstlineno, FNV-1a's step on 64-bit words.  The program
- * keeps the low 48 bits (its key's header, above bit 16).  Two samples
- * whose code objects differ only where a freed one's address was reused
- * are told apart unless the low 48 bits agree. */
+ * keeps the low 47 bits (its key's header, above bit 16: bpftrace prints
+ * a key's integers signed).  Two samples whose code objects differ only
+ * where a freed one's address was reused are told apart unless the low
+ * 47 bits agree. */
 uint64_t pyframes_fold(uint64_t acc, uint64_t name_hash, uint32_t firstlineno);
 
 /* Does the capture take tags (its "#python" line has the offsets they
