@@ -73,11 +73,16 @@ python_share() {
 	awk '$0 ~ /^python3;/ { t += $NF; if ($0 ~ / \([^();]+:[0-9]+\)(;| [0-9]+$)/) p += $NF }
 	     END { printf "%d\n", t ? 100 * p / t : 0 }' "$1"
 }
+# foreign_frames FOLDED FILE NAMES: the frames of script FILE (a regex)
+# whose function is none of NAMES (a regex alternation), each once
+foreign_frames() {
+	tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -E " \\($2:[0-9]+\\)\$" |
+		grep -vE "^($3) \\($2:[0-9]+\\)\$" | sort -u
+}
 # wrong_names FOLDED: frames of known.py that are not its functions (the
 # interpreter's start-up, <frozen site>..., is named too: not counted)
 wrong_names() {
-	tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -E ' \(known\.py:[0-9]+\)$' |
-		grep -vE '^(<module>|main|a|b|rec|keyf|K\.m|main\.<locals>\.<lambda>|gen) \(known\.py:[0-9]+\)$' | sort -u
+	foreign_frames "$1" 'known\.py' '<module>|main|a|b|rec|keyf|K\.m|main\.<locals>\.<lambda>|gen'
 }
 
 # The edge cases (tests/fixtures/py/edge.py, run as grüße_ß.py), each check
@@ -105,8 +110,7 @@ check_child() {
 			END { for (t in c) if (t in p) print t }' "$1")" ]
 }
 edge_wrong() {
-	tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -E " \($X:[0-9]+\)$" |
-		grep -vE "^(<module>|main|grüße|raiser|after_raise|catcher|child_work|burn) \($X:[0-9]+\)$" | sort -u
+	foreign_frames "$1" "$X" '<module>|main|grüße|raiser|after_raise|catcher|child_work|burn'
 }
 
 # The captures run side by side (bpftrace's start-up is most of a run's
@@ -388,8 +392,7 @@ coro_ok() {
 	local i o
 	read -r i o < <(coro_counts "$1")
 	[ "$o" -ge 5 ] && [ "$i" -ge $((2 * o)) ] &&
-		[ -z "$(tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -E ' \(coro\.py:[0-9]+\)$' |
-			grep -vE '^(<module>|main|outer|inner|b) \(coro\.py:[0-9]+\)$')" ]
+		[ -z "$(foreign_frames "$1" 'coro\.py' '<module>|main|outer|inner|b')" ]
 }
 share=$(python_share "$T/coro.folded")
 if [ "$share" -ge 90 ]; then pass "python live: async coroutines: $share% of samples have Python frames"
