@@ -16,7 +16,15 @@
 #     at the same time, twice: the side band on, then off
 #     (STACKFOLD_SIDEBAND=0): true's samples unwound to the entry
 #     (tests/tools/entryshare.py, samples inside execve or exit left out);
-#  4. post-processing: a 30 s system-wide capture (-a; UNWIND_SYS=-p:
+#  4. whole runs (WHOLE_SECS s, start-up and end included): Debian's xz
+#     busy, the other CPUs busy with a loop; scripts/profile --call-graph
+#     dwarf -p and then perf record --call-graph dwarf -p, one at a time,
+#     each in a cpuacct cgroup of its own (every process it starts,
+#     exited ones included) plus its BPF programs' run time; then what
+#     bpftrace alone costs to start, run 2 s and stop a profile:hz:99 program
+#     with no stack, with kstack (its fixed stack-id map) and with a
+#     curtask field (kernel BTF), the floor any bpftrace capture pays;
+#  5. post-processing: a 30 s system-wide capture (-a; UNWIND_SYS=-p:
 #     only the two busy processes) with xz and python3 busy, taken by both
 #     tools at once, then
 #     each processed with a cold cache:
@@ -29,6 +37,8 @@ SECS=${UNWIND_SECS:-14}
 WARM=${UNWIND_WARM:-6}	# steady state: from this many s after bpftrace started
 SHORT_SECS=${UNWIND_SHORT_SECS:-5}	# 0: no short-lived part
 SYS_SECS=${UNWIND_SYS_SECS:-30}	# 0: no post-processing part
+WHOLE_SECS=${UNWIND_WHOLE_SECS:-30}	# 0: no whole-run part
+CG_ROOT=/sys/fs/cgroup/cpuacct	# cgroup v1 (part 4)
 # UNWIND_WORKLOADS="xz" runs fewer (""): none
 W=$(mktemp -d)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
@@ -196,6 +206,57 @@ if [ "$SHORT_SECS" != 0 ]; then
 	printf '%-9s %-32s %-32s %s\n' "side band" "stackfold" "perf record, same run" "load (1 min)"
 	short 1
 	short 0
+fi
+
+# cg_run LABEL COMMAND...: COMMAND in a cpuacct cgroup of its own; appends
+# "LABEL cpu_ns bpf_ns" to $W/whole (bpf_ns: the largest run_time_ns seen
+# of each BPF program its processes held, polled every 0.2 s)
+cg_run() {
+	local label=$1 cg=$CG_ROOT/stackfold-bench-unwind-$$ lead p
+	shift
+	mkdir "$cg"
+	: >"$W/cg.bpf"
+	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" >/dev/null 2>"$W/$label.err" </dev/null &
+	lead=$!
+	while kill -0 "$lead" 2>/dev/null; do
+		sysctl -q -w kernel.bpf_stats_enabled=1
+		while read -r p; do
+			awk '/^prog_id:/ { id = $2 } /^run_time_ns:/ && id { print id, $2; id = "" }' \
+				/proc/"$p"/fdinfo/* 2>/dev/null || true	# (gone meanwhile)
+		done <"$cg/cgroup.procs" >>"$W/cg.bpf"
+		sleep 0.2
+	done
+	wait "$lead" || true
+	echo "$label $(cat "$cg/cpuacct.usage") $(awk '{ if ($2 > m[$1]) m[$1] = $2 }
+		END { for (i in m) s += m[i]; printf "%.0f\n", s }' "$W/cg.bpf")" >>"$W/whole"
+	rmdir "$cg"
+}
+if [ "$WHOLE_SECS" != 0 ] && [ -d "$CG_ROOT" ]; then
+	printf '\n== whole runs: Debian xz -9 -T1 busy, -p, %s s at 99 Hz, the other CPUs busy, %s, %s CPUs\n' \
+		"$WHOLE_SECS" "$(uname -n)" "$(nproc)"
+	for _ in $(seq 2 "$(nproc)"); do
+		/usr/bin/python3 -c "$busy_py" &
+		kids+=("$!")
+	done
+	start xz
+	sleep 0.5
+	: >"$W/whole"
+	cg_run stackfold "$TOP/scripts/profile" --call-graph dwarf -p "$WPID" -d "$WHOLE_SECS" -f folded -o "$W/whole"
+	cg_run perf perf record -q -F 99 -e cpu-clock --call-graph dwarf -p "$WPID" -o "$W/whole.data" -- sleep "$WHOLE_SECS"
+	ns=$(awk '{ s += $NF } END { print s + 0 }' "$W/whole.folded" 2>/dev/null || echo 0)
+	np=$(perf report -i "$W/whole.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
+	# (ended by its own exit(): a SIGINT during bpftrace's start-up can be
+	# lost, and it then runs on)
+	for prog in '@[cpu] = count();' '@[kstack] = count();' '@[curtask->mm->start_stack] = count();'; do
+		cg_run "bpftrace:$prog" timeout -k 5 60 bpftrace -e "profile:hz:99 { $prog } interval:s:2 { exit(); }"
+	done
+	kill "$WPID" "${kids[@]}" 2>/dev/null || true
+	awk -v ns="$ns" -v np="${np:-0}" '
+		{ c = $(NF - 1) / 1e9; b = $NF / 1e9; l = $0; sub(/ [0-9]+ [0-9]+$/, "", l) }
+		l == "stackfold" { sf = c + b; printf "%-58s %7.3f CPU-s + BPF %6.3f s = %7.3f (%d samples, %.0f us a sample)\n", "scripts/profile --call-graph dwarf", c, b, sf, ns, ns ? sf * 1e6 / ns : 0 }
+		l == "perf" { pf = c; printf "%-58s %7.3f CPU-s                  = %7.3f (%d samples, %.0f us a sample)\n", "perf record --call-graph dwarf", c, c, np, np ? c * 1e6 / np : 0 }
+		l ~ /^bpftrace:/ { sub(/^bpftrace:/, "", l); printf "  bpftrace alone, profile:hz:99 { %-40s } 2 s: %7.3f CPU-s\n", l, c + b }
+		END { if (pf > 0) printf "whole run, stackfold / perf record: %.2fx (per sample %.2fx)\n", sf / pf, (ns && np) ? (sf / ns) / (pf / np) : 0 }' "$W/whole"
 fi
 
 [ "$SYS_SECS" = 0 ] && exit 0	# UNWIND_SYS_SECS=0: no post-processing part
