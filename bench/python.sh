@@ -29,8 +29,9 @@ SECS=${SECS:-10}
 ROUNDS=${ROUNDS:-3}
 CWIN=${CWIN:-5}
 CWINDOWS=${CWINDOWS:-2}
-CG_ROOT=/sys/fs/cgroup/cpuacct
 PY=/usr/bin/python3
+# shellcheck source=bench/cgrun.sh
+. "$TOP/bench/cgrun.sh"
 die() { echo "bench/python.sh: $*" >&2; exit 3; }
 [ "$(id -u)" = 0 ] || die "needs root"
 command -v bpftrace >/dev/null || die "bpftrace not found"
@@ -51,51 +52,27 @@ trap 'exit 130' INT TERM
 sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
 export STACKFOLD_NO_COUNTDOWN=1
 
-# bpf_poll CG OUT: while CG has processes, "prog_id run_time_ns" of the
-# BPF programs they hold, appended to OUT
-bpf_poll() {
-	local p
-	while grep -q . "$1/cgroup.procs" 2>/dev/null; do
-		while read -r p; do
-			awk '/^prog_id:/ { id = $2 } /^run_time_ns:/ && id { print id, $2; id = "" }' \
-				/proc/"$p"/fdinfo/* 2>/dev/null
-		done <"$1/cgroup.procs" >>"$2"
-		sleep 0.2
-	done
-}
-
 # measure LABEL FOLDED... -- COMMAND...: COMMAND run in a cgroup of its
 # own (with STOP set: stopped by SIGINT once the file pattern STOP names
 # CWINDOWS files); prints "LABEL cpu_ns bpf_ns samples" (the samples of
 # the FOLDED files, a glob)
 measure() {
-	local label=$1 folded=$2 cg=$CG_ROOT/stackfold-bench-py-$$ lead poller cpu bpf n i
+	local label=$1 folded=$2 n i
 	shift 3
-	mkdir "$cg" || die "cannot make a cgroup"
-	: >"$W/$label.bpf"
-	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" \
-		>"$W/$label.out" 2>&1 </dev/null &
-	lead=$!
-	sleep 0.1
-	bpf_poll "$cg" "$W/$label.bpf" &
-	poller=$!
+	cg_start "py-$label" "$W/$label.out" "$@" || die "cannot make a cgroup"
 	if [ -n "${STOP:-}" ]; then
 		for ((i = 0; i < 1200; i++)); do	# (at most 2 minutes)
 			# shellcheck disable=SC2086 # a glob
 			[ "$(ls $STOP 2>/dev/null | wc -l)" -ge "$CWINDOWS" ] && break
-			kill -0 "$lead" 2>/dev/null || break
+			kill -0 "$CG_LEAD" 2>/dev/null || break
 			sleep 0.1
 		done
-		kill -INT "$lead" 2>/dev/null
+		kill -INT "$CG_LEAD" 2>/dev/null
 	fi
-	wait "$lead" || echo "$label: capture failed: $(tail -n 3 "$W/$label.out")" >&2
-	wait "$poller"
-	cpu=$(cat "$cg/cpuacct.usage")
-	rmdir "$cg"
-	bpf=$(awk '{ if ($2 > m[$1]) m[$1] = $2 } END { for (i in m) s += m[i]; printf "%.0f\n", s }' "$W/$label.bpf")
+	cg_finish || echo "$label: capture failed: $(tail -n 3 "$W/$label.out")" >&2
 	# shellcheck disable=SC2086 # a glob
 	n=$(cat $folded 2>/dev/null | awk '{ s += $NF } END { printf "%d\n", s }')
-	echo "$label $cpu $bpf ${n:-0}"
+	echo "$label $CG_CPU_NS $CG_BPF_NS ${n:-0}"
 }
 
 # run LABEL ARGS...: one capture of $py by scripts/profile

@@ -38,7 +38,6 @@ WARM=${UNWIND_WARM:-6}	# steady state: from this many s after bpftrace started
 SHORT_SECS=${UNWIND_SHORT_SECS:-5}	# 0: no short-lived part
 SYS_SECS=${UNWIND_SYS_SECS:-30}	# 0: no post-processing part
 WHOLE_SECS=${UNWIND_WHOLE_SECS:-30}	# 0: no whole-run part
-CG_ROOT=/sys/fs/cgroup/cpuacct	# cgroup v1 (part 4)
 # UNWIND_WORKLOADS="xz" runs fewer (""): none
 W=$(mktemp -d)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
@@ -208,28 +207,16 @@ if [ "$SHORT_SECS" != 0 ]; then
 	short 0
 fi
 
-# cg_run LABEL COMMAND...: COMMAND in a cpuacct cgroup of its own; appends
-# "LABEL cpu_ns bpf_ns" to $W/whole (bpf_ns: the largest run_time_ns seen
-# of each BPF program its processes held, polled every 0.2 s)
+# shellcheck source=bench/cgrun.sh
+. "$TOP/bench/cgrun.sh"
+# cg_run LABEL COMMAND...: COMMAND in a cgroup of its own (cgrun.sh), to
+# its end; appends "LABEL cpu_ns bpf_ns" to $W/whole
 cg_run() {
-	local label=$1 cg=$CG_ROOT/stackfold-bench-unwind-$$ lead p
+	local label=$1
 	shift
-	mkdir "$cg"
-	: >"$W/cg.bpf"
-	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" >/dev/null 2>"$W/$label.err" </dev/null &
-	lead=$!
-	while kill -0 "$lead" 2>/dev/null; do
-		sysctl -q -w kernel.bpf_stats_enabled=1
-		while read -r p; do
-			awk '/^prog_id:/ { id = $2 } /^run_time_ns:/ && id { print id, $2; id = "" }' \
-				/proc/"$p"/fdinfo/* 2>/dev/null || true	# (gone meanwhile)
-		done <"$cg/cgroup.procs" >>"$W/cg.bpf"
-		sleep 0.2
-	done
-	wait "$lead" || true
-	echo "$label $(cat "$cg/cpuacct.usage") $(awk '{ if ($2 > m[$1]) m[$1] = $2 }
-		END { for (i in m) s += m[i]; printf "%.0f\n", s }' "$W/cg.bpf")" >>"$W/whole"
-	rmdir "$cg"
+	cg_start unwind "$W/cg.log" "$@"
+	cg_finish || true
+	echo "$label $CG_CPU_NS $CG_BPF_NS" >>"$W/whole"
 }
 if [ "$WHOLE_SECS" != 0 ] && [ -d "$CG_ROOT" ]; then
 	printf '\n== whole runs: Debian xz -9 -T1 busy, -p, %s s at 99 Hz, the other CPUs busy, %s, %s CPUs\n' \
