@@ -149,6 +149,9 @@ DAY0=$(( $(date -u +%s) / 86400 * 86400 - 86400 ))	# yesterday, 00:00 UTC
 # the schema as stackfold creates it, emptied (today's partitions: the
 # generated day is yesterday)
 from=$DAY0 to=$(( DAY0 + 86400 ))
+# the bare GROUP BY stack_id over the day's rows: what summing alone costs,
+# beside the query (3 and 4)
+bare_sql="SELECT stack_id, sum(count) FROM $DB.samples WHERE hour >= toDateTime($from) AND hour < toDateTime($to) GROUP BY stack_id FORMAT RowBinary"
 today=$(date -u +%F)
 for t in stacks samples windows; do
 	ch_sql "ALTER TABLE $DB.$t DROP PARTITION '$today'"
@@ -242,9 +245,8 @@ echo "   host0 from the store and from the files, same folded bytes: $same"
 # the query's server CPU against the bare GROUP BY stack_id over the same
 # rows (what summing alone costs), and BASE's stackfold's query (another
 # build, e.g. the one before a change), least of 3 each
-syn_bare="SELECT stack_id, sum(count) FROM $DB.samples WHERE hour >= toDateTime($from) AND hour < toDateTime($to) GROUP BY stack_id FORMAT RowBinary"
 s_q=$(cpu_s "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/all.folded")
-s_b=$(cpu_s ch_sql "$syn_bare")
+s_b=$(cpu_s ch_sql "$bare_sql")
 printf '   server CPU (query_log, least of 3): stackfold query %.2f s, the bare GROUP BY stack_id %.2f s (%.2fx)\n' \
 	"$s_q" "$s_b" "$(echo "$s_q / $s_b" | bc -l)"
 if [ -n "${BASE:-}" ]; then
@@ -325,7 +327,6 @@ join -a 1 -a 2 -e - -o 0,1.2,2.2 <(colbytes old) <(colbytes cur) | awk '{ printf
 
 # --- 4. a year of stacks ------------------------------------------------------------
 # on the real-shaped day
-bare_sql="SELECT stack_id, sum(count) FROM $DB.samples WHERE hour >= toDateTime($from) AND hour < toDateTime($to) GROUP BY stack_id FORMAT RowBinary"
 year_case() {	# "QUERY_CPU BARE_CPU"
 	echo "$(cpu_s "$STACKFOLD" query "$CH_URL" --from "$from" --to "$to" -o "$work/year.folded")" \
 		"$(cpu_s ch_sql "$bare_sql")"
