@@ -72,6 +72,18 @@ start() {
 	kids+=("$WPID")
 }
 
+# burn: the other CPUs busy (the figures' condition), a loop on each that
+# is not profiled; unburn: those loops stopped
+burn() {
+	burners=()
+	for _ in $(seq 2 "$(nproc)"); do
+		/usr/bin/python3 -c "$busy_py" &
+		burners+=("$!")
+		kids+=("$!")
+	done
+}
+unburn() { for b in "${burners[@]}"; do kill "$b" 2>/dev/null || true; done; }
+
 # bpf_ns BTPID: run_time_ns of the BPF programs bpftrace BTPID holds
 bpf_ns() {
 	local fd s=0 v
@@ -119,14 +131,7 @@ printf '\n== fidelity and capture cost: %s, %s CPUs (%s), kernel %s, %s, %s, %s 
 	"$(uname -r)" "$(bpftrace --version)" "$(perf --version)" "$SECS"
 printf '%-8s %-70s | %8s %8s %8s %8s %8s | %8s\n' workload "fidelity (stackfold/perf)" \
 	"bpf us" "bpftr us" "sf us" "total us" "mean us" "perf us"
-# the other CPUs busy too (the figure's condition): a busy loop on each,
-# not profiled
-burners=()
-for _ in $(seq 2 "$(nproc)"); do
-	/usr/bin/python3 -c "$busy_py" &
-	burners+=("$!")
-	kids+=("$!")
-done
+burn
 for wl in ${UNWIND_WORKLOADS-xz gzip python3}; do
 	start "$wl"
 	sleep 0.5
@@ -170,7 +175,7 @@ for wl in ${UNWIND_WORKLOADS-xz gzip python3}; do
 			bt, sf, bpf / 1e3 / n + bt + sf, mean, p * 1e6 / np }' "$W/watch"
 	grep -h 'stackfold: recorded\|ended early\|killed' "$W/$wl.err" | sed 's/^/         /' || true
 done
-for b in "${burners[@]}"; do kill "$b" 2>/dev/null || true; done
+unburn
 echo "(the other CPUs busy with a loop not profiled; us per sample: BPF over the whole capture;"
 echo " bpftrace and stackfold (schedstat CPU time) in steady state, from $WARM s after bpftrace"
 echo " started: the median of 2 s spans; mean: BPF, bpftrace and stackfold over the whole steady"
@@ -221,10 +226,7 @@ cg_run() {
 if [ "$WHOLE_SECS" != 0 ] && [ -d "$CG_ROOT" ]; then
 	printf '\n== whole runs: Debian xz -9 -T1 busy, -p, %s s at 99 Hz, the other CPUs busy, %s, %s CPUs\n' \
 		"$WHOLE_SECS" "$(uname -n)" "$(nproc)"
-	for _ in $(seq 2 "$(nproc)"); do
-		/usr/bin/python3 -c "$busy_py" &
-		kids+=("$!")
-	done
+	burn
 	start xz
 	sleep 0.5
 	: >"$W/whole"
@@ -237,7 +239,8 @@ if [ "$WHOLE_SECS" != 0 ] && [ -d "$CG_ROOT" ]; then
 	for prog in '@[cpu] = count();' '@[kstack] = count();' '@[curtask->mm->start_stack] = count();'; do
 		cg_run "bpftrace:$prog" timeout -k 5 60 bpftrace -e "profile:hz:99 { $prog } interval:s:2 { exit(); }"
 	done
-	kill "$WPID" "${kids[@]}" 2>/dev/null || true
+	kill "$WPID" 2>/dev/null || true
+	unburn
 	awk -v ns="$ns" -v np="${np:-0}" '
 		{ c = $(NF - 1) / 1e9; b = $NF / 1e9; l = $0; sub(/ [0-9]+ [0-9]+$/, "", l) }
 		l == "stackfold" { sf = c + b; printf "%-58s %7.3f CPU-s + BPF %6.3f s = %7.3f (%d samples, %.0f us a sample)\n", "scripts/profile --call-graph dwarf", c, b, sf, ns, ns ? sf * 1e6 / ns : 0 }
