@@ -106,7 +106,8 @@ now() { awk '{ print $1 }' /proc/uptime; }
 watch() {
 	local bt="" v t0="" steady="" last
 	for _ in $(seq 400); do
-		bt=$(pgrep -P "$1" -x bpftrace) && break
+		# (the capture's: scripts/profile also runs `bpftrace --version`)
+		bt=$(pgrep -P "$1" -f '^bpftrace .*-e ') && break
 		sleep 0.05
 	done
 	[ -n "$bt" ] || return 0
